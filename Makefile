@@ -1,0 +1,33 @@
+# Two commands do all set-up on a fresh machine:
+#   make run   - create .venv, install, run the main job with a short default budget
+#   make test  - create .venv if needed, install, run the whole test suite
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+
+.PHONY: run test install clean bench
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+# torch==2.13.0 first: that pin takes the CPU wheel on disk. An unpinned torch would pull a CUDA build.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install -e '.[train,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/zilch simulate --ruleset zonk --players 3 --seed 1
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV)

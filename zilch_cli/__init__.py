@@ -1,0 +1,74 @@
+"""The ``zilch`` command line. Each subcommand lives in its own module of :mod:`zilch_cli`
+(``rules``, ``score``, ``simulate``, ...), listed in :data:`COMMANDS`; each module defines
+``register(subparsers)`` and a ``run(args)`` it sets as the parser's default ``func``.
+
+The command line sits above every layer (engine, agents, training, web game), so it may import
+them all; :mod:`zilch_env` itself never imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: Subcommand modules, in the order ``zilch --help`` lists them.
+COMMANDS = ["rules", "score", "simulate", "solve", "advise", "eval", "play", "serve"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zilch",
+        description="Zilch / Farkle / 10000 / Zonk: rules, scoring, simulation, solvers and games.",
+        epilog="Rulesets: a preset (zilch, zilch15k, zilch10k, zilch5k, farkle, farkle-basic, zonk, "
+        "zonk20k) or a TOML file; change any rule with --set KEY=VALUE (dotted keys, e.g. "
+        "--set target=20000 --set variants.pyramiding=true). 'zilch COMMAND --help' for each command.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"zilch_cli.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"zilch_cli.{name}":
+                continue  # not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def add_ruleset_args(p: argparse.ArgumentParser, default: str | None = "zonk") -> None:
+    """``--ruleset`` and ``--set``, the same on every command."""
+    p.add_argument("--ruleset", "-r", default=default, required=default is None,
+                   help="preset name or TOML file" + (f" (default: {default})" if default else ""))
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a rule by dotted key, e.g. target=20000 or variants.piggyback=true "
+                   "(repeatable)")
+
+
+def ruleset_from_args(args: argparse.Namespace):
+    from zilch_env.ruleset import load_ruleset, parse_overrides
+
+    return load_ruleset(args.ruleset, parse_overrides(args.overrides))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    from zilch_env.ruleset import RulesetError
+
+    if hasattr(signal, "SIGPIPE"):  # `zilch simulate | head` ends quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except RulesetError as e:
+        print(f"zilch {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"zilch {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

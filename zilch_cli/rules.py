@@ -1,0 +1,29 @@
+"""``zilch rules RULESET``: print a ruleset as a complete TOML file (or a readable summary)."""
+
+from __future__ import annotations
+
+import argparse
+
+from zilch_cli import ruleset_from_args
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="print a ruleset",
+                       description="Print a ruleset as a complete TOML file: a preset, or a file "
+                       "with its extends chain and --set overrides resolved. Save it, edit it, and "
+                       "pass the file to --ruleset.")
+    p.add_argument("ruleset", help="preset name (zilch, zilch15k, zilch10k, zilch5k, farkle, "
+                   "farkle-basic, zonk, zonk20k) or TOML file")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a rule by dotted key (repeatable)")
+    p.add_argument("--summary", action="store_true", help="a readable summary instead of TOML")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from zilch_env.ruleset import ruleset_to_toml
+    from zilch_env.text import rules_summary
+
+    rs = ruleset_from_args(args)
+    print(rules_summary(rs) if args.summary else ruleset_to_toml(rs), end="" if not args.summary else "\n")
+    return 0

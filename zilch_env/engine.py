@@ -1,0 +1,745 @@
+"""The game engine: one game of 1 to 6 players under any :class:`~zilch_env.ruleset.Ruleset`.
+
+A :class:`GameState` knows whose move it is, lists that player's legal actions
+(:meth:`GameState.legal_actions`), applies one (:meth:`GameState.apply`) and refuses an illegal one
+with an :class:`IllegalActionError` that names the rule forbidding it, leaving the game unchanged.
+Dice come from a seeded ``numpy.random.Generator`` (:class:`RandomDice`) or from a script
+(:class:`ScriptedDice`, for tests and replays). Every roll and action is recorded;
+:meth:`GameState.to_record` gives a JSON game record and :func:`replay` plays it back to the same state.
+
+Actions are small integers, the same flat layout the Gymnasium environment uses:
+
+* ``0 .. 127`` — after a roll (shown sorted): ``mask * 2 + bank``, where bit *i* of ``mask`` keeps the
+  die at sorted position *i*, and ``bank`` is 1 to bank after keeping, 0 to roll the remaining dice
+  (all of them again after hot dice). :func:`keep_action` and :func:`split_keep_action` convert.
+* ``128`` ``FRESH`` / ``129`` ``PIGGYBACK`` — at turn start under ``piggyback``: roll six fresh dice, or
+  take over the previous player's banked turn total and remaining dice.
+* ``130`` ``NO_CHALLENGE`` / ``131 + k - 1`` — at turn start under ``challenge``: no challenge, or
+  challenge the opponent *k* seats after you (k = 1 .. 5).
+
+The rules themselves are in ``../shared/RULES.md``; each method below says which rule it applies.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from enum import IntEnum
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from .ruleset import Ruleset, load_ruleset
+from .scoring import Keep, RollInfo, _split, score_counts, scoring_table
+
+MAX_PLAYERS = 6
+KEEP_ACTIONS = 128
+FRESH = 128
+PIGGYBACK = 129
+NO_CHALLENGE = 130
+CHALLENGE_BASE = 131
+NUM_ACTIONS = CHALLENGE_BASE + MAX_PLAYERS - 1  # 136
+
+#: Seed 001: one challenge while below this score and one at or above it.
+CHALLENGE_SPLIT = 5000
+#: Seed 001: a zilch costs the challenger 600 on their first challenge and 2000 on their second.
+CHALLENGE_ZILCH_COST = (600, 2000)
+#: Tie-break turns are played at most this many times; a tie that survives them is a draw.
+MAX_TIEBREAK_ROUNDS = 10
+
+
+class Phase(IntEnum):
+    """What the player to move decides now."""
+
+    CHALLENGE = 0  # turn start: challenge an opponent or not
+    PIGGYBACK = 1  # turn start: take over the previous player's banked turn or roll fresh
+    KEEP = 2  # after a scoring roll: the keep, then bank or roll
+    OVER = 3  # the game has ended
+
+
+class IllegalActionError(ValueError):
+    """An action the rules forbid in this state; the message names the rule. The state is unchanged."""
+
+
+def keep_action(mask: int, bank: bool) -> int:
+    """The action that keeps the dice at the sorted positions in ``mask`` and then banks or rolls."""
+    return mask * 2 + int(bool(bank))
+
+
+def split_keep_action(action: int) -> tuple[int, bool]:
+    """``(mask, bank)`` of a keep action."""
+    return action >> 1, bool(action & 1)
+
+
+def mask_of(roll: Sequence[int], dice: Sequence[int]) -> int:
+    """The canonical mask that keeps ``dice`` (faces) from a sorted ``roll``: each face's leftmost positions."""
+    mask, used = 0, [False] * len(roll)
+    for d in dice:
+        for i, r in enumerate(roll):
+            if r == d and not used[i]:
+                used[i] = True
+                mask |= 1 << i
+                break
+        else:
+            raise ValueError(f"cannot keep {list(dice)!r}: the roll {list(roll)!r} lacks a {d}")
+    return mask
+
+
+# --------------------------------------------------------------------------------------------
+# Dice
+
+
+class RandomDice:
+    """Dice from a seeded ``numpy.random.Generator``, drawn in blocks so a roll costs no generator call."""
+
+    BLOCK = 4096
+
+    def __init__(self, seed: int | np.random.Generator | None = None):
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._buf: list[int] = []
+        self._pos = 0
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        if self._pos + n > len(self._buf):
+            self._buf = self.rng.integers(1, 7, size=self.BLOCK).tolist()
+            self._pos = 0
+        out = self._buf[self._pos : self._pos + n]
+        self._pos += n
+        out.sort()
+        return tuple(out)
+
+
+class DiceExhausted(RuntimeError):
+    """A scripted game asked for more rolls than the script has."""
+
+
+class ScriptedDice:
+    """Dice from a list of rolls, in order; each roll must have as many dice as the game rolls."""
+
+    def __init__(self, rolls: Iterable[Sequence[int]]):
+        self.rolls = [tuple(r) for r in rolls]
+        for i, r in enumerate(self.rolls):
+            if not r or any(not (isinstance(d, int) and 1 <= d <= 6) for d in r):
+                raise ValueError(f"scripted roll #{i + 1} {list(r)!r}: dice are faces 1 to 6")
+        self.pos = 0
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        if self.pos >= len(self.rolls):
+            raise DiceExhausted(f"the script has {len(self.rolls)} rolls and the game asks for another")
+        r = self.rolls[self.pos]
+        if len(r) != n:
+            raise ValueError(f"scripted roll #{self.pos + 1} {list(r)!r} has {len(r)} dice but the game rolls {n}")
+        self.pos += 1
+        return tuple(sorted(r))
+
+
+# --------------------------------------------------------------------------------------------
+# The game
+
+
+class GameState:
+    """One game in progress (or over). All fields are read-only to callers; change it with :meth:`apply`.
+
+    Fields:
+        ruleset: the rules of this game.
+        num_players: 1 to 6; seats are 0 .. num_players - 1.
+        first: the seat that started the game (round order counts from it).
+        current: the seat to move.
+        phase: what ``current`` decides now (:class:`Phase`).
+        scores: banked scores, never below zero.
+        on_board: whether each player has recorded a first score (reached the entry threshold).
+        zilch_streak: zilches in a row, counted once on the board (for ``zilch_penalty``).
+        roll: the current roll, sorted (empty outside :attr:`Phase.KEEP`).
+        dice_left: dice in the current roll, or to be rolled next at turn start.
+        turn_total: points of this turn so far, at risk.
+        permanent: points of this turn that survive a zilch (permanent straights).
+        frozen / frozen_points: dice kept in this pass of the dice by face, and their points (pyramiding).
+        final_queue: seats still to play their last turn once the target was reached (None before).
+        tiebreak_players / tiebreak_round: who plays tie-break turns, and how many rounds so far.
+        last_result: the points the previous turn recorded (0 after a zilch), the bar to overcome.
+        offer: ``(turn_total, dice)`` the previous player banked, for ``piggyback``, else None.
+        challenged: the seat challenged this turn, or None.
+        challenges_used: challenges each player has declared; challenge_brackets: which brackets
+            (0 below 5000, 1 at or above) each player has used.
+        winners: the seats sharing the win once the game is over (more than one is a draw).
+        turns: one summary dict per completed turn.
+    """
+
+    __slots__ = (
+        "ruleset", "num_players", "first", "current", "phase", "scores", "on_board", "zilch_streak",
+        "roll", "roll_info", "dice_left", "turn_total", "permanent", "frozen", "frozen_points",
+        "final_queue", "tiebreak_players", "tiebreak_round", "last_result", "offer", "challenged",
+        "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
+        "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        ruleset: Ruleset | str = "zonk",
+        num_players: int = 2,
+        seed: int | np.random.Generator | None = None,
+        dice: Iterable[Sequence[int]] | RandomDice | ScriptedDice | None = None,
+        first: int = 0,
+    ):
+        self.ruleset = rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+        if not (isinstance(num_players, int) and 1 <= num_players <= MAX_PLAYERS):
+            raise ValueError(f"num_players = {num_players!r}: a game has 1 to {MAX_PLAYERS} players")
+        if not (isinstance(first, int) and 0 <= first < num_players):
+            raise ValueError(f"first = {first!r}: the first player is a seat from 0 to {num_players - 1}")
+        if dice is None:
+            self.dice_source: RandomDice | ScriptedDice = RandomDice(seed)
+        elif isinstance(dice, (RandomDice, ScriptedDice)):
+            self.dice_source = dice
+        else:
+            self.dice_source = ScriptedDice(dice)
+        self._table = scoring_table(rs)
+        self._pyr = rs.variants.pyramiding
+        n = num_players
+        self.num_players = n
+        self.first = first
+        self.current = first
+        self.scores = [0] * n
+        self.on_board = [rs.entry_threshold == 0] * n
+        self.zilch_streak = [0] * n
+        self.final_queue: list[int] | None = None
+        self.tiebreak_players: tuple[int, ...] | None = None
+        self.tiebreak_round = 0
+        self.last_result = 0
+        self.offer: tuple[int, int] | None = None
+        self.challenges_used = [0] * n
+        self.challenge_brackets = [[False, False] for _ in range(n)]
+        self.winners: tuple[int, ...] | None = None
+        self.turns: list[dict[str, Any]] = []
+        self.rolls: list[tuple[int, ...]] = []
+        self.actions: list[int] = []
+        self.decisions = 0
+        self._start_turn()
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def done(self) -> bool:
+        return self.phase == Phase.OVER
+
+    @property
+    def on_board_now(self) -> bool:
+        return self.on_board[self.current]
+
+    def bank_threshold(self) -> int:
+        """The least turn total the player to move may bank (entry threshold before the board)."""
+        rs = self.ruleset
+        return rs.min_bank if self.on_board[self.current] else rs.entry_threshold
+
+    def keeps(self) -> tuple[Keep, ...]:
+        """The legal keeps of the current roll (points include pyramiding), canonical masks only."""
+        if self.phase != Phase.KEEP:
+            return ()
+        if self._keeps is None:
+            if self._pyr and any(self.frozen):
+                keeps = self._pyramid_keeps()
+            else:
+                keeps = self.roll_info.keeps
+            if self.ruleset.keep == "all_scoring" and keeps:
+                keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
+            self._keeps = keeps
+        return self._keeps
+
+    def can_bank(self, total: int, left_after: int) -> bool:
+        """Whether a turn total may be banked with ``left_after`` dice not set aside (0 = hot dice)."""
+        rs = self.ruleset
+        if left_after == 0 and rs.hot_dice == "forced":
+            return False
+        if total < (rs.min_bank if self.on_board[self.current] else rs.entry_threshold):
+            return False
+        if rs.variants.overcoming and total <= self.last_result:
+            return False
+        return True
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the player to move, ascending; empty once the game is over."""
+        if self._legal is None:
+            ph = self.phase
+            if ph == Phase.KEEP:
+                out = []
+                total, left = self.turn_total, self.dice_left
+                for k in self.keeps():
+                    a = k.mask * 2
+                    out.append(a)
+                    if self.can_bank(total + k.points, left - k.n):
+                        out.append(a + 1)
+                self._legal = out
+            elif ph == Phase.CHALLENGE:
+                self._legal = [NO_CHALLENGE] + [
+                    CHALLENGE_BASE + k - 1 for k in range(1, self.num_players)
+                    if self.on_board[(self.current + k) % self.num_players]
+                ]
+            elif ph == Phase.PIGGYBACK:
+                self._legal = [FRESH, PIGGYBACK]
+            else:
+                self._legal = []
+        return self._legal
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal actions as a boolean vector of length :data:`NUM_ACTIONS`."""
+        m = np.zeros(NUM_ACTIONS, dtype=bool)
+        m[self.legal_actions()] = True
+        return m
+
+    # ------------------------------------------------------------------ applying actions
+
+    def apply(self, action: int) -> None:
+        """Apply one action of the player to move; raises :class:`IllegalActionError` (state unchanged)."""
+        legal = self.legal_actions()
+        if action not in legal:
+            raise IllegalActionError(self.why_illegal(action))
+        action = int(action)
+        self.actions.append(action)
+        self.decisions += 1
+        self._legal = None
+        ph = self.phase
+        if ph == Phase.KEEP:
+            mask, bank = action >> 1, action & 1
+            keep = next(k for k in self.keeps() if k.mask == mask)
+            self._apply_keep(keep)
+            if bank:
+                self._end_turn(banked=True)
+            else:
+                self._roll()
+        elif ph == Phase.CHALLENGE:
+            if action != NO_CHALLENGE:
+                p = self.current
+                self.challenged = (p + action - CHALLENGE_BASE + 1) % self.num_players
+                self.challenge_brackets[p][int(self.scores[p] >= CHALLENGE_SPLIT)] = True
+                self.challenges_used[p] += 1
+            if self.offer is not None and self.ruleset.variants.piggyback:
+                self.phase = Phase.PIGGYBACK
+            else:
+                self._roll()
+        elif ph == Phase.PIGGYBACK:
+            if action == PIGGYBACK:
+                self.turn_total, self.dice_left = self.offer  # type: ignore[misc]
+                self._piggybacked = True
+            self._roll()
+
+    def step(self, action: int) -> "GameState":
+        """:meth:`apply`, returning the state for chaining."""
+        self.apply(action)
+        return self
+
+    def why_illegal(self, action: Any) -> str:
+        """Which rule forbids ``action`` now (or a note that it is legal)."""
+        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+            return f"action {action!r} is not an action number (whole numbers 0 to {NUM_ACTIONS - 1})"
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            return f"action {action} is out of range: actions are 0 to {NUM_ACTIONS - 1}"
+        if self.phase == Phase.OVER:
+            return "the game is over: it accepts no move"
+        if action in self.legal_actions():
+            return f"action {action} is legal"
+        ph = self.phase
+        if ph == Phase.CHALLENGE:
+            if action >= CHALLENGE_BASE:
+                k = action - CHALLENGE_BASE + 1
+                if k >= self.num_players:
+                    return f"challenge the opponent {k} seats on: this game has only {self.num_players} players"
+                return (f"challenge refused: seat {(self.current + k) % self.num_players} is not on the "
+                        f"board, and only players on the board can be challenged")
+            return ("turn start: the player first decides whether to challenge "
+                    f"(action {NO_CHALLENGE} = no challenge, {CHALLENGE_BASE}+ = challenge an opponent)")
+        if ph == Phase.PIGGYBACK:
+            return (f"turn start: the player decides whether to piggyback on the previous player's "
+                    f"banked {self.offer[0]} with {self.offer[1]} dice (action {PIGGYBACK}) or roll "  # type: ignore[index]
+                    f"fresh dice (action {FRESH})")
+        if action >= KEEP_ACTIONS:
+            return (f"action {action} is a turn-start decision, but the player has rolled "
+                    f"{list(self.roll)} and must now keep dice and bank or roll")
+        mask, bank = split_keep_action(action)
+        if mask == 0:
+            return "every roll needs a keep: at least one scoring die must be set aside"
+        if mask >> len(self.roll):
+            return (f"keep mask {mask:#b} selects a die beyond the {len(self.roll)} rolled "
+                    f"(positions 0 to {len(self.roll) - 1} of {list(self.roll)})")
+        dice = [self.roll[i] for i in range(len(self.roll)) if mask >> i & 1]
+        canonical = mask_of(self.roll, dice)
+        keeps = {k.mask: k for k in self.keeps()}
+        if canonical != mask:
+            return (f"keep mask {mask:#b} keeps {dice}, the same dice as the canonical mask "
+                    f"{canonical:#b}; only the canonical form is an action")
+        if mask not in keeps:
+            if self.ruleset.keep == "all_scoring":
+                best = next(iter(keeps.values()))
+                return (f"keep = 'all_scoring': every scoring die is set aside, so the keep must be "
+                        f"{list(best.dice)}, not {dice}")
+            return f"keep {dice} does not score: every kept die must belong to a scoring combination"
+        k = keeps[mask]
+        total, left = self.turn_total + k.points, self.dice_left - k.n
+        rs = self.ruleset
+        if left == 0 and rs.hot_dice == "forced":
+            return "hot dice are forced: with all dice set aside the player must roll them all again, not bank"
+        if not self.on_board[self.current] and total < rs.entry_threshold:
+            return (f"bank refused: a turn total of {total} is below the entry threshold "
+                    f"{rs.entry_threshold}, needed to get on the board")
+        if self.on_board[self.current] and total < rs.min_bank:
+            return f"bank refused: a turn total of {total} is below the minimum bank {rs.min_bank}"
+        if rs.variants.overcoming and total <= self.last_result:
+            return (f"bank refused (overcoming): a turn total of {total} does not beat the previous "
+                    f"player's last turn, {self.last_result}")
+        return f"action {action} is not legal here"  # pragma: no cover - every rule is named above
+
+    # ------------------------------------------------------------------ the turn
+
+    def _start_turn(self) -> None:
+        rs = self.ruleset
+        self.phase = Phase.KEEP
+        self.roll: tuple[int, ...] = ()
+        self.roll_info: RollInfo | None = None
+        self.dice_left = rs.dice
+        self.turn_total = 0
+        self.permanent = 0
+        self.frozen = [0] * 6
+        self.frozen_points = [0] * 6
+        self.challenged: int | None = None
+        self._piggybacked = False
+        self._legal: list[int] | None = None
+        self._keeps: tuple[Keep, ...] | None = None
+        p = self.current
+        if rs.variants.challenge and self.tiebreak_players is None and self._may_challenge(p):
+            self.phase = Phase.CHALLENGE
+        elif rs.variants.piggyback and self.offer is not None:
+            self.phase = Phase.PIGGYBACK
+        else:
+            self._roll()
+
+    def _may_challenge(self, p: int) -> bool:
+        """Seed 001: two challenge turns at most, one below 5000 and one at or above, both players on the board."""
+        if not self.on_board[p] or self.challenges_used[p] >= 2:
+            return False
+        if self.challenge_brackets[p][int(self.scores[p] >= CHALLENGE_SPLIT)]:
+            return False
+        return any(self.on_board[q] for q in range(self.num_players) if q != p)
+
+    def _roll(self) -> None:
+        rs = self.ruleset
+        self._legal = None
+        self._keeps = None
+        while True:
+            roll = self.dice_source.roll(self.dice_left)
+            self.rolls.append(roll)
+            self.roll = roll
+            self.roll_info = self._table.rolls[roll]
+            self.phase = Phase.KEEP
+            if self.keeps():
+                return
+            if self.dice_left == rs.dice and rs.variants.six_dice_zilch_bonus:
+                # Seed 003: all dice rolled and nothing scores: a bonus and a fresh roll instead of a zilch.
+                self.turn_total += rs.variants.six_dice_zilch_bonus
+                self._keeps = None
+                continue
+            self._end_turn(banked=False)
+            return
+
+    def _apply_keep(self, keep: Keep) -> None:
+        rs = self.ruleset
+        self.turn_total += keep.points
+        if keep.straight and rs.scoring.permanent_straight:
+            self.permanent += keep.points
+        self.dice_left -= keep.n
+        if self.dice_left == 0:  # hot dice: all set aside, the next roll takes them all and starts a new pass
+            self.dice_left = rs.dice
+            self.frozen = [0] * 6
+            self.frozen_points = [0] * 6
+        elif self._pyr:
+            self._freeze(keep)
+
+    def _face_options(self, f: int, k: int) -> int | None:
+        """Points of ``k`` newly kept dice of face index ``f`` under pyramiding: alone, or joining the
+        dice of that face frozen earlier in this pass (the group's points replace theirs)."""
+        sc = self.ruleset.scoring
+        c = [0] * 6
+        c[f] = k
+        alone = _split(sc, tuple(c))  # type: ignore[arg-type]
+        best = alone
+        have = self.frozen[f]
+        if have and have + k >= 3:
+            c[f] = have + k
+            group = score_counts(sc, tuple(c))[0]  # type: ignore[arg-type]
+            if group is not None:
+                gain = group - self.frozen_points[f]
+                if best is None or gain > best:
+                    best = gain
+        return best
+
+    def _pyramid_keeps(self) -> tuple[Keep, ...]:
+        """Legal keeps when dice are frozen in this pass (so fewer than all dice were rolled, and the
+        six-dice combinations cannot occur): each face scores alone or joins its frozen dice."""
+        info = self.roll_info
+        per_face: list[list[int | None]] = []
+        for f in range(6):
+            per_face.append([0] + [self._face_options(f, k) for k in range(1, info.counts[f] + 1)])
+        first = {}
+        for i, d in enumerate(info.dice):
+            first.setdefault(d - 1, i)
+        out = []
+        for sub in itertools.product(*(range(c + 1) for c in info.counts)):
+            n = sum(sub)
+            if not n:
+                continue
+            pts = 0
+            for f in range(6):
+                v = per_face[f][sub[f]]
+                if v is None:
+                    break
+                pts += v
+            else:
+                mask = 0
+                for f in range(6):
+                    for j in range(sub[f]):
+                        mask |= 1 << (first[f] + j)
+                out.append(Keep(mask, sub, n, pts, False))  # type: ignore[arg-type]
+        out.sort(key=lambda k: k.mask)
+        return tuple(out)
+
+    def _freeze(self, keep: Keep) -> None:
+        """Pyramiding bookkeeping: the kept dice join this pass's frozen dice; each face's points
+        become its frozen points plus what the new dice added (alone or as the larger group)."""
+        for f in range(6):
+            k = keep.counts[f]
+            if k:
+                self.frozen_points[f] += self._face_options(f, k)  # type: ignore[operator]
+                self.frozen[f] += k
+
+    def _end_turn(self, banked: bool) -> None:
+        rs, p, n = self.ruleset, self.current, self.num_players
+        total = self.turn_total
+        recorded = total if banked else self.permanent
+        was_on = self.on_board[p]
+        if not was_on:
+            if recorded and recorded >= rs.entry_threshold:
+                self.on_board[p] = True
+            else:
+                recorded = 0  # below the entry threshold nothing is recorded
+        score = self.scores[p] + recorded
+        penalty_note = None
+        if self.challenged is not None:
+            if banked:
+                q = self.challenged
+                self.scores[q] = max(0, self.scores[q] - total)
+            else:
+                score -= CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]
+                penalty_note = f"challenge zilch -{CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]}"
+        zp = rs.variants.zilch_penalty
+        if banked:
+            self.zilch_streak[p] = 0
+        elif was_on:
+            self.zilch_streak[p] += 1
+            if zp.count and self.zilch_streak[p] >= zp.count:
+                self.zilch_streak[p] = 0
+                score = max(0, score)
+                if zp.mode == "subtract":
+                    score -= zp.points
+                elif zp.mode == "halve":
+                    score //= 2
+                else:
+                    score = 0
+                penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
+        self.scores[p] = max(0, score)
+        self.last_result = recorded
+        self.offer = (total, self.dice_left) if banked and rs.variants.piggyback else None
+        self.turns.append({
+            "player": p, "banked": banked, "turn_total": total, "recorded": recorded,
+            "score": self.scores[p], "challenged": self.challenged, "penalty": penalty_note,
+            "piggyback": self._piggybacked,
+        })
+        self.roll = ()
+        self.roll_info = None
+        self._keeps = None
+        self._legal = None
+        # Ending (RULES.md section 3): who plays next, or the result.
+        if self.tiebreak_players is not None:
+            self.final_queue.pop(0)  # type: ignore[union-attr]
+            if not self.final_queue:
+                return self._finish(self.tiebreak_players)
+        elif self.final_queue is None:
+            if self.scores[p] >= rs.target:
+                if rs.end == "others_one_turn":
+                    self.final_queue = [(p + k) % n for k in range(1, n)]
+                else:
+                    pos = (p - self.first) % n
+                    self.final_queue = [(self.first + i) % n for i in range(pos + 1, n)]
+                if not self.final_queue:
+                    return self._finish(tuple(range(n)))
+        else:
+            self.final_queue.pop(0)
+            if not self.final_queue:
+                return self._finish(tuple(range(n)))
+        self.current = self.final_queue[0] if self.final_queue else (p + 1) % n
+        self._start_turn()
+
+    def _finish(self, contenders: tuple[int, ...]) -> None:
+        best = max(self.scores[q] for q in contenders)
+        tied = tuple(q for q in contenders if self.scores[q] == best)
+        if len(tied) > 1 and self.ruleset.tie == "tiebreak" and self.tiebreak_round < MAX_TIEBREAK_ROUNDS:
+            self.tiebreak_round += 1
+            self.tiebreak_players = tied
+            self.final_queue = sorted(tied, key=lambda q: (q - self.first) % self.num_players)
+            self.current = self.final_queue[0]
+            self.offer = None
+            self._start_turn()
+            return
+        self.winners = tied
+        self.phase = Phase.OVER
+        self._legal = None
+
+    # ------------------------------------------------------------------ copies, records, text
+
+    def clone(self) -> "GameState":
+        """An independent copy (dice source included: the copy rolls the same dice)."""
+        import copy
+
+        new = object.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(new, name, copy.copy(getattr(self, name)))
+        new.scores, new.on_board, new.zilch_streak = list(self.scores), list(self.on_board), list(self.zilch_streak)
+        new.frozen, new.frozen_points = list(self.frozen), list(self.frozen_points)
+        new.final_queue = list(self.final_queue) if self.final_queue is not None else None
+        new.challenge_brackets = [list(b) for b in self.challenge_brackets]
+        new.dice_source = copy.deepcopy(self.dice_source)
+        new.turns = [dict(t) for t in self.turns]
+        return new
+
+    def result(self) -> list[float]:
+        """Each seat's result once over: 1 for a sole winner, 1/k each for k sharing a draw, 0 otherwise."""
+        if self.winners is None:
+            raise RuntimeError("the game is not over")
+        return [1.0 / len(self.winners) if q in self.winners else 0.0 for q in range(self.num_players)]
+
+    def snapshot(self) -> dict[str, Any]:
+        """The observable state as plain data (compared by replay tests)."""
+        return {
+            "scores": list(self.scores), "on_board": list(self.on_board),
+            "zilch_streak": list(self.zilch_streak), "current": self.current, "phase": int(self.phase),
+            "roll": list(self.roll), "dice_left": self.dice_left, "turn_total": self.turn_total,
+            "permanent": self.permanent, "frozen": list(self.frozen), "final_queue": self.final_queue,
+            "tiebreak_players": self.tiebreak_players, "last_result": self.last_result,
+            "offer": self.offer, "challenged": self.challenged,
+            "challenges_used": list(self.challenges_used), "winners": self.winners,
+            "turns": len(self.turns),
+        }
+
+    def to_record(self) -> dict[str, Any]:
+        """The game record: rules, players, every roll and every action. :func:`replay` plays it back."""
+        return {
+            "format": "zilch-rl/game-record/1",
+            "ruleset": self.ruleset.to_dict(),
+            "num_players": self.num_players,
+            "first": self.first,
+            "rolls": [list(r) for r in self.rolls],
+            "actions": list(self.actions),
+            "final": {"scores": list(self.scores), "winners": list(self.winners) if self.winners else None},
+        }
+
+    def describe(self, action: int) -> str:
+        """A player's words for an action in this state: ``keep 1 1 5 (250), roll 3 dice``."""
+        if action == FRESH:
+            return "roll fresh dice"
+        if action == PIGGYBACK:
+            return f"piggyback on {self.offer[0]} with {self.offer[1]} dice" if self.offer else "piggyback"
+        if action == NO_CHALLENGE:
+            return "no challenge"
+        if action >= CHALLENGE_BASE:
+            return f"challenge player {(self.current + action - CHALLENGE_BASE + 1) % self.num_players + 1}"
+        mask, bank = split_keep_action(action)
+        k = next((k for k in self.keeps() if k.mask == mask), None)
+        dice = " ".join(str(self.roll[i]) for i in range(len(self.roll)) if mask >> i & 1)
+        pts = f" ({k.points})" if k else ""
+        if bank:
+            return f"keep {dice}{pts}, bank {self.turn_total + (k.points if k else 0)}"
+        left = self.dice_left - (k.n if k else 0)
+        n = left or self.ruleset.dice
+        return f"keep {dice}{pts}, roll {n} {'die' if n == 1 else 'dice'}" + (" (hot dice)" if not left else "")
+
+    def render(self, names: Sequence[str] | None = None) -> str:
+        """A plain-text picture: scores, the player to move, the roll and the turn total."""
+        names = names or [f"P{q + 1}" for q in range(self.num_players)]
+        lines = []
+        for q in range(self.num_players):
+            mark = ">" if q == self.current and not self.done else " "
+            board = "" if self.on_board[q] else "  (not on the board)"
+            lines.append(f"{mark} {names[q]:<10} {self.scores[q]:>6}{board}")
+        if self.done:
+            w = self.winners or ()
+            lines.append(("Draw: " if len(w) > 1 else "Winner: ") + ", ".join(names[q] for q in w))
+        else:
+            lines.append(f"{names[self.current]} to move: turn total {self.turn_total}"
+                         + (f" (permanent {self.permanent})" if self.permanent else "")
+                         + (f", roll {' '.join(map(str, self.roll))}" if self.roll else ""))
+            if self.final_queue is not None:
+                lines.append(f"Final turns: {', '.join(names[q] for q in self.final_queue)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"GameState({self.ruleset.name!r}, scores={self.scores}, current={self.current}, "
+                f"phase={self.phase.name}, roll={list(self.roll)}, turn_total={self.turn_total})")
+
+
+def new_game(ruleset: Ruleset | str = "zonk", num_players: int = 2, seed: int | None = None, **kw: Any) -> GameState:
+    """A new game (see :class:`GameState`)."""
+    return GameState(ruleset, num_players, seed=seed, **kw)
+
+
+def replay(record: dict[str, Any] | str) -> GameState:
+    """Play a game record (a dict or its JSON text) back; raises if it does not replay exactly."""
+    if isinstance(record, str):
+        record = json.loads(record)
+    from .ruleset import ruleset_from_dict
+
+    data = dict(record["ruleset"])
+    rs = ruleset_from_dict(data)
+    dice = ScriptedDice(record["rolls"])
+    g = GameState(rs, record["num_players"], dice=dice, first=record.get("first", 0))
+    for i, a in enumerate(record["actions"]):
+        try:
+            g.apply(a)
+        except IllegalActionError as e:
+            raise ValueError(f"record action #{i + 1} ({a}) is illegal in the replay: {e}") from None
+    if dice.pos != len(dice.rolls):
+        raise ValueError(f"the record has {len(dice.rolls)} rolls but the replay used {dice.pos}")
+    final = record.get("final")
+    if final and (final["scores"] != g.scores or (final["winners"] and list(g.winners or ()) != final["winners"])):
+        raise ValueError(f"the replay ends at scores {g.scores}, the record says {final['scores']}")
+    return g
+
+
+class Match:
+    """Several games in a row where the winner begins the next game (seed 004).
+
+    After a draw, the tied player who played earliest in the last game begins.
+    """
+
+    def __init__(self, ruleset: Ruleset | str = "zonk", num_players: int = 2, seed: int | None = None,
+                 dice: RandomDice | ScriptedDice | None = None):
+        self.ruleset = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+        self.num_players = num_players
+        self.dice = dice if dice is not None else RandomDice(seed)
+        self.games: list[GameState] = []
+
+    def next_game(self) -> GameState:
+        first = 0
+        if self.games:
+            last = self.games[-1]
+            if not last.done:
+                raise RuntimeError("the current game of the match is not over yet")
+            first = min(last.winners, key=lambda q: (q - last.first) % self.num_players)  # type: ignore[arg-type]
+        g = GameState(self.ruleset, self.num_players, dice=self.dice, first=first)
+        self.games.append(g)
+        return g
+
+    def wins(self) -> list[float]:
+        """Wins per seat over the finished games (a draw shares one win)."""
+        out = [0.0] * self.num_players
+        for g in self.games:
+            if g.done:
+                for q, r in enumerate(g.result()):
+                    out[q] += r
+        return out

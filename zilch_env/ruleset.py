@@ -1,0 +1,474 @@
+"""Rulesets: the rules of one member of the Zilch / Farkle / 10000 / Zonk family, as data.
+
+A ruleset is a TOML file (``../shared/RULES.md`` section 6). Every preset is such a file shipped in
+``zilch_env/presets/``; a user's file may start from a preset with ``extends`` and change only what
+differs. :func:`load_ruleset` reads a preset name or a path, applies dotted-key overrides
+(``{"target": 20000, "variants.pyramiding": True}``) and validates everything: unknown keys, wrong
+types and impossible values raise :class:`RulesetError` naming the key, the value and what is
+allowed. :func:`ruleset_to_toml` writes a ruleset back; loading that text gives an equal ruleset.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+PRESET_DIR = Path(__file__).with_name("presets")
+PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k")
+
+ENDS = ("others_one_turn", "finish_round")
+TIES = ("draw", "tiebreak")
+KEEPS = ("free", "all_scoring")
+HOT_DICE = ("optional", "forced")
+KINDS = ("none", "double", "flat", "multiple")
+PENALTY_MODES = ("subtract", "halve", "reset")
+
+
+class RulesetError(ValueError):
+    """A ruleset that cannot be loaded: the message names the key, the value and what is allowed."""
+
+
+class FrozenMap(Mapping[int, int]):
+    """An immutable, hashable ``{int: int}`` map (faces or counts to points), equal to a plain dict."""
+
+    __slots__ = ("_items", "_dict")
+
+    def __init__(self, items: Mapping[int, int] | None = None):
+        d = {int(k): int(v) for k, v in dict(items or {}).items()}
+        self._dict = dict(sorted(d.items()))
+        self._items = tuple(self._dict.items())
+
+    def __getitem__(self, key: int) -> int:
+        return self._dict[key]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._dict)
+
+    def __len__(self) -> int:
+        return len(self._dict)
+
+    def __hash__(self) -> int:
+        return hash(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self._dict == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self._dict)
+
+
+@dataclass(frozen=True)
+class ZilchPenalty:
+    """After ``count`` zilches in a row (once on the board) the player is penalised; 0 = off."""
+
+    count: int = 0
+    points: int = 0
+    mode: str = "subtract"  # "subtract" P points | "halve" the score | "reset" it to zero
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What a keep is worth (RULES.md section 2)."""
+
+    singles: FrozenMap = field(default_factory=lambda: FrozenMap({1: 100, 5: 50}))
+    triples: FrozenMap = field(
+        default_factory=lambda: FrozenMap({1: 1000, 2: 200, 3: 300, 4: 400, 5: 500, 6: 600})
+    )
+    kinds: str = "none"
+    kind_values: FrozenMap = field(default_factory=FrozenMap)
+    straight: int = 0
+    permanent_straight: bool = False
+    three_pairs: int = 0
+    four_and_pair_is_three_pairs: bool = False
+    two_triplets: int = 0
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Toggles that combine with any preset (RULES.md section 4)."""
+
+    pyramiding: bool = False
+    challenge: bool = False
+    overcoming: bool = False
+    piggyback: bool = False
+    six_dice_zilch_bonus: int = 0
+    zilch_penalty: ZilchPenalty = field(default_factory=ZilchPenalty)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One complete, validated set of rules. Hashable, so per-ruleset tables can be cached on it."""
+
+    name: str = "custom"
+    dice: int = 6
+    target: int = 10000
+    end: str = "others_one_turn"
+    tie: str = "draw"
+    entry_threshold: int = 500
+    min_bank: int = 0
+    keep: str = "free"
+    hot_dice: str = "optional"
+    scoring: Scoring = field(default_factory=Scoring)
+    variants: Variants = field(default_factory=Variants)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ruleset as plain TOML-ready data (the layout of RULES.md section 6)."""
+        s, v = self.scoring, self.variants
+        return {
+            "name": self.name,
+            "dice": self.dice,
+            "target": self.target,
+            "end": self.end,
+            "tie": self.tie,
+            "entry_threshold": self.entry_threshold,
+            "min_bank": self.min_bank,
+            "keep": self.keep,
+            "hot_dice": self.hot_dice,
+            "scoring": {
+                "singles": {str(k): x for k, x in s.singles.items()},
+                "triples": {str(k): x for k, x in s.triples.items()},
+                "kinds": s.kinds,
+                "kind_values": {str(k): x for k, x in s.kind_values.items()},
+                "straight": s.straight,
+                "permanent_straight": s.permanent_straight,
+                "three_pairs": s.three_pairs,
+                "four_and_pair_is_three_pairs": s.four_and_pair_is_three_pairs,
+                "two_triplets": s.two_triplets,
+            },
+            "variants": {
+                "pyramiding": v.pyramiding,
+                "challenge": v.challenge,
+                "overcoming": v.overcoming,
+                "piggyback": v.piggyback,
+                "six_dice_zilch_bonus": v.six_dice_zilch_bonus,
+                "zilch_penalty": {
+                    "count": v.zilch_penalty.count,
+                    "points": v.zilch_penalty.points,
+                    "mode": v.zilch_penalty.mode,
+                },
+            },
+        }
+
+    def replace(self, overrides: Mapping[str, Any]) -> "Ruleset":
+        """A new ruleset with dotted-key overrides applied and validated."""
+        data = self.to_dict()
+        _apply_overrides(data, overrides)
+        return ruleset_from_dict(data)
+
+
+# --------------------------------------------------------------------------------------------
+# Validation: one schema, used for files, extends, overrides and dicts alike.
+
+_INT, _BOOL, _STR, _MAP = "integer", "true or false", "string", "table"
+
+_TOP = {
+    "name": _STR,
+    "extends": _STR,
+    "dice": _INT,
+    "target": _INT,
+    "end": _STR,
+    "tie": _STR,
+    "entry_threshold": _INT,
+    "min_bank": _INT,
+    "keep": _STR,
+    "hot_dice": _STR,
+    "scoring": _MAP,
+    "variants": _MAP,
+}
+_SCORING = {
+    "singles": _MAP,
+    "triples": _MAP,
+    "kinds": _STR,
+    "kind_values": _MAP,
+    "straight": _INT,
+    "permanent_straight": _BOOL,
+    "three_pairs": _INT,
+    "four_and_pair_is_three_pairs": _BOOL,
+    "two_triplets": _INT,
+}
+_VARIANTS = {
+    "pyramiding": _BOOL,
+    "challenge": _BOOL,
+    "overcoming": _BOOL,
+    "piggyback": _BOOL,
+    "six_dice_zilch_bonus": _INT,
+    "zilch_penalty": _MAP,
+}
+_PENALTY = {"count": _INT, "points": _INT, "mode": _STR}
+_SECTIONS = {"scoring": _SCORING, "variants": _VARIANTS}
+
+
+def _check_type(key: str, value: Any, kind: str) -> None:
+    ok = {
+        _INT: isinstance(value, int) and not isinstance(value, bool),
+        _BOOL: isinstance(value, bool),
+        _STR: isinstance(value, str),
+        _MAP: isinstance(value, Mapping),
+    }[kind]
+    if not ok:
+        raise RulesetError(f"{key} = {value!r}: expected {'a ' if kind != _BOOL else ''}{kind}")
+
+
+def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise RulesetError(f"{key} = {value!r}: allowed values are {', '.join(map(repr, allowed))}")
+
+
+def _check_range(key: str, value: int, lo: int, hi: int | None = None) -> None:
+    if value < lo or (hi is not None and value > hi):
+        allowed = f"from {lo} to {hi}" if hi is not None else f"{lo} or more"
+        raise RulesetError(f"{key} = {value!r}: allowed values are whole numbers {allowed}")
+
+
+def _check_keys(where: str, data: Mapping[str, Any], schema: Mapping[str, str]) -> None:
+    for key, value in data.items():
+        full = f"{where}{key}"
+        if key not in schema:
+            raise RulesetError(
+                f"unknown key {full!r} (value {value!r}); allowed keys"
+                f"{' in [' + where[:-1] + ']' if where else ''}: {', '.join(schema)}"
+            )
+        _check_type(full, value, schema[key])
+
+
+def _int_map(key: str, value: Mapping[Any, Any], keys: range, what: str) -> FrozenMap:
+    out = {}
+    for k, v in value.items():
+        try:
+            ik = int(k)
+        except (TypeError, ValueError):
+            ik = None
+        if ik is None or ik not in keys or isinstance(k, bool):
+            raise RulesetError(
+                f"{key}.{k} = {v!r}: {k!r} is not a {what}; allowed {what}s are "
+                f"{keys.start} to {keys.stop - 1}"
+            )
+        _check_type(f"{key}.{k}", v, _INT)
+        _check_range(f"{key}.{k}", v, 0)
+        out[ik] = v
+    return FrozenMap(out)
+
+
+def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
+    """Validate a complete ruleset given as plain data (``extends`` already resolved)."""
+    _check_keys("", data, _TOP)
+    if "extends" in data:
+        raise RulesetError("extends must be resolved by load_ruleset, not passed to ruleset_from_dict")
+    missing = [k for k in _TOP if k not in data and k != "extends"]
+    if missing:
+        raise RulesetError(f"missing keys: {', '.join(missing)} (a ruleset file without extends "
+                           f"must give every key of RULES.md section 6)")
+    sc, va = data["scoring"], data["variants"]
+    _check_keys("scoring.", sc, _SCORING)
+    _check_keys("variants.", va, _VARIANTS)
+    for section, schema in (("scoring", _SCORING), ("variants", _VARIANTS)):
+        lacking = [k for k in schema if k not in data[section]]
+        if lacking:
+            raise RulesetError(f"missing keys in [{section}]: {', '.join(lacking)}")
+    zp = va["zilch_penalty"]
+    _check_keys("variants.zilch_penalty.", zp, _PENALTY)
+    lacking = [k for k in _PENALTY if k not in zp]
+    if lacking:
+        raise RulesetError(f"missing keys in variants.zilch_penalty: {', '.join(lacking)}")
+
+    _check_range("dice", data["dice"], 1, 6)
+    _check_range("target", data["target"], 1)
+    _check_choice("end", data["end"], ENDS)
+    _check_choice("tie", data["tie"], TIES)
+    _check_range("entry_threshold", data["entry_threshold"], 0)
+    _check_range("min_bank", data["min_bank"], 0)
+    _check_choice("keep", data["keep"], KEEPS)
+    _check_choice("hot_dice", data["hot_dice"], HOT_DICE)
+    _check_choice("scoring.kinds", sc["kinds"], KINDS)
+    for k in ("straight", "three_pairs", "two_triplets"):
+        _check_range(f"scoring.{k}", sc[k], 0)
+    _check_range("variants.six_dice_zilch_bonus", va["six_dice_zilch_bonus"], 0)
+    _check_range("variants.zilch_penalty.count", zp["count"], 0)
+    _check_range("variants.zilch_penalty.points", zp["points"], 0)
+    _check_choice("variants.zilch_penalty.mode", zp["mode"], PENALTY_MODES)
+
+    singles = _int_map("scoring.singles", sc["singles"], range(1, 7), "face")
+    triples = _int_map("scoring.triples", sc["triples"], range(1, 7), "face")
+    kind_values = _int_map("scoring.kind_values", sc["kind_values"], range(4, 7), "count")
+    if sc["kinds"] == "multiple" and any(v < 1 for v in kind_values.values()):
+        raise RulesetError(f"scoring.kind_values = {dict(kind_values)!r}: with kinds = 'multiple' "
+                           f"each value is a factor of the triple, 1 or more")
+    if not any(singles.values()) and not any(triples.values()) and not (
+        sc["straight"] or sc["three_pairs"] or sc["two_triplets"]
+    ):
+        raise RulesetError("scoring: no combination scores anything; at least one single, triple "
+                           "or special combination must be worth points")
+    return Ruleset(
+        name=data["name"],
+        dice=data["dice"],
+        target=data["target"],
+        end=data["end"],
+        tie=data["tie"],
+        entry_threshold=data["entry_threshold"],
+        min_bank=data["min_bank"],
+        keep=data["keep"],
+        hot_dice=data["hot_dice"],
+        scoring=Scoring(
+            singles=singles,
+            triples=triples,
+            kinds=sc["kinds"],
+            kind_values=kind_values,
+            straight=sc["straight"],
+            permanent_straight=sc["permanent_straight"],
+            three_pairs=sc["three_pairs"],
+            four_and_pair_is_three_pairs=sc["four_and_pair_is_three_pairs"],
+            two_triplets=sc["two_triplets"],
+        ),
+        variants=Variants(
+            pyramiding=va["pyramiding"],
+            challenge=va["challenge"],
+            overcoming=va["overcoming"],
+            piggyback=va["piggyback"],
+            six_dice_zilch_bonus=va["six_dice_zilch_bonus"],
+            zilch_penalty=ZilchPenalty(count=zp["count"], points=zp["points"], mode=zp["mode"]),
+        ),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Loading: files, presets, extends and overrides.
+
+
+def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """``top`` over ``base``: the [scoring] and [variants] tables merge key by key; every other value,
+    including the point maps (``singles = {...}``), is replaced whole, so a file says exactly which
+    faces score."""
+    out = copy.deepcopy(base)
+    for key, value in top.items():
+        if key in _SECTIONS and isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            merged = dict(out[key])
+            for k, v in value.items():
+                if k == "zilch_penalty" and isinstance(v, Mapping) and isinstance(merged.get(k), Mapping):
+                    merged[k] = {**merged[k], **v}
+                else:
+                    merged[k] = copy.deepcopy(v)
+            out[key] = merged
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesetError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise RulesetError(f"{path}: cannot read the ruleset file: {e.strerror}") from None
+
+
+def _resolve(name_or_path: str | Path, seen: tuple[str, ...] = (), base_dir: Path | None = None) -> dict[str, Any]:
+    """The fully merged data of a preset or file, following ``extends`` chains."""
+    text = str(name_or_path)
+    if text in PRESETS:
+        path = PRESET_DIR / f"{text}.toml"
+    else:
+        path = Path(text)
+        if not path.is_absolute() and base_dir is not None and not path.exists():
+            path = base_dir / path
+        if not path.exists():
+            hint = "a preset name (" + ", ".join(PRESETS) + ") or the path of a .toml file"
+            raise RulesetError(f"unknown ruleset {text!r}: expected {hint}")
+    key = str(path.resolve())
+    if key in seen:
+        raise RulesetError(f"extends = {text!r}: circular extends chain ({' -> '.join(seen + (key,))})")
+    data = _read_toml(path)
+    if not isinstance(data.get("extends", ""), str):
+        raise RulesetError(f"{path}: extends = {data['extends']!r}: expected a preset name or a path")
+    parent = data.pop("extends", None)
+    _check_keys("", data, _TOP)
+    for section, schema in _SECTIONS.items():
+        if section in data:
+            _check_keys(f"{section}.", data[section], schema)
+    if parent is None:
+        return data
+    base = _resolve(parent, seen + (key,), path.parent)
+    merged = _merge(base, data)
+    if "name" not in data:
+        merged["name"] = path.stem
+    return merged
+
+
+def parse_override_value(text: str) -> Any:
+    """A command-line override value: TOML syntax (``20000``, ``true``, ``"halve"``, ``{1 = 100}``),
+    falling back to a bare string (``--set keep=free``)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def parse_overrides(items: list[str] | None) -> dict[str, Any]:
+    """``["target=20000", "variants.pyramiding=true"]`` to ``{"target": 20000, ...}``."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise RulesetError(f"--set {item!r}: expected KEY=VALUE, e.g. --set target=20000")
+        key, _, value = item.partition("=")
+        out[key.strip()] = parse_override_value(value.strip())
+    return out
+
+
+def _apply_overrides(data: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    for dotted, value in overrides.items():
+        parts = dotted.split(".")
+        node: Any = data
+        schema: Mapping[str, str] | None = _TOP
+        for i, part in enumerate(parts[:-1]):
+            where = ".".join(parts[: i + 1])
+            if schema is not None and part not in schema:
+                raise RulesetError(f"unknown key {dotted!r} in override (no {where!r}); allowed "
+                                   f"keys: {', '.join(schema)}")
+            if schema is not None and schema[part] != _MAP:
+                raise RulesetError(f"override {dotted!r}: {where!r} is a {schema[part]}, not a table")
+            node = node.setdefault(part, {})
+            schema = _SECTIONS.get(part) if i == 0 else (_PENALTY if part == "zilch_penalty" else None)
+        last = parts[-1]
+        if schema is not None and last not in schema:
+            raise RulesetError(f"unknown key {dotted!r} in override; allowed keys here: {', '.join(schema)}")
+        node[last] = value
+
+
+def load_ruleset(name_or_path: "str | Path | Ruleset", overrides: Mapping[str, Any] | None = None) -> Ruleset:
+    """Load a preset by name or a TOML file by path, apply dotted-key overrides, validate.
+
+    >>> load_ruleset("zonk", {"target": 20000, "variants.pyramiding": True}).target
+    20000
+    """
+    if isinstance(name_or_path, Ruleset):
+        return name_or_path.replace(overrides) if overrides else name_or_path
+    data = _resolve(name_or_path)
+    if overrides:
+        _apply_overrides(data, overrides)
+    return ruleset_from_dict(data)
+
+
+def ruleset_to_toml(ruleset: Ruleset) -> str:
+    """The ruleset as a complete TOML file; ``load_ruleset`` of it gives an equal ruleset."""
+    return tomli_w.dumps(ruleset.to_dict())
+
+
+def loads_ruleset(text: str) -> Ruleset:
+    """A ruleset from TOML text (``extends`` resolved against the presets and the working folder)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RulesetError(f"not valid TOML: {e}") from None
+    parent = data.pop("extends", None)
+    if parent is not None:
+        data = _merge(_resolve(parent), data)
+    return ruleset_from_dict(data)
