@@ -114,9 +114,14 @@ class DiceExhausted(RuntimeError):
 
 
 class ScriptedDice:
-    """Dice from a list of rolls, in order; each roll must have as many dice as the game rolls."""
+    """Dice from a list of rolls, in order; each roll must have as many dice as the game rolls.
 
-    def __init__(self, rolls: Iterable[Sequence[int]]):
+    When the script runs out the game raises :class:`DiceExhausted`, or, with ``then`` (e.g.
+    ``RandomDice(0)``), goes on with those dice: tests script the rolls they are about and let the
+    game continue past them."""
+
+    def __init__(self, rolls: Iterable[Sequence[int]], then: "RandomDice | None" = None):
+        self.then = then
         self.rolls = [tuple(r) for r in rolls]
         for i, r in enumerate(self.rolls):
             if not r or any(not (isinstance(d, int) and 1 <= d <= 6) for d in r):
@@ -125,6 +130,8 @@ class ScriptedDice:
 
     def roll(self, n: int) -> tuple[int, ...]:
         if self.pos >= len(self.rolls):
+            if self.then is not None:
+                return self.then.roll(n)
             raise DiceExhausted(f"the script has {len(self.rolls)} rolls and the game asks for another")
         r = self.rolls[self.pos]
         if len(r) != n:
@@ -170,7 +177,7 @@ class GameState:
         "roll", "roll_info", "dice_left", "turn_total", "permanent", "frozen", "frozen_points",
         "final_queue", "tiebreak_players", "tiebreak_round", "last_result", "offer", "challenged",
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
-        "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr",
+        "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
     )  # fmt: skip
 
     def __init__(
@@ -206,6 +213,7 @@ class GameState:
         self.tiebreak_round = 0
         self.last_result = 0
         self.offer: tuple[int, int] | None = None
+        self._offer_frozen: tuple[list[int], list[int]] | None = None
         self.challenges_used = [0] * n
         self.challenge_brackets = [[False, False] for _ in range(n)]
         self.winners: tuple[int, ...] | None = None
@@ -318,6 +326,8 @@ class GameState:
         elif ph == Phase.PIGGYBACK:
             if action == PIGGYBACK:
                 self.turn_total, self.dice_left = self.offer  # type: ignore[misc]
+                # play on from there: the previous player's pass goes on, frozen dice included
+                self.frozen, self.frozen_points = (list(x) for x in self._offer_frozen)  # type: ignore[union-attr]
                 self._piggybacked = True
             self._roll()
 
@@ -546,6 +556,7 @@ class GameState:
         self.scores[p] = max(0, score)
         self.last_result = recorded
         self.offer = (total, self.dice_left) if banked and rs.variants.piggyback else None
+        self._offer_frozen = (list(self.frozen), list(self.frozen_points)) if self.offer else None
         self.turns.append({
             "player": p, "banked": banked, "turn_total": total, "recorded": recorded,
             "score": self.scores[p], "challenged": self.challenged, "penalty": penalty_note,
