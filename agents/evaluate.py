@@ -1,0 +1,950 @@
+"""Tournaments between agents, with confidence intervals, ratings, reports and plots.
+
+    python -m agents.evaluate --ruleset zonk --agents heuristic greedy random --games 2000 --seed 1 \\
+        --out reports/zonk
+
+(``zilch eval`` takes the same options.) Every claim about an agent's strength comes from here.
+
+Tables
+    With ``--players 2`` every pair of the listed agents is a table; with ``--players N`` every set of
+    N of them (list a spec twice to seat two copies). ``--games`` is the number of games per table.
+
+Deals, seat orders and common random numbers
+    Games are grouped in *deals*. Deal ``d`` has its own dice stream, ``numpy.random.default_rng([seed,
+    d, 0, 0])``, given to :class:`zilch_env.GameState`, and one decision stream per seat,
+    ``default_rng([seed, d, 1, seat])``, passed to the agent sitting there. The deal is played once in
+    every seat order of the table (``--orders rotations``: each agent in each seat once, N orders; or
+    ``permutations``: all N! orders; for two players both are the two orders), so each agent meets
+    the same dice from the same seat as its opponents do: the luck of the dice largely cancels between
+    the agents compared (common random numbers). Two copies of one agent therefore tie exactly. Every
+    table uses the same deals. ``--games`` is rounded up to a whole number of deals.
+
+Results per table and agent
+    Win, draw and loss rates with Wilson 95% intervals (a draw is a win shared with another player);
+    mean final score; mean points per turn (the points each turn of the agent recorded, i.e. banked
+    turn totals and permanent points, before any zilch penalty); zilch rate (turns ended by a zilch,
+    per turn); mean game length in turns (all players' turns). Intervals treat games as independent;
+    the common random numbers make the games of one deal negatively correlated for a given agent (a
+    lucky deal helps whoever sits in the lucky seat, and each agent sits there once), so the
+    intervals err on the wide side.
+
+Ratings
+    Bradley-Terry maximum likelihood on the Elo scale (:func:`agents.stats.bradley_terry`) from every
+    game of every table: in a game each winner beats each non-winner, winners draw with each other
+    (half a win each), and two non-winners of an N-player game tell nothing about each other. The
+    agent ``random`` is rated 0 when it plays (``--anchor`` picks another), otherwise the mean is 1500.
+    One virtual draw per pair keeps a rating finite when an agent never lost.
+
+Solo measure
+    For each agent: its mean points per turn over ``--solo-turns`` turns played from the board, in
+    one-player games of the ruleset (each a fresh game with seeded dice, the same dice for every
+    agent; turns before the agent gets on the board are not counted). A turn's points are its change
+    of score, so a ``zilch_penalty`` counts. Compared with the exact optimum of the turn,
+    ``agents.solver.solve_turn(ruleset).points_per_turn`` (the long-run mean points per turn of the
+    best turn policy), as a ratio with a 95% interval from the central limit theorem, clustered by
+    game (:func:`agents.stats.ratio_mean`).
+
+Workers and determinism
+    Work is split into fixed chunks of deals, run by ``--workers`` processes (the ``spawn`` start
+    method; every worker builds the agents from their specs), and reduced in deal order. Every game
+    depends only on the seed, the deal and the seat order, so the results are identical for a given
+    seed whatever the number of workers.
+
+Output
+    A table on the terminal; with ``--out DIR``: ``report.md``, ``report.json`` and the plots
+    ``winrate_matrix.png`` (score rate of each agent against each other), ``score_distributions.png``
+    (final scores) and ``points_per_turn.png`` (solo points per turn against the optimum).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from zilch_env import GameState, IllegalActionError, Policy, Ruleset, load_ruleset
+
+from .stats import RatioMean, bradley_terry, ratio_mean, wilson
+
+__all__ = [
+    "EvalConfig", "Report", "evaluate", "seat_orders", "deal_dice", "seat_rng", "turn_optimum",
+    "add_arguments", "run_from_args", "main",
+]
+
+REPORT_FORMAT = "zilch-rl/eval/1"
+#: Deals per unit of work. Fixed (not derived from the number of workers) so that the work, and
+#: therefore every result, is the same however many processes share it.
+CHUNK_DEALS = 25
+#: One-player games per unit of work of the solo measure.
+SOLO_CHUNK_GAMES = 16
+#: A one-player game is cut after this many turns (an agent that rarely banks might never finish).
+SOLO_MAX_TURNS = 1000
+#: A game with more decisions than this is an agent bug (a game of sane agents takes a few hundred).
+MAX_DECISIONS = 1_000_000
+#: The default number of worker processes: every core.
+DEFAULT_WORKERS = os.cpu_count() or 1
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration and seeding
+
+
+@dataclass
+class EvalConfig:
+    """What to evaluate. ``agents`` are specs (``"greedy"``, ``"ppo:PATH"``) or agent objects."""
+
+    agents: Sequence[str | Policy]
+    """The agents, by spec (see :func:`agents.base.make_agent`) or as objects."""
+    ruleset: Ruleset | str = "zonk"
+    """The rules: a :class:`Ruleset`, a preset name or a TOML path."""
+    games: int = 2000
+    """Games per table, rounded up to a whole number of deals (one deal = one game per seat order)."""
+    seed: int = 0
+    """Seed of every deal's dice and every agent's decisions."""
+    workers: int = DEFAULT_WORKERS
+    """Worker processes; 1 plays in this process. The results do not depend on it."""
+    players: int = 2
+    """Players per game (2 to 6)."""
+    orders: str = "rotations"
+    """Seat orders of each deal: ``rotations`` (N orders) or ``permutations`` (N! orders)."""
+    solo_turns: int = 20000
+    """On-board turns of the solo measure per agent; 0 skips it."""
+    anchor: str | None = None
+    """The agent rated 0; default ``random`` if it plays, else the mean rating is 1500."""
+
+
+def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
+    """The seat orders of a deal: ``order[seat]`` is the table position (agent) sitting at ``seat``."""
+    if kind == "rotations":
+        return [tuple((s + k) % players for s in range(players)) for k in range(players)]
+    if kind == "permutations":
+        return list(itertools.permutations(range(players)))
+    raise ValueError(f"orders = {kind!r}: choose 'rotations' or 'permutations'")
+
+
+def deal_dice(seed: int, deal: int) -> np.random.Generator:
+    """The dice stream of deal ``deal``: the same in every seat order of the deal and every table."""
+    return np.random.default_rng([seed, deal, 0, 0])
+
+
+def seat_rng(seed: int, deal: int, seat: int) -> np.random.Generator:
+    """The decision stream of whoever sits at ``seat`` in deal ``deal`` (the agent's ``rng``)."""
+    return np.random.default_rng([seed, deal, 1, seat])
+
+
+def solo_dice(seed: int, game: int) -> np.random.Generator:
+    """The dice of one-player game ``game`` of the solo measure (the same for every agent)."""
+    return np.random.default_rng([seed, game, 2, 0])
+
+
+def solo_rng(seed: int, game: int) -> np.random.Generator:
+    """The decision stream of one-player game ``game`` of the solo measure."""
+    return np.random.default_rng([seed, game, 3, 0])
+
+
+def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
+    """The exact optimum of mean points per turn from the board, and where it comes from.
+
+    ``agents.solver.solve_turn(ruleset).points_per_turn``; ``(None, reason)`` when the solver is not
+    installed or does not handle this ruleset (the solo measure then has no ratio).
+    """
+    try:
+        from agents.solver import solve_turn
+    except ImportError as e:
+        return None, f"no turn solver ({e})"
+    try:
+        sol = solve_turn(ruleset)
+    except Exception as e:  # a variant the solver does not model: say so, measure anyway
+        return None, f"the turn solver does not handle this ruleset: {e}"
+    value = getattr(sol, "points_per_turn", None)
+    if value is None:
+        value = getattr(sol, "expected_points")
+    return float(value), "agents.solver.solve_turn(ruleset).points_per_turn"
+
+
+# --------------------------------------------------------------------------------------------
+# The work done in each process
+
+
+class _Context:
+    """What a process needs to play: the ruleset and one agent object per entrant."""
+
+    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int):
+        from .base import make_agent
+
+        self.ruleset = ruleset
+        self.seed = seed
+        self.agents = [make_agent(s, ruleset) for s in specs]
+
+
+_WORKER: _Context | None = None
+
+
+def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int) -> None:
+    """Pool initializer: one thread of linear algebra per process (the processes are the parallelism)."""
+    global _WORKER
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ[var] = "1"
+    _WORKER = _Context(ruleset, specs, seed)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _worker_task(task: tuple) -> tuple:
+    assert _WORKER is not None
+    return _run_task(_WORKER, task)
+
+
+def _run_task(ctx: _Context, task: tuple) -> tuple:
+    if task[0] == "table":
+        return task, _play_table_chunk(ctx, *task[1:])
+    return task, _play_solo_chunk(ctx, *task[1:])
+
+
+def _play(ctx: _Context, game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Generator],
+          labels: Sequence[str], where: str, max_turns: int | None = None) -> GameState:
+    """Play ``game`` to its end (or ``max_turns`` turns) with one policy and one rng per seat."""
+    legal_actions, apply, turns = game.legal_actions, game.apply, game.turns
+    for _ in range(MAX_DECISIONS):
+        if game.winners is not None or (max_turns is not None and len(turns) >= max_turns):
+            return game
+        p = game.current
+        legal = legal_actions()
+        action = pols[p].act(game, legal, rngs[p])
+        try:
+            apply(action)
+        except IllegalActionError as e:
+            raise RuntimeError(f"agent {labels[p]!r} chose an illegal action in {where}: {e}") from None
+    raise RuntimeError(f"{where} did not end within {MAX_DECISIONS} decisions (agents {list(labels)})")
+
+
+def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[int, ...]],
+                      d0: int, d1: int) -> dict[str, np.ndarray]:
+    """Deals ``d0 .. d1-1`` of one table, each in every seat order; arrays indexed by game and by
+    table position (not seat)."""
+    rs, seed = ctx.ruleset, ctx.seed
+    n = len(table)
+    games = (d1 - d0) * len(orders)
+    score = np.zeros((games, n), np.int64)
+    result = np.zeros((games, n), np.float64)
+    turns = np.zeros((games, n), np.int32)
+    points = np.zeros((games, n), np.int64)
+    zilches = np.zeros((games, n), np.int32)
+    seat = np.zeros((games, n), np.int8)
+    length = np.zeros(games, np.int32)
+    agents = [ctx.agents[m] for m in table]
+    names = [getattr(a, "name", "?") for a in agents]
+    i = 0
+    for d in range(d0, d1):
+        for order in orders:
+            pols = [agents[order[s]] for s in range(n)]
+            rngs = [seat_rng(seed, d, s) for s in range(n)]
+            g = _play(ctx, GameState(rs, n, seed=deal_dice(seed, d)), pols, rngs,
+                      [names[order[s]] for s in range(n)], f"deal {d} (seed {seed})")
+            t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
+            for t in g.turns:
+                s = t["player"]
+                t_turns[s] += 1
+                t_points[s] += t["recorded"]
+                t_zilch[s] += not t["banked"]
+            res = g.result()
+            for s in range(n):
+                m = order[s]
+                score[i, m] = g.scores[s]
+                result[i, m] = res[s]
+                turns[i, m] = t_turns[s]
+                points[i, m] = t_points[s]
+                zilches[i, m] = t_zilch[s]
+                seat[i, m] = s
+            length[i] = len(g.turns)
+            i += 1
+    return {"score": score, "result": result, "turns": turns, "points": points, "zilches": zilches,
+            "seat": seat, "length": length}
+
+
+def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, np.ndarray]:
+    """One-player games ``g0 .. g1-1`` of the solo measure: the points of every turn played from
+    the board (score after minus score before, so penalties count), and turns per game."""
+    rs, seed = ctx.ruleset, ctx.seed
+    pol = ctx.agents[agent]
+    label = getattr(pol, "name", "?")
+    pts: list[int] = []
+    per_game = np.zeros(g1 - g0, np.int32)
+    zil = np.zeros(g1 - g0, np.int32)
+    for k, gi in enumerate(range(g0, g1)):
+        g = _play(ctx, GameState(rs, 1, seed=solo_dice(seed, gi)), [pol], [solo_rng(seed, gi)], [label],
+                  f"solo game {gi} (seed {seed})", max_turns=SOLO_MAX_TURNS)
+        on = rs.entry_threshold == 0
+        before = 0
+        for t in g.turns:
+            if on:
+                pts.append(t["score"] - before)
+                per_game[k] += 1
+                zil[k] += not t["banked"]
+            before = t["score"]
+            on = on or t["recorded"] > 0  # the first recorded score puts the player on the board
+    return {"points": np.asarray(pts, np.int64), "turns": per_game, "zilches": zil}
+
+
+# --------------------------------------------------------------------------------------------
+# Running the work: one process, or a pool
+
+
+class _Runner:
+    """Runs tasks in order, in this process (``workers == 1``) or in a ``spawn`` pool."""
+
+    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int):
+        self.workers = workers
+        self.pool = None
+        if workers == 1:
+            self.ctx = _Context(ruleset, specs, seed)
+        else:
+            import multiprocessing as mp
+
+            self.pool = mp.get_context("spawn").Pool(workers, _init_worker, (ruleset, list(specs), seed))
+
+    def map(self, tasks: Sequence[tuple]) -> Iterator[tuple]:
+        """``(task, result)`` in the order of ``tasks``."""
+        if self.pool is None:
+            for t in tasks:
+                yield _run_task(self.ctx, t)
+        else:
+            yield from self.pool.imap(_worker_task, tasks, chunksize=1)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
+class _Progress:
+    """A rich progress bar on stderr, or nothing."""
+
+    def __init__(self, enabled: bool):
+        self.bar = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=False)
+            self.bar.start()
+        self.tasks: dict[str, Any] = {}
+        self.t0: dict[str, float] = {}
+
+    def add(self, key: str, description: str, total: int) -> None:
+        if self.bar is not None and total:
+            self.tasks[key] = self.bar.add_task(description, total=total, rate="")
+            self.t0[key] = time.perf_counter()
+
+    def advance(self, key: str, n: int, unit: str) -> None:
+        if key in self.tasks:
+            task = self.tasks[key]
+            self.bar.advance(task, n)
+            done = next(x for x in self.bar.tasks if x.id == task).completed
+            dt = time.perf_counter() - self.t0[key]
+            self.bar.update(task, rate=f"{done / dt:,.0f} {unit}/s" if dt > 0 else "")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation
+
+
+def _labels(agents: Sequence[str | Policy]) -> list[str]:
+    """Names for the entrants: the spec (or the agent's ``name``); repeats get ``#2``, ``#3`` ..."""
+    out, seen = [], {}
+    for a in agents:
+        base = a if isinstance(a, str) else str(getattr(a, "name", type(a).__name__))
+        seen[base] = seen.get(base, 0) + 1
+        out.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return out
+
+
+def _check(cfg: EvalConfig, n_agents: int) -> None:
+    if not isinstance(cfg.players, int) or not 2 <= cfg.players <= 6:
+        raise ValueError(f"players = {cfg.players!r}: a table seats 2 to 6 players "
+                         "(the one-player measure is the solo measure, --solo-turns)")
+    if n_agents == 0:
+        raise ValueError("no agents: name at least one agent spec")
+    if n_agents < cfg.players and n_agents > 1:
+        raise ValueError(f"{cfg.players} players need at least {cfg.players} agents, got {n_agents} "
+                         "(repeat a spec to seat copies of one agent)")
+    if n_agents == 1 and not cfg.solo_turns:
+        raise ValueError("one agent plays no table: name more agents or ask for the solo measure "
+                         "(--solo-turns)")
+    if not isinstance(cfg.games, int) or cfg.games < 1:
+        raise ValueError(f"games = {cfg.games!r}: at least 1 game per table")
+    if not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise ValueError(f"seed = {cfg.seed!r}: a whole number >= 0")
+    if not isinstance(cfg.workers, int) or cfg.workers < 1:
+        raise ValueError(f"workers = {cfg.workers!r}: at least 1 process")
+    if not isinstance(cfg.solo_turns, int) or cfg.solo_turns < 0:
+        raise ValueError(f"solo_turns = {cfg.solo_turns!r}: a whole number >= 0 (0 = no solo measure)")
+    seat_orders(2, cfg.orders)
+
+
+def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: Any) -> "Report":
+    """Run a tournament (and the solo measure) and return its :class:`Report`.
+
+    ``evaluate(agents=["greedy", "random"], ruleset="zonk", games=1000, seed=1)`` or
+    ``evaluate(EvalConfig(...))``. Agent objects are accepted in place of specs; with more than one
+    worker they must be picklable (module-level classes).
+    """
+    cfg = config if config is not None else EvalConfig(**kw)
+    rs = cfg.ruleset if isinstance(cfg.ruleset, Ruleset) else load_ruleset(cfg.ruleset)
+    specs = list(cfg.agents)
+    labels = _labels(specs)
+    _check(cfg, len(specs))
+    # Resolve every spec here first, so a bad one fails now, with its message, not in a worker.
+    from .base import make_agent
+
+    for s in specs:
+        make_agent(s, rs)
+    anchor = None
+    if cfg.anchor is not None:
+        if cfg.anchor not in labels:
+            raise ValueError(f"anchor {cfg.anchor!r} is not one of the agents {labels}")
+        anchor = labels.index(cfg.anchor)
+    elif "random" in labels:
+        anchor = labels.index("random")
+
+    n = cfg.players
+    tables = list(itertools.combinations(range(len(specs)), n)) if len(specs) >= n else []
+    orders = seat_orders(n, cfg.orders)
+    deals = -(-cfg.games // len(orders))
+    table_tasks = [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS))
+                   for t in tables for d0 in range(0, deals, CHUNK_DEALS)]
+    optimum, optimum_source = turn_optimum(rs) if cfg.solo_turns else (None, "")
+
+    t_start = time.perf_counter()
+    runner = _Runner(rs, specs, cfg.seed, cfg.workers)
+    bar = _Progress(progress)
+    chunks: dict[tuple, list[dict[str, np.ndarray]]] = {t: [] for t in tables}
+    solo: list[list[dict[str, np.ndarray]]] = [[] for _ in specs]
+    t_games = 0.0
+    try:
+        bar.add("games", "games", len(tables) * deals * len(orders))
+        t0 = time.perf_counter()
+        for task, res in runner.map(table_tasks):
+            chunks[task[1]].append(res)
+            bar.advance("games", len(res["length"]), "games")
+        t_games = time.perf_counter() - t0
+        if cfg.solo_turns:
+            solo = _run_solo(runner, bar, len(specs), cfg.solo_turns, labels)
+    finally:
+        bar.close()
+        runner.close()
+    elapsed = time.perf_counter() - t_start
+
+    merged = {t: {k: np.concatenate([c[k] for c in chunks[t]]) for k in chunks[t][0]} for t in tables}
+    solo_merged = [_merge_solo(parts, cfg.solo_turns) for parts in solo] if cfg.solo_turns else []
+    total_games = len(tables) * deals * len(orders)
+    timing = {"seconds": elapsed, "tournament_seconds": t_games, "games": total_games,
+              "games_per_second": total_games / t_games if t_games > 0 else math.nan, "workers": cfg.workers}
+    return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
+                        optimum_source, anchor, timing)
+
+
+def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int,
+              labels: Sequence[str]) -> list[list[dict[str, np.ndarray]]]:
+    """Play one-player games in chunks, in waves, until every agent has ``want`` on-board turns.
+
+    The waves are sized from the turns seen so far, so little is wasted; which games are played does
+    not depend on the waves (game ``k`` is always the same game), and :func:`_merge_solo` keeps
+    exactly the first ``want`` turns, so the result does not either.
+    """
+    parts: list[list[dict[str, np.ndarray]]] = [[] for _ in range(n_agents)]
+    have = [0] * n_agents
+    games = [0] * n_agents
+    bar.add("solo", "solo turns", want * n_agents)
+    pending = {a: 1 for a in range(n_agents)}  # the first wave: one chunk each, to learn the turn rate
+    while pending:
+        tasks = []
+        for a, chunks in pending.items():
+            for _ in range(chunks):
+                tasks.append(("solo", a, games[a], games[a] + SOLO_CHUNK_GAMES))
+                games[a] += SOLO_CHUNK_GAMES
+        for task, res in runner.map(tasks):
+            a = task[1]
+            parts[a].append(res)
+            got = int(res["turns"].sum())
+            bar.advance("solo", max(0, min(got, want - have[a])), "turns")
+            have[a] += got
+        pending = {}
+        for a in range(n_agents):
+            if have[a] >= want:
+                continue
+            if games[a] >= 10 * SOLO_CHUNK_GAMES and have[a] == 0:
+                raise RuntimeError(f"agent {labels[a]!r} never got on the board in {games[a]} one-player "
+                                   f"games of up to {SOLO_MAX_TURNS} turns: no solo measure possible")
+            rate = max(have[a], 1) / games[a]  # on-board turns per game so far
+            need = (want - have[a]) / rate * 1.05
+            pending[a] = max(1, math.ceil(need / SOLO_CHUNK_GAMES))
+    return parts
+
+
+def _merge_solo(parts: list[dict[str, np.ndarray]], want: int) -> dict[str, np.ndarray]:
+    """The first ``want`` on-board turns, in game order, as per-game sums (the last game may be cut)."""
+    points = np.concatenate([p["points"] for p in parts])[:want]
+    turns = np.concatenate([p["turns"] for p in parts])
+    zil_game = np.concatenate([p["zilches"] for p in parts])
+    ends = np.cumsum(turns)
+    last = int(np.searchsorted(ends, want))  # the game holding turn number ``want``
+    turns = turns[: last + 1].copy()
+    if len(turns):
+        turns[-1] -= int(ends[last]) - want
+    starts = np.concatenate([[0], np.cumsum(turns)[:-1]]).astype(np.int64)
+    per_game = np.add.reduceat(points, starts) if len(points) else np.zeros(0, np.int64)
+    per_game = np.where(turns > 0, per_game, 0)
+    return {"points": per_game, "turns": turns, "turn_points": points,
+            "zilches": int(zil_game[: last + 1].sum())}
+
+
+# --------------------------------------------------------------------------------------------
+# The report
+
+
+def _rate(k: float, n: int) -> dict[str, float]:
+    lo, hi = wilson(k, n)
+    return {"rate": k / n if n else math.nan, "low": lo, "high": hi}
+
+
+@dataclass
+class Report:
+    """The result of :func:`evaluate`: ``data`` is the JSON document; ``scores`` and
+    ``solo_points`` keep the raw per-game numbers for the plots."""
+
+    data: dict[str, Any]
+    scores: dict[str, np.ndarray] = field(default_factory=dict)  # final scores per agent, all its games
+    solo_points: dict[str, np.ndarray] = field(default_factory=dict)  # per-turn solo points per agent
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def build(cls, cfg: EvalConfig, rs: Ruleset, specs: Sequence[str | Policy], labels: list[str],
+              tables: list[tuple[int, ...]], orders: list[tuple[int, ...]], deals: int,
+              merged: dict[tuple, dict[str, np.ndarray]], solo: list[dict[str, np.ndarray]],
+              optimum: float | None, optimum_source: str, anchor: int | None,
+              timing: dict[str, Any]) -> "Report":
+        k = len(labels)
+        pair_wins = np.zeros((k, k))  # pairwise results from every game: win 1, draw 1/2 each
+        scores: dict[str, list[np.ndarray]] = {lab: [] for lab in labels}
+        table_out = []
+        for t in tables:
+            m = merged[t]
+            res, g = m["result"], len(m["length"])
+            rows = []
+            for pos, a in enumerate(t):
+                r = res[:, pos]
+                wins, draws = int((r == 1.0).sum()), int(((r > 0) & (r < 1.0)).sum())
+                losses = g - wins - draws
+                ppt = ratio_mean(m["points"][:, pos], m["turns"][:, pos])
+                sc = m["score"][:, pos]
+                scores[labels[a]].append(sc)
+                rows.append({
+                    "agent": labels[a], "games": g, "wins": wins, "draws": draws, "losses": losses,
+                    "win": _rate(wins, g), "draw": _rate(draws, g), "loss": _rate(losses, g),
+                    "score_share": float(r.sum() / g),
+                    "mean_score": float(sc.mean()), "sd_score": float(sc.std(ddof=1)) if g > 1 else 0.0,
+                    "score_quantiles": {q: float(np.quantile(sc, q / 100)) for q in (10, 50, 90)},
+                    "points_per_turn": ppt.to_dict(),
+                    "zilch_rate": float(m["zilches"][:, pos].sum() / max(1, m["turns"][:, pos].sum())),
+                    "turns_per_game": float(m["turns"][:, pos].mean()),
+                })
+            for i, j in itertools.combinations(range(len(t)), 2):
+                wi, wj = res[:, i] > 0, res[:, j] > 0
+                a, b = t[i], t[j]
+                pair_wins[a, b] += (wi & ~wj).sum() + 0.5 * (wi & wj).sum()
+                pair_wins[b, a] += (wj & ~wi).sum() + 0.5 * (wi & wj).sum()
+            seat_wins = [float(res[m["seat"] == s].sum() / g) for s in range(len(t))]
+            table_out.append({
+                "agents": [labels[a] for a in t], "deals": deals, "games": g,
+                "mean_length": float(m["length"].mean()), "seat_score_share": seat_wins, "results": rows,
+            })
+        games_between = pair_wins + pair_wins.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(games_between > 0, pair_wins / games_between, np.nan)
+        ratings = None
+        if tables:
+            rt = bradley_terry(pair_wins, anchor=anchor)
+            ratings = [{"agent": labels[i], "rating": _num(rt.rating[i]), "stderr": _num(rt.stderr[i])}
+                       for i in range(k)]
+            anchor_text = f"{labels[anchor]} = 0" if anchor is not None else "mean = 1500"
+        solo_out = None
+        solo_points = {}
+        if solo:
+            agents_out = []
+            for a, s in enumerate(solo):
+                rm = ratio_mean(s["points"], s["turns"])
+                entry = {"agent": labels[a], "points_per_turn": rm.to_dict(),
+                         "zilch_rate": s["zilches"] / max(1, int(s["turns"].sum()))}
+                if optimum:
+                    entry["ratio"] = rm.scaled(optimum).to_dict()
+                agents_out.append(entry)
+                solo_points[labels[a]] = s["turn_points"]
+            solo_out = {"turns": cfg.solo_turns, "optimum": optimum, "optimum_source": optimum_source,
+                        "agents": agents_out}
+        data = {
+            "format": REPORT_FORMAT,
+            "config": {
+                "agents": labels, "specs": [s if isinstance(s, str) else f"<{type(s).__module__}.{type(s).__qualname__}>"
+                          for s in specs],
+                "ruleset": rs.name, "games": cfg.games, "deals": deals, "seed": cfg.seed,
+                "players": cfg.players, "orders": cfg.orders, "seat_orders": [list(o) for o in orders],
+                "solo_turns": cfg.solo_turns,
+            },
+            "ruleset": rs.to_dict(),
+            "tables": table_out,
+            "pairwise": {"agents": labels, "score_share": _nested(share), "games": _nested(games_between)},
+            "ratings": {"scale": "Elo (Bradley-Terry MLE, draws = half)",
+                        "anchor": anchor_text, "agents": ratings} if ratings else None,
+            "solo": solo_out,
+            "timing": timing,
+        }
+        return cls(data, {lab: np.concatenate(v) if v else np.zeros(0, np.int64) for lab, v in scores.items()},
+                   solo_points)
+
+    # ------------------------------------------------------------------ views
+
+    def results(self) -> dict[str, Any]:
+        """The report without its timing: identical for a given seed whatever the workers."""
+        return {k: v for k, v in self.data.items() if k != "timing"}
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps(self.data, indent=2, allow_nan=False, default=_json_default)
+
+    def rich_tables(self) -> list[Any]:
+        """The report as rich tables: results per table, ratings, solo measure."""
+        from rich.table import Table
+
+        d = self.data
+        cfg = d["config"]
+        out = []
+        if d["tables"]:
+            tb = Table(title=f"{cfg['ruleset']}: {cfg['players']}-player tables, {d['tables'][0]['games']} "
+                       f"games each, seed {cfg['seed']}", title_justify="left")
+            for col, just in (("agent", "left"), ("vs", "left"), ("win % [95% CI]", "right"),
+                              ("draw %", "right"), ("loss %", "right"), ("score", "right"),
+                              ("pts/turn", "right"), ("zilch %", "right"), ("turns", "right")):
+                tb.add_column(col, justify=just, no_wrap=col in ("agent", "vs", "win % [95% CI]"))
+            for t in d["tables"]:
+                for ri, r in enumerate(t["results"]):
+                    others = ", ".join(a for k, a in enumerate(t["agents"]) if k != ri)
+                    tb.add_row(r["agent"], others, *_row_cells(r, t), end_section=ri == len(t["results"]) - 1)
+            out.append(tb)
+        if d["ratings"]:
+            rt = Table(title=f"ratings ({d['ratings']['scale']}; {d['ratings']['anchor']})", title_justify="left")
+            rt.add_column("agent")
+            rt.add_column("rating", justify="right")
+            rt.add_column("± 95%", justify="right")
+            for r in sorted(d["ratings"]["agents"], key=lambda r: -_sortable(r["rating"])):
+                rt.add_row(r["agent"], _fmt(r["rating"], "{:.0f}"), _fmt(_ci95(r["stderr"]), "{:.0f}"))
+            out.append(rt)
+        if d["solo"]:
+            s = d["solo"]
+            opt = s["optimum"]
+            st = Table(title=f"solo: mean points per turn over {s['turns']} turns from the board"
+                       + (f"; exact optimum {opt:.2f}" if opt else f" ({s['optimum_source']})"),
+                       title_justify="left")
+            for col in ("agent", "pts/turn [95% CI]", "of optimum [95% CI]", "zilch %"):
+                st.add_column(col, justify="left" if col == "agent" else "right")
+            for a in s["agents"]:
+                st.add_row(a["agent"], _ci_text(a["points_per_turn"], "{:.1f}"),
+                           _ci_text(a["ratio"], "{:.1%}") if "ratio" in a else "-",
+                           f"{100 * a['zilch_rate']:.1f}")
+            out.append(st)
+        return out
+
+    def print(self, console: Any = None) -> None:
+        from rich.console import Console
+
+        # A pipe or a file gets rich's 80 columns by default, too narrow for the table: use 140 there.
+        console = console or Console(width=None if sys.stdout.isatty() else 140)
+        for t in self.rich_tables():
+            console.print(t)
+        tm = self.data["timing"]
+        if tm.get("games"):
+            console.print(f"{tm['games']} games in {tm['tournament_seconds']:.1f} s "
+                          f"({tm['games_per_second']:,.0f} games/s, {tm['workers']} workers)")
+
+    def markdown(self, plots: Sequence[str] = (), command: str | None = None) -> str:
+        """The report as Markdown; ``plots`` are image paths relative to the Markdown file."""
+        d, cfg = self.data, self.data["config"]
+        lines = [f"# Evaluation: {cfg['ruleset']}", ""]
+        if command:
+            lines += ["```", command, "```", ""]
+        lines += [f"Agents: {', '.join(f'`{a}`' for a in cfg['agents'])}. {cfg['players']}-player tables, "
+                  f"{cfg['deals']} deals per table, each played in {len(cfg['seat_orders'])} seat orders "
+                  f"with the same dice (common random numbers); seed {cfg['seed']}.", ""]
+        if d["tables"]:
+            lines += ["| table | agent | win % [95% CI] | draw % | loss % | score | pts/turn | zilch % | turns/game |",
+                      "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+            for t in d["tables"]:
+                for ri, r in enumerate(t["results"]):
+                    name = " vs ".join(t["agents"]) if ri == 0 else ""
+                    lines.append("| " + " | ".join([name, f"`{r['agent']}`", *_row_cells(r, t)]) + " |")
+            lines += ["", "Win, draw and loss rates with Wilson 95% intervals; score = mean final score; "
+                      "pts/turn = points recorded per turn; turns/game counts every player's turns.", ""]
+        if d["ratings"]:
+            lines += [f"## Ratings", "", f"{d['ratings']['scale']}, anchored at {d['ratings']['anchor']}.", "",
+                      "| agent | rating | ± 95% |", "|---|---:|---:|"]
+            for r in sorted(d["ratings"]["agents"], key=lambda r: -_sortable(r["rating"])):
+                lines.append(f"| `{r['agent']}` | {_fmt(r['rating'], '{:.0f}')} | {_fmt(_ci95(r['stderr']), '{:.0f}')} |")
+            lines.append("")
+        if d["solo"]:
+            s = d["solo"]
+            opt = s["optimum"]
+            lines += ["## Solo measure", "",
+                      f"Mean points per turn over {s['turns']} turns from the board (one-player games, "
+                      "the same dice for every agent; 95% intervals clustered by game). "
+                      + (f"Exact optimum of the turn: **{opt:.2f}** ({s['optimum_source']})." if opt
+                         else f"No exact optimum: {s['optimum_source']}."), "",
+                      "| agent | pts/turn [95% CI] | of optimum [95% CI] | zilch % |", "|---|---:|---:|---:|"]
+            for a in s["agents"]:
+                lines.append(f"| `{a['agent']}` | {_ci_text(a['points_per_turn'], '{:.1f}')} | "
+                             f"{_ci_text(a['ratio'], '{:.1%}') if 'ratio' in a else '-'} | "
+                             f"{100 * a['zilch_rate']:.1f} |")
+            lines.append("")
+        for p in plots:
+            lines += [f"![{Path(p).stem.replace('_', ' ')}]({p})", ""]
+        return "\n".join(lines)
+
+    # ------------------------------------------------------------------ files
+
+    def plot(self, out: str | Path) -> list[str]:
+        """Write the PNG plots into ``out``; returns their file names."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        d = self.data
+        labels = d["config"]["agents"]
+        written = []
+        if d["tables"]:
+            share = np.array([[np.nan if v is None else v for v in row] for row in d["pairwise"]["score_share"]],
+                             dtype=float)
+            fig, ax = plt.subplots(figsize=(1.2 * len(labels) + 2.5, 1.0 * len(labels) + 1.8))
+            ax.set_facecolor("#dddddd")  # the diagonal and pairs that never met stay grey
+            im = ax.imshow(np.ma.masked_invalid(share), cmap="RdBu", vmin=0, vmax=1)
+            ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+            ax.set_yticks(range(len(labels)), labels)
+            ax.set_xlabel("opponent")
+            ax.set_ylabel("agent")
+            for i in range(len(labels)):
+                for j in range(len(labels)):
+                    if not np.isnan(share[i, j]):
+                        ax.text(j, i, f"{share[i, j]:.2f}", ha="center", va="center",
+                                color="white" if abs(share[i, j] - 0.5) > 0.3 else "black")
+            fig.colorbar(im, ax=ax, label="score rate (win = 1, draw = ½)")
+            ax.set_title(f"{d['config']['ruleset']}: row agent against column agent")
+            fig.tight_layout()
+            fig.savefig(out / "winrate_matrix.png", dpi=110)
+            plt.close(fig)
+            written.append("winrate_matrix.png")
+
+            fig, ax = plt.subplots(figsize=(7.5, 4.2))
+            allsc = np.concatenate([v for v in self.scores.values() if len(v)])
+            bins = np.linspace(0, max(1, allsc.max()), 50)
+            for lab in labels:
+                if len(self.scores.get(lab, ())):
+                    ax.hist(self.scores[lab], bins=bins, histtype="step", linewidth=1.6, density=True,
+                            label=f"{lab} (mean {self.scores[lab].mean():.0f})")
+            ax.axvline(d["ruleset"]["target"], color="grey", linestyle=":", linewidth=1, label="target")
+            ax.set_xlabel("final score")
+            ax.set_ylabel("density")
+            ax.set_title(f"{d['config']['ruleset']}: final scores over all games")
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(out / "score_distributions.png", dpi=110)
+            plt.close(fig)
+            written.append("score_distributions.png")
+
+        if d["solo"]:
+            s = d["solo"]
+            fig, ax = plt.subplots(figsize=(1.1 * len(labels) + 3, 4.2))
+            means = [a["points_per_turn"]["mean"] for a in s["agents"]]
+            err = np.array([[a["points_per_turn"]["mean"] - a["points_per_turn"]["low"],
+                             a["points_per_turn"]["high"] - a["points_per_turn"]["mean"]] for a in s["agents"]]).T
+            err = np.nan_to_num(err)
+            names = [a["agent"] for a in s["agents"]]
+            ax.bar(range(len(names)), means, yerr=err, capsize=4, color="#4C72B0")
+            ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+            if s["optimum"]:
+                ax.axhline(s["optimum"], color="#C44E52", linestyle="--", label=f"exact optimum {s['optimum']:.1f}")
+                for i, a in enumerate(s["agents"]):
+                    ax.text(i, means[i], f"{a['ratio']['mean']:.0%}", ha="center", va="bottom", fontsize=8)
+                ax.legend(fontsize=8, loc="lower right")
+            ax.set_ylabel("mean points per turn (95% CI)")
+            ax.set_title(f"{d['config']['ruleset']}: points per turn from the board")
+            fig.tight_layout()
+            fig.savefig(out / "points_per_turn.png", dpi=110)
+            plt.close(fig)
+            written.append("points_per_turn.png")
+        return written
+
+    def write(self, out: str | Path, command: str | None = None, plots: bool = True) -> list[Path]:
+        """Write ``report.json``, the plots and ``report.md`` into ``out``; returns the paths."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        names = self.plot(out) if plots else []
+        (out / "report.json").write_text(self.to_json() + "\n")
+        (out / "report.md").write_text(self.markdown(names, command))
+        return [out / "report.md", out / "report.json", *(out / n for n in names)]
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def _nested(a: np.ndarray) -> list[list[float | None]]:
+    return [[_num(float(v)) for v in row] for row in a]
+
+
+def _json_default(o: Any) -> Any:
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    raise TypeError(f"not JSON: {type(o).__name__}")
+
+
+def _sortable(x: float | None) -> float:
+    return -math.inf if x is None else x
+
+
+def _ci95(se: float | None) -> float | None:
+    return None if se is None else 1.959963984540054 * se
+
+
+def _fmt(x: float | None, f: str) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f.format(x)
+
+
+def _ci_text(d: dict[str, float], f: str) -> str:
+    if d["low"] is None or math.isnan(d["low"]):
+        return _fmt(d["mean"], f)
+    return f"{f.format(d['mean'])} [{f.format(d['low'])}, {f.format(d['high'])}]"
+
+
+def _row_cells(r: dict[str, Any], t: dict[str, Any]) -> list[str]:
+    w = r["win"]
+    return [f"{100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}]",
+            f"{100 * r['draw']['rate']:.1f}", f"{100 * r['loss']['rate']:.1f}", f"{r['mean_score']:.0f}",
+            _fmt(r["points_per_turn"]["mean"], "{:.1f}"), f"{100 * r['zilch_rate']:.1f}",
+            f"{t['mean_length']:.1f}"]
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Every option of the evaluation except ``--ruleset`` / ``--set`` (each command adds those)."""
+    p.add_argument("--agents", "-a", nargs="+", metavar="SPEC",
+                   help="agents by spec: a baseline name (random, greedy, greedy:500, heuristic ...), "
+                   "a solver (optimal-turn, optimal-win) or ppo:PATH; repeat a spec to seat copies. "
+                   "--list-agents shows them all")
+    p.add_argument("--games", "-g", type=int, default=2000,
+                   help="games per table, rounded up to whole deals (default: 2000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the dice and of the agents' choices (default: 0)")
+    p.add_argument("--workers", "-j", type=int, default=DEFAULT_WORKERS,
+                   help=f"worker processes; results do not depend on it (default: all cores, {DEFAULT_WORKERS})")
+    p.add_argument("--players", "-n", type=int, default=2,
+                   help="players per game, 2 to 6; every set of that many agents is a table (default: 2)")
+    p.add_argument("--orders", choices=("rotations", "permutations"), default="rotations",
+                   help="seat orders each deal is played in: rotations (N, each agent in each seat once) "
+                   "or permutations (N!); the same for 2 players (default: rotations)")
+    p.add_argument("--solo-turns", type=int, default=20000, metavar="N",
+                   help="turns from the board per agent for the solo measure against the exact turn "
+                   "optimum; 0 skips it (default: 20000)")
+    p.add_argument("--anchor", metavar="AGENT",
+                   help="the agent rated 0 (default: random if it plays, else mean rating 1500)")
+    p.add_argument("--out", "-o", metavar="DIR", help="write report.md, report.json and the PNG plots into DIR")
+    p.add_argument("--no-plots", action="store_true", help="with --out, skip the PNG plots")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument("--list-agents", action="store_true", help="list the agent specs and exit")
+
+
+def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
+    """Run an evaluation from parsed arguments; returns the exit status."""
+    from .base import AgentSpecError, agent_names
+
+    if args.list_agents:
+        for name, help in agent_names().items():
+            print(f"{name:<14} {help}")
+        return 0
+    if not args.agents:
+        print(f"{prog}: error: name the agents with --agents SPEC ... (see --list-agents)", file=sys.stderr)
+        return 2
+    cfg = EvalConfig(agents=args.agents, ruleset=ruleset, games=args.games, seed=args.seed,
+                     workers=args.workers, players=args.players, orders=args.orders,
+                     solo_turns=args.solo_turns, anchor=args.anchor)
+    try:
+        report = evaluate(cfg, progress=not args.quiet)
+    except (AgentSpecError, ValueError) as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    report.print()
+    if args.out:
+        command = " ".join([prog, *(_quote(a) for a in sys.argv[1:])])
+        paths = report.write(args.out, command=command, plots=not args.no_plots)
+        print(f"written: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+def _quote(a: str) -> str:
+    import shlex
+
+    return shlex.quote(a)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from zilch_env.ruleset import RulesetError, parse_overrides
+
+    p = argparse.ArgumentParser(
+        prog="python -m agents.evaluate",
+        description="Seat-balanced tournaments between agents with common random numbers: win rates "
+        "with Wilson intervals, Elo ratings, points per turn against the exact turn optimum; a table, "
+        "Markdown, JSON and PNG plots.",
+        epilog="Example: python -m agents.evaluate --ruleset zonk --agents heuristic greedy random "
+        "--games 2000 --seed 1 --out reports/zonk",
+    )
+    p.add_argument("--ruleset", "-r", default="zonk", help="preset name or TOML file (default: zonk)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a rule by dotted key, e.g. target=20000 or variants.piggyback=true (repeatable)")
+    add_arguments(p)
+    args = p.parse_args(argv)
+    try:
+        rs = load_ruleset(args.ruleset, parse_overrides(args.overrides))
+    except RulesetError as e:
+        print(f"{p.prog}: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        return run_from_args(args, rs, p.prog)
+    except KeyboardInterrupt:
+        print(f"{p.prog}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

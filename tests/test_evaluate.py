@@ -1,0 +1,238 @@
+"""The evaluation module: its statistics on synthetic data with known answers, common random
+numbers, worker-independent results, and the command line end to end."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents import stats
+from agents.evaluate import (EvalConfig, _merge_solo, deal_dice, evaluate, main, seat_orders, seat_rng)
+from zilch_env import GameState, GreedyMover, RandomMover
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics with known answers
+
+
+@pytest.mark.parametrize("k, n, low, high", [
+    # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Table I, method 3
+    # (the Wilson score interval without continuity correction), to the 4 decimals printed there.
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+])
+def test_wilson_known_values(k, n, low, high):
+    lo, hi = stats.wilson(k, n)
+    assert lo == pytest.approx(low, abs=5e-5)
+    assert hi == pytest.approx(high, abs=5e-5)
+
+
+def test_wilson_closed_forms():
+    """0 of n: the upper end is z^2 / (n + z^2); half of n: symmetric about 1/2."""
+    z2 = stats.Z95 ** 2
+    assert stats.wilson(0, 10) == (0.0, pytest.approx(z2 / (10 + z2)))
+    lo, hi = stats.wilson(5, 10)
+    assert lo + hi == pytest.approx(1.0)
+    assert hi - lo == pytest.approx(2 * stats.Z95 / (1 + z2 / 10) * math.sqrt(0.25 / 10 + z2 / 400))
+
+
+def test_wilson_edges_and_errors():
+    assert stats.wilson(0, 0) == (0.0, 1.0)
+    assert stats.wilson(0, 5)[0] == 0.0 and stats.wilson(5, 5)[1] == 1.0
+    with pytest.raises(ValueError):
+        stats.wilson(6, 5)
+
+
+def test_wilson_covers_at_nominal_rate():
+    """Over many binomial samples the 95% interval holds the true p about 95% of the time."""
+    rng = np.random.default_rng(0)
+    p, n = 0.3, 200
+    hits = sum(lo <= p <= hi for lo, hi in (stats.wilson(int(k), n) for k in rng.binomial(n, p, 4000)))
+    assert 0.93 < hits / 4000 < 0.97
+
+
+def test_bradley_terry_recovers_exact_odds():
+    """Results that fit Bradley-Terry exactly: A beats B 3:1, B beats C 3:1, so A beats C 9:1.
+    The MLE gives 400*log10(3) = 190.85 Elo per step."""
+    w = np.array([[0, 750, 900], [250, 0, 750], [100, 250, 0]], float)
+    r = stats.bradley_terry(w, prior_draws=0)
+    step = 400 * math.log10(3)
+    assert r.rating == pytest.approx([1500 + step, 1500, 1500 - step], abs=1e-6)
+    anchored = stats.bradley_terry(w, prior_draws=0, anchor=2)
+    assert anchored.rating == pytest.approx([2 * step, step, 0], abs=1e-6)
+    assert anchored.stderr[2] == 0 and (anchored.stderr[:2] > 0).all()
+
+
+def test_bradley_terry_two_players_and_draws():
+    """Two players: the rating gap is the logit of the score rate; a draw is half a win each."""
+    # 60 wins, 20 draws, 20 losses for the first player: it scores 60 + 20/2 = 70 of 100.
+    w = np.array([[0.0, 60 + 20 / 2], [20 + 20 / 2, 0.0]])
+    r = stats.bradley_terry(w, prior_draws=0)
+    assert r.rating[0] - r.rating[1] == pytest.approx(400 * math.log10(70 / 30), abs=1e-6)
+    # Standard error of a logit from n = 100 games at p = 0.7: 1/sqrt(n p (1-p)) natural units.
+    se_gap = stats.ELO / math.sqrt(100 * 0.7 * 0.3)
+    assert r.stderr[0] == pytest.approx(se_gap / 2, rel=1e-6)  # each rating carries half the gap (mean anchor)
+    assert stats.expected_score(r.rating[0], r.rating[1]) == pytest.approx(0.7)
+
+
+def test_bradley_terry_undefeated_stays_finite():
+    w = np.array([[0, 1000], [0, 0]], float)
+    r = stats.bradley_terry(w)  # one virtual draw
+    assert np.isfinite(r.rating).all()
+    assert r.rating[0] - r.rating[1] == pytest.approx(400 * math.log10(1000.5 / 0.5), abs=1e-6)
+
+
+def test_ratio_mean_plain_clt_and_clusters():
+    x = np.array([0, 300, 600, 0, 450, 250], float)
+    rm = stats.ratio_mean(x, np.ones_like(x))  # one turn per game: the plain CLT interval
+    assert rm.mean == pytest.approx(x.mean())
+    assert rm.stderr == pytest.approx(x.std(ddof=1) / math.sqrt(len(x)))
+    assert rm.low == pytest.approx(x.mean() - stats.Z95 * rm.stderr)
+    # Two games of 3 turns with sums 900 and 700: mean 1600/6; residuals 900-800 and 700-800.
+    rm2 = stats.ratio_mean([900, 700], [3, 3])
+    assert rm2.mean == pytest.approx(1600 / 6)
+    assert rm2.stderr == pytest.approx(math.sqrt(2 * (100 ** 2 + 100 ** 2)) / 6)
+    assert rm2.scaled(2.0).mean == pytest.approx(800 / 6)
+
+
+def test_merge_solo_keeps_exactly_the_first_turns():
+    parts = [{"points": np.array([1, 2, 3, 4, 5]), "turns": np.array([2, 0, 3]), "zilches": np.array([1, 0, 2])},
+             {"points": np.array([6, 7]), "turns": np.array([2]), "zilches": np.array([0])}]
+    m = _merge_solo(parts, 4)
+    assert m["turns"].tolist() == [2, 0, 2]
+    assert m["points"].tolist() == [3, 0, 7]
+    assert m["turn_points"].tolist() == [1, 2, 3, 4]
+
+
+# --------------------------------------------------------------------------------------------
+# Seating and common random numbers
+
+
+def test_seat_orders():
+    assert seat_orders(2) == [(0, 1), (1, 0)] == seat_orders(2, "permutations")
+    assert seat_orders(3) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    assert len(seat_orders(4, "permutations")) == 24
+    with pytest.raises(ValueError, match="rotations"):
+        seat_orders(3, "shuffled")
+
+
+def test_same_deal_same_dice():
+    a = GameState("zonk", 2, seed=deal_dice(7, 3))
+    b = GameState("zonk", 2, seed=deal_dice(7, 3))
+    assert a.roll == b.roll
+    assert seat_rng(7, 3, 0).integers(1 << 30) == seat_rng(7, 3, 0).integers(1 << 30)
+    assert seat_rng(7, 3, 0).integers(1 << 30) != seat_rng(7, 3, 1).integers(1 << 30)
+
+
+@pytest.mark.parametrize("agent", [GreedyMover(350), RandomMover()], ids=["greedy", "random"])
+def test_two_copies_of_one_agent_tie_exactly(agent):
+    """The same dice and the same decision stream per seat: copies win exactly as often as each other,
+    score the same, and every statistic matches."""
+    r = evaluate(agents=[agent, agent], ruleset="zonk", games=60, seed=3, workers=1, solo_turns=0)
+    a, b = r.data["tables"][0]["results"]
+    assert a["agent"] != b["agent"]  # labelled apart: "greedy350" and "greedy350#2"
+    for key in ("wins", "draws", "losses", "mean_score", "points_per_turn", "zilch_rate"):
+        assert a[key] == b[key], key
+    assert a["wins"] + a["draws"] > 0
+    rating = [x["rating"] for x in r.data["ratings"]["agents"]]
+    assert rating[0] == pytest.approx(rating[1])
+
+
+def test_two_copies_tie_at_three_player_tables():
+    """With rotations each copy sits in every seat but always in the same cyclic order relative to
+    the third agent; with all permutations of the seats the copies mirror each other exactly."""
+    r = evaluate(agents=[RandomMover(), GreedyMover(300), RandomMover()], ruleset="zonk", games=30, seed=5,
+                 workers=1, players=3, orders="permutations", solo_turns=0)
+    res = {x["agent"]: x for x in r.data["tables"][0]["results"]}
+    assert r.data["tables"][0]["games"] == 30
+    assert res["random"]["wins"] == res["random#2"]["wins"]
+    assert res["random"]["mean_score"] == res["random#2"]["mean_score"]
+
+
+# --------------------------------------------------------------------------------------------
+# Workers
+
+
+def test_results_identical_with_one_and_two_workers():
+    kw = dict(agents=[GreedyMover(300), GreedyMover(600), RandomMover()], ruleset="zonk", games=80, seed=11,
+              solo_turns=300)
+    one = evaluate(workers=1, **kw)
+    two = evaluate(workers=2, **kw)
+    assert json.dumps(one.results(), sort_keys=True) == json.dumps(two.results(), sort_keys=True)
+    assert one.data["timing"]["workers"] == 1 and two.data["timing"]["workers"] == 2
+    other = evaluate(workers=1, **{**kw, "seed": 12})
+    assert json.dumps(other.results(), sort_keys=True) != json.dumps(one.results(), sort_keys=True)
+
+
+def test_games_round_up_to_whole_deals_and_counts_add_up():
+    r = evaluate(agents=[GreedyMover(300), RandomMover()], ruleset="zonk", games=7, seed=0, workers=1, solo_turns=0)
+    t = r.data["tables"][0]
+    assert t["deals"] == 4 and t["games"] == 8
+    for x in t["results"]:
+        assert x["wins"] + x["draws"] + x["losses"] == 8
+    assert sum(t["seat_score_share"]) == pytest.approx(1.0)
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match="players"):
+        evaluate(agents=[GreedyMover(), RandomMover()], players=1, workers=1)
+    with pytest.raises(ValueError, match="at least 3 agents"):
+        evaluate(agents=[GreedyMover(), RandomMover()], players=3, workers=1)
+    with pytest.raises(ValueError, match="games"):
+        evaluate(agents=[GreedyMover(), RandomMover()], games=0, workers=1)
+    from agents.base import AgentSpecError
+
+    with pytest.raises(AgentSpecError, match="no-such-agent"):
+        evaluate(agents=["no-such-agent", RandomMover()], games=2, workers=1)
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+
+
+def test_cli_end_to_end(tmp_path, capsys):
+    from zilch_env.ruleset import RulesetError  # noqa: F401  (the CLI reports these as errors)
+
+    out = tmp_path / "rep"
+    specs = _baseline_specs()
+    rc = main(["--ruleset", "zonk", "--set", "target=3000", "--agents", *specs, "--games", "20",
+               "--seed", "2", "--workers", "1", "--solo-turns", "200", "--quiet", "--out", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "win %" in text and "ratings" in text
+    for name in ("report.md", "report.json", "winrate_matrix.png", "score_distributions.png",
+                 "points_per_turn.png"):
+        assert (out / name).stat().st_size > 0, name
+    data = json.loads((out / "report.json").read_text())
+    assert data["ruleset"]["target"] == 3000
+    assert data["tables"][0]["games"] == 20
+    assert (out / "report.md").read_text().count("![") == 3
+
+
+def test_cli_errors(capsys):
+    assert main(["--agents", "nobody", "random", "--quiet", "--workers", "1"]) == 2
+    assert "unknown agent 'nobody'" in capsys.readouterr().err
+    assert main(["--ruleset", "zonk", "--set", "nokey=1", "--agents", "random", "random"]) == 2
+    assert "nokey" in capsys.readouterr().err
+
+
+def test_zilch_eval_subcommand(tmp_path, capsys):
+    from zilch_cli import main as zilch_main
+
+    rc = zilch_main(["eval", "--ruleset", "zonk", "--agents", *_baseline_specs(), "--games", "10",
+                     "--workers", "1", "--solo-turns", "0", "--quiet", "--out", str(tmp_path), "--no-plots"])
+    assert rc == 0
+    assert json.loads((tmp_path / "report.json").read_text())["config"]["solo_turns"] == 0
+
+
+def _baseline_specs() -> list[str]:
+    """Two baseline specs from the agent registry."""
+    from agents.base import agent_names
+
+    names = agent_names()
+    return ["greedy", "random"] if {"greedy", "random"} <= names.keys() else pytest.skip("agents.baselines missing")
