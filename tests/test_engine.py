@@ -119,7 +119,7 @@ def test_illegal_actions_name_the_rule_and_change_nothing():
 
 
 def test_all_scoring_keep_is_forced():
-    g = game("zilch", 2, [[1, 1, 2, 3, 4, 6]])
+    g = game("zilch", 2, [[1, 1, 2, 3, 4, 6], [1, 2, 3]])
     with pytest.raises(IllegalActionError, match="all_scoring"):
         keep(g, [1])
     keep(g, [1, 1, 6])

@@ -22,6 +22,7 @@ The rules themselves are in ``../shared/RULES.md``; each method below says which
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from enum import IntEnum
@@ -89,8 +90,31 @@ def mask_of(roll: Sequence[int], dice: Sequence[int]) -> int:
 # Dice
 
 
+@functools.lru_cache(maxsize=1)
+def sorted_rolls_by_code() -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``[n][code]``: the sorted roll of ``n`` dice whose faces are the base-6 digits of ``code``
+    (0 <= code < 6**n). Equal rolls are the same tuple object."""
+    canon: dict[tuple[int, ...], tuple[int, ...]] = {}
+    out: list[tuple[tuple[int, ...], ...]] = [()]
+    for n in range(1, 7):
+        row = []
+        for code in range(6**n):
+            faces, c = [], code
+            for _ in range(n):
+                faces.append(c % 6 + 1)
+                c //= 6
+            t = tuple(sorted(faces))
+            row.append(canon.setdefault(t, t))
+        out.append(tuple(row))
+    return tuple(out)
+
+
 class RandomDice:
-    """Dice from a seeded ``numpy.random.Generator``, drawn in blocks so a roll costs no generator call."""
+    """Dice from a seeded ``numpy.random.Generator``.
+
+    The generator is drawn in blocks of uniform codes in ``[0, 6**6)``; a roll of ``n`` dice takes one
+    code modulo ``6**n`` (uniform, since ``6**n`` divides ``6**6``) and looks its sorted faces up, so
+    a roll costs no generator call and no sort."""
 
     BLOCK = 4096
 
@@ -98,15 +122,18 @@ class RandomDice:
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._buf: list[int] = []
         self._pos = 0
+        self._by_code = sorted_rolls_by_code()
 
     def roll(self, n: int) -> tuple[int, ...]:
-        if self._pos + n > len(self._buf):
-            self._buf = self.rng.integers(1, 7, size=self.BLOCK).tolist()
+        if self._pos >= len(self._buf):
+            self._buf = self.rng.integers(0, 6**6, size=self.BLOCK).tolist()
             self._pos = 0
-        out = self._buf[self._pos : self._pos + n]
-        self._pos += n
-        out.sort()
-        return tuple(out)
+        code = self._buf[self._pos]
+        self._pos += 1
+        return self._by_code[n][code % _POW6[n]]
+
+
+_POW6 = [6**n for n in range(7)]
 
 
 class DiceExhausted(RuntimeError):
@@ -178,6 +205,7 @@ class GameState:
         "final_queue", "tiebreak_players", "tiebreak_round", "last_result", "offer", "challenged",
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
+        "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice",
     )  # fmt: skip
 
     def __init__(
@@ -200,7 +228,13 @@ class GameState:
         else:
             self.dice_source = ScriptedDice(dice)
         self._table = scoring_table(rs)
+        self._rolls_by_dice = self._table.rolls
         self._pyr = rs.variants.pyramiding
+        # rule constants read on every decision
+        self._entry, self._min_bank = rs.entry_threshold, rs.min_bank
+        self._forced = rs.hot_dice == "forced"
+        self._overcoming = rs.variants.overcoming
+        self._all_scoring = rs.keep == "all_scoring"
         n = num_players
         self.num_players = n
         self.first = first
@@ -240,17 +274,21 @@ class GameState:
 
     def keeps(self) -> tuple[Keep, ...]:
         """The legal keeps of the current roll (points include pyramiding), canonical masks only."""
-        if self.phase != Phase.KEEP:
-            return ()
-        if self._keeps is None:
+        keeps = self._keeps
+        if keeps is None:
+            if self.phase != Phase.KEEP:
+                return ()
             if self._pyr and any(self.frozen):
                 keeps = self._pyramid_keeps()
+                if self._all_scoring and keeps:
+                    keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
+            elif self._all_scoring:
+                best = self.roll_info.best
+                keeps = (best,) if best is not None else ()
             else:
                 keeps = self.roll_info.keeps
-            if self.ruleset.keep == "all_scoring" and keeps:
-                keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
             self._keeps = keeps
-        return self._keeps
+        return keeps
 
     def can_bank(self, total: int, left_after: int) -> bool:
         """Whether a turn total may be banked with ``left_after`` dice not set aside (0 = hot dice)."""
@@ -268,12 +306,18 @@ class GameState:
         if self._legal is None:
             ph = self.phase
             if ph == Phase.KEEP:
+                # can_bank, unrolled: a keep may bank when it lifts the turn total to the bar and,
+                # under forced hot dice, leaves a die to roll
+                bar = self._min_bank if self.on_board[self.current] else self._entry
+                if self._overcoming and self.last_result >= bar:
+                    bar = self.last_result + 1
+                need = bar - self.turn_total
+                no_bank_n = self.dice_left if self._forced else -1
                 out = []
-                total, left = self.turn_total, self.dice_left
                 for k in self.keeps():
                     a = k.mask * 2
                     out.append(a)
-                    if self.can_bank(total + k.points, left - k.n):
+                    if k.points >= need and k.n != no_bank_n:
                         out.append(a + 1)
                 self._legal = out
             elif ph == Phase.CHALLENGE:
@@ -307,7 +351,10 @@ class GameState:
         ph = self.phase
         if ph == Phase.KEEP:
             mask, bank = action >> 1, action & 1
-            keep = next(k for k in self.keeps() if k.mask == mask)
+            if self._pyr:
+                keep = next(k for k in self.keeps() if k.mask == mask)
+            else:
+                keep = self.roll_info.by_mask[mask]
             self._apply_keep(keep)
             if bank:
                 self._end_turn(banked=True)
@@ -437,9 +484,10 @@ class GameState:
             roll = self.dice_source.roll(self.dice_left)
             self.rolls.append(roll)
             self.roll = roll
-            self.roll_info = self._table.rolls[roll]
+            info = self.roll_info = self._rolls_by_dice[roll]
             self.phase = Phase.KEEP
-            if self.keeps():
+            self._keeps = None
+            if info.keeps or (self._pyr and self.keeps()):
                 return
             if self.dice_left == rs.dice and rs.variants.six_dice_zilch_bonus:
                 # Seed 003: all dice rolled and nothing scores: a bonus and a fresh roll instead of a zilch.
