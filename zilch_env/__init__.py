@@ -37,3 +37,15 @@ __all__ = [
     "load_ruleset", "loads_ruleset", "mask_of", "new_game", "play_game", "replay",
     "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]
+
+# Environments (issue 3): the Gymnasium env registered as Zilch-v0, the PettingZoo AEC env, and the
+# observation encoder both share.
+import gymnasium as _gym
+
+from .aec import aec_env
+from .env import ZilchEnv
+from .observation import OBS_SIZE, observe
+
+if "Zilch-v0" not in _gym.registry:
+    _gym.register(id="Zilch-v0", entry_point="zilch_env.env:ZilchEnv")
+__all__ += ["OBS_SIZE", "ZilchEnv", "aec_env", "observe"]

@@ -1,0 +1,229 @@
+"""The PettingZoo environment: every seat of a Zilch game is an agent (AEC, agents take turns).
+
+``zilch_env.aec_env(ruleset="zonk", num_players=2)`` returns the environment wrapped the way
+PettingZoo's classic board games are (illegal moves end the game, out-of-range actions are caught,
+the call order is enforced); :class:`raw_env` is the bare environment. The manual is
+:class:`raw_env`'s docstring.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError
+from .env import RenderModeError, action_int, resolve_ruleset
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
+from .ruleset import Ruleset
+
+__all__ = ["aec_env", "raw_env", "ILLEGAL_REWARD"]
+
+#: The reward of a player whose move was illegal (the game ends; the others get 0), as in
+#: PettingZoo's classic games.
+ILLEGAL_REWARD = -1
+
+
+def aec_env(
+    ruleset: Ruleset | str | Path = "zonk",
+    num_players: int = 2,
+    render_mode: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> AECEnv:
+    """A Zilch game as a PettingZoo AEC environment, wrapped like PettingZoo's classic games.
+
+    An illegal action ends the game with reward -1 for the player who sent it and 0 for the others
+    (``TerminateIllegalWrapper``). See :class:`raw_env` for the game, observations and rewards.
+    """
+    env: AECEnv = raw_env(ruleset, num_players, render_mode, overrides)
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=ILLEGAL_REWARD)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env
+
+
+class raw_env(AECEnv, EzPickle):
+    """
+    # Zilch
+
+    | Creation           | `zilch_env.aec_env(ruleset="zonk", num_players=2)`            |
+    |--------------------|---------------------------------------------------------------|
+    | Actions            | Discrete                                                      |
+    | Parallel API       | No                                                            |
+    | Agents             | `agents = ['player_0', ..., 'player_{N-1}']`, N = 1 to 6       |
+    | Action Shape       | (1,)                                                          |
+    | Action Values      | Discrete(136)                                                 |
+    | Observation Shape  | (151,) plus the action mask (136,)                            |
+    | Observation Values | [0, 5] (see `zilch_env.observation.OBS_LOW` / `OBS_HIGH`)     |
+
+    ## Description
+    Zilch (Farkle, 10000, Zonk) for 1 to 6 players under any ruleset and variants, every seat an
+    agent. Seat *i* is ``player_i``; ``player_0`` begins. The game is the same as in the Gymnasium
+    environment ``Zilch-v0`` (:class:`zilch_env.ZilchEnv`); here no seat is played by a built-in
+    opponent.
+
+    ``agent_selection`` is always the player the rules say is to move. Turns go round the table,
+    except that the final turns after someone reaches the target, and tie-break turns, follow the
+    ruleset's ending; a player moves several times in a row within a turn (each roll is a decision).
+
+    ## Observation Space
+    A dict: ``"observation"`` is :func:`zilch_env.observe` from that player's own seat (its own
+    block first, then the seats after it; 151 float32 values, documented in
+    ``zilch_env.observation``), and ``"action_mask"`` is an int8 vector of the 136 actions, 1 =
+    legal, all zeros for every player except the one to move.
+
+    ## Action Space
+    ``Discrete(136)``: ``mask * 2 + bank`` after a roll (bit *i* keeps the die at sorted position
+    *i*; bank 1 banks, 0 rolls on), 128 roll fresh dice / 129 piggyback (under ``piggyback``),
+    130 no challenge / 131 + k - 1 challenge the opponent *k* seats on (under ``challenge``). Only
+    canonical keeps are legal. See :class:`zilch_env.ZilchEnv` for the full table.
+
+    ## Rewards
+    At the end of the game each player receives its own reward: +1 for a sole winner, -1 for a
+    player who does not win, 0 for the players sharing a draw. 0 on every other step. With the
+    wrapped environment (``aec_env``) an illegal action ends the game with -1 for its sender and 0
+    for everyone else; the raw environment raises ``IllegalActionError``.
+
+    ## Episode End
+    Every agent terminates when the game is over (tie-break turns are bounded, so every game ends);
+    there is no truncation. ``infos[agent]`` then holds ``winners`` and ``scores``.
+
+    ## Arguments
+    - ``ruleset="zonk"``: a preset name, a TOML ruleset path or a ``Ruleset``.
+    - ``num_players=2``: 1 to 6.
+    - ``render_mode=None``: ``"ansi"`` (``render()`` returns text) or ``"human"`` (printed after
+      every step).
+    - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.challenge": True}``.
+
+    The dice come from the environment's generator: ``reset(seed=s)`` replays the same game for the
+    same actions.
+
+    ## Version History
+    - v0: initial version (observation layout 1).
+    """
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "zilch_v0",
+        "is_parallelizable": False,
+        "render_fps": 4,
+    }
+
+    def __init__(
+        self,
+        ruleset: Ruleset | str | Path = "zonk",
+        num_players: int = 2,
+        render_mode: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ):
+        EzPickle.__init__(self, ruleset, num_players, render_mode, overrides)
+        super().__init__()
+        self.ruleset = resolve_ruleset(ruleset, overrides)
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
+            1 <= num_players <= MAX_PLAYERS
+        ):
+            raise ValueError(f"num_players = {num_players!r}: a game has 1 to {MAX_PLAYERS} players")
+        self.num_players = int(num_players)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise RenderModeError(f"render_mode = {render_mode!r}: allowed are None, "
+                                  f"{', '.join(map(repr, self.metadata['render_modes']))}")
+        self.render_mode = render_mode
+        self.obs_version = OBS_VERSION
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self._rng: np.random.Generator | None = None
+        self.state: GameState | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        state = self.state
+        if state is None:
+            raise RuntimeError("call reset() before observe()")
+        if not state.done and state.current == seat:
+            mask = state.legal_mask().astype(np.int8)
+        else:
+            mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        return {"observation": observe(state, seat), "action_mask": mask}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng, _ = seeding.np_random(seed)
+        self.state = GameState(self.ruleset, self.num_players, seed=int(self._rng.integers(2**63)))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0 for a in self.agents}
+        self._cumulative_rewards = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.state.current]
+        self._log: list[str] = []
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        seat = self._seat[agent]
+        a = action_int(action)
+        if a is None or a not in state.legal_actions():
+            raise IllegalActionError(f"{agent}: {state.why_illegal(action if a is None else a)}")
+        self._cumulative_rewards[agent] = 0
+        if self.render_mode is not None:
+            head = f"{agent} rolls {' '.join(map(str, state.roll))}: " if state.roll else f"{agent}: "
+            self._log.append(head + state.describe(a))
+        state.apply(a)
+        for key in self.rewards:
+            self.rewards[key] = 0
+        if state.done:
+            winners = state.winners or ()
+            for q, name in enumerate(self.possible_agents):
+                self.rewards[name] = (0 if len(winners) > 1 else 1) if q in winners else -1
+                self.terminations[name] = True
+                self.infos[name] = {"winners": list(winners), "scores": list(state.scores)}
+            self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
+        else:
+            self.agent_selection = self.possible_agents[state.current]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode; make the environment "
+                                  'with render_mode="ansi" or "human"')
+            return None
+        if self.state is None:
+            text = "(no game yet: call reset())"
+        else:
+            names = [f"player_{q}" for q in range(self.num_players)]
+            text = "\n".join(self._log + [self.state.render(names)])
+            self._log = []
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,442 @@
+"""``Zilch-v0``: the Gymnasium environment. One agent plays one seat of a Zilch game; policies
+passed in play the other seats inside :meth:`ZilchEnv.step`. The full manual is the class docstring.
+"""
+
+from __future__ import annotations
+
+import operator
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
+from .policy import GreedyMover, Policy
+from .ruleset import Ruleset, load_ruleset
+
+__all__ = ["ZilchEnv", "DEFAULT_SCORE_TURNS", "REWARDS", "ILLEGAL_ACTIONS", "RenderModeError"]
+
+#: Agent turns per episode under ``reward="score"`` when ``turns`` is not given.
+DEFAULT_SCORE_TURNS = 10
+REWARDS = ("win", "score")
+ILLEGAL_ACTIONS = ("penalty", "raise")
+
+
+class RenderModeError(ValueError, TypeError):
+    """A render mode the environment does not have. It is also a ``TypeError`` because that is what
+    Stable-Baselines3's ``make_vec_env`` catches to retry without its default
+    ``render_mode="rgb_array"``; so ``make_vec_env("Zilch-v0")`` works."""
+
+
+def resolve_ruleset(ruleset: Ruleset | str | Path, overrides: Mapping[str, Any] | None) -> Ruleset:
+    """A ``Ruleset`` from a preset name, a TOML path or a ``Ruleset``, with dotted-key overrides."""
+    if isinstance(ruleset, Path):
+        ruleset = str(ruleset)
+    if not isinstance(ruleset, (Ruleset, str)):
+        raise TypeError(f"ruleset = {ruleset!r}: give a preset name, the path of a TOML file or a Ruleset")
+    return load_ruleset(ruleset, dict(overrides) if overrides else None)
+
+
+def action_int(action: Any) -> int | None:
+    """The action as a plain int (from an int, a NumPy integer or a one-element integer array), or
+    None when it is not a whole number at all."""
+    if isinstance(action, np.ndarray):
+        if action.size != 1:
+            return None
+        action = action.reshape(()).item()
+    if isinstance(action, bool):
+        return None
+    try:
+        return operator.index(action)
+    except TypeError:
+        return None
+
+
+class ZilchEnv(gym.Env[np.ndarray, np.int64]):
+    """
+    Zilch (also Farkle, 10000, Zonk) is a push-your-luck dice game: roll six dice, set aside scoring
+    dice, then bank the turn total or roll the rest and risk losing it all.
+
+    ## Description
+    The agent plays one seat of a game of 1 to 6 players under a ruleset: one of the presets
+    (``zilch``, ``zilch15k``, ``zilch10k``, ``zilch5k``, ``farkle``, ``farkle-basic``, ``zonk``,
+    ``zonk20k``), a TOML ruleset file, or a :class:`~zilch_env.Ruleset`, with any variant switched on
+    (pyramiding, challenge, overcoming, piggyback, six-dice zilch bonus, zilch penalty). The rules are
+    in ``RULES.md``; the engine (:class:`~zilch_env.GameState`) applies them.
+
+    A turn starts with a roll of all dice. After each roll the player sets aside a *keep* (one or
+    more dice that all score together) and then banks the turn total or rolls the remaining dice
+    (all of them again after *hot dice*). A roll with no scoring die is a *zilch*: the turn ends and
+    its points are lost. Banking needs the entry threshold before a player's first score and the
+    minimum bank afterwards. When a player ends a turn at or above the target, the others play their
+    last turn (or the round is finished, by the ruleset); the highest score wins.
+
+    The other seats are played by opponent policies (any object with ``act(state, legal, rng)``,
+    :class:`~zilch_env.Policy`); they move inside :meth:`step` until it is the agent's decision
+    again or the game is over, so the agent only ever sees its own decisions.
+
+    ## Action Space
+    ``Discrete(136)``, the engine's flat action numbers. Only some are legal at each decision; the
+    mask is ``env.action_masks()`` (what sb3-contrib's ``MaskablePPO`` reads) and
+    ``info["action_mask"]``.
+
+    | action          | meaning                                                                  |
+    |-----------------|--------------------------------------------------------------------------|
+    | 0 .. 127        | after a roll: ``mask * 2 + bank``. Bit *i* of ``mask`` keeps the die at   |
+    |                 | position *i* of the sorted roll (the ``roll_dice`` rows of the            |
+    |                 | observation); ``bank`` 1 banks after keeping, 0 rolls the remaining dice |
+    | 128 ``FRESH``   | turn start under ``piggyback``: roll fresh dice                           |
+    | 129 ``PIGGYBACK``| turn start under ``piggyback``: take over the previous player's banked   |
+    |                 | turn total and remaining dice                                            |
+    | 130 ``NO_CHALLENGE`` | turn start under ``challenge``: no challenge this turn               |
+    | 131 + k - 1     | turn start under ``challenge``: challenge the opponent *k* seats after   |
+    |                 | you (k = 1 .. 5)                                                         |
+
+    Of several keeps with the same dice only the canonical mask (each face's leftmost positions) is
+    legal, so no two legal actions do the same thing. Under ``keep = "all_scoring"`` the one legal
+    keep sets aside every scoring die, and the choice is bank or roll. The mask is never all zero
+    while the agent is to move; it is all zero only in the observation that ends an episode, where
+    no action follows.
+
+    ## Observation Space
+    ``Box(OBS_LOW, OBS_HIGH, (151,), float32)``, built by :func:`zilch_env.observe` (layout version
+    ``OBS_VERSION`` = 1), relative to the agent's seat: its own player block first, then the other
+    seats in the order they play after it, padded to six players with zero blocks. Points are divided
+    by the target (1.0 = the target) and clipped to 4; dice counts are divided by 6; flags are 0/1.
+
+    | field             | size | meaning                                                         |
+    |-------------------|------|-----------------------------------------------------------------|
+    | phase             | 4    | one-hot: challenge decision, piggyback decision, keep, game over |
+    | to_move           | 1    | the agent is to move                                             |
+    | roll_counts       | 6    | dice of the roll showing each face, / 6                          |
+    | roll_dice         | 36   | sorted roll, 6 positions x 6 faces one-hot (keep-mask bit order) |
+    | dice_left         | 1    | dice in the roll (or to roll at turn start), / 6                 |
+    | turn_total        | 1    | turn total so far, / target                                      |
+    | permanent         | 1    | points of this turn that survive a zilch, / target               |
+    | bank_threshold    | 1    | least total the agent may bank (entry threshold or min bank)     |
+    | to_bank           | 1    | what the turn total lacks to reach it                            |
+    | bank_allowed      | 1    | some legal action banks now                                      |
+    | last_result       | 1    | the previous turn's recorded points (the overcoming bar)         |
+    | to_overcome       | 1    | under overcoming: what the turn total lacks to beat it           |
+    | offer             | 3    | piggyback offer: present, its turn total, its dice / 6           |
+    | frozen            | 6    | pyramiding: dice of each face set aside in this pass, / 6        |
+    | final_round       | 1    | the target was reached; last turns are being played              |
+    | final_turns_left  | 1    | turns left in the final (or tie-break) round, / 6                |
+    | tiebreak          | 1    | tie-break turns are being played                                 |
+    | tiebreak_round    | 1    | tie-break rounds so far, / 10                                    |
+    | lead              | 1    | own score minus the best other score, in [-4, 4]                 |
+    | deficit           | 1    | points still needed (with the turn total) to equal the best      |
+    | challenge_options | 3    | may challenge below 5000, at or above 5000; score >= 5000        |
+    | players           | 60   | 6 blocks of: present, score, on_board, zilch_streak, to_move,    |
+    |                   |      | final_pending, challenged, challenges_used / 2, tiebreak, started|
+    | rules             | 18   | the ruleset's numbers and switches (so one network serves many)  |
+
+    ``zilch_env.observation`` documents every field in full; ``zilch_env.observation.LAYOUT`` lists
+    them with their slices and bounds, and ``field_values(obs)`` splits an observation by name.
+
+    ## Rewards
+    - ``reward="win"`` (default): at the end of the game +1 if the agent wins alone, -1 if it does
+      not win, 0 for a draw it shares (with any number of players); 0 on every other step.
+    - ``reward="score"``: after each of the agent's turns, the change that turn made to its score:
+      the points it recorded (0 after a zilch, a permanent straight's points survive), minus any
+      penalty (zilch penalty, a lost challenge), and minus nothing that opponents do to it (being
+      challenged is their turn). Expected-score training.
+    - An illegal action (see Episode End) under ``illegal_action="penalty"``: -1 with ``"win"``,
+      minus the target with ``"score"`` (more than a player banks in a usual episode).
+
+    ## Starting State
+    A new game: all scores 0, no one on the board (unless the entry threshold is 0). Seat 0 begins.
+    The agent's seat is drawn uniformly at each reset (or fixed by ``seat``), so it plays first as
+    often as later. Opponents seated before the agent play their turns during :meth:`reset`; the
+    first observation is the agent's first decision.
+
+    ## Episode End
+    - Termination: the game is over (``info["winners"]`` names the winners).
+    - Termination: the agent sent an illegal action under ``illegal_action="penalty"``; the game is
+      left as it was and ``info["illegal_action"]`` is True, ``info["illegal_reason"]`` names the
+      rule. With ``illegal_action="raise"`` an :class:`~zilch_env.IllegalActionError` is raised instead.
+    - Truncation: the agent has played ``turns`` turns (under ``reward="score"`` by default
+      10, ``DEFAULT_SCORE_TURNS``; under ``"win"`` only when ``turns`` is given). The returned
+      observation is then the agent's next decision, so a value function can bootstrap from it.
+
+    ## Information
+    ``reset`` and ``step`` return a dict with:
+    - ``action_mask``: int8 vector of the 136 actions, 1 = legal (the same as ``action_masks()``).
+    - ``seat``: the agent's seat (0 = plays first).
+    - ``scores``: every seat's score, by seat.
+    - ``turn_total``: the turn total of the player to move.
+    - ``turn_points``: what the agent's turns that ended during this step added to its score (the
+      ``"score"`` reward, reported under either reward).
+    - ``agent_turns``: the agent's completed turns so far.
+    - ``illegal_action``: whether this step's action was illegal (then also ``illegal_reason``).
+    When the game is over, also ``winners`` (seats sharing the win), ``final_scores`` and
+    ``is_success`` (the agent won alone; Stable-Baselines3 logs its rate).
+
+    ## Arguments
+    ```python
+    import gymnasium as gym
+    import zilch_env
+    env = gym.make("Zilch-v0", ruleset="zonk", num_players=2)
+    ```
+    - ``ruleset="zonk"``: a preset name, the path of a TOML ruleset file, or a ``Ruleset``.
+    - ``num_players=2``: 1 to 6.
+    - ``opponents=None``: the policies of the other seats: one object for all, or a list of
+      ``num_players - 1``, the first playing the seat right after the agent's, the next the seat
+      after that, and so on. Default: ``zilch_env.GreedyMover()`` (keeps the most points, banks
+      from 300). Their ``rng`` argument is the environment's ``np_random``.
+    - ``seat=None``: the agent's seat; None draws it at every reset.
+    - ``reward="win"``: ``"win"`` or ``"score"`` (see Rewards).
+    - ``turns=None``: agent turns per episode (see Episode End).
+    - ``illegal_action="penalty"``: ``"penalty"`` or ``"raise"``.
+    - ``render_mode=None``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed
+      after every reset and step): the moves since the last observation, the scores, the roll and
+      the turn total.
+    - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.piggyback": True}``.
+
+    All randomness (the dice, the agent's seat, opponents' choices) comes from ``self.np_random``,
+    so ``reset(seed=s)`` gives the same episode for the same actions.
+
+    ## Version History
+    - v0: initial version (observation layout 1).
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        ruleset: Ruleset | str | Path = "zonk",
+        num_players: int = 2,
+        opponents: Policy | Sequence[Policy] | None = None,
+        seat: int | None = None,
+        reward: str = "win",
+        turns: int | None = None,
+        illegal_action: str = "penalty",
+        render_mode: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ):
+        self.ruleset = resolve_ruleset(ruleset, overrides)
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
+            1 <= num_players <= MAX_PLAYERS
+        ):
+            raise ValueError(f"num_players = {num_players!r}: a game has 1 to {MAX_PLAYERS} players")
+        self.num_players = n = int(num_players)
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < n):
+            raise ValueError(f"seat = {seat!r}: None (drawn at each reset) or a seat from 0 to {n - 1}")
+        self.fixed_seat = None if seat is None else int(seat)
+        if reward not in REWARDS:
+            raise ValueError(f"reward = {reward!r}: allowed are {', '.join(map(repr, REWARDS))}")
+        self.reward_mode = reward
+        if turns is not None and (isinstance(turns, bool) or not isinstance(turns, (int, np.integer))
+                                  or turns < 1):
+            raise ValueError(f"turns = {turns!r}: None or a whole number of agent turns, 1 or more")
+        self.turns = int(turns) if turns is not None else (DEFAULT_SCORE_TURNS if reward == "score" else None)
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action = {illegal_action!r}: allowed are "
+                             f"{', '.join(map(repr, ILLEGAL_ACTIONS))}")
+        self.illegal_action = illegal_action
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise RenderModeError(f"render_mode = {render_mode!r}: allowed are None, "
+                                  f"{', '.join(map(repr, self.metadata['render_modes']))}")
+        self.render_mode = render_mode
+        self.opponents = self._check_opponents(opponents, n)
+        self.illegal_reward = -1.0 if reward == "win" else -float(self.ruleset.target)
+
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.obs_version = OBS_VERSION
+
+        self.state: GameState | None = None
+        self.seat = 0
+        self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        self._over = True
+        self._own_score = 0
+        self._agent_turns = 0
+        self._n_turns = 0
+        self._log: list[str] = []
+
+    @staticmethod
+    def _check_opponents(opponents: Any, n: int) -> list[Policy]:
+        if opponents is None:
+            return [GreedyMover()] * (n - 1)
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) != n - 1:
+                raise ValueError(f"opponents: {len(opponents)} given, but a game of {n} players has "
+                                 f"{n - 1} other seats (give one policy for all, or a list of {n - 1})")
+            out = list(opponents)
+        else:
+            out = [opponents] * (n - 1)
+        for i, o in enumerate(out):
+            if not callable(getattr(o, "act", None)):
+                raise TypeError(f"opponents[{i}] = {o!r} is not a policy: it needs a method "
+                                f"act(state, legal, rng) -> action (see zilch_env.Policy)")
+        return out
+
+    # ------------------------------------------------------------------ the Gymnasium API
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.num_players
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
+        self.state = GameState(self.ruleset, n, seed=int(rng.integers(2**63)))
+        self._over = False
+        self._own_score = 0
+        self._agent_turns = 0
+        self._log = []
+        self._n_turns = 0
+        self._play_opponents()
+        turn_points = self._take_turns()
+        obs, info = self._observation(turn_points, illegal=False)
+        if self.render_mode == "human":
+            self.render()
+        return obs, info
+
+    def step(self, action: Any):
+        if self.state is None or self._over:
+            raise RuntimeError("the episode is over (or was never started): call reset() first")
+        state = self.state
+        a = action_int(action)
+        legal = state.legal_actions()
+        if a is None or a not in legal:
+            reason = state.why_illegal(action if a is None else a)
+            if self.illegal_action == "raise":
+                raise IllegalActionError(reason)
+            self._over = True
+            obs, info = self._observation(0, illegal=True)
+            info["illegal_reason"] = reason
+            if self.render_mode is not None:
+                self._log.append(f"illegal action {action!r}: {reason}")
+                if self.render_mode == "human":
+                    self.render()
+            return obs, self.illegal_reward, True, False, info
+        self._log = []
+        self._apply(a)
+        self._play_opponents()
+        turn_points = self._take_turns()
+        terminated = state.done
+        truncated = (not terminated and self.turns is not None and self._agent_turns >= self.turns)
+        self._over = terminated or truncated
+        if self.reward_mode == "score":
+            reward = float(turn_points)
+        elif terminated:
+            winners = state.winners or ()
+            reward = 0.0 if (self.seat in winners and len(winners) > 1) else (1.0 if self.seat in winners else -1.0)
+        else:
+            reward = 0.0
+        obs, info = self._observation(turn_points, illegal=False)
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now as a bool vector of 136 (what sb3-contrib's MaskablePPO reads)."""
+        return self._mask.copy()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; make the environment with "
+                            'render_mode="ansi" or "human"')
+            return None
+        text = self._render_text()
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    # ------------------------------------------------------------------ the game around the agent
+
+    def _apply(self, action: int) -> None:
+        """Apply a move of the player to move, noting it for ``render`` when rendering."""
+        state = self.state
+        if self.render_mode is not None:
+            p = state.current
+            who = self._names()[p]
+            head = f"{who} rolls {' '.join(map(str, state.roll))}: " if state.roll else f"{who}: "
+            self._log.append(head + state.describe(action))
+        state.apply(action)
+
+    def _play_opponents(self) -> None:
+        """Opponents move until it is the agent's decision or the game is over."""
+        state, rng = self.state, self.np_random
+        seat = self.seat
+        while not state.done and state.current != seat:
+            p = state.current
+            policy = self.opponents[(p - seat) % self.num_players - 1]
+            legal = state.legal_actions()
+            a = action_int(policy.act(state, legal, rng))
+            if a is None or a not in legal:
+                raise IllegalActionError(
+                    f"opponent {getattr(policy, 'name', policy)!r} (seat {p}) chose an illegal action: "
+                    f"{state.why_illegal(a)}")
+            self._apply(a)
+
+    def _take_turns(self) -> int:
+        """Read the turns completed since the last call: count the agent's turns and return what they
+        added to its score. The agent's score changes in its own turns (recorded in the turn's entry)
+        and when an opponent banks while challenging it (subtracted here, not counted as its points)."""
+        state, seat = self.state, self.seat
+        gained = 0
+        turns = state.turns
+        for t in turns[self._n_turns :]:
+            if t["player"] == seat:
+                gained += t["score"] - self._own_score
+                self._own_score = t["score"]
+                self._agent_turns += 1
+            elif t["banked"] and t["challenged"] == seat:
+                self._own_score = max(0, self._own_score - t["turn_total"])
+            if self.render_mode is not None:
+                self._log.append(self._turn_line(t))
+        self._n_turns = len(turns)
+        assert self._own_score == state.scores[seat], "the agent's score bookkeeping went wrong"
+        return gained
+
+    def _observation(self, turn_points: int, illegal: bool) -> tuple[np.ndarray, dict[str, Any]]:
+        state = self.state
+        if self._over and not illegal:
+            self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        else:
+            self._mask = state.legal_mask()
+        info: dict[str, Any] = {
+            "action_mask": self._mask.astype(np.int8),
+            "seat": self.seat,
+            "scores": list(state.scores),
+            "turn_total": state.turn_total,
+            "turn_points": turn_points,
+            "agent_turns": self._agent_turns,
+            "illegal_action": illegal,
+        }
+        if state.done:
+            winners = state.winners or ()
+            info["winners"] = list(winners)
+            info["final_scores"] = list(state.scores)
+            info["is_success"] = winners == (self.seat,)
+        return observe(state, self.seat), info
+
+    # ------------------------------------------------------------------ text
+
+    def _names(self) -> list[str]:
+        return [f"P{q + 1}" + (" (you)" if q == self.seat else "") for q in range(self.num_players)]
+
+    def _turn_line(self, t: dict[str, Any]) -> str:
+        who = self._names()[t["player"]]
+        if t["banked"]:
+            what = f"banks {t['turn_total']}" + ("" if t["recorded"] else " (below the entry threshold)")
+        else:
+            what = "zilch" + (f", keeps {t['recorded']} permanent" if t["recorded"] else "")
+        extra = f" [{t['penalty']}]" if t["penalty"] else ""
+        return f"{who} {what}{extra} -> {t['score']}"
+
+    def _render_text(self) -> str:
+        if self.state is None:
+            return "(no game yet: call reset())"
+        lines = list(self._log)
+        lines.append(self.state.render(self._names()))
+        if not self.state.done and self.state.current == self.seat and not self._over:
+            legal = self.state.legal_actions()
+            lines.append("Legal: " + "; ".join(f"{a} = {self.state.describe(a)}" for a in legal))
+        return "\n".join(lines)
+
