@@ -1,0 +1,381 @@
+"""The web game's server: a JSON API over :class:`~zilch_web.table.Table` and the phone pages.
+
+The server owns every game. A client only ever sends an action for the seat to move, with the
+version of the game it saw; the engine checks it and the server then plays the computer players'
+moves (seeded, so the same game plays out the same way) before answering with the events and the
+new position. Games are rows of SQLite (:class:`~zilch_web.store.GameStore`) and survive a restart.
+
+API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx status):
+
+====================================  =====================================================
+``GET  /api/setup``                   presets, variant toggles and computer players offered
+``POST /api/games``                   new game ``{ruleset, set, players, seed?}`` -> 201
+``GET  /api/games/{id}``              the game as its players see it (``log=all`` for every event)
+``POST /api/games/{id}/moves``        ``{version, seat, action}`` or ``{version, seat, keep, bank}``
+``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
+``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
+``GET  /api/games/{id}/record``       the engine's game record (replays with ``zilch_env.replay``)
+``GET  /rules/{preset}``, ``/g/{id}/rules``   the rules page, written from the ruleset
+``GET  /``, ``/g/{id}``               the pages (plain HTML, CSS and a little JavaScript)
+====================================  =====================================================
+
+Status codes: 404 unknown game; 409 the game moved on (``stale_version``: a replayed or
+out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
+malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
+(``illegal_action``, with the engine's sentence naming the rule).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError, keep_action, load_ruleset, mask_of
+from zilch_env.ruleset import ruleset_to_toml
+from zilch_env.text import rules_summary
+
+from .store import GameStore, StaleVersionError
+from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError
+
+STATIC = Path(__file__).with_name("static")
+
+#: Computer players offered by default, if their agents are registered (``zilch serve --cpu`` changes it).
+DEFAULT_CPUS = ("heuristic", "greedy", "optimal-turn", "random")
+
+#: Events sent with a game view unless the client asks for all of them.
+LOG_TAIL = 60
+
+#: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
+TOGGLES = [
+    ("variants.piggyback", True, False, "Piggyback",
+     "After a bank, the next player may play on from that turn total and the dice left."),
+    ("variants.challenge", True, False, "Challenges",
+     "Twice a game a player on the board may challenge another: banked points are taken from them."),
+    ("variants.overcoming", True, False, "Overcoming", "To bank, beat the previous player's last turn."),
+    ("variants.pyramiding", True, False, "Pyramiding",
+     "New dice may join dice of the same face kept earlier in this pass to make a bigger group."),
+    ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
+     "Six dice and no score: 500 points and a fresh roll instead of a zilch."),
+    ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
+     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches cost 500",
+     "Three zilches in a row (once on the board) cost 500 points."),
+]
+
+
+class ApiError(Exception):
+    """A request the game refuses: HTTP status, a short machine code and a sentence for people."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any):
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.extra = status, code, detail, extra
+
+
+# -------------------------------------------------------------------------------- request bodies
+
+
+class PlayerIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: StrictStr = Field("", max_length=200, description="the player's name; may be empty for a computer player")
+    cpu: StrictStr | None = Field(None, max_length=200, description="agent spec of a computer player; null for a human")
+
+
+class NewGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ruleset: StrictStr = Field("zonk", description="a preset name")
+    set: dict[str, Any] = Field(default_factory=dict, description="rule overrides by dotted key, e.g. {\"target\": 1000}")
+    players: list[PlayerIn] = Field(..., min_length=1, max_length=6)
+    seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
+
+
+class MoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: StrictInt = Field(..., description="the game's version the move was chosen at")
+    seat: StrictInt = Field(..., description="the seat making the move")
+    action: StrictInt | None = Field(None, description="an action number (0..135), or use keep and bank")
+    keep: list[StrictInt] | None = Field(None, max_length=6, description="faces to keep from the current roll")
+    bank: StrictBool = Field(False, description="with keep: bank after keeping (else roll on)")
+
+
+# -------------------------------------------------------------------------------- the app
+
+
+def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None) -> FastAPI:
+    """The web game as an ASGI app, storing games in the SQLite file ``db``.
+
+    ``cpu_specs`` are the agent specs players may pick as computer opponents (default: those of
+    :data:`DEFAULT_CPUS` that are registered). Only these are accepted from clients, so a request
+    can never make the server load an arbitrary file as a policy.
+    """
+    from agents.base import agent_names
+
+    store = GameStore(db)
+    if cpu_specs is None:
+        known = agent_names()
+        cpu_specs = [s for s in DEFAULT_CPUS if s in known]
+    helps = agent_names()
+    offered = [{"spec": s, "help": helps.get(s.partition(":")[0], "")} for s in cpu_specs]
+    default_cpu = DEFAULT_CPU if DEFAULT_CPU in cpu_specs else (cpu_specs[0] if cpu_specs else None)
+
+    app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    app.state.store = store
+    app.state.cpu_specs = list(cpu_specs)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    # ---------------------------------------------------------------- errors
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for e in exc.errors():
+            where = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
+            parts.append(f"{where}: {e.get('msg', 'invalid')}")
+        return JSONResponse({"error": "malformed_request", "detail": "; ".join(parts) or "malformed request",
+                             "errors": [{"loc": list(e.get("loc", ())), "msg": e.get("msg")} for e in exc.errors()]},
+                            status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse({"error": code, "detail": str(exc.detail)}, status_code=exc.status_code)
+
+    def load(game_id: str) -> Table:
+        table = store.load(game_id)
+        if table is None:
+            raise ApiError(404, "unknown_game", f"there is no game {game_id!r} (games are found by their full link)")
+        return table
+
+    # ---------------------------------------------------------------- setup and new games
+
+    @app.get("/api/setup")
+    def setup() -> dict[str, Any]:
+        presets = []
+        for name in PRESETS:
+            rs = load_ruleset(name)
+            presets.append({"name": name, "target": rs.target, "summary": rules_summary(rs).split("\n")[0],
+                            "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
+                            "variants": {k: _get_key(rs, k) == on for k, on, *_ in TOGGLES}})
+        return {"presets": presets, "default_preset": "zonk",
+                "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h} for k, on, off, lab, h in TOGGLES],
+                "cpus": offered, "default_cpu": default_cpu}
+
+    @app.post("/api/games", status_code=201)
+    def new_game(body: NewGame) -> dict[str, Any]:
+        if body.ruleset not in PRESETS:
+            raise ApiError(422, "bad_ruleset", f"ruleset {body.ruleset!r} is not a preset; choose one of "
+                           f"{', '.join(PRESETS)} and change rules with 'set'")
+        try:
+            rs = load_ruleset(body.ruleset, body.set or None)
+        except RulesetError as e:
+            raise ApiError(422, "bad_ruleset", str(e)) from None
+        seats = []
+        for i, pl in enumerate(body.players):
+            if pl.cpu is not None and pl.cpu not in cpu_specs:
+                allowed = ", ".join(cpu_specs) or "none on this server"
+                raise ApiError(422, "bad_player", f"player {i + 1}: computer player {pl.cpu!r} is not offered "
+                               f"here; choose one of: {allowed}")
+            seats.append(Seat(pl.name, pl.cpu))
+        if all(s.is_cpu for s in seats):
+            raise ApiError(422, "bad_player", "a game needs at least one human player")
+        try:
+            table = Table(rs, seats, seed=body.seed)
+        except TableError as e:
+            raise ApiError(422, "bad_player", str(e)) from None
+        table.play_cpu()
+        gid = store.create(table)
+        return {"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}
+
+    # ---------------------------------------------------------------- playing
+
+    @app.get("/api/games/{game_id}")
+    def get_game(game_id: str, log: str = Query("tail", pattern="^(tail|all)$")) -> dict[str, Any]:
+        table = load(game_id)
+        return view(game_id, table, all_events=log == "all")
+
+    @app.post("/api/games/{game_id}/moves")
+    def move(game_id: str, body: MoveIn) -> dict[str, Any]:
+        with store.lock(game_id):
+            table = load(game_id)
+            g = table.state
+            if body.version != table.version:
+                raise ApiError(409, "stale_version",
+                               f"this move was chosen at version {body.version}, but the game is at version "
+                               f"{table.version}: it was already played or the game moved on; reload the game",
+                               version=table.version)
+            if g.done:
+                raise ApiError(409, "game_over", "the game is over: it accepts no move")
+            n = g.num_players
+            if not 0 <= body.seat < n:
+                raise ApiError(422, "bad_seat", f"seat {body.seat} does not exist: this game has seats 0 to {n - 1}")
+            if body.seat != g.current:
+                raise ApiError(409, "not_your_turn",
+                               f"it is {table.names[g.current]}'s turn (seat {g.current}), not "
+                               f"{table.names[body.seat]}'s (seat {body.seat})")
+            if table.seats[g.current].is_cpu:  # pragma: no cover - the server never stops on a computer's turn
+                raise ApiError(409, "not_your_turn", f"seat {g.current} is a computer player")
+            action = _action_of(body, table)
+            before = table.version
+            try:
+                events = table.apply(action)
+            except IllegalActionError as e:
+                raise ApiError(422, "illegal_action", str(e)) from None
+            events += table.play_cpu()
+            try:
+                store.save(game_id, table, before)
+            except StaleVersionError:
+                raise ApiError(409, "stale_version", "the game moved on while this move was made; reload the game") from None
+            return {"events": events, "game": view(game_id, table)}
+
+    @app.post("/api/games/{game_id}/rematch", status_code=201)
+    def rematch(game_id: str) -> dict[str, Any]:
+        """A new game with the same rules and players once this one is over; the winner begins
+        (seed 004), and after a draw the tied player who played earliest."""
+        old = load(game_id)
+        g = old.state
+        if not g.done:
+            raise ApiError(409, "game_not_over", "the game is still being played: finish it before a rematch")
+        first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
+        table = Table(old.ruleset, old.seats, first=first)
+        table.play_cpu()
+        gid = store.create(table)
+        return {"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}
+
+    @app.get("/api/games/{game_id}/hint")
+    def hint(game_id: str) -> dict[str, Any]:
+        from .hints import HintUnavailable, hint_for
+
+        table = load(game_id)
+        if table.done:
+            raise ApiError(409, "game_over", "the game is over: there is nothing to advise")
+        try:
+            return {"version": table.version, **hint_for(table)}
+        except HintUnavailable as e:
+            raise ApiError(409, "no_hint", str(e)) from None
+
+    @app.get("/api/games/{game_id}/record")
+    def record(game_id: str) -> dict[str, Any]:
+        return load(game_id).state.to_record()
+
+    def view(game_id: str, table: Table, all_events: bool = False) -> dict[str, Any]:
+        g = table.state
+        events = table.events if all_events else table.events[-LOG_TAIL:]
+        return {
+            "id": game_id,
+            "version": table.version,
+            "status": "over" if g.done else "playing",
+            "ruleset": table.ruleset.to_dict(),
+            "players": [{"seat": q, "name": s.name, "cpu": s.cpu, "score": g.scores[q], "on_board": g.on_board[q],
+                         "zilch_streak": g.zilch_streak[q]} for q, s in enumerate(table.seats)],
+            "humans": table.humans,
+            "current": None if g.done else g.current,
+            "phase": PHASE_NAMES[g.phase],
+            "human_to_move": table.human_to_move(),
+            "roll": list(g.roll),
+            "dice_left": g.dice_left,
+            "turn_total": g.turn_total,
+            "permanent": g.permanent,
+            "bank_threshold": None if g.done else g.bank_threshold(),
+            "keeps": table.keep_options(),
+            "choices": table.choices(),
+            "notes": table.notes(),
+            "final_queue": g.final_queue,
+            "tiebreak_players": list(g.tiebreak_players) if g.tiebreak_players else None,
+            "winners": list(g.winners) if g.winners else None,
+            "standings": table.standings(),
+            "turns": len(g.turns),
+            "log": events,
+            "log_total": len(table.events),
+            # The seed decides the dice: it is told only once the game is over.
+            "seed": table.seed if g.done else None,
+        }
+
+    # ---------------------------------------------------------------- pages
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/g/{game_id}", include_in_schema=False)
+    def game_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/rules/{preset}", include_in_schema=False, response_class=HTMLResponse)
+    def rules_page(preset: str, request: Request) -> HTMLResponse:
+        if preset not in PRESETS:
+            return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
+                                      f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
+        overrides = {k[4:]: _parse(v) for k, v in request.query_params.items() if k.startswith("set.")}
+        try:
+            rs = load_ruleset(preset, overrides or None)
+        except RulesetError as e:
+            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(str(e))}</p>"), status_code=422)
+        return HTMLResponse(_rules_html(rs, back="/"))
+
+    @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
+    def game_rules_page(game_id: str) -> HTMLResponse:
+        table = store.load(game_id)
+        if table is None:
+            return HTMLResponse(_page("Unknown game", "<p>There is no such game.</p><p><a href='/'>New game</a></p>"),
+                                status_code=404)
+        return HTMLResponse(_rules_html(table.ruleset, back=f"/g/{game_id}"))
+
+    return app
+
+
+def _action_of(body: MoveIn, table: Table) -> int:
+    """The action number a move names: ``action`` itself, or ``keep`` (faces) with ``bank``."""
+    g = table.state
+    if (body.action is None) == (body.keep is None):
+        raise ApiError(422, "malformed_request", "give either 'action' (a number) or 'keep' (the faces to keep) "
+                       "with 'bank', not both and not neither")
+    if body.action is not None:
+        return body.action
+    if g.phase != Phase.KEEP:
+        raise ApiError(422, "illegal_action", f"there is no roll to keep from: {table.names[g.current]} first "
+                       f"decides {', '.join(c['label'] for c in table.choices())}")
+    try:
+        return keep_action(mask_of(g.roll, body.keep or []), body.bank)
+    except ValueError as e:
+        raise ApiError(422, "illegal_action", str(e)) from None
+
+
+def _get_key(rs: Ruleset, dotted: str) -> Any:
+    node: Any = rs.to_dict()
+    for part in dotted.split("."):
+        node = node[part]
+    return node
+
+
+def _parse(text: str) -> Any:
+    from zilch_env.ruleset import parse_override_value
+
+    return parse_override_value(text)
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/style.css'></head>"
+            f"<body><main class='page'>{body}</main></body></html>")
+
+
+def _rules_html(rs: Ruleset, back: str) -> str:
+    """The rules page: :func:`~zilch_env.text.rules_summary` as a list, and the full ruleset file."""
+    lines = rules_summary(rs).split("\n")
+    items = "".join(f"<li>{html.escape(x)}</li>" for x in lines[1:])
+    return _page(f"Rules: {rs.name}", (
+        f"<p><a class='back' href='{html.escape(back)}'>← Back</a></p>"
+        f"<h1>Rules: {html.escape(rs.name)}</h1><p class='lead'>{html.escape(lines[0])}</p>"
+        f"<ul class='rules'>{items}</ul>"
+        f"<details><summary>The ruleset file</summary><pre>{html.escape(ruleset_to_toml(rs))}</pre></details>"))

@@ -1,0 +1,108 @@
+"""Hints: the best move of the player to move by the exact turn solver, with expected values.
+
+:func:`agents.solver.solve_turn` solves a turn exactly: for each roll, turn total and dice left it
+gives every keep, then bank or roll, with the points the turn is expected to record from there on
+when played perfectly afterwards. That is what "best" means here: the most points this turn (and,
+under a ``subtract`` zilch-streak penalty, the most points per turn in the long run, the streak's
+future cost included). It does not look at the scores, so near the end of a game, when only
+winning counts, a bolder or safer move can be right; the hint says so once the last turns begin.
+
+The same hint serves the terminal game's ``?`` and the web game's hint button.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase
+
+from .table import Table
+
+
+class HintUnavailable(RuntimeError):
+    """No hint for this position (the solver does not cover these rules, or nothing to decide)."""
+
+
+def _policy(table: Table) -> Any:
+    """The solved turn for the player to move: their board status, the bar of ``overcoming``, and
+    their zilch streak (as the ``optimal-turn`` agent plays)."""
+    try:
+        from agents.solver import UnsupportedRuleError, solve_turn
+    except ImportError as e:  # pragma: no cover - the solver ships with the package
+        raise HintUnavailable(f"the exact turn solver is not installed ({e})") from None
+    g, rs = table.state, table.ruleset
+    me = g.current
+    on = g.on_board[me]
+    thr = None
+    if rs.variants.overcoming:
+        thr = max(g.last_result + 1, rs.min_bank if on else rs.entry_threshold)
+    try:
+        sol = solve_turn(rs, on, thr)
+    except UnsupportedRuleError as e:
+        raise HintUnavailable(f"no hint under these rules: {e}") from None
+    streak = g.zilch_streak[me] if on else None
+    return sol, sol.policy_for(streak), bool(on and rs.variants.zilch_penalty.count and len(sol.streak_policies) > 1)
+
+
+def _fmt(v: float) -> str:
+    return f"{v:,.1f}"
+
+
+def hint_for(table: Table) -> dict[str, Any]:
+    """The best move for the player to move, and every choice with its expected value.
+
+    Returns ``{"phase", "best": action, "best_label", "best_keep": faces or None, "options":
+    [{"action", "label", "value", "value_text"}] best first, "explain"}``; ``value`` is the expected
+    points the turn records from this decision on (the turn total so far included).
+    """
+    g, rs = table.state, table.ruleset
+    if g.done:
+        raise HintUnavailable("the game is over")
+    sol, pol, streaky = _policy(table)
+    notes = []
+    if streaky:
+        notes.append("Values count the future cost of the zilch streak penalty.")
+    if g.final_queue is not None or g.tiebreak_players is not None:
+        notes.append("Last turns: the solver maximises this turn's points and ignores the scores; "
+                     "only winning counts now, so weigh what you need.")
+    options: list[dict[str, Any]] = []
+    best_keep = None
+    if g.phase == Phase.KEEP:
+        legal = set(g.legal_actions())
+        advice = pol.decide(g.roll, g.turn_total, g.permanent)
+        for ch in advice.choices:
+            if ch.action in legal:
+                options.append({"action": ch.action, "label": g.describe(ch.action), "value": ch.value,
+                                "value_text": f"expect {_fmt(ch.value)} points",
+                                "keep": list(ch.dice), "bank": ch.bank})
+        if not options:  # pragma: no cover - every legal keep is valued
+            raise HintUnavailable("the solver found no legal choice")
+        best_keep = options[0]["keep"]
+        explain = (f"Exact turn solver: the points this turn is expected to record, playing "
+                   f"perfectly from here (turn total now {g.turn_total}).")
+    elif g.phase == Phase.PIGGYBACK:
+        total, dice = g.offer  # type: ignore[misc]
+        take = pol.roll_value(total, dice, 0)
+        fresh = pol.roll_value(0, rs.dice, 0)
+        options = [{"action": PIGGYBACK, "label": table.label(PIGGYBACK), "value": take,
+                    "value_text": f"expect {_fmt(take)} points"},
+                   {"action": FRESH, "label": table.label(FRESH), "value": fresh,
+                    "value_text": f"expect {_fmt(fresh)} points"}]
+        options.sort(key=lambda o: -o["value"])
+        explain = "Exact turn solver: the points this turn is expected to record either way."
+    elif g.phase == Phase.CHALLENGE:
+        fresh = pol.roll_value(0, rs.dice, 0)
+        options = [{"action": NO_CHALLENGE, "label": table.label(NO_CHALLENGE), "value": fresh,
+                    "value_text": f"expect {_fmt(fresh)} points"}]
+        for a in g.legal_actions():
+            if a != NO_CHALLENGE:
+                options.append({"action": a, "label": table.label(a), "value": None,
+                                "value_text": "fewer of your own points (a zilch costs you extra), "
+                                              "but a bank is also taken from them"})
+        explain = ("The turn solver counts your own points: a challenge never adds to them and a zilch "
+                   "costs 600 (then 2000), so for your score it advises no challenge.")
+    else:  # pragma: no cover
+        raise HintUnavailable("nothing to decide")
+    best = options[0]
+    return {"phase": g.phase.name.lower(), "best": best["action"], "best_label": best["label"],
+            "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes])}

@@ -1,0 +1,158 @@
+"""Games in SQLite: one row per game, the table saved as JSON, and a version for safe updates.
+
+A game is stored as :meth:`zilch_web.table.Table.to_saved` (seed, seats, ruleset and the engine's
+game record) and rebuilt with :meth:`~zilch_web.table.Table.from_saved`, so games survive a server
+restart. Every update is a compare-and-swap on ``version`` (the number of actions taken): a write
+made from a stale copy of the game changes nothing and is reported, so two requests can never both
+move the same game from the same position. Rebuilt tables are kept in a small in-memory cache
+(checked against the stored version) so a move does not replay the whole game.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from .table import Table
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id       TEXT PRIMARY KEY,   -- secrets.token_urlsafe(16): unguessable
+    version  INTEGER NOT NULL,   -- actions taken; every update checks and raises it
+    status   TEXT NOT NULL,      -- 'playing' or 'over'
+    created  REAL NOT NULL,      -- unix time
+    updated  REAL NOT NULL,
+    saved    TEXT NOT NULL       -- Table.to_saved() as JSON
+);
+"""
+
+
+class StaleVersionError(RuntimeError):
+    """The game moved on since it was read (another request changed it first)."""
+
+
+class GameStore:
+    """Games in one SQLite file (``":memory:"`` works for a single process)."""
+
+    def __init__(self, path: str | Path = "zilch-games.sqlite3", cache_size: int = 256):
+        self.path = str(path)
+        self._local = threading.local()
+        self._cache: OrderedDict[str, tuple[int, Table]] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_lock = threading.Lock()
+        self._shared: sqlite3.Connection | None = None
+        if self.path == ":memory:":
+            self._shared = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._conn().executescript(SCHEMA)
+
+    def _conn(self) -> sqlite3.Connection:
+        """One connection per thread (SQLite connections are not shared across threads)."""
+        if self._shared is not None:
+            return self._shared
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._local.db = db
+        return db
+
+    def lock(self, game_id: str) -> threading.Lock:
+        """The lock that serialises moves of one game inside this process."""
+        with self._locks_lock:
+            lk = self._locks.get(game_id)
+            if lk is None:
+                lk = self._locks[game_id] = threading.Lock()
+            return lk
+
+    def create(self, table: Table) -> str:
+        """Store a new game; returns its id."""
+        gid = secrets.token_urlsafe(16)
+        now = time.time()
+        with self._write() as db:
+            db.execute("INSERT INTO games (id, version, status, created, updated, saved) VALUES (?, ?, ?, ?, ?, ?)",
+                       (gid, table.version, "over" if table.done else "playing", now, now,
+                        json.dumps(table.to_saved(), separators=(",", ":"))))
+        self._remember(gid, table)
+        return gid
+
+    def load(self, game_id: str) -> Table | None:
+        """The game's table (rebuilt from the database unless the cached copy is current), or None."""
+        row = self._conn().execute("SELECT version, saved FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        version, saved = row
+        with self._cache_lock:
+            hit = self._cache.get(game_id)
+            if hit is not None and hit[0] == version == hit[1].version:
+                self._cache.move_to_end(game_id)
+                return hit[1]
+        table = Table.from_saved(json.loads(saved))
+        self._remember(game_id, table)
+        return table
+
+    def save(self, game_id: str, table: Table, expected_version: int) -> None:
+        """Write the table if the stored game is still at ``expected_version``, else raise
+        :class:`StaleVersionError` (and forget the cached copy, which no longer matches)."""
+        with self._write() as db:
+            cur = db.execute(
+                "UPDATE games SET version = ?, status = ?, updated = ?, saved = ? WHERE id = ? AND version = ?",
+                (table.version, "over" if table.done else "playing", time.time(),
+                 json.dumps(table.to_saved(), separators=(",", ":")), game_id, expected_version))
+            if cur.rowcount != 1:
+                self.forget(game_id)
+                raise StaleVersionError(f"game {game_id} is no longer at version {expected_version}")
+        self._remember(game_id, table)
+
+    def forget(self, game_id: str) -> None:
+        with self._cache_lock:
+            self._cache.pop(game_id, None)
+
+    def count(self) -> int:
+        return self._conn().execute("SELECT COUNT(*) FROM games").fetchone()[0]
+
+    def _remember(self, game_id: str, table: Table) -> None:
+        with self._cache_lock:
+            self._cache[game_id] = (table.version, table)
+            self._cache.move_to_end(game_id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection, lock: threading.Lock | None):
+            self.db, self.lock = db, lock
+
+        def __enter__(self) -> sqlite3.Connection:
+            if self.lock:
+                self.lock.acquire()
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, exc_type: Any, *rest: Any) -> None:
+            try:
+                self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+            finally:
+                if self.lock:
+                    self.lock.release()
+
+    _mem_lock = threading.Lock()
+
+    def _write(self) -> "_Tx":
+        return self._Tx(self._conn(), self._mem_lock if self._shared is not None else None)
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+        if self._shared is not None:
+            self._shared.close()
+

@@ -1,0 +1,538 @@
+"""The game table: one game of the engine with named seats (humans or computer players), the
+story of the game as events people can follow, and a way to save it and bring it back exactly.
+
+Both games that people play, the terminal game (``zilch play``) and the web game (``zilch serve``),
+sit on a :class:`Table`. The engine (:class:`zilch_env.GameState`) owns the rules; the table adds
+what the rules do not know:
+
+* **Seats.** Each seat has a name and is a human (moves come from outside) or a computer player
+  (an agent spec such as ``heuristic`` or ``ppo:PATH``, made with :func:`agents.base.make_agent`).
+  :meth:`Table.play_cpu` makes the computer players' moves until a human is to move.
+* **Events.** One engine action can do a lot: a keep and a roll, or a bank, the next player's roll,
+  their zilch and the roll after it. :meth:`Table.apply` turns each action into the events people
+  see (``keep``, ``roll``, ``zilch``, ``bank``, ``challenge``, ``final_round``, ``game_over``, ...),
+  each with a sentence, so a computer player's turn can be shown step by step.
+* **Determinism and saving.** The dice are :class:`TableDice`: roll number *k* of a game is a pure
+  function of ``(seed, k)``, and the computer player's *k*-th decision draws from a generator
+  seeded with ``(seed, k)``. A table is saved as its seed, seats, ruleset and action list
+  (:meth:`Table.to_saved`) and rebuilt by playing the actions again (:meth:`Table.from_saved`):
+  the same dice come back, and the stored rolls are checked against them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from zilch_env import (
+    CHALLENGE_BASE,
+    FRESH,
+    NO_CHALLENGE,
+    PIGGYBACK,
+    GameState,
+    IllegalActionError,
+    Phase,
+    RandomDice,
+    Ruleset,
+    load_ruleset,
+    scoring_table,
+    split_keep_action,
+)
+from zilch_env.engine import CHALLENGE_ZILCH_COST
+from zilch_env.ruleset import ruleset_from_dict
+
+#: The agent spec behind a bare ``cpu`` seat.
+DEFAULT_CPU = "heuristic"
+
+MAX_NAME = 24
+
+PHASE_NAMES = {Phase.CHALLENGE: "challenge", Phase.PIGGYBACK: "piggyback", Phase.KEEP: "keep",
+               Phase.OVER: "over"}
+
+
+class TableError(ValueError):
+    """A table that cannot be set up as asked (bad seats, names or agent specs); the message says why."""
+
+
+class CorruptGameError(RuntimeError):
+    """A saved game that does not replay to its stored rolls."""
+
+
+# --------------------------------------------------------------------------------------------
+# Dice and decisions that depend only on the game's seed
+
+
+class TableDice(RandomDice):
+    """Dice where roll number *k* of the game is drawn from ``default_rng([seed, k])``.
+
+    Because each roll depends only on the seed and its index, a game rebuilt from its actions rolls
+    the same dice again, whatever happened to the server in between, and nothing about the dice
+    generator's internal state needs saving.
+    """
+
+    def __init__(self, seed: int):
+        super().__init__(0)
+        self.seed = int(seed)
+        self.count = 0
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        rng = np.random.default_rng([self.seed, self.count])
+        self.count += 1
+        return tuple(sorted(int(d) for d in rng.integers(1, 7, size=n)))
+
+
+def decision_rng(seed: int, decision: int) -> np.random.Generator:
+    """The generator a computer player draws from for the game's ``decision``-th action."""
+    return np.random.default_rng([int(seed), 1, int(decision)])
+
+
+def new_seed() -> int:
+    """A fresh secret game seed (63 random bits): nobody can predict the dice from outside."""
+    return secrets.randbits(63)
+
+
+# --------------------------------------------------------------------------------------------
+# Seats and computer players
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player at the table: a name, and the agent spec if a computer plays this seat."""
+
+    name: str
+    cpu: str | None = None
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.cpu is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "cpu": self.cpu}
+
+
+def parse_players(text: str, default_cpu: str = DEFAULT_CPU) -> list[Seat]:
+    """Seats from ``you,cpu`` / ``ann,bob,cpu:heuristic``: ``cpu`` or ``cpu:SPEC`` is a computer
+    player (default spec ``default_cpu``), any other name is a human; humans share the keyboard."""
+    items = [s.strip() for s in text.split(",")]
+    if not text.strip() or any(not s for s in items):
+        raise TableError(f"--players {text!r}: give comma-separated names, e.g. you,cpu or ann,bob,cpu:heuristic")
+    raw = []
+    for s in items:
+        if s.lower() == "cpu" or s.lower().startswith("cpu:"):
+            spec = s[4:].strip() if ":" in s else default_cpu
+            if not spec:
+                raise TableError(f"player {s!r}: 'cpu:' needs an agent spec after the colon, e.g. cpu:heuristic")
+            raw.append(Seat("", spec))
+        else:
+            raw.append(Seat(s))
+    return name_seats(raw)
+
+
+def name_seats(seats: Sequence[Seat]) -> list[Seat]:
+    """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``).
+
+    Names are trimmed, 1 to :data:`MAX_NAME` characters, and distinct (ignoring case), so the
+    pass-the-phone screen and the log never leave a doubt about who is meant."""
+    if not 1 <= len(seats) <= 6:
+        raise TableError(f"{len(seats)} players: a game has 1 to 6 players")
+    n_anon = sum(1 for s in seats if s.is_cpu and not s.name.strip())
+    out, k = [], 0
+    for s in seats:
+        name = " ".join(s.name.split())
+        if not name:
+            if not s.is_cpu:
+                raise TableError("every human player needs a name")
+            k += 1
+            spec = s.cpu or ""
+            name = f"CPU {k}" if n_anon > 1 else "CPU"
+            if spec != DEFAULT_CPU and n_anon == 1:
+                name = f"CPU ({spec})"[:MAX_NAME]
+        if len(name) > MAX_NAME:
+            raise TableError(f"player name {name!r} is {len(name)} characters long; the most is {MAX_NAME}")
+        out.append(Seat(name, s.cpu))
+    lowered = [s.name.lower() for s in out]
+    dup = next((n for n in out if lowered.count(n.name.lower()) > 1), None)
+    if dup is not None:
+        raise TableError(f"two players are called {dup.name!r}: each player needs a different name")
+    return out
+
+
+_AGENT_CACHE: dict[tuple[str, Ruleset], Any] = {}
+_AGENT_LOCK = threading.Lock()
+
+
+def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
+    """The agent for ``spec`` under ``ruleset``, built once per process (solvers build tables)."""
+    key = (spec, ruleset)
+    with _AGENT_LOCK:
+        agent = _AGENT_CACHE.get(key)
+        if agent is None:
+            from agents.base import make_agent
+
+            agent = make_agent(spec, ruleset)
+            _AGENT_CACHE[key] = agent
+        return agent
+
+
+# --------------------------------------------------------------------------------------------
+# The table
+
+
+def _dice_text(dice: Sequence[int]) -> str:
+    return " ".join(str(d) for d in dice)
+
+
+class Table:
+    """A game of :class:`~zilch_env.GameState` with seats, events and seeded computer players.
+
+    Fields:
+        ruleset: the rules.
+        seats: who plays each seat (:class:`Seat`).
+        seed: the game's secret seed (dice and computer players' choices).
+        state: the engine's game; read it, change it only through :meth:`apply`.
+        events: every event of the game so far, in order (see :meth:`apply`).
+    """
+
+    def __init__(self, ruleset: Ruleset | str, seats: Sequence[Seat], seed: int | None = None,
+                 first: int = 0):
+        self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        self.seats = name_seats(seats)
+        self.seed = new_seed() if seed is None else int(seed)
+        self.first = first
+        self.state = GameState(self.ruleset, len(self.seats), dice=TableDice(self.seed), first=first)
+        self._table = scoring_table(self.ruleset)
+        self.events: list[dict[str, Any]] = []
+        self._start_events()
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def version(self) -> int:
+        """How many actions the game has taken; every accepted move raises it by at least one."""
+        return len(self.state.actions)
+
+    @property
+    def done(self) -> bool:
+        return self.state.done
+
+    @property
+    def humans(self) -> list[int]:
+        return [q for q, s in enumerate(self.seats) if not s.is_cpu]
+
+    def human_to_move(self) -> bool:
+        return not self.state.done and not self.seats[self.state.current].is_cpu
+
+    def label(self, action: int) -> str:
+        """A player's words for a legal action now (``keep 1 5 (150), bank 450``; ``challenge Bob``)."""
+        g = self.state
+        if action == NO_CHALLENGE:
+            return "no challenge"
+        if action >= CHALLENGE_BASE:
+            return f"challenge {self.names[(g.current + action - CHALLENGE_BASE + 1) % g.num_players]}"
+        return g.describe(action)
+
+    def says(self, seat: int, verb: str) -> str:
+        """``"Ann keeps"``, but ``"You keep"`` for a player called You (``zilch play --players you,cpu``):
+        ``verb`` is given in the third person singular."""
+        name = self.names[seat]
+        if name.lower() != "you":
+            return f"{name} {verb}"
+        plain = {"has": "have", "is": "are", "wins": "win", "loses": "lose"}.get(verb)
+        return f"{name} {plain or verb[:-1]}"
+
+    def standings(self) -> list[dict[str, Any]]:
+        """Players by score, highest first, with places (equal scores share a place)."""
+        g = self.state
+        order = sorted(range(g.num_players), key=lambda q: (-g.scores[q], (q - g.first) % g.num_players))
+        out, place = [], 0
+        for i, q in enumerate(order):
+            if i == 0 or g.scores[q] != g.scores[order[i - 1]]:
+                place = i + 1
+            out.append({"seat": q, "name": self.names[q], "score": g.scores[q], "place": place,
+                        "winner": bool(g.winners and q in g.winners)})
+        return out
+
+    def notes(self) -> list[str]:
+        """The rules that bear on the decision now, in words addressed to the player to move:
+        getting on the board, the minimum bank, overcoming, a challenge in play, a permanent
+        straight, a zilch penalty one zilch away, and the ending (who still plays, what score to
+        beat, tie-break turns)."""
+        g, rs, names = self.state, self.ruleset, self.names
+        if g.done:
+            return []
+        q = g.current
+        out: list[str] = []
+        if g.tiebreak_players is not None:
+            out.append(f"Tie-break: {', '.join(names[x] for x in g.tiebreak_players)} each play one "
+                       f"more turn; the highest score wins.")
+        elif g.final_queue is not None:
+            leader = max(range(g.num_players), key=lambda x: g.scores[x])
+            left = ", ".join(names[x] for x in g.final_queue)
+            if rs.end == "others_one_turn":
+                out.append(f"Last turns: {names[leader]} has {g.scores[leader]}. Still to play: {left}.")
+            else:
+                out.append(f"The round is being finished ({names[leader]} leads with {g.scores[leader]}). "
+                           f"Still to play: {left}.")
+            if q != leader:
+                need = g.scores[leader] - g.scores[q] + 1
+                out.append(f"This is your last turn: {need} points to take the lead.")
+        if not g.on_board[q] and rs.entry_threshold:
+            out.append(f"Not on the board yet: your first bank needs {rs.entry_threshold} in one turn.")
+        elif rs.min_bank:
+            out.append(f"Banking needs a turn total of at least {rs.min_bank}.")
+        if rs.variants.overcoming and g.last_result:
+            out.append(f"Overcoming: to bank, beat the previous turn's {g.last_result}.")
+        if rs.hot_dice == "forced":
+            out.append("Hot dice are forced: when every die has scored, all six must be rolled again.")
+        if g.challenged is not None:
+            cost = CHALLENGE_ZILCH_COST[g.challenges_used[q] - 1]
+            out.append(f"Challenge on {names[g.challenged]}: a bank takes the points from them too; "
+                       f"a zilch costs you {cost}.")
+        if g.permanent:
+            out.append(f"Permanent straight: {g.permanent} of this turn survive a zilch.")
+        zp = rs.variants.zilch_penalty
+        if zp.count and g.on_board[q] and g.zilch_streak[q] == zp.count - 1:
+            what = {"subtract": f"costs {zp.points}", "halve": "halves the score", "reset": "resets the score"}[zp.mode]
+            out.append(f"{g.zilch_streak[q]} zilches in a row: one more {what}.")
+        return out
+
+    def keep_options(self) -> list[dict[str, Any]]:
+        """The legal keeps of the current roll with what each leads to: points, the turn total
+        after it, dice left to roll, and the actions to keep-and-roll and keep-and-bank (None when
+        banking is not allowed after that keep)."""
+        g = self.state
+        if g.phase != Phase.KEEP:
+            return []
+        legal = set(g.legal_actions())
+        out = []
+        for k in g.keeps():
+            left = g.dice_left - k.n
+            bank = k.mask * 2 + 1
+            out.append({"dice": list(k.dice), "mask": k.mask, "points": k.points, "n": k.n,
+                        "total": g.turn_total + k.points, "hot_dice": left == 0,
+                        "next_roll": left or self.ruleset.dice,
+                        "roll": k.mask * 2, "bank": bank if bank in legal else None})
+        return out
+
+    def choices(self) -> list[dict[str, Any]]:
+        """The turn-start decisions (challenge or not; piggyback or fresh dice) with their labels."""
+        g = self.state
+        if g.phase not in (Phase.CHALLENGE, Phase.PIGGYBACK):
+            return []
+        return [{"action": a, "label": self.label(a)} for a in g.legal_actions()]
+
+    # ------------------------------------------------------------------ playing
+
+    def apply(self, action: int) -> list[dict[str, Any]]:
+        """Apply the action of the player to move and return the events it caused.
+
+        Raises :class:`~zilch_env.IllegalActionError` with the engine's rule message, the game
+        unchanged. The events, each a dict with ``kind``, ``seat``, ``text`` and ``v`` (the version
+        after this action), in the order things happened:
+
+        ``keep`` (dice, points, turn_total after, then = roll | bank, hot_dice), ``challenge``,
+        ``piggyback`` / ``fresh``, ``bank`` (points recorded, score), ``challenge_result``,
+        ``penalty``, ``roll`` (dice: the roll now waiting for a decision), ``bonus`` (six dice and
+        no score under ``six_dice_zilch_bonus``), ``zilch`` (dice, points lost, permanent points
+        kept, score), ``final_round``, ``tiebreak``, ``turn_start`` (a decision before rolling),
+        ``game_over``.
+        """
+        g = self.state
+        p, phase = g.current, g.phase
+        mark = self._mark()
+        keep = None
+        if phase == Phase.KEEP and action in g.legal_actions():
+            keep = next(k for k in g.keeps() if k.mask == action >> 1)
+        pre_total, pre_left, pre_offer = g.turn_total, g.dice_left, g.offer
+        g.apply(action)  # raises IllegalActionError, state unchanged
+        names = self.names
+        ev: list[dict[str, Any]] = []
+        add = self._adder(ev)
+        running, banked = 0, False
+        if phase == Phase.KEEP:
+            assert keep is not None
+            banked = split_keep_action(action)[1]
+            total = pre_total + keep.points
+            hot = pre_left - keep.n == 0
+            add("keep", p, f"{self.says(p, 'keeps')} {_dice_text(keep.dice)} for {keep.points}"
+                + (" — hot dice!" if hot else "") + f" (turn {total})",
+                dice=list(keep.dice), points=keep.points, turn_total=total,
+                then="bank" if banked else "roll", hot_dice=hot)
+            running = total
+        elif phase == Phase.CHALLENGE:
+            if action != NO_CHALLENGE:
+                q = (p + action - CHALLENGE_BASE + 1) % g.num_players
+                add("challenge", p, f"{self.says(p, 'challenges')} {names[q]}", target=q)
+        elif phase == Phase.PIGGYBACK:
+            if action == PIGGYBACK and pre_offer:
+                add("piggyback", p, f"{self.says(p, 'piggybacks')} on {pre_offer[0]} with {pre_offer[1]} "
+                    f"{'die' if pre_offer[1] == 1 else 'dice'}", turn_total=pre_offer[0],
+                    dice_left=pre_offer[1])
+                running = pre_offer[0]
+            else:
+                add("fresh", p, f"{self.says(p, 'rolls')} fresh dice")
+        self._narrate(mark, add, running, banked)
+        self.events.extend(ev)
+        return ev
+
+    # What one engine call did, told from the rolls and turns it added.
+
+    def _mark(self) -> tuple[int, int, bool, int]:
+        g = self.state
+        return len(g.rolls), len(g.turns), g.final_queue is not None, g.tiebreak_round
+
+    def _adder(self, ev: list[dict[str, Any]]) -> Any:
+        v = len(self.state.actions)
+
+        def add(kind: str, seat: int | None, text: str, **kw: Any) -> None:
+            ev.append({"kind": kind, "seat": seat, "text": text, "v": v, **kw})
+
+        return add
+
+    def _narrate(self, mark: tuple[int, int, bool, int], add: Any, running: int, banked: bool) -> None:
+        """Events for the rolls and turn ends since ``mark``.
+
+        The engine rolls by itself: after a keep-and-roll, a bank or a turn-start choice it rolls
+        until someone has a decision to make, so one call may hold several turns, each ended by a
+        zilch roll. Every new roll is exactly one of: a six-dice bonus roll (all dice, no score,
+        under ``six_dice_zilch_bonus``), the zilch that ended the next unexplained turn, or, last,
+        the live roll now waiting for a keep."""
+        g, rs, names = self.state, self.ruleset, self.names
+        n_rolls, n_turns, final_started, pre_tb = mark
+        new_turns = g.turns[n_turns:]
+        new_rolls = g.rolls[n_rolls:]
+
+        def turn_end(t: dict[str, Any], zilch_roll: Sequence[int] | None) -> None:
+            nonlocal final_started
+            q = t["player"]
+            if t["banked"]:
+                if t["recorded"]:
+                    text = f"{self.says(q, 'banks')} {t['recorded']}: score {t['score']}"
+                else:
+                    text = (f"{self.says(q, 'banks')} {t['turn_total']}, below the entry threshold "
+                            f"{rs.entry_threshold}: not on the board yet")
+                add("bank", q, text, points=t["recorded"], turn_total=t["turn_total"], score=t["score"])
+                if t["challenged"] is not None:
+                    c = t["challenged"]
+                    add("challenge_result", c, f"Challenge: {self.says(c, 'loses')} {t['turn_total']}",
+                        challenger=q, points=-t["turn_total"])
+            else:
+                lost = t["turn_total"] - t["recorded"]
+                text = f"{self.says(q, 'rolls')} {_dice_text(zilch_roll or ())}: zilch!"
+                if lost:
+                    text += f" {lost} lost"
+                if t["recorded"]:
+                    text += f"; the permanent straight keeps {t['recorded']}"
+                text += f"; score {t['score']}"
+                add("zilch", q, text, dice=list(zilch_roll or ()), lost=lost, points=t["recorded"],
+                    score=t["score"])
+            if t["penalty"]:
+                why = []
+                if "challenge" in t["penalty"]:
+                    why.append(f"a zilch in a challenge costs {CHALLENGE_ZILCH_COST[g.challenges_used[q] - 1]}")
+                zp = rs.variants.zilch_penalty
+                if "zilches" in t["penalty"]:
+                    why.append(f"{zp.count} zilches in a row " + {
+                        "subtract": f"cost {zp.points}", "halve": "halve the score",
+                        "reset": "reset the score to 0"}[zp.mode])
+                add("penalty", q, f"Penalty for {names[q]}: {' and '.join(why)}; score {t['score']}",
+                    score=t["score"], rule=t["penalty"])
+            if not final_started and t["score"] >= rs.target and g.tiebreak_round == pre_tb:
+                final_started = True
+                rest = ("every other player gets one more turn" if rs.end == "others_one_turn"
+                        else "the round is played to its end")
+                add("final_round", q, f"{names[q]} reached {rs.target}: {rest}")
+
+        seg = 0
+        if banked:
+            turn_end(new_turns[0], None)
+            seg = 1
+        live = g.phase == Phase.KEEP
+        bonus = rs.variants.six_dice_zilch_bonus
+        for i, r in enumerate(new_rolls):
+            q = new_turns[seg]["player"] if seg < len(new_turns) else g.current
+            if bonus and len(r) == rs.dice and self._table.rolls[r].zilch:
+                running += bonus
+                add("bonus", q, f"{self.says(q, 'rolls')} {_dice_text(r)}: six dice and no score, {bonus} "
+                    f"points and six fresh dice (turn {running})", dice=list(r), points=bonus,
+                    turn_total=running)
+            elif i == len(new_rolls) - 1 and live:
+                add("roll", q, f"{self.says(q, 'rolls')} {_dice_text(r)}", dice=list(r), turn_total=g.turn_total)
+            else:
+                turn_end(new_turns[seg], r)
+                seg += 1
+                running = 0
+        if g.tiebreak_round != pre_tb and not g.done:
+            tied = g.tiebreak_players or ()
+            add("tiebreak", None, f"Tie at {g.scores[tied[0]]}: " + ", ".join(names[q] for q in tied)
+                + " play one more turn each", players=list(tied))
+        if g.done:
+            w = g.winners or ()
+            text = ("Draw: " + " and ".join(names[q] for q in w) if len(w) > 1 else f"{self.says(w[0], 'wins')}") \
+                + f" with {g.scores[w[0]]}"
+            add("game_over", None, text, winners=list(w), scores=list(g.scores))
+        elif g.phase == Phase.CHALLENGE:
+            add("turn_start", g.current, f"{names[g.current]} may challenge an opponent before rolling")
+        elif g.phase == Phase.PIGGYBACK and g.offer:
+            add("turn_start", g.current, f"{names[g.current]} may piggyback on {g.offer[0]} with "
+                f"{g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}, or roll fresh dice")
+
+    def _start_events(self) -> None:
+        """Events of the game's opening: the first roll, and any zilches the constructor already played."""
+        ev: list[dict[str, Any]] = []
+        self._narrate((0, 0, False, 0), self._adder(ev), 0, False)
+        self.events.extend(ev)
+
+    def cpu_action(self) -> int:
+        """The move of the computer player to move, drawn from the game's seeded decision stream."""
+        g = self.state
+        spec = self.seats[g.current].cpu
+        if spec is None:
+            raise RuntimeError(f"seat {g.current} ({self.names[g.current]}) is a human player")
+        agent = cpu_agent(spec, self.ruleset)
+        legal = g.legal_actions()
+        return int(agent.act(g, legal, decision_rng(self.seed, len(g.actions))))
+
+    def play_cpu(self, max_actions: int = 100_000) -> list[dict[str, Any]]:
+        """Make the computer players' moves until a human is to move or the game is over."""
+        out: list[dict[str, Any]] = []
+        for _ in range(max_actions):
+            g = self.state
+            if g.done or not self.seats[g.current].is_cpu:
+                return out
+            out.extend(self.apply(self.cpu_action()))
+        raise RuntimeError(f"the computer players made {max_actions} moves without the game ending")
+
+    # ------------------------------------------------------------------ saving
+
+    def to_saved(self) -> dict[str, Any]:
+        """Everything needed to rebuild the table: seed, seats, first seat, ruleset, the engine's
+        game record (rolls and actions)."""
+        return {"format": "zilch-rl/table/1", "seed": self.seed, "first": self.first,
+                "seats": [s.to_dict() for s in self.seats], "record": self.state.to_record()}
+
+    @classmethod
+    def from_saved(cls, saved: dict[str, Any]) -> "Table":
+        """Rebuild a table by playing its actions again on its seeded dice (checked against the
+        stored rolls); raises :class:`CorruptGameError` if they disagree."""
+        rec = saved["record"]
+        rs = ruleset_from_dict(rec["ruleset"])
+        seats = [Seat(s["name"], s.get("cpu")) for s in saved["seats"]]
+        t = cls(rs, seats, seed=saved["seed"], first=saved.get("first", 0))
+        for i, a in enumerate(rec["actions"]):
+            try:
+                t.apply(a)
+            except IllegalActionError as e:
+                raise CorruptGameError(f"saved action #{i + 1} ({a}) is illegal on replay: {e}") from None
+        rolls = [list(r) for r in t.state.rolls]
+        if rolls != [list(r) for r in rec["rolls"]]:
+            raise CorruptGameError("the saved game's rolls differ from its seeded dice")
+        return t
