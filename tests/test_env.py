@@ -184,6 +184,22 @@ def test_same_seed_same_episode():
             if term or trunc:
                 return trace, env.unwrapped.state.to_record()
 
+    def two_episodes(seed):
+        env = ZilchEnv("farkle", num_players=2)
+        rng = np.random.default_rng(0)
+        records = []
+        for s in (seed, None):  # a seeded reset, then an unseeded one that carries on from it
+            _, info = env.reset(seed=s)
+            while True:
+                *_, term, trunc, info = env.step(rng.choice(np.flatnonzero(info["action_mask"])))
+                if term or trunc:
+                    break
+            records.append((env.seat, env.state.to_record()))
+        return records
+
+    assert two_episodes(9) == two_episodes(9)
+    first, second = two_episodes(9)
+    assert first[1]["rolls"] != second[1]["rolls"]
     for config in ("zonk", "all_variants"):
         a, rec_a = run(3, config)
         b, rec_b = run(3, config)
@@ -405,7 +421,18 @@ def test_dummy_vec_env():
     assert episodes > 0
 
 
-def test_maskable_ppo_smoke():
+@pytest.fixture
+def one_torch_thread():
+    """Tiny networks train fastest on one thread; more only contend with other work on the machine."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_maskable_ppo_smoke(one_torch_thread):
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.env_util import make_vec_env

@@ -18,7 +18,7 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError
+from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .env import RenderModeError, action_int, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
 from .ruleset import Ruleset
@@ -147,6 +147,7 @@ class raw_env(AECEnv, EzPickle):
             for a in self.possible_agents
         }
         self._rng: np.random.Generator | None = None
+        self._dice: RandomDice | None = None
         self.state: GameState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -169,7 +170,8 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng, _ = seeding.np_random(seed)
-        self.state = GameState(self.ruleset, self.num_players, seed=int(self._rng.integers(2**63)))
+            self._dice = RandomDice(int(self._rng.integers(2**63)))  # carried on by unseeded resets
+        self.state = GameState(self.ruleset, self.num_players, dice=self._dice)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}

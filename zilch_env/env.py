@@ -12,7 +12,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError
+from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
 from .policy import GreedyMover, Policy
 from .ruleset import Ruleset, load_ruleset
@@ -43,6 +43,8 @@ def resolve_ruleset(ruleset: Ruleset | str | Path, overrides: Mapping[str, Any] 
 def action_int(action: Any) -> int | None:
     """The action as a plain int (from an int, a NumPy integer or a one-element integer array), or
     None when it is not a whole number at all."""
+    if type(action) is int:
+        return action
     if isinstance(action, np.ndarray):
         if action.size != 1:
             return None
@@ -83,17 +85,21 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     mask is ``env.action_masks()`` (what sb3-contrib's ``MaskablePPO`` reads) and
     ``info["action_mask"]``.
 
-    | action          | meaning                                                                  |
-    |-----------------|--------------------------------------------------------------------------|
-    | 0 .. 127        | after a roll: ``mask * 2 + bank``. Bit *i* of ``mask`` keeps the die at   |
-    |                 | position *i* of the sorted roll (the ``roll_dice`` rows of the            |
-    |                 | observation); ``bank`` 1 banks after keeping, 0 rolls the remaining dice |
-    | 128 ``FRESH``   | turn start under ``piggyback``: roll fresh dice                           |
-    | 129 ``PIGGYBACK``| turn start under ``piggyback``: take over the previous player's banked   |
-    |                 | turn total and remaining dice                                            |
-    | 130 ``NO_CHALLENGE`` | turn start under ``challenge``: no challenge this turn               |
-    | 131 + k - 1     | turn start under ``challenge``: challenge the opponent *k* seats after   |
-    |                 | you (k = 1 .. 5)                                                         |
+    | action        | name           | meaning                                                |
+    |---------------|----------------|--------------------------------------------------------|
+    | 0 .. 127      | keep           | after a roll: ``mask * 2 + bank``; bit *i* of ``mask`` |
+    |               |                | keeps the die at position *i* of the sorted roll (row  |
+    |               |                | *i* of the ``roll_dice`` observation); ``bank`` 1 banks|
+    |               |                | after keeping, 0 rolls the remaining dice              |
+    | 128           | FRESH          | turn start under ``piggyback``: roll fresh dice        |
+    | 129           | PIGGYBACK      | turn start under ``piggyback``: take over the previous |
+    |               |                | player's banked turn total and remaining dice          |
+    | 130           | NO_CHALLENGE   | turn start under ``challenge``: no challenge this turn |
+    | 131 + k - 1   | CHALLENGE_BASE | turn start under ``challenge``: challenge the opponent |
+    |               |                | *k* seats after you (k = 1 .. 5)                       |
+
+    ``zilch_env.keep_action(mask, bank)`` and ``split_keep_action(action)`` convert, and
+    ``env.unwrapped.state.describe(action)`` says an action in words.
 
     Of several keeps with the same dice only the canonical mask (each face's leftmost positions) is
     legal, so no two legal actions do the same thing. Under ``keep = "all_scoring"`` the one legal
@@ -151,7 +157,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     A new game: all scores 0, no one on the board (unless the entry threshold is 0). Seat 0 begins.
     The agent's seat is drawn uniformly at each reset (or fixed by ``seat``), so it plays first as
     often as later. Opponents seated before the agent play their turns during :meth:`reset`; the
-    first observation is the agent's first decision.
+    first observation is the agent's first decision (the first roll of its turn, or the turn-start
+    choice under ``challenge`` / ``piggyback``).
 
     ## Episode End
     - Termination: the game is over (``info["winners"]`` names the winners).
@@ -196,8 +203,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
       the turn total.
     - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.piggyback": True}``.
 
-    All randomness (the dice, the agent's seat, opponents' choices) comes from ``self.np_random``,
-    so ``reset(seed=s)`` gives the same episode for the same actions.
+    All randomness (the dice, the agent's seat, opponents' choices) comes from ``self.np_random``:
+    ``reset(seed=s)`` gives the same episode for the same actions, and the unseeded resets after it
+    the same sequence of episodes. The game in progress is ``env.unwrapped.state``
+    (a :class:`~zilch_env.GameState`; read it, do not change it).
 
     ## Version History
     - v0: initial version (observation layout 1).
@@ -250,6 +259,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self.obs_version = OBS_VERSION
 
         self.state: GameState | None = None
+        self._dice: RandomDice | None = None
         self.seat = 0
         self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
         self._over = True
@@ -282,7 +292,11 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         rng = self.np_random
         n = self.num_players
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
-        self.state = GameState(self.ruleset, n, seed=int(rng.integers(2**63)))
+        if seed is not None or self._dice is None:
+            # One dice stream per seeding, carried on across the resets that follow: a new stream
+            # per game would cost more than a short episode (it draws its first block of rolls).
+            self._dice = RandomDice(int(rng.integers(2**63)))
+        self.state = GameState(self.ruleset, n, dice=self._dice)
         self._over = False
         self._own_score = 0
         self._agent_turns = 0
