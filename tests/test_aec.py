@@ -118,6 +118,12 @@ def test_agent_selection_follows_the_rules_in_final_turns_and_tiebreaks():
     assert tiebreaks > 0
 
 
+def test_one_player_game():
+    env = aec_env("zilch", 1)
+    moves, totals = play(env, 0, np.random.default_rng(0))
+    assert moves > 0 and totals == {"player_0": 1}
+
+
 def test_same_seed_same_game():
     def run(seed):
         env = make("all_variants", 3)

@@ -337,6 +337,34 @@ def test_opponent_making_an_illegal_move_is_an_error():
         env.reset(seed=0)
 
 
+def test_opponents_listed_in_the_order_they_play_after_the_agent():
+    class Recorder(GreedyMover):
+        def __init__(self, tag):
+            super().__init__()
+            self.tag, self.seats = tag, set()
+
+        def act(self, state, legal, rng):
+            self.seats.add(state.current)
+            return super().act(state, legal, rng)
+
+    rng = np.random.default_rng(0)
+    for seat in range(3):
+        a, b = Recorder("a"), Recorder("b")
+        env = ZilchEnv("zilch", num_players=3, opponents=[a, b], seat=seat)
+        masked_random_episode(env, 0, rng)
+        assert a.seats == {(seat + 1) % 3} and b.seats == {(seat + 2) % 3}
+
+
+def test_env_pickles_mid_game():
+    import pickle
+
+    env = ZilchEnv("farkle")
+    _, info = env.reset(seed=0)
+    clone = pickle.loads(pickle.dumps(env))
+    a = int(np.flatnonzero(info["action_mask"])[0])
+    assert np.array_equal(env.step(a)[0], clone.step(a)[0])
+
+
 def test_bad_arguments_name_the_value():
     with pytest.raises(RulesetError, match="nosuch"):
         ZilchEnv("nosuch")
