@@ -149,7 +149,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     - ``reward="score"``: after each of the agent's turns, the change that turn made to its score:
       the points it recorded (0 after a zilch, a permanent straight's points survive), minus any
       penalty (zilch penalty, a lost challenge), and minus nothing that opponents do to it (being
-      challenged is their turn). Expected-score training.
+      challenged is their turn). In points, unscaled (a turn banks hundreds to thousands): the
+      sum over an episode is the points the agent banked. Expected-score training.
     - An illegal action (see Episode End) under ``illegal_action="penalty"``: -1 with ``"win"``,
       minus the target with ``"score"`` (more than a player banks in a usual episode).
 
@@ -166,8 +167,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
       left as it was and ``info["illegal_action"]`` is True, ``info["illegal_reason"]`` names the
       rule. With ``illegal_action="raise"`` an :class:`~zilch_env.IllegalActionError` is raised instead.
     - Truncation: the agent has played ``turns`` turns (under ``reward="score"`` by default
-      10, ``DEFAULT_SCORE_TURNS``; under ``"win"`` only when ``turns`` is given). The returned
-      observation is then the agent's next decision, so a value function can bootstrap from it.
+      10, ``DEFAULT_SCORE_TURNS``; under ``"win"`` only when ``turns`` is given). The opponents
+      still play up to the agent's next decision, and that is the returned observation, so a value
+      function can bootstrap from it. A turn of the agent that ends with no decision in between (a
+      zilch on its first roll) counts too, so ``info["agent_turns"]`` can then pass ``turns``.
 
     ## Information
     ``reset`` and ``step`` return a dict with:
