@@ -334,6 +334,13 @@ def test_bad_new_games_are_422(client, body, code, words):
     assert words in error(client.post("/api/games", json=body), 422, code)
 
 
+def test_a_computer_player_that_refuses_the_rules_is_422(db):
+    client = TestClient(create_app(db, cpu_specs=["optimal-turn"]))
+    body = {"ruleset": "zonk", "set": {"variants.pyramiding": True},
+            "players": [{"name": "Ann"}, {"cpu": "optimal-turn"}]}
+    assert "pyramiding" in error(client.post("/api/games", json=body), 422, "bad_player")
+
+
 def test_random_junk_never_gives_a_500(client):
     created = new(client, players=("Ann", "Bob"), seed=1)
     gid = created["id"]

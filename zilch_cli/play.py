@@ -5,7 +5,8 @@ Each decision shows the scores, the rules that apply now (entry threshold, minim
 turns of the game, ...), the dice and every legal keep, numbered, with its points, the turn total
 after it and whether banking is allowed. Type ``3`` to keep choice 3 and roll the dice left, ``3b``
 to keep it and bank; ``?`` asks the exact turn solver for the best move and the expected points of
-each choice; ``r`` prints the rules; ``q`` leaves the game. The computer players' moves are shown
+each choice; ``rules`` prints the rules; ``q`` leaves the game. When a roll has only one keep (``keep =
+"all_scoring"``), ``r`` rolls on and ``b`` banks. The computer players' moves are shown
 step by step.
 """
 
@@ -27,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Play Zilch in the terminal. Players are named in turn order: 'cpu' or 'cpu:SPEC' "
         "(an agent spec, e.g. cpu:heuristic or cpu:optimal-turn) is a computer player, any other "
         "name a person at this keyboard. At each roll type N to keep choice N and roll on, Nb to "
-        "keep it and bank, ? for the best move by the exact turn solver, r for the rules, q to quit.",
+        "keep it and bank (r or b alone when there is one keep), ? for the best move by the exact "
+        "turn solver, 'rules' for the rules, q to quit.",
         epilog="Example: zilch play --ruleset farkle --players ann,bob,cpu:heuristic --set target=5000")
     add_ruleset_args(p)
     p.add_argument("--players", "-p", default="you,cpu", metavar="NAMES",
@@ -105,7 +107,7 @@ class TerminalGame:
         rs = t.ruleset
         c.rule(f"[bold]Zilch: {rs.name}[/], first to {rs.target}")
         c.print("Players: " + ", ".join(_seat_name(s, long=True) for s in t.seats)
-                + ". Type r for the rules, ? for a hint.")
+                + ". Type 'rules' for the rules, ? for a hint.")
         try:
             while True:
                 self.show_events()
@@ -161,14 +163,14 @@ class TerminalGame:
             n = len(options)
             many = f"1-{n}" if n > 1 else "1"
             prompt = (f"{many} keep and roll, {many.replace('-', 'b-')}b keep and bank"
-                      if n > 1 else "1 keep and roll, 1b keep and bank")
+                      if n > 1 else "1 (or r) keep and roll, 1b (or b) keep and bank")
         else:
             choices = t.choices()
             c.print(("Before rolling: " if g.phase == Phase.PIGGYBACK else "Turn start: ")
                     + "   ".join(f"[bold]{i}[/] {ch['label']}" for i, ch in enumerate(choices, 1)))
             prompt = f"1-{len(choices)} choose"
         while True:
-            line = self.ask(f"{prompt}; ? hint, r rules, q quit")
+            line = self.ask(f"{prompt}; ? hint, rules, q quit")
             if g.phase == Phase.KEEP:
                 action = self.parse_keep(line, options)
             else:
@@ -239,7 +241,7 @@ class TerminalGame:
         return input(prompt)
 
     def ask(self, prompt: str) -> str:
-        """A line of input; ``q`` or the end of input quits, ``r`` and ``?`` answer and ask again."""
+        """A line of input; ``q`` or the end of input quits, ``rules`` and ``?`` answer and ask again."""
         while True:
             try:
                 self.console.print(f"{prompt} > ", end="")
@@ -251,7 +253,7 @@ class TerminalGame:
                 self.console.print(line)  # echo scripted input so a transcript reads like a session
             if line in ("q", "quit", "exit"):
                 raise Quit
-            if line in ("r", "rules"):
+            if line == "rules":
                 from zilch_env.text import rules_summary
 
                 self.console.print(rules_summary(self.table.ruleset))
@@ -314,7 +316,7 @@ class TerminalGame:
                     index = f"  (type {i}{'b' if best == o['bank'] else ''})"
         c.print(f"[bold cyan]Best: {h['best_label']}[/]{index}")
         for o in h["options"][:8]:
-            c.print(f"  {o['label']:<40} {o['value_text']}")
+            c.print(f"  {o['label']:<48} {o['value_text']}")
         if len(h["options"]) > 8:
             c.print(f"  … and {len(h['options']) - 8} more")
         c.print(f"[dim]{h['explain']}[/]")

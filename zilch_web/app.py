@@ -43,7 +43,7 @@ from zilch_env.ruleset import ruleset_to_toml
 from zilch_env.text import rules_summary
 
 from .store import GameStore, StaleVersionError
-from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError
+from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
 
@@ -192,6 +192,12 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             table = Table(rs, seats, seed=body.seed)
         except TableError as e:
             raise ApiError(422, "bad_player", str(e)) from None
+        for s in table.seats:
+            if s.cpu is not None:
+                try:  # an agent may refuse these rules (the turn solver refuses pyramiding)
+                    cpu_agent(s.cpu, rs)
+                except ValueError as e:
+                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: {e}") from None
         table.play_cpu()
         gid = store.create(table)
         return {"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}

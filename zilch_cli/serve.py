@@ -1,0 +1,60 @@
+"""``zilch serve``: the web game on a phone or a browser (FastAPI and uvicorn).
+
+Open the printed address, pick the rules and the players (people for hot seat, computer players
+by agent spec) and play. Games are kept in a SQLite file and survive a restart of the server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "serve", help="serve the web game (phone-sized pages, games kept in SQLite)",
+        description="Serve the web game: a new-game page (rules, variants, people and computer "
+        "players), the game itself (tap dice to keep, roll or bank, hints by the exact turn "
+        "solver), pass-the-phone screens for hot seat, the rules page and the final standings. "
+        "Games are stored in a SQLite file and survive a restart.",
+        epilog="Example: zilch serve --port 8000 --db games.sqlite3 --cpu heuristic --cpu optimal-turn. "
+        "To play from a phone on your own network, serve on --host 0.0.0.0 and open "
+        "http://<this computer's address>:8000/.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, "
+                   "this computer only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    p.add_argument("--db", default="zilch-games.sqlite3", metavar="FILE",
+                   help="SQLite file of the games (default: zilch-games.sqlite3 in the working folder)")
+    p.add_argument("--cpu", action="append", default=None, metavar="SPEC",
+                   help="a computer player to offer (an agent spec such as heuristic, greedy, "
+                   "optimal-turn or ppo:PATH); repeat for several. Default: heuristic, greedy, "
+                   "optimal-turn and random, those that are available")
+    p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
+                   help="uvicorn's log level (default: info)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from agents.base import AgentSpecError
+    from zilch_env import load_ruleset
+    from zilch_web.app import create_app
+    from zilch_web.table import cpu_agent
+
+    if not 0 < args.port < 65536:
+        print(f"zilch serve: error: --port {args.port}: a port is 1 to 65535", file=sys.stderr)
+        return 2
+    if args.cpu:
+        for spec in args.cpu:  # a spec that cannot be built fails now, not in the middle of a game
+            try:
+                cpu_agent(spec, load_ruleset("zonk"))
+            except AgentSpecError as e:
+                print(f"zilch serve: error: --cpu {spec}: {e}", file=sys.stderr)
+                return 2
+    app = create_app(args.db, cpu_specs=args.cpu)
+    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    print(f"Zilch: open http://{shown}:{args.port}/   (games in {args.db}; "
+          f"computer players: {', '.join(app.state.cpu_specs) or 'none'})", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
