@@ -89,6 +89,8 @@ SOLO_CHUNK_GAMES = 16
 SOLO_MAX_TURNS = 1000
 #: A game with more decisions than this is an agent bug (a game of sane agents takes a few hundred).
 MAX_DECISIONS = 1_000_000
+#: Seconds a worker process may take to start and build its agents (a solver agent may solve first).
+WORKER_START_TIMEOUT = 3600
 #: The default number of worker processes: every core.
 DEFAULT_WORKERS = os.cpu_count() or 1
 
@@ -164,10 +166,11 @@ def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
         sol = solve_turn(ruleset)
     except Exception as e:  # a variant the solver does not model: say so, measure anyway
         return None, f"the turn solver does not handle this ruleset: {e}"
-    value = getattr(sol, "points_per_turn", None)
-    if value is None:
-        value = getattr(sol, "expected_points")
-    return float(value), "agents.solver.solve_turn(ruleset).points_per_turn"
+    if sol.points_per_turn is None:
+        # The solver's word: halving or resetting the score has no per-turn average to compare with.
+        return None, (f"no per-turn optimum under the {ruleset.variants.zilch_penalty.mode!r} zilch "
+                      "penalty (it depends on the score)")
+    return float(sol.points_per_turn), "agents.solver.solve_turn(ruleset).points_per_turn"
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,14 +191,20 @@ class _Context:
 _WORKER: _Context | None = None
 
 
-def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int) -> None:
-    """Pool initializer: one thread of linear algebra per process (the processes are the parallelism)."""
+def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, ready: Any) -> None:
+    """Pool initializer: build the agents, with one thread of linear algebra per process (the
+    processes are the parallelism), then report ``("ready", pid)`` or ``("error", text)``."""
     global _WORKER
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = "1"
-    _WORKER = _Context(ruleset, specs, seed)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
+    try:
+        _WORKER = _Context(ruleset, specs, seed)
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
+    except BaseException as e:
+        ready.put(("error", f"{type(e).__name__}: {e}"))
+        raise
+    ready.put(("ready", os.getpid()))
 
 
 def _worker_task(task: tuple) -> tuple:
@@ -209,21 +218,26 @@ def _run_task(ctx: _Context, task: tuple) -> tuple:
     return task, _play_solo_chunk(ctx, *task[1:])
 
 
-def _play(ctx: _Context, game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Generator],
-          labels: Sequence[str], where: str, max_turns: int | None = None) -> GameState:
-    """Play ``game`` to its end (or ``max_turns`` turns) with one policy and one rng per seat."""
+def _play(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Generator],
+          where: Callable[[], tuple[list[str], str]], max_turns: int = MAX_DECISIONS) -> GameState:
+    """Play ``game`` to its end (or ``max_turns`` turns) with one policy and one rng per seat.
+
+    ``where()`` names the seats' agents and the game, for the error messages only (formatting them
+    for every game would cost more than the bookkeeping of the game).
+    """
     legal_actions, apply, turns = game.legal_actions, game.apply, game.turns
-    for _ in range(MAX_DECISIONS):
-        if game.winners is not None or (max_turns is not None and len(turns) >= max_turns):
-            return game
-        p = game.current
-        legal = legal_actions()
-        action = pols[p].act(game, legal, rngs[p])
-        try:
-            apply(action)
-        except IllegalActionError as e:
-            raise RuntimeError(f"agent {labels[p]!r} chose an illegal action in {where}: {e}") from None
-    raise RuntimeError(f"{where} did not end within {MAX_DECISIONS} decisions (agents {list(labels)})")
+    p = 0
+    try:
+        while game.winners is None and len(turns) < max_turns:
+            if game.decisions >= MAX_DECISIONS:
+                labels, text = where()
+                raise RuntimeError(f"{text} did not end within {MAX_DECISIONS} decisions (agents {labels})")
+            p = game.current
+            apply(pols[p].act(game, legal_actions(), rngs[p]))
+    except IllegalActionError as e:
+        labels, text = where()
+        raise RuntimeError(f"agent {labels[p]!r} chose an illegal action in {text}: {e}") from None
+    return game
 
 
 def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[int, ...]],
@@ -244,11 +258,17 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
     names = [getattr(a, "name", "?") for a in agents]
     i = 0
     for d in range(d0, d1):
+        # Seeding a generator costs ten times more than restoring its state: seed once per deal and
+        # rewind the same generators for every seat order.
+        dice = deal_dice(seed, d)
+        rngs = [seat_rng(seed, d, s) for s in range(n)]
+        start = [x.bit_generator.state for x in (dice, *rngs)]
         for order in orders:
+            for x, st in zip((dice, *rngs), start):
+                x.bit_generator.state = st
             pols = [agents[order[s]] for s in range(n)]
-            rngs = [seat_rng(seed, d, s) for s in range(n)]
-            g = _play(ctx, GameState(rs, n, seed=deal_dice(seed, d)), pols, rngs,
-                      [names[order[s]] for s in range(n)], f"deal {d} (seed {seed})")
+            g = _play(GameState(rs, n, seed=dice), pols, rngs,
+                      lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
             t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
             for t in g.turns:
                 s = t["player"]
@@ -280,8 +300,8 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
     per_game = np.zeros(g1 - g0, np.int32)
     zil = np.zeros(g1 - g0, np.int32)
     for k, gi in enumerate(range(g0, g1)):
-        g = _play(ctx, GameState(rs, 1, seed=solo_dice(seed, gi)), [pol], [solo_rng(seed, gi)], [label],
-                  f"solo game {gi} (seed {seed})", max_turns=SOLO_MAX_TURNS)
+        g = _play(GameState(rs, 1, seed=solo_dice(seed, gi)), [pol], [solo_rng(seed, gi)],
+                  lambda: ([label], f"solo game {gi} (seed {seed})"), max_turns=SOLO_MAX_TURNS)
         on = rs.entry_threshold == 0
         before = 0
         for t in g.turns:
@@ -304,12 +324,30 @@ class _Runner:
     def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int):
         self.workers = workers
         self.pool = None
+        t = time.perf_counter()
         if workers == 1:
             self.ctx = _Context(ruleset, specs, seed)
         else:
             import multiprocessing as mp
+            import queue
 
-            self.pool = mp.get_context("spawn").Pool(workers, _init_worker, (ruleset, list(specs), seed))
+            ctx = mp.get_context("spawn")
+            ready = ctx.Queue()
+            self.pool = ctx.Pool(workers, _init_worker, (ruleset, list(specs), seed, ready))
+            # Wait until every worker has built its agents, so that the games are timed alone and a
+            # worker that cannot build an agent stops the run with its message.
+            started = 0
+            while started < workers:
+                try:
+                    status, what = ready.get(timeout=WORKER_START_TIMEOUT)
+                except queue.Empty:
+                    self.close()
+                    raise RuntimeError(f"the worker processes did not start within {WORKER_START_TIMEOUT} s") from None
+                if status == "error":
+                    self.close()
+                    raise RuntimeError(f"a worker process could not build the agents: {what}")
+                started += 1
+        self.startup_seconds = time.perf_counter() - t
 
     def map(self, tasks: Sequence[tuple]) -> Iterator[tuple]:
         """``(task, result)`` in the order of ``tasks``."""
@@ -343,10 +381,15 @@ class _Progress:
         self.tasks: dict[str, Any] = {}
         self.t0: dict[str, float] = {}
 
-    def add(self, key: str, description: str, total: int) -> None:
-        if self.bar is not None and total:
+    def add(self, key: str, description: str, total: int | None) -> None:
+        """A bar of ``total`` steps; ``None`` for a pulsing bar of unknown length."""
+        if self.bar is not None and total != 0:
             self.tasks[key] = self.bar.add_task(description, total=total, rate="")
             self.t0[key] = time.perf_counter()
+
+    def remove(self, key: str) -> None:
+        if key in self.tasks:
+            self.bar.remove_task(self.tasks.pop(key))
 
     def advance(self, key: str, n: int, unit: str) -> None:
         if key in self.tasks:
@@ -432,8 +475,14 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     optimum, optimum_source = turn_optimum(rs) if cfg.solo_turns else (None, "")
 
     t_start = time.perf_counter()
-    runner = _Runner(rs, specs, cfg.seed, cfg.workers)
     bar = _Progress(progress)
+    bar.add("start", f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
+    try:
+        runner = _Runner(rs, specs, cfg.seed, cfg.workers)
+    except BaseException:
+        bar.close()
+        raise
+    bar.remove("start")
     chunks: dict[tuple, list[dict[str, np.ndarray]]] = {t: [] for t in tables}
     solo: list[list[dict[str, np.ndarray]]] = [[] for _ in specs]
     t_games = 0.0
@@ -454,7 +503,8 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     merged = {t: {k: np.concatenate([c[k] for c in chunks[t]]) for k in chunks[t][0]} for t in tables}
     solo_merged = [_merge_solo(parts, cfg.solo_turns) for parts in solo] if cfg.solo_turns else []
     total_games = len(tables) * deals * len(orders)
-    timing = {"seconds": elapsed, "tournament_seconds": t_games, "games": total_games,
+    timing = {"seconds": elapsed, "startup_seconds": runner.startup_seconds, "tournament_seconds": t_games,
+              "games": total_games,
               "games_per_second": total_games / t_games if t_games > 0 else math.nan, "workers": cfg.workers}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
                         optimum_source, anchor, timing)
@@ -631,8 +681,9 @@ class Report:
         return json.dumps(self.data, indent=2, allow_nan=False, default=_json_default)
 
     def rich_tables(self) -> list[Any]:
-        """The report as rich tables: results per table, ratings, solo measure."""
+        """The report as rich renderables: results per table, ratings, solo measure, with notes."""
         from rich.table import Table
+        from rich.text import Text
 
         d = self.data
         cfg = d["config"]
@@ -650,18 +701,17 @@ class Report:
                     tb.add_row(r["agent"], others, *_row_cells(r, t), end_section=ri == len(t["results"]) - 1)
             out.append(tb)
         if d["ratings"]:
-            rt = Table(title=f"ratings ({d['ratings']['scale']}; {d['ratings']['anchor']})", title_justify="left")
+            rt = Table(title=f"Elo ratings, {d['ratings']['anchor']}", title_justify="left")
             rt.add_column("agent")
             rt.add_column("rating", justify="right")
             rt.add_column("± 95%", justify="right")
             for r in sorted(d["ratings"]["agents"], key=lambda r: -_sortable(r["rating"])):
                 rt.add_row(r["agent"], _fmt(r["rating"], "{:.0f}"), _fmt(_ci95(r["stderr"]), "{:.0f}"))
-            out.append(rt)
+            out += [rt, Text("Bradley-Terry maximum likelihood over all games, a draw = half a win", style="dim")]
         if d["solo"]:
             s = d["solo"]
             opt = s["optimum"]
-            st = Table(title=f"solo: mean points per turn over {s['turns']} turns from the board"
-                       + (f"; exact optimum {opt:.2f}" if opt else f" ({s['optimum_source']})"),
+            st = Table(title="solo: points per turn from the board" + (f", exact optimum {opt:.1f}" if opt else ""),
                        title_justify="left")
             for col in ("agent", "pts/turn [95% CI]", "of optimum [95% CI]", "zilch %"):
                 st.add_column(col, justify="left" if col == "agent" else "right")
@@ -669,7 +719,8 @@ class Report:
                 st.add_row(a["agent"], _ci_text(a["points_per_turn"], "{:.1f}"),
                            _ci_text(a["ratio"], "{:.1%}") if "ratio" in a else "-",
                            f"{100 * a['zilch_rate']:.1f}")
-            out.append(st)
+            out += [st, Text(f"{s['turns']} turns per agent in one-player games; 95% intervals clustered by game"
+                             + ("" if opt else f"; {s['optimum_source']}"), style="dim")]
         return out
 
     def print(self, console: Any = None) -> None:
@@ -681,8 +732,9 @@ class Report:
             console.print(t)
         tm = self.data["timing"]
         if tm.get("games"):
+            w = tm["workers"]
             console.print(f"{tm['games']} games in {tm['tournament_seconds']:.1f} s "
-                          f"({tm['games_per_second']:,.0f} games/s, {tm['workers']} workers)")
+                          f"({tm['games_per_second']:,.0f} games/s, {w} worker{'s' * (w > 1)})", style="dim")
 
     def markdown(self, plots: Sequence[str] = (), command: str | None = None) -> str:
         """The report as Markdown; ``plots`` are image paths relative to the Markdown file."""
