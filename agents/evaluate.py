@@ -215,7 +215,12 @@ def _worker_task(task: tuple) -> tuple:
 def _run_task(ctx: _Context, task: tuple) -> tuple:
     if task[0] == "table":
         return task, _play_table_chunk(ctx, *task[1:])
-    return task, _play_solo_chunk(ctx, *task[1:])
+    try:
+        return task, _play_solo_chunk(ctx, *task[1:])
+    except Exception as e:
+        # An agent that cannot play alone (one built for opponents, say) loses its solo measure,
+        # not the whole evaluation: the report shows why.
+        return task, {"error": f"{type(e).__name__}: {e}"}
 
 
 def _play(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Generator],
@@ -494,7 +499,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
             bar.advance("games", len(res["length"]), "games")
         t_games = time.perf_counter() - t0
         if cfg.solo_turns:
-            solo = _run_solo(runner, bar, len(specs), cfg.solo_turns, labels)
+            solo = _run_solo(runner, bar, len(specs), cfg.solo_turns)
     finally:
         bar.close()
         runner.close()
@@ -510,8 +515,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
                         optimum_source, anchor, timing)
 
 
-def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int,
-              labels: Sequence[str]) -> list[list[dict[str, np.ndarray]]]:
+def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int) -> list[list[dict[str, Any]]]:
     """Play one-player games in chunks, in waves, until every agent has ``want`` on-board turns.
 
     The waves are sized from the turns seen so far, so little is wasted; which games are played does
@@ -519,6 +523,7 @@ def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int,
     exactly the first ``want`` turns, so the result does not either.
     """
     parts: list[list[dict[str, np.ndarray]]] = [[] for _ in range(n_agents)]
+    errors: dict[int, str] = {}
     have = [0] * n_agents
     games = [0] * n_agents
     bar.add("solo", "solo turns", want * n_agents)
@@ -531,25 +536,34 @@ def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int,
                 games[a] += SOLO_CHUNK_GAMES
         for task, res in runner.map(tasks):
             a = task[1]
+            if "error" in res or a in errors:
+                errors.setdefault(a, res.get("error", ""))
+                continue
             parts[a].append(res)
             got = int(res["turns"].sum())
             bar.advance("solo", max(0, min(got, want - have[a])), "turns")
             have[a] += got
         pending = {}
         for a in range(n_agents):
-            if have[a] >= want:
+            if have[a] >= want or a in errors:
                 continue
             if games[a] >= 10 * SOLO_CHUNK_GAMES and have[a] == 0:
-                raise RuntimeError(f"agent {labels[a]!r} never got on the board in {games[a]} one-player "
-                                   f"games of up to {SOLO_MAX_TURNS} turns: no solo measure possible")
+                errors[a] = (f"never got on the board in {games[a]} one-player games of up to "
+                             f"{SOLO_MAX_TURNS} turns")
+                continue
             rate = max(have[a], 1) / games[a]  # on-board turns per game so far
             need = (want - have[a]) / rate * 1.05
             pending[a] = max(1, math.ceil(need / SOLO_CHUNK_GAMES))
+    for a, why in errors.items():
+        bar.advance("solo", max(0, want - have[a]), "turns")
+        parts[a] = [{"error": why}]  # type: ignore[list-item]
     return parts
 
 
-def _merge_solo(parts: list[dict[str, np.ndarray]], want: int) -> dict[str, np.ndarray]:
+def _merge_solo(parts: list[dict[str, np.ndarray]], want: int) -> dict[str, Any]:
     """The first ``want`` on-board turns, in game order, as per-game sums (the last game may be cut)."""
+    if parts and "error" in parts[0]:
+        return parts[0]
     points = np.concatenate([p["points"] for p in parts])[:want]
     turns = np.concatenate([p["turns"] for p in parts])
     zil_game = np.concatenate([p["zilches"] for p in parts])
@@ -640,6 +654,9 @@ class Report:
         if solo:
             agents_out = []
             for a, s in enumerate(solo):
+                if "error" in s:
+                    agents_out.append({"agent": labels[a], "error": s["error"]})
+                    continue
                 rm = ratio_mean(s["points"], s["turns"])
                 entry = {"agent": labels[a], "points_per_turn": rm.to_dict(),
                          "zilch_rate": s["zilches"] / max(1, int(s["turns"].sum()))}
@@ -716,6 +733,9 @@ class Report:
             for col in ("agent", "pts/turn [95% CI]", "of optimum [95% CI]", "zilch %"):
                 st.add_column(col, justify="left" if col == "agent" else "right")
             for a in s["agents"]:
+                if "error" in a:
+                    st.add_row(a["agent"], f"no solo measure: {a['error']}", "-", "-")
+                    continue
                 st.add_row(a["agent"], _ci_text(a["points_per_turn"], "{:.1f}"),
                            _ci_text(a["ratio"], "{:.1%}") if "ratio" in a else "-",
                            f"{100 * a['zilch_rate']:.1f}")
@@ -770,6 +790,9 @@ class Report:
                          else f"No exact optimum: {s['optimum_source']}."), "",
                       "| agent | pts/turn [95% CI] | of optimum [95% CI] | zilch % |", "|---|---:|---:|---:|"]
             for a in s["agents"]:
+                if "error" in a:
+                    lines.append(f"| `{a['agent']}` | no solo measure: {a['error']} | - | - |")
+                    continue
                 lines.append(f"| `{a['agent']}` | {_ci_text(a['points_per_turn'], '{:.1f}')} | "
                              f"{_ci_text(a['ratio'], '{:.1%}') if 'ratio' in a else '-'} | "
                              f"{100 * a['zilch_rate']:.1f} |")
@@ -831,19 +854,20 @@ class Report:
             plt.close(fig)
             written.append("score_distributions.png")
 
-        if d["solo"]:
+        measured = [a for a in d["solo"]["agents"] if "error" not in a] if d["solo"] else []
+        if measured:
             s = d["solo"]
-            fig, ax = plt.subplots(figsize=(1.1 * len(labels) + 3, 4.2))
-            means = [a["points_per_turn"]["mean"] for a in s["agents"]]
+            fig, ax = plt.subplots(figsize=(1.1 * len(measured) + 3, 4.2))
+            means = [a["points_per_turn"]["mean"] for a in measured]
             err = np.array([[a["points_per_turn"]["mean"] - a["points_per_turn"]["low"],
-                             a["points_per_turn"]["high"] - a["points_per_turn"]["mean"]] for a in s["agents"]]).T
+                             a["points_per_turn"]["high"] - a["points_per_turn"]["mean"]] for a in measured]).T
             err = np.nan_to_num(err)
-            names = [a["agent"] for a in s["agents"]]
+            names = [a["agent"] for a in measured]
             ax.bar(range(len(names)), means, yerr=err, capsize=4, color="#4C72B0")
             ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
             if s["optimum"]:
                 ax.axhline(s["optimum"], color="#C44E52", linestyle="--", label=f"exact optimum {s['optimum']:.1f}")
-                for i, a in enumerate(s["agents"]):
+                for i, a in enumerate(measured):
                     ax.text(i, means[i], f"{a['ratio']['mean']:.0%}", ha="center", va="bottom", fontsize=8)
                 ax.legend(fontsize=8, loc="lower right")
             ax.set_ylabel("mean points per turn (95% CI)")

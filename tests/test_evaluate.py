@@ -154,6 +154,25 @@ def test_two_copies_tie_at_three_player_tables():
     assert res["random"]["mean_score"] == res["random#2"]["mean_score"]
 
 
+class NeedsOpponents(GreedyMover):
+    """Plays like greedy but refuses one-player games (as an agent built for opponents might)."""
+
+    def act(self, state, legal, rng):
+        if state.num_players == 1:
+            raise ValueError("this agent needs an opponent")
+        return super().act(state, legal, rng)
+
+
+def test_solo_measure_failure_is_reported_not_fatal():
+    r = evaluate(agents=[NeedsOpponents(), RandomMover()], ruleset="zonk", games=4, seed=0, workers=1,
+                 solo_turns=100)
+    assert r.data["tables"][0]["games"] == 4
+    bad, good = r.data["solo"]["agents"]
+    assert "needs an opponent" in bad["error"] and "points_per_turn" not in bad
+    assert good["points_per_turn"]["turns"] == 100
+    assert "no solo measure" in r.markdown()
+
+
 # --------------------------------------------------------------------------------------------
 # Workers
 
