@@ -38,7 +38,9 @@ Ratings
 Solo measure
     For each agent: its mean points per turn over ``--solo-turns`` turns played from the board, in
     one-player games of the ruleset (each a fresh game with seeded dice, the same dice for every
-    agent; turns before the agent gets on the board are not counted). A turn's points are its change
+    agent; turns before the agent gets on the board are not counted; the variants that tie a turn to
+    another player's, ``piggyback``, ``challenge`` and ``overcoming``, are off, as in the optimum,
+    and agents named by spec are built for these rules). A turn's points are its change
     of score, so a ``zilch_penalty`` counts. Compared with the exact optimum of the turn,
     ``agents.solver.solve_turn(ruleset).points_per_turn`` (the long-run mean points per turn of the
     best turn policy), as a ratio with a 95% interval from the central limit theorem, clustered by
@@ -152,6 +154,19 @@ def solo_rng(seed: int, game: int) -> np.random.Generator:
     return np.random.default_rng([seed, game, 3, 0])
 
 
+#: Variants that act between players' turns; the solo measure switches them off (see solo_ruleset).
+INTERACTION_VARIANTS = ("piggyback", "challenge", "overcoming")
+
+
+def solo_ruleset(ruleset: Ruleset) -> Ruleset:
+    """The rules of the solo measure's one-player games: ``ruleset`` without the variants that tie a
+    turn to another player's (``piggyback``, ``challenge``, ``overcoming``). Alone, a player would
+    piggyback on or have to overcome their own last turn, which is no turn of the real game, and the
+    exact turn optimum is that of a fresh turn."""
+    on = {f"variants.{v}": False for v in INTERACTION_VARIANTS if getattr(ruleset.variants, v)}
+    return ruleset.replace(on) if on else ruleset
+
+
 def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
     """The exact optimum of mean points per turn from the board, and where it comes from.
 
@@ -184,8 +199,23 @@ class _Context:
         from .base import make_agent
 
         self.ruleset = ruleset
+        self.solo_ruleset = solo_ruleset(ruleset)
         self.seed = seed
+        self.specs = list(specs)
+        self.labels = _labels(specs)
         self.agents = [make_agent(s, ruleset) for s in specs]
+        self._solo_agents: list[Policy] | None = None
+
+    def solo_agent(self, i: int) -> Policy:
+        """Entrant ``i`` for the one-player games: built for :func:`solo_ruleset` when that differs
+        from the ruleset (an agent playing ``overcoming`` would otherwise try to beat its own last turn)."""
+        from .base import make_agent
+
+        if self.solo_ruleset is self.ruleset:
+            return self.agents[i]
+        if self._solo_agents is None:
+            self._solo_agents = [make_agent(s, self.solo_ruleset) for s in self.specs]
+        return self._solo_agents[i]
 
 
 _WORKER: _Context | None = None
@@ -260,7 +290,7 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
     seat = np.zeros((games, n), np.int8)
     length = np.zeros(games, np.int32)
     agents = [ctx.agents[m] for m in table]
-    names = [getattr(a, "name", "?") for a in agents]
+    names = [ctx.labels[m] for m in table]
     i = 0
     for d in range(d0, d1):
         # Seeding a generator costs ten times more than restoring its state: seed once per deal and
@@ -298,9 +328,9 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
 def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, np.ndarray]:
     """One-player games ``g0 .. g1-1`` of the solo measure: the points of every turn played from
     the board (score after minus score before, so penalties count), and turns per game."""
-    rs, seed = ctx.ruleset, ctx.seed
-    pol = ctx.agents[agent]
-    label = getattr(pol, "name", "?")
+    rs, seed = ctx.solo_ruleset, ctx.seed
+    pol = ctx.solo_agent(agent)
+    label = ctx.labels[agent]
     pts: list[int] = []
     per_game = np.zeros(g1 - g0, np.int32)
     zil = np.zeros(g1 - g0, np.int32)
@@ -477,7 +507,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     deals = -(-cfg.games // len(orders))
     table_tasks = [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS))
                    for t in tables for d0 in range(0, deals, CHUNK_DEALS)]
-    optimum, optimum_source = turn_optimum(rs) if cfg.solo_turns else (None, "")
+    optimum, optimum_source = turn_optimum(solo_ruleset(rs)) if cfg.solo_turns else (None, "")
 
     t_start = time.perf_counter()
     bar = _Progress(progress)
@@ -665,6 +695,7 @@ class Report:
                 agents_out.append(entry)
                 solo_points[labels[a]] = s["turn_points"]
             solo_out = {"turns": cfg.solo_turns, "optimum": optimum, "optimum_source": optimum_source,
+                        "variants_off": [v for v in INTERACTION_VARIANTS if getattr(rs.variants, v)],
                         "agents": agents_out}
         data = {
             "format": REPORT_FORMAT,
@@ -787,7 +818,9 @@ class Report:
                       f"Mean points per turn over {s['turns']} turns from the board (one-player games, "
                       "the same dice for every agent; 95% intervals clustered by game). "
                       + (f"Exact optimum of the turn: **{opt:.2f}** ({s['optimum_source']})." if opt
-                         else f"No exact optimum: {s['optimum_source']}."), "",
+                         else f"No exact optimum: {s['optimum_source']}.")
+                      + (f" Off in these games: {', '.join(s['variants_off'])} (they tie a turn to "
+                         "another player's)." if s["variants_off"] else ""), "",
                       "| agent | pts/turn [95% CI] | of optimum [95% CI] | zilch % |", "|---|---:|---:|---:|"]
             for a in s["agents"]:
                 if "error" in a:

@@ -154,6 +154,30 @@ def test_two_copies_tie_at_three_player_tables():
     assert res["random"]["mean_score"] == res["random#2"]["mean_score"]
 
 
+@pytest.mark.parametrize("ruleset", ["zonk", "farkle"])
+def test_solo_measure_of_the_turn_optimum_is_one(ruleset):
+    """The exact turn optimum played from the board scores its own expected points per turn: the
+    interval of the ratio holds 1 (farkle: with the zilch-streak penalty counted), while greedy's
+    lies below it."""
+    r = evaluate(agents=["optimal-turn", "greedy"], ruleset=ruleset, games=2, seed=4, workers=1, solo_turns=6000)
+    opt, greedy = r.data["solo"]["agents"]
+    assert r.data["solo"]["optimum"] > 500
+    assert opt["ratio"]["low"] < 1.0 < opt["ratio"]["high"]
+    assert greedy["ratio"]["high"] < 0.95
+    assert opt["points_per_turn"]["turns"] == 6000
+
+
+def test_solo_ruleset_turns_off_interaction_variants():
+    from agents.evaluate import solo_ruleset
+    from zilch_env import load_ruleset
+
+    rs = load_ruleset("zonk", {"variants.piggyback": True, "variants.overcoming": True, "target": 5000})
+    solo = solo_ruleset(rs)
+    assert not solo.variants.piggyback and not solo.variants.overcoming and solo.target == 5000
+    plain = load_ruleset("zonk")
+    assert solo_ruleset(plain) is plain
+
+
 class NeedsOpponents(GreedyMover):
     """Plays like greedy but refuses one-player games (as an agent built for opponents might)."""
 
