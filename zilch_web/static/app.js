@@ -418,7 +418,7 @@ function renderPass() {
   show("screen-pass");
   document.title = `Zilch: pass to ${name(cur)}`;
   $("#pass-name").textContent = name(cur);
-  $("#pass-name2").textContent = name(cur);
+  $("#pass-go").textContent = `I'm ${name(cur)}: show my dice`;
   const last = [...g.log].reverse().find((e) => ["bank", "zilch", "penalty", "final_round"].includes(e.kind));
   const me = g.players[cur];
   $("#pass-info").textContent = (last ? last.text + ". " : "") + `${me.name} has ${me.score}.`;
