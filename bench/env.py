@@ -1,8 +1,8 @@
 """Environment throughput: steps per second of one Zilch-v0 under masked random play, against a
 trivial Gymnasium environment with the same spaces measured in the same run.
 
-    python bench/env.py [--seconds 5 | --steps 50000] [--ruleset zonk] [--set KEY=VALUE ...]
-                        [--players 2] [--opponent greedy|random] [--profile 25]
+    python bench/env.py [--seconds 5 | --steps 100000] [--ruleset zonk] [--set KEY=VALUE ...]
+                        [--players 2] [--opponent greedy|random] [--rounds 10] [--profile 25]
 
 One step is what a training loop does: read the action mask from ``info``, pick a legal action
 uniformly at random, call ``step`` (which also plays the opponents' moves up to the agent's next
@@ -10,9 +10,10 @@ decision), and ``reset`` when the episode ends. The baseline env has ``Discrete(
 same ``Box`` observation space, returns a constant observation and mask, and ends an episode every
 ``--baseline-length`` steps; the same loop drives it, so the ratio is the cost of the game itself
 (engine, observation encoder, opponents) over the bare Gymnasium call. Both envs are used unwrapped
-(``gymnasium.make`` adds the same small wrapper cost to both).
+(``gymnasium.make`` adds the same small wrapper cost to both). The two are timed in alternating
+slices (``--rounds``), so that the ratio holds on a shared machine whose load changes.
 
-``--profile N`` then runs the Zilch loop again under cProfile and prints the N functions with the
+``--profile N`` then runs half as many Zilch steps again under cProfile and prints the N functions with the
 most time of their own, to show where a step's time goes.
 """
 
@@ -59,35 +60,39 @@ class TrivialEnv(gym.Env):
         return self._obs.copy(), 0.0, self._t >= self.length, False, {"action_mask": self._mask.copy()}
 
 
-def drive(env: gym.Env, seconds: float, steps: int | None, seed: int = 0) -> tuple[int, int, float, float]:
-    """Masked random play; returns (steps, episodes, seconds, engine decisions per step in the
-    finished episodes, or 0 for an env without a game). Time is checked every 256 steps."""
-    rng = np.random.default_rng(seed)
-    _, info = env.reset(seed=seed)
-    n = episodes = 0
-    done_steps = done_decisions = 0
-    start = time.perf_counter()
-    while True:
-        for _ in range(256):
+class Driver:
+    """Masked random play of one env, resumable: :meth:`run` plays some steps and returns their time."""
+
+    def __init__(self, env: gym.Env, seed: int):
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+        _, self.info = env.reset(seed=seed)
+        self.steps = self.episodes = self.seconds = 0
+        self.done_steps = self.done_decisions = 0  # steps and engine decisions of finished episodes
+
+    def run(self, steps: int) -> float:
+        env, rng, info = self.env, self.rng, self.info
+        start = time.perf_counter()
+        for _ in range(steps):
             legal = np.flatnonzero(info["action_mask"])
             _, _, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
-            n += 1
             if terminated or truncated:
-                episodes += 1
+                self.episodes += 1
                 state = getattr(env, "state", None)
                 if state is not None:
-                    done_decisions += state.decisions
-                    done_steps = n
+                    self.done_decisions += state.decisions
+                    self.done_steps = self.steps + _ + 1
                 _, info = env.reset()
-            if (steps is not None and n >= steps) or (
-                    steps is None and n % 256 == 0 and time.perf_counter() - start >= seconds):
-                elapsed = time.perf_counter() - start
-                return n, episodes, elapsed, done_decisions / done_steps if done_steps else 0.0
+        elapsed = time.perf_counter() - start
+        self.info = info
+        self.steps += steps
+        self.seconds += elapsed
+        return elapsed
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seconds", type=float, default=5.0, help="time per env (default 5)")
+    ap.add_argument("--seconds", type=float, default=5.0, help="time of the Zilch env (default 5)")
     ap.add_argument("--steps", type=int, default=None, help="a fixed number of steps per env instead of --seconds")
     ap.add_argument("--ruleset", "-r", default="zonk", help="preset name or TOML file (default: zonk)")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -96,6 +101,8 @@ def main() -> int:
     ap.add_argument("--opponent", choices=["greedy", "random"], default="greedy",
                     help="the policy of the other seats (default: greedy, the env's default)")
     ap.add_argument("--baseline-length", type=int, default=50, help="episode length of the trivial env (default 50)")
+    ap.add_argument("--rounds", type=int, default=10,
+                    help="alternating slices the budget is split into (default 10)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the dice and the random choices (default 0)")
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="also profile the Zilch loop and print the N costliest functions")
@@ -104,32 +111,48 @@ def main() -> int:
         ap.error(f"--steps {args.steps}: give 1 or more")
     if args.seconds <= 0:
         ap.error(f"--seconds {args.seconds}: give a positive time")
+    if args.rounds < 1:
+        ap.error(f"--rounds {args.rounds}: give 1 or more")
 
     rs = load_ruleset(args.ruleset, parse_overrides(args.overrides))
     opponent = GreedyMover() if args.opponent == "greedy" else RandomMover()
-    env = ZilchEnv(rs, num_players=args.players, opponents=opponent)
-    base = TrivialEnv(args.baseline_length)
-    drive(env, 0.3, None, args.seed)  # warm-up: scoring tables, caches
-    drive(base, 0.3, None, args.seed)
+    zilch = Driver(ZilchEnv(rs, num_players=args.players, opponents=opponent), args.seed)
+    base = Driver(TrivialEnv(args.baseline_length), args.seed)
+    zilch.run(2000)  # warm-up: scoring tables, caches
+    base.run(2000)
+    zilch, base = Driver(zilch.env, args.seed), Driver(base.env, args.seed)
 
     budget = f"{args.steps} steps" if args.steps is not None else f"{args.seconds:g} s"
-    print(f"masked random play, one env, one core, {budget} each")
+    print(f"masked random play, one env, one core, {budget} each, in {args.rounds} alternating slices")
     print(f"Zilch-v0: ruleset {rs.name}, {args.players} players, opponents {opponent.name}\n")
-    n_z, ep_z, t_z, per_step = drive(env, args.seconds, args.steps, args.seed)
-    n_b, ep_b, t_b, _ = drive(base, args.seconds, args.steps, args.seed)
-    sps_z, sps_b = n_z / t_z, n_b / t_b
+    # The two envs take turns in slices, so a change in the machine's load hits both alike.
+    if args.steps is not None:
+        for r in range(args.rounds):
+            k = args.steps * (r + 1) // args.rounds - args.steps * r // args.rounds
+            zilch.run(k)
+            base.run(k)
+    else:
+        probe = 256
+        per_step = zilch.run(probe) / probe
+        base.run(probe)
+        k = max(256, int(args.seconds / args.rounds / per_step))
+        while zilch.seconds < args.seconds:
+            zilch.run(k)
+            base.run(k)
+    sps_z, sps_b = zilch.steps / zilch.seconds, base.steps / base.seconds
     print(f"{'env':<12}{'steps':>10}{'episodes':>10}{'seconds':>9}{'steps/s':>12}{'us/step':>9}")
-    print(f"{'Zilch-v0':<12}{n_z:>10}{ep_z:>10}{t_z:>9.2f}{sps_z:>12,.0f}{1e6 / sps_z:>9.1f}")
-    print(f"{'trivial':<12}{n_b:>10}{ep_b:>10}{t_b:>9.2f}{sps_b:>12,.0f}{1e6 / sps_b:>9.1f}")
+    for name, d, sps in (("Zilch-v0", zilch, sps_z), ("trivial", base, sps_b)):
+        print(f"{name:<12}{d.steps:>10}{d.episodes:>10}{d.seconds:>9.2f}{sps:>12,.0f}{1e6 / sps:>9.1f}")
     print(f"\nratio: Zilch-v0 runs at {sps_z / sps_b:.3f} of the trivial env's speed "
           f"({sps_b / sps_z:.1f}x slower)")
-    print(f"Zilch-v0: {n_z / max(ep_z, 1):.1f} agent steps per episode, {per_step:.2f} engine decisions "
-          f"per agent step (the opponents' moves run inside step)")
+    per = zilch.done_decisions / zilch.done_steps if zilch.done_steps else 0.0
+    print(f"Zilch-v0: {zilch.steps / max(zilch.episodes, 1):.1f} agent steps per episode, {per:.2f} engine "
+          f"decisions per agent step (the opponents' moves run inside step)")
 
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()
-        drive(env, args.seconds, args.steps, args.seed)
+        zilch.run(max(zilch.steps // 2, 1))
         prof.disable()
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.profile)

@@ -605,3 +605,16 @@ def test_observation_is_pure():
     assert g.snapshot() == snap
     assert len(PLAYER_FIELDS) * 6 == LAYOUT[[f.name for f in LAYOUT].index("players")].index.stop - \
         LAYOUT[[f.name for f in LAYOUT].index("players")].index.start
+
+
+def test_bench_script_runs():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "env.py"
+    out = subprocess.run([sys.executable, str(script), "--steps", "300", "--rounds", "2", "--ruleset", "farkle",
+                          "--set", "variants.piggyback=true", "--profile", "3"],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    assert re.search(r"ratio: Zilch-v0 runs at [\d.]+ of the trivial env's speed", out)
+    assert "ruleset farkle" in out and "profile of the Zilch loop" in out
