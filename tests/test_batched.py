@@ -1,0 +1,339 @@
+"""The batched engine against the single-game engine: the same seeded games played in both must
+give identical states and legal actions after every step (the differential test), plus the batched
+baseline agents, tournaments play and the rules the batched engine refuses."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset, play_game
+from zilch_env.batched import (BatchAgent, BatchedGames, UnsupportedRulesError, batch_agent, batch_tables,
+                               play_games)
+from zilch_env.engine import NUM_ACTIONS, RandomDice
+from zilch_env.scoring import scoring_table
+
+_FIELDS = ("scores", "on_board", "zilch_streak", "current", "phase", "dice_left", "turn_total", "permanent",
+           "last_result", "turns", "decisions", "roll", "final_queue", "tiebreak", "winners")
+
+
+def _single_rows(games: list[GameState], rows: np.ndarray, n: int) -> np.ndarray:
+    """The state fields of single-engine games as one int row per game (layout: :func:`_columns`)."""
+    out = []
+    for g in rows:
+        s = games[g]
+        q = s.final_queue
+        tb = s.tiebreak_players
+        out.append((
+            *s.scores, *s.on_board, *s.zilch_streak, s.current, s.phase, s.dice_left, s.turn_total,
+            s.permanent, s.last_result, len(s.turns), s.decisions, *s.roll, *[0] * (6 - len(s.roll)),
+            *([-1] * 7 if q is None else [len(q), *q, *[-1] * (6 - len(q))]),
+            sum(1 << p for p in tb) if tb is not None else 0, s.tiebreak_round,
+            sum(1 << p for p in s.winners) if s.winners is not None else 0,
+        ))
+    return np.array(out, dtype=np.int64).reshape(len(rows), -1)
+
+
+def _columns(n: int) -> list[tuple[str, int]]:
+    sizes = {"scores": n, "on_board": n, "zilch_streak": n, "roll": 6, "final_queue": 7, "tiebreak": 2}
+    return [(f, sizes.get(f, 1)) for f in _FIELDS]
+
+
+def _batched_rows(bg: BatchedGames, rows: np.ndarray) -> np.ndarray:
+    """The same row layout from the batched engine's arrays."""
+    from zilch_env import _batched_kernels as K
+
+    n = bg.num_players
+    st = bg._st[rows]
+    qpos, qlen = st[:, K.FQ_POS], st[:, K.FQ_LEN] - st[:, K.FQ_POS]
+    i = np.arange(6)
+    queue = np.take_along_axis(st[:, K.FQ: K.FQ + 6], np.minimum(qpos[:, None] + i, 5), axis=1)
+    queue = np.where(i < qlen[:, None], queue, -1)
+    fq = np.where(st[:, K.FQ_ON, None] != 0, np.concatenate([qlen[:, None], queue], axis=1), -1)
+    faces = bg.tables.faces[np.maximum(st[:, K.ROLL], 0)] * (st[:, K.ROLL, None] >= 0)
+    cols = [st[:, K.SCORE: K.SCORE + n], st[:, K.ONB: K.ONB + n], st[:, K.STREAK: K.STREAK + n]]
+    cols += [st[:, [K.CUR, K.PHASE, K.LEFT, K.TOTAL, K.PERM, K.LAST, K.TURNS, K.DECISIONS]], faces, fq,
+             st[:, [K.TB_MASK, K.TB_ROUND]], np.where(st[:, K.PHASE] == K.OVER, st[:, K.WIN_MASK], 0)[:, None]]
+    return np.concatenate(cols, axis=1)
+
+
+def _compare(singles: list[GameState], bg: BatchedGames, rows: np.ndarray, where: str) -> None:
+    a, b = _single_rows(singles, rows, bg.num_players), _batched_rows(bg, rows)
+    if np.array_equal(a, b):
+        return
+    i = int(np.flatnonzero((a != b).any(axis=1))[0])
+    g = int(rows[i])
+    at = 0
+    for f, size in _columns(bg.num_players):
+        if not np.array_equal(a[i, at: at + size], b[i, at: at + size]):
+            pytest.fail(f"{where}: game {g} differs in {f}: single engine {a[i, at: at + size].tolist()}, "
+                        f"batched {b[i, at: at + size].tolist()}\nsingle: {singles[g].snapshot()}\n"
+                        f"batched: {bg.snapshot(g)}")
+        at += size
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def differential(ruleset, players: int, games: int, seed: int, dice_block: int | None = None,
+                 first: int = 0) -> dict[str, int]:
+    """Play ``games`` seeded games in both engines with the same random legal actions; compare every
+    state field and the legal actions after every step. Returns counts of what the games went through."""
+    rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
+    seeds = [[seed, g] for g in range(games)]
+    kw = {} if dice_block is None else {"dice_block": dice_block}
+    bg = BatchedGames(rs, games, players, dice=seeds, first=first, **kw)
+    singles = [GameState(rs, players, seed=np.random.default_rng(s), first=first) for s in seeds]
+    choices = np.random.default_rng([seed, 99])
+    where = f"{rs.name} with {players} players (seed {seed})"
+    every = np.arange(games)
+    _compare(singles, bg, every, where + ", start")
+    steps = 0
+    masks = np.zeros((games, NUM_ACTIONS), bool)
+    actions = np.zeros(games, np.int64)
+    live = np.flatnonzero(~bg.done)
+    while live.size:
+        bg.legal_masks(masks)
+        u = choices.random(games)
+        for g in live:
+            s = singles[g]
+            legal = s.legal_actions()
+            if np.flatnonzero(masks[g]).tolist() != legal:
+                pytest.fail(f"{where}: game {g} legal actions differ: single {legal}, batched "
+                            f"{np.flatnonzero(masks[g]).tolist()}\nsingle: {s.snapshot()}")
+            actions[g] = legal[int(u[g] * len(legal))]
+            s.apply(int(actions[g]))
+            steps += 1
+        illegal = bg.step(actions)
+        assert not illegal.any(), f"{where}: a legal action was refused"
+        _compare(singles, bg, live, f"{where}, step {steps}")
+        live = live[~bg.done[live]]
+    _compare(singles, bg, every, where + ", end")  # games over stayed as they ended
+    assert not bg.legal_masks().any()
+    stats = bg.turn_stats
+    for g, s in enumerate(singles):
+        for q in range(players):
+            mine = [t for t in s.turns if t["player"] == q]
+            assert stats["turns"][g, q] == len(mine)
+            assert stats["points"][g, q] == sum(t["recorded"] for t in mine)
+            assert stats["zilches"][g, q] == sum(not t["banked"] for t in mine)
+    return {
+        "games": games, "steps": steps,
+        "draws": sum(len(s.winners) > 1 for s in singles),
+        "tiebreaks": sum(s.tiebreak_round > 0 for s in singles),
+        "penalties": sum(t["penalty"] is not None for s in singles for t in s.turns),
+        "permanent": sum(t["recorded"] > 0 and not t["banked"] for s in singles for t in s.turns),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The differential test: every preset, 2 and 3 players, thousands of games per preset
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_differential_presets(preset):
+    counts = [differential(preset, players, 1000, seed=players) for players in (2, 3)]
+    assert sum(c["games"] for c in counts) == 2000
+    rs = load_ruleset(preset)
+    if rs.variants.zilch_penalty.count:
+        assert sum(c["penalties"] for c in counts) > 0  # the zilch penalty was applied in these games
+    if rs.scoring.permanent_straight:
+        assert sum(c["permanent"] for c in counts) > 0  # a permanent straight survived a zilch
+
+
+@pytest.mark.parametrize("players", [1, 4, 6])
+def test_differential_player_counts(players):
+    for preset in ("zonk", "zilch15k", "farkle"):
+        differential(preset, players, 60 if players > 1 else 100, seed=10 + players, first=players - 1)
+
+
+@pytest.mark.parametrize("overrides", [
+    {"variants.zilch_penalty": {"count": 2, "points": 0, "mode": "halve"}},
+    {"variants.zilch_penalty": {"count": 2, "points": 0, "mode": "reset"}},
+    {"variants.zilch_penalty": {"count": 1, "points": 300, "mode": "subtract"}},
+    {"variants.six_dice_zilch_bonus": 500},
+    {"variants.overcoming": True},
+    {"entry_threshold": 0, "min_bank": 200},
+    {"dice": 5, "hot_dice": "forced"},
+    {"dice": 3},
+    {"keep": "all_scoring", "end": "finish_round", "scoring.permanent_straight": True},
+], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+def test_differential_variants(overrides):
+    rs = load_ruleset("zonk", {"target": 3000, **overrides})
+    c = differential(rs, 3, 300, seed=7)
+    if "variants.zilch_penalty" in overrides:
+        assert c["penalties"] > 0
+
+
+def test_differential_ties_and_tiebreaks():
+    # Targets low enough that games often end level: draws, and tie-break turns under "tiebreak".
+    draw = differential(load_ruleset("zilch5k", {"target": 500, "tie": "draw", "entry_threshold": 300}),
+                        4, 400, seed=3)
+    assert draw["draws"] > 0 and draw["tiebreaks"] == 0
+    tb = differential(load_ruleset("zilch5k", {"target": 500, "entry_threshold": 300}), 4, 400, seed=3)
+    assert tb["tiebreaks"] > 0
+
+
+def test_differential_dice_refills_mid_step():
+    # Two dice codes per block: games run out of codes within a step (a zilch chain, a bank and the
+    # next player's roll), wait for dice and resume after the refill, and must not notice.
+    differential("zonk", 3, 60, seed=5, dice_block=2)
+    differential("zilch15k", 2, 60, seed=6, dice_block=1)
+
+
+def test_dice_streams_continue_across_resets():
+    """A row's dice go on from game to game, like a Match sharing one RandomDice; the refills of a
+    stream of many blocks keep it equal to RandomDice's."""
+    rs = load_ruleset("zonk")
+    bg = BatchedGames(rs, 1, 2, dice=[42], dice_block=64)
+    dice = RandomDice(42)
+    choices = np.random.default_rng(0)
+    for _ in range(20):
+        g = GameState(rs, 2, dice=dice)
+        while not g.done:
+            legal = g.legal_actions()
+            assert bg.legal_actions(0) == legal
+            a = legal[int(choices.random() * len(legal))]
+            g.apply(a)
+            bg.step([a])
+            assert bg.snapshot(0) == {k: v for k, v in _snap(g).items()}
+        bg.reset()
+
+
+def _snap(g: GameState) -> dict:
+    s = g.snapshot()
+    keys = ("scores", "on_board", "zilch_streak", "current", "phase", "roll", "dice_left", "turn_total",
+            "permanent", "final_queue", "tiebreak_players", "last_result", "winners", "turns")
+    return {k: s[k] for k in keys}
+
+
+# --------------------------------------------------------------------------------------------
+# Tables, agents, errors
+
+
+def test_tables_come_from_the_scoring_table():
+    for preset in PRESETS:
+        rs = load_ruleset(preset)
+        tb, table = batch_tables(rs), scoring_table(rs)
+        assert len(tb.rolls) == len(table.rolls) == 923
+        for r, roll in enumerate(tb.rolls):
+            info = table.rolls[roll]
+            keeps = ((info.best,) if info.best else ()) if rs.keep == "all_scoring" else info.keeps
+            assert tb.nk[r] == len(keeps)
+            got = [(int(tb.kmask[r, k]), int(tb.kpts[r, k]), int(tb.kn[r, k]), bool(tb.kstr[r, k]))
+                   for k in range(tb.nk[r])]
+            assert got == [(k.mask, k.points, k.n, k.straight) for k in keeps]
+            if info.best is not None:
+                assert tb.kmask[r, tb.best[r]] == info.best.mask
+            else:
+                assert tb.best[r] == -1
+
+
+def test_greedy_actions_match_greedy_mover():
+    for preset in ("zonk", "zilch", "zilch15k", "farkle"):
+        rs = load_ruleset(preset)
+        bg = BatchedGames(rs, 200, 2, dice=[[1, g] for g in range(200)])
+        singles = [GameState(rs, 2, seed=np.random.default_rng([1, g])) for g in range(200)]
+        movers = {0: GreedyMover(), 1: GreedyMover(700, 3)}
+        thr = np.array([300, 700])
+        md = np.array([2, 3])
+        rng = np.random.default_rng(0)
+        while not bg.done.all():
+            seat = bg.current.copy()
+            acts = bg.greedy_actions(thr[seat], md[seat])
+            for g, s in enumerate(singles):
+                if s.done:
+                    assert acts[g] == -1
+                else:
+                    assert acts[g] == movers[s.current].act(s, s.legal_actions(), rng)
+                    s.apply(int(acts[g]))
+            bg.step(acts)
+        assert [list(s.winners) for s in singles] == [np.flatnonzero(w).tolist() for w in bg.winners]
+
+
+def test_random_actions_are_legal_and_cover_the_legal_set():
+    bg = BatchedGames("zonk", 64, 2, seed=3)
+    seen = np.zeros((64, NUM_ACTIONS), int)
+    m = bg.legal_masks()
+    for _ in range(200):
+        a = bg.random_actions()
+        assert m[np.arange(64), a].all()
+        seen[np.arange(64), a] += 1
+    # the same state every time (no step): every legal action is drawn, with roughly equal counts
+    assert ((seen > 0) == m).all()
+    counts = seen[m]
+    assert counts.min() > 200 / m.sum(axis=1).max() / 3
+
+
+def test_play_games_greedy_equals_single_engine_games():
+    rs = load_ruleset("zonk")
+    agents = ["greedy", "greedy:600"]
+    seats = np.array([[0, 1], [1, 0]] * 50)
+    dice = [np.random.default_rng([9, g]) for g in range(100)]
+    res = play_games(rs, agents, seats, dice=[[9, g] for g in range(100)], batch=32)
+    movers = [GreedyMover(), GreedyMover(600)]
+    for g in range(100):
+        game = play_game(GameState(rs, 2, seed=dice[g]), [movers[a] for a in seats[g]], rng=0)
+        assert res.scores[g].tolist() == game.scores
+        assert np.flatnonzero(res.winners[g]).tolist() == list(game.winners)
+        assert res.length[g] == len(game.turns)
+        assert res.decisions[g] == game.decisions
+        assert res.result[g].tolist() == game.result()
+
+
+def test_play_games_is_seeded_and_random_is_weaker():
+    seats = np.array([[0, 1], [1, 0]] * 300)
+    a = play_games("farkle", ["random", "greedy"], seats, seed=4, batch=256)
+    b = play_games("farkle", ["random", "greedy"], seats, seed=4, batch=100)
+    for f in ("scores", "winners", "turns", "points", "zilches", "length", "decisions"):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f
+    wins = np.zeros(2)
+    for g in range(len(seats)):
+        for q in range(2):
+            wins[seats[g, q]] += a.result[g, q]
+    assert wins[1] > 0.8 * len(seats)  # greedy beats random almost always
+    assert (a.result.sum(axis=1) == 1).all()
+
+
+def test_batch_agent_specs():
+    assert batch_agent("greedy") == BatchAgent("greedy", 300, 2)
+    assert batch_agent("greedy:500").threshold == 500
+    assert batch_agent(GreedyMover(450, 3)) == BatchAgent("greedy", 450, 3)
+    assert batch_agent("random").kind == "random"
+    with pytest.raises(ValueError, match="batched engine plays"):
+        batch_agent("heuristic")
+
+
+@pytest.mark.parametrize("variant", ["pyramiding", "challenge", "piggyback"])
+def test_unsupported_variants_are_named(variant):
+    rs = load_ruleset("zonk", {f"variants.{variant}": True})
+    with pytest.raises(UnsupportedRulesError, match=f"variants.{variant}.*single-game engine"):
+        BatchedGames(rs, 4, 2)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="num_players = 7"):
+        BatchedGames("zonk", 2, 7)
+    with pytest.raises(ValueError, match="num_games = 0"):
+        BatchedGames("zonk", 0, 2)
+    with pytest.raises(ValueError, match="first"):
+        BatchedGames("zonk", 2, 2, first=2)
+    bg = BatchedGames("zonk", 2, 2, seed=0)
+    with pytest.raises(ValueError, match="shape"):
+        bg.step([0])
+    assert bg.step([1, 1]).all()  # mask 0 keeps nothing: illegal, games unchanged
+    assert bg.decisions.tolist() == [0, 0]
+
+
+def test_seeded_batches_are_reproducible():
+    a, b = BatchedGames("zonk", 8, 3, seed=11), BatchedGames("zonk", 8, 3, seed=11)
+    for _ in range(300):
+        acts = a.random_actions()
+        assert (acts == b.random_actions()).all()
+        a.step(acts)
+        b.step(acts)
+        a.reset(np.flatnonzero(a.done))
+        b.reset(np.flatnonzero(b.done))
+    assert (a.scores == b.scores).all()
+    assert a.play_random(500) == b.play_random(500)
+    # a game with seed s and row b rolls the dice of GameState(seed=default_rng([s, b]))
+    c = BatchedGames("zonk", 3, 2, seed=11)
+    assert c.rolls[2].tolist()[: 6] == list(GameState("zonk", 2, seed=np.random.default_rng([11, 2])).roll)

@@ -1,0 +1,595 @@
+"""Numba kernels of the batched engine (:mod:`zilch_env.batched`): plain scalar code, one game at a
+time in a loop over the batch, over a struct-of-arrays state. Each function mirrors a method of
+:class:`zilch_env.engine.GameState` (named in its docstring) statement for statement, so the two stay
+easy to compare; the differential test (``tests/test_batched.py``) holds them to identical states.
+
+The state of game ``b`` is row ``st[b]`` of one int64 matrix; the column constants below name the
+fields. Rule parameters are one int64 vector ``rp`` (the ``R_*`` constants), the scoring tables are
+arrays built from :func:`zilch_env.scoring.scoring_table` by :mod:`zilch_env.batched`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# --------------------------------------------------------------------------------------------
+# State columns (one row per game)
+
+CUR = 0  # the seat to move
+FIRST = 1  # the seat that started the game
+PHASE = 2  # KEEP, OVER or PENDING
+ROLL = 3  # index of the current sorted roll in the tables, -1 for none
+LEFT = 4  # dice in the current roll, or to roll next
+TOTAL = 5  # turn total
+PERM = 6  # permanent points of this turn
+LAST = 7  # what the previous turn recorded (overcoming bar)
+FQ_ON = 8  # 1 once the final queue exists (the target was reached, or tie-break turns)
+FQ_POS = 9  # the queue is FQ[FQ_POS:FQ_LEN]
+FQ_LEN = 10
+TB_MASK = 11  # tie-break players as a seat bit mask, 0 = no tie-break
+TB_ROUND = 12  # tie-break rounds started
+WIN_MASK = 13  # winners as a seat bit mask once over
+TURNS = 14  # completed turns, all players
+DECISIONS = 15  # actions applied
+DPOS = 16  # dice codes read from this game's ring buffer
+DFILL = 17  # dice codes written to it
+SCORE = 18  # 6 columns each: per seat
+ONB = 24
+STREAK = 30
+FQ = 36
+P_TURNS = 42  # per seat: turns played, points recorded, turns ended by a zilch
+P_POINTS = 48
+P_ZILCH = 54
+WIDTH = 60
+
+# Phases (the values of engine.Phase, plus the internal "a roll is due")
+KEEP = 2
+OVER = 3
+PENDING = 4
+
+# Rule parameters
+R_DICE = 0
+R_TARGET = 1
+R_ENTRY = 2
+R_MIN_BANK = 3
+R_FORCED = 4
+R_OVERCOMING = 5
+R_PERM_STRAIGHT = 6
+R_BONUS = 7
+R_ZP_COUNT = 8
+R_ZP_POINTS = 9
+R_ZP_MODE = 10  # 0 subtract, 1 halve, 2 reset
+R_FINISH_ROUND = 11
+R_TIEBREAK = 12
+R_PLAYERS = 13
+R_MAX_TB = 14
+R_SIZE = 15
+
+#: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
+#: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.
+MARGIN = 64
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+
+
+@njit(cache=True, inline="always")
+def _next_u64(rng, i):
+    """SplitMix64: the decision streams of the built-in random agents (one uint64 state each)."""
+    z = rng[i] + _GOLDEN
+    rng[i] = z
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def _below(rng, i, m):
+    """A uniform whole number in ``[0, m)`` from stream ``i`` (53 random bits, scaled)."""
+    u = np.float64(_next_u64(rng, i) >> _S11) * (1.0 / 9007199254740992.0)
+    k = np.int64(u * m)
+    return k if k < m else m - 1
+
+
+# --------------------------------------------------------------------------------------------
+# The turn (GameState._start_turn, _roll, _apply_keep, _end_turn, _finish)
+
+
+@njit(cache=True)
+def _start_turn(st, b, rp):
+    """GameState._start_turn without the variants that act before the first roll: a roll of all dice is due."""
+    st[b, PHASE] = PENDING
+    st[b, ROLL] = -1
+    st[b, LEFT] = rp[R_DICE]
+    st[b, TOTAL] = 0
+    st[b, PERM] = 0
+
+
+@njit(cache=True)
+def _finish(st, b, contenders, rp):
+    """GameState._finish: the best score among ``contenders`` (a seat mask) wins; a tie plays
+    tie-break turns (tied seats in playing order) under ``tie = "tiebreak"``, a bounded number of
+    times, and is otherwise a draw. Returns True when the game is over."""
+    n = rp[R_PLAYERS]
+    best = -1
+    for q in range(n):
+        if (contenders >> q) & 1 and st[b, SCORE + q] > best:
+            best = st[b, SCORE + q]
+    tied = 0
+    count = 0
+    for q in range(n):
+        if (contenders >> q) & 1 and st[b, SCORE + q] == best:
+            tied |= 1 << q
+            count += 1
+    if count > 1 and rp[R_TIEBREAK] != 0 and st[b, TB_ROUND] < rp[R_MAX_TB]:
+        st[b, TB_ROUND] += 1
+        st[b, TB_MASK] = tied
+        first = st[b, FIRST]
+        length = 0
+        for i in range(n):
+            q = (first + i) % n
+            if (tied >> q) & 1:
+                st[b, FQ + length] = q
+                length += 1
+        st[b, FQ_ON] = 1
+        st[b, FQ_POS] = 0
+        st[b, FQ_LEN] = length
+        st[b, CUR] = st[b, FQ]
+        _start_turn(st, b, rp)
+        return False
+    st[b, WIN_MASK] = tied
+    st[b, PHASE] = OVER
+    st[b, ROLL] = -1
+    return True
+
+
+@njit(cache=True)
+def _end_turn(st, b, banked, rp):
+    """GameState._end_turn: record the turn (the turn total when banked, else the permanent points;
+    nothing below the entry threshold before the board), count zilch streaks and apply the zilch
+    penalty, then the ending rules: who plays next, or the result. Returns True when the game is over."""
+    p = st[b, CUR]
+    n = rp[R_PLAYERS]
+    total = st[b, TOTAL]
+    recorded = total if banked else st[b, PERM]
+    was_on = st[b, ONB + p] != 0
+    if not was_on:
+        if recorded != 0 and recorded >= rp[R_ENTRY]:
+            st[b, ONB + p] = 1
+        else:
+            recorded = 0
+    score = st[b, SCORE + p] + recorded
+    if banked:
+        st[b, STREAK + p] = 0
+    elif was_on:
+        st[b, STREAK + p] += 1
+        if rp[R_ZP_COUNT] > 0 and st[b, STREAK + p] >= rp[R_ZP_COUNT]:
+            st[b, STREAK + p] = 0
+            if score < 0:
+                score = 0
+            mode = rp[R_ZP_MODE]
+            if mode == 0:
+                score -= rp[R_ZP_POINTS]
+            elif mode == 1:
+                score //= 2
+            else:
+                score = 0
+    if score < 0:
+        score = 0
+    st[b, SCORE + p] = score
+    st[b, LAST] = recorded
+    st[b, TURNS] += 1
+    st[b, P_TURNS + p] += 1
+    st[b, P_POINTS + p] += recorded
+    if not banked:
+        st[b, P_ZILCH + p] += 1
+    st[b, ROLL] = -1
+    all_seats = (1 << n) - 1
+    # Ending (RULES.md section 3)
+    if st[b, TB_MASK] != 0:
+        st[b, FQ_POS] += 1
+        if st[b, FQ_POS] == st[b, FQ_LEN]:
+            return _finish(st, b, st[b, TB_MASK], rp)
+    elif st[b, FQ_ON] == 0:
+        if score >= rp[R_TARGET]:
+            length = 0
+            if rp[R_FINISH_ROUND] == 0:  # others one turn
+                for k in range(1, n):
+                    st[b, FQ + length] = (p + k) % n
+                    length += 1
+            else:  # finish the round: the seats after p in this round
+                first = st[b, FIRST]
+                pos = (p - first + n) % n
+                for i in range(pos + 1, n):
+                    st[b, FQ + length] = (first + i) % n
+                    length += 1
+            st[b, FQ_ON] = 1
+            st[b, FQ_POS] = 0
+            st[b, FQ_LEN] = length
+            if length == 0:
+                return _finish(st, b, all_seats, rp)
+    else:
+        st[b, FQ_POS] += 1
+        if st[b, FQ_POS] == st[b, FQ_LEN]:
+            return _finish(st, b, all_seats, rp)
+    if st[b, FQ_ON] != 0:
+        st[b, CUR] = st[b, FQ + st[b, FQ_POS]]
+    else:
+        st[b, CUR] = (p + 1) % n
+    _start_turn(st, b, rp)
+    return False
+
+
+@njit(cache=True)
+def _advance(st, b, rp, dbuf, code_roll, nk):
+    """GameState._roll, resumable: while a roll is due, draw the next dice code of this game and
+    look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
+    ``six_dice_zilch_bonus`` adds the bonus and rolls again; any other zilch ends the turn and the
+    next player rolls. When the game's dice codes run out the roll stays due (PENDING) until the
+    caller refills them, so a refill never changes the dice a game sees."""
+    dice = rp[R_DICE]
+    bonus = rp[R_BONUS]
+    ring_mask = dbuf.shape[1] - 1
+    while st[b, PHASE] == PENDING:
+        pos = st[b, DPOS]
+        if pos == st[b, DFILL]:
+            return
+        code = dbuf[b, pos & ring_mask]
+        st[b, DPOS] = pos + 1
+        left = st[b, LEFT]
+        r = code_roll[left, code]
+        if nk[r] > 0:
+            st[b, ROLL] = r
+            st[b, PHASE] = KEEP
+            return
+        if left == dice and bonus > 0:
+            st[b, TOTAL] += bonus
+            continue
+        _end_turn(st, b, False, rp)
+
+
+@njit(cache=True)
+def _bank_bar(st, b, rp):
+    """The least turn total that may be banked now (GameState.legal_actions, unrolled can_bank)."""
+    p = st[b, CUR]
+    bar = rp[R_MIN_BANK] if st[b, ONB + p] != 0 else rp[R_ENTRY]
+    if rp[R_OVERCOMING] != 0 and st[b, LAST] >= bar:
+        bar = st[b, LAST] + 1
+    return bar
+
+
+@njit(cache=True)
+def _keep_may_bank(st, b, rp, points, n, need):
+    """A keep may bank when it lifts the turn total to the bar and, under forced hot dice, leaves a die."""
+    if points < need:
+        return False
+    if rp[R_FORCED] != 0 and n == st[b, LEFT]:
+        return False
+    return True
+
+
+@njit(cache=True)
+def _legal(st, b, action, rp, m2k, kpts, kn):
+    """Whether ``action`` is legal for game ``b`` (GameState.legal_actions)."""
+    if st[b, PHASE] != KEEP or action < 0 or action >= 128:
+        return False
+    r = st[b, ROLL]
+    k = m2k[r, action >> 1]
+    if k < 0:
+        return False
+    if action & 1:
+        return _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], _bank_bar(st, b, rp) - st[b, TOTAL])
+    return True
+
+
+@njit(cache=True)
+def _apply(st, b, action, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr):
+    """GameState.apply of a legal keep action, then GameState._apply_keep and bank or roll."""
+    r = st[b, ROLL]
+    k = m2k[r, action >> 1]
+    pts = kpts[r, k]
+    st[b, TOTAL] += pts
+    if kstr[r, k] and rp[R_PERM_STRAIGHT] != 0:
+        st[b, PERM] += pts
+    left = st[b, LEFT] - kn[r, k]
+    if left == 0:  # hot dice: the next roll takes all dice
+        left = rp[R_DICE]
+    st[b, LEFT] = left
+    st[b, DECISIONS] += 1
+    if action & 1:
+        _end_turn(st, b, True, rp)
+    else:
+        st[b, PHASE] = PENDING
+        st[b, ROLL] = -1
+    _advance(st, b, rp, dbuf, code_roll, nk)
+
+
+@njit(cache=True)
+def _new_game(st, b, first, rp):
+    """A fresh game in row ``b`` (GameState.__init__ up to the first roll); the dice columns stay."""
+    for c in range(DPOS):
+        st[b, c] = 0
+    for c in range(SCORE, WIDTH):
+        st[b, c] = 0
+    on = 1 if rp[R_ENTRY] == 0 else 0
+    for q in range(rp[R_PLAYERS]):
+        st[b, ONB + q] = on
+    st[b, FIRST] = first
+    st[b, CUR] = first
+    _start_turn(st, b, rp)
+
+
+# --------------------------------------------------------------------------------------------
+# Batch kernels (called from Python)
+
+
+@njit(cache=True)
+def new_games(st, rows, firsts, rp, dbuf, code_roll, nk):
+    """Start new games in ``rows`` with first seats ``firsts`` and roll their first dice."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        _new_game(st, b, firsts[i], rp)
+        _advance(st, b, rp, dbuf, code_roll, nk)
+
+
+@njit(cache=True)
+def advance_pending(st, rp, dbuf, code_roll, nk):
+    """Resume every game whose roll is due (after a refill of its dice codes)."""
+    for b in range(st.shape[0]):
+        if st[b, PHASE] == PENDING:
+            _advance(st, b, rp, dbuf, code_roll, nk)
+
+
+@njit(cache=True)
+def step(st, actions, illegal, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr):
+    """Apply ``actions[b]`` to every game waiting for a decision; an illegal action leaves its game
+    unchanged and sets ``illegal[b]``. Games that are over (or waiting for dice) are left alone."""
+    for b in range(st.shape[0]):
+        illegal[b] = False
+        if st[b, PHASE] != KEEP:
+            continue
+        a = actions[b]
+        if not _legal(st, b, a, rp, m2k, kpts, kn):
+            illegal[b] = True
+            continue
+        _apply(st, b, a, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr)
+
+
+@njit(cache=True)
+def legal_masks(st, out, rp, nk, kmask, kpts, kn):
+    """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
+    out[:, :] = False
+    for b in range(st.shape[0]):
+        if st[b, PHASE] != KEEP:
+            continue
+        r = st[b, ROLL]
+        need = _bank_bar(st, b, rp) - st[b, TOTAL]
+        for k in range(nk[r]):
+            a = kmask[r, k] * 2
+            out[b, a] = True
+            if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+                out[b, a + 1] = True
+
+
+@njit(cache=True)
+def _greedy_action(st, b, rp, best, kmask, kpts, kn, threshold, min_dice):
+    """zilch_env.GreedyMover.act: keep the most points (ties: more dice, then the lower mask); bank
+    when allowed and the turn total reaches ``threshold`` or fewer than ``min_dice`` dice would be
+    left to roll (not counting hot dice)."""
+    r = st[b, ROLL]
+    k = best[r]
+    pts = kpts[r, k]
+    a = kmask[r, k] * 2
+    total = st[b, TOTAL] + pts
+    left = st[b, LEFT] - kn[r, k]
+    if _keep_may_bank(st, b, rp, pts, kn[r, k], _bank_bar(st, b, rp) - st[b, TOTAL]) and (
+        total >= threshold or (left > 0 and left < min_dice)
+    ):
+        return a + 1
+    return a
+
+
+@njit(cache=True)
+def _random_action(st, b, rp, rng, stream, nk, kmask, kpts, kn):
+    """A legal action drawn uniformly (zilch_env.RandomMover) from decision stream ``stream``."""
+    r = st[b, ROLL]
+    need = _bank_bar(st, b, rp) - st[b, TOTAL]
+    count = 0
+    for k in range(nk[r]):
+        count += 1
+        if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+            count += 1
+    j = _below(rng, stream, count)
+    for k in range(nk[r]):
+        a = kmask[r, k] * 2
+        if j == 0:
+            return a
+        j -= 1
+        if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+            if j == 0:
+                return a + 1
+            j -= 1
+    return -1  # unreachable: j < count
+
+
+@njit(cache=True)
+def _agent_action(st, b, rp, kind, threshold, min_dice, rng, stream, best, nk, kmask, kpts, kn):
+    if kind == 0:
+        return _random_action(st, b, rp, rng, stream, nk, kmask, kpts, kn)
+    return _greedy_action(st, b, rp, best, kmask, kpts, kn, threshold, min_dice)
+
+
+@njit(cache=True)
+def agent_actions(st, out, kinds, thresholds, min_dice, rng, rp, best, nk, kmask, kpts, kn):
+    """The built-in agents' actions for the player to move in every game waiting for a decision:
+    per game ``kinds[b]`` 0 random (decision stream ``rng[b]``) or 1 greedy with ``thresholds[b]``
+    and ``min_dice[b]``. ``out[b]`` is -1 for games not waiting for a decision."""
+    for b in range(st.shape[0]):
+        if st[b, PHASE] != KEEP:
+            out[b] = -1
+            continue
+        out[b] = _agent_action(st, b, rp, kinds[b], thresholds[b], min_dice[b], rng, b,
+                               best, nk, kmask, kpts, kn)
+
+
+@njit(cache=True)
+def play_random(st, sweeps, rng, rp, dbuf, code_roll, nk, kmask, m2k, kpts, kn, kstr, firsts):
+    """The benchmark loop: ``sweeps`` times over the batch, one uniformly random legal decision in
+    each game; a game that is over starts again (first seat ``firsts[b]``, its dice stream going on).
+    Stops early, after a sweep, when a game is short of dice codes. Returns (sweeps done, decisions,
+    games finished)."""
+    decisions = 0
+    finished = 0
+    for t in range(sweeps):
+        low = False
+        for b in range(st.shape[0]):
+            ph = st[b, PHASE]
+            if ph == OVER:
+                finished += 1
+                _new_game(st, b, firsts[b], rp)
+                _advance(st, b, rp, dbuf, code_roll, nk)
+            elif ph == PENDING:
+                _advance(st, b, rp, dbuf, code_roll, nk)
+            else:
+                a = _random_action(st, b, rp, rng, b, nk, kmask, kpts, kn)
+                _apply(st, b, a, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr)
+                decisions += 1
+            if st[b, DFILL] - st[b, DPOS] < MARGIN:
+                low = True
+        if low:
+            return t + 1, decisions, finished
+    return sweeps, decisions, finished
+
+
+@njit(cache=True)
+def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions, rp, dbuf, code_roll,
+                nk, best, kmask, m2k, kpts, kn, kstr):
+    """Play every game to its end with built-in agents: ``seat_agent[b, q]`` is the agent (an index
+    into ``kinds``/``thresholds``/``min_dice``) at seat ``q`` of game ``b``, whose decisions come from
+    stream ``rng[b, q]``. Stops when every game is over or waiting for dice, or a game reaches
+    ``max_decisions`` decisions (then returns its row; else -1)."""
+    n = rp[R_PLAYERS]
+    for b in range(st.shape[0]):
+        while st[b, PHASE] == KEEP:
+            if st[b, DECISIONS] >= max_decisions:
+                return b
+            p = st[b, CUR]
+            ag = seat_agent[b, p]
+            a = _agent_action(st, b, rp, kinds[ag], thresholds[ag], min_dice[ag], rng, b * n + p,
+                              best, nk, kmask, kpts, kn)
+            _apply(st, b, a, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr)
+    return -1
+
+
+# --------------------------------------------------------------------------------------------
+# Observations (zilch_env.observation.observe)
+
+
+@njit(cache=True)
+def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, nk, kpts, kn):
+    """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
+    (float64, stored as float32). ``off`` holds the field offsets; ``finv`` = (1 / target, points
+    clip, 1 / max(zilch penalty count, 3), tie-break rounds limit)."""
+    n = rp[R_PLAYERS]
+    inv = finv[0]
+    ph_ = finv[1]
+    streak_scale = finv[2]
+    max_tb = finv[3]
+    o_phase, o_to_move, o_roll, o_roll_end = off[0], off[1], off[2], off[3]
+    o_left, o_total, o_perm, o_thr, o_to_bank, o_bank_ok = off[4], off[5], off[6], off[7], off[8], off[9]
+    o_last, o_overcome, o_final, o_final_left = off[10], off[11], off[12], off[13]
+    o_tb, o_tb_round, o_lead, o_deficit, o_players, o_rules = off[14], off[15], off[16], off[17], off[18], off[19]
+    npf = off[20]
+    n_rules = rules_block.shape[0]
+    out[:, :] = 0.0
+    for b in range(st.shape[0]):
+        seat = seats[b]
+        ph = st[b, PHASE]
+        over = ph == OVER
+        cur = st[b, CUR]
+        mine = (not over) and cur == seat
+        o = out[b]
+        o[o_phase + ph] = 1.0
+        if mine:
+            o[o_to_move] = 1.0
+        r = st[b, ROLL]
+        if r >= 0:
+            for i in range(o_roll_end - o_roll):
+                o[o_roll + i] = roll_blocks[r, i]
+        if not over:
+            o[o_left] = st[b, LEFT] / 6
+        total = st[b, TOTAL]
+        if total != 0:
+            o[o_total] = min(total * inv, ph_)
+        perm = st[b, PERM]
+        if perm != 0:
+            o[o_perm] = min(perm * inv, ph_)
+        threshold = rp[R_MIN_BANK] if st[b, ONB + seat] != 0 else rp[R_ENTRY]
+        if threshold != 0:
+            o[o_thr] = min(threshold * inv, ph_)
+            if threshold > total:
+                o[o_to_bank] = min((threshold - total) * inv, ph_)
+        if mine and ph == KEEP:
+            need = _bank_bar(st, b, rp) - total
+            for k in range(nk[r]):
+                if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+                    o[o_bank_ok] = 1.0
+                    break
+        last = st[b, LAST]
+        if last != 0:
+            o[o_last] = min(last * inv, ph_)
+        if rp[R_OVERCOMING] != 0 and last + 1 > total:
+            o[o_overcome] = min((last + 1 - total) * inv, ph_)
+        queue = st[b, FQ_ON] != 0 and not over
+        qpos = st[b, FQ_POS]
+        qlen = st[b, FQ_LEN]
+        if queue:
+            o[o_final] = 1.0
+            o[o_final_left] = (qlen - qpos) / 6
+        tied = st[b, TB_MASK]
+        if tied != 0:
+            o[o_tb] = 1.0
+        if st[b, TB_ROUND] != 0:
+            o[o_tb_round] = st[b, TB_ROUND] / max_tb
+        own = st[b, SCORE + seat]
+        best_other = 0
+        for q in range(n):
+            if q != seat and st[b, SCORE + q] > best_other:
+                best_other = st[b, SCORE + q]
+        lead = (own - best_other) * inv
+        o[o_lead] = ph_ if lead > ph_ else (-ph_ if lead < -ph_ else lead)
+        deficit = best_other - own - (total if mine else 0)
+        if deficit > 0:
+            o[o_deficit] = min(deficit * inv, ph_)
+        first = st[b, FIRST]
+        for k in range(n):
+            q = (seat + k) % n
+            base = o_players + k * npf
+            o[base] = 1.0
+            sq = st[b, SCORE + q]
+            if sq != 0:
+                o[base + 1] = min(sq * inv, ph_)
+            if st[b, ONB + q] != 0:
+                o[base + 2] = 1.0
+            streak = st[b, STREAK + q]
+            if streak != 0:
+                o[base + 3] = min(streak * streak_scale, ph_)
+            if q == cur and not over:
+                o[base + 4] = 1.0
+            if queue:
+                for i in range(qpos, qlen):
+                    if st[b, FQ + i] == q:
+                        o[base + 5] = 1.0
+                        break
+            if tied != 0 and (tied >> q) & 1:
+                o[base + 8] = 1.0
+            if q == first:
+                o[base + 9] = 1.0
+        for i in range(n_rules):
+            o[o_rules + i] = rules_block[i]

@@ -1,0 +1,647 @@
+"""The batched engine: many games of one ruleset stepped together over arrays, for training and
+evaluation throughput.
+
+:class:`BatchedGames` holds ``num_games`` games of ``num_players`` players as a struct of arrays and
+steps them with compiled kernels (numba, ``zilch_env._batched_kernels``): one call applies one action
+in every game, one call fills every game's legal-action mask. Actions, phases and the rules are
+those of :class:`zilch_env.GameState` (the flat action layout 0..135, ``RULES.md``).
+
+One source of truth
+    The batched engine has no scoring of its own: its tables are the rolls, canonical keeps, points,
+    straights and best keeps of :func:`zilch_env.scoring.scoring_table`, laid out as arrays
+    (:class:`BatchTables`). Its dice are those of :class:`zilch_env.engine.RandomDice`: game ``b``
+    draws blocks of uniform codes in ``[0, 6**6)`` from its own ``numpy.random.Generator`` and a roll of
+    ``n`` dice is ``sorted_rolls_by_code()[n][code % 6**n]``. So ``BatchedGames(rs, G, n, dice=seeds)``
+    plays, game for game, the dice of ``GameState(rs, n, seed=seeds[b])``, and the same actions lead
+    to the same states: ``tests/test_batched.py`` plays thousands of seeded games of every preset in
+    both and requires identical states and legal actions after every step.
+
+Rules covered
+    Every preset and the rules they use: free or all-scoring keeps, optional or forced hot dice,
+    entry threshold and minimum bank, permanent straights, the zilch penalty (subtract, halve,
+    reset), the six-dice zilch bonus, both endings, draws and tie-break turns, the ``overcoming``
+    bank bar, 1 to 6 players and 1 to 6 dice. The variants that add decisions or state before a
+    roll (``pyramiding``, ``challenge``, ``piggyback``) raise :class:`UnsupportedRulesError`: play them
+    with the single-game engine (``GameState``, ``Zilch-v0``).
+
+Built-in agents
+    The kernels also play the two baseline movers of :mod:`zilch_env.policy` for many games at once:
+    greedy (:class:`zilch_env.GreedyMover`: the most points, bank from a threshold) and random
+    (uniform among the legal actions, from a per-seat SplitMix64 decision stream). :func:`play_games`
+    plays whole games between them and returns per-game results for tournaments.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from . import _batched_kernels as K
+from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code
+from .ruleset import Ruleset, load_ruleset
+from .scoring import scoring_table
+
+__all__ = [
+    "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "UnsupportedRulesError",
+    "batch_tables", "check_batchable", "batch_agent", "play_games", "MAX_KEEPS",
+]
+
+#: The most legal keeps any roll has (15 under every scoring rule; the tables are padded to this).
+MAX_KEEPS = 16
+_POW6 = [6**n for n in range(7)]
+_CODES = 6**6
+
+
+class UnsupportedRulesError(ValueError):
+    """A ruleset the batched engine does not play (a variant acting before the first roll, or pyramiding)."""
+
+
+def check_batchable(ruleset: Ruleset) -> None:
+    """Raise :class:`UnsupportedRulesError` naming the first variant the batched engine lacks."""
+    v = ruleset.variants
+    for name, on, why in (
+        ("pyramiding", v.pyramiding, "keeps that join dice frozen earlier in the pass"),
+        ("challenge", v.challenge, "a challenge decision before the turn's first roll"),
+        ("piggyback", v.piggyback, "a piggyback decision before the turn's first roll"),
+    ):
+        if on:
+            raise UnsupportedRulesError(
+                f"ruleset {ruleset.name!r} has variants.{name} = true ({why}), which the batched engine "
+                f"does not play; use the single-game engine (zilch_env.GameState) or the Zilch-v0 "
+                f"environment for this variant")
+
+
+# --------------------------------------------------------------------------------------------
+# Tables
+
+
+@lru_cache(maxsize=1)
+def _rolls_and_codes() -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
+    """Every sorted roll of 1 to 6 dice (in the order of ``itertools.combinations_with_replacement``)
+    and ``code_roll[n, code]``: the index of ``sorted_rolls_by_code()[n][code % 6**n]``."""
+    rolls = tuple(r for n in range(1, 7) for r in itertools.combinations_with_replacement(range(1, 7), n))
+    index = {r: i for i, r in enumerate(rolls)}
+    by_code = sorted_rolls_by_code()
+    code_roll = np.zeros((7, _CODES), dtype=np.int16)
+    for n in range(1, 7):
+        row = np.array([index[r] for r in by_code[n]], dtype=np.int16)
+        code_roll[n] = np.tile(row, _CODES // _POW6[n])
+    code_roll.flags.writeable = False
+    return rolls, code_roll
+
+
+@dataclass(frozen=True)
+class BatchTables:
+    """The scoring table of one ruleset as arrays, by roll index ``r`` (see :attr:`rolls`).
+
+    ``nk[r]`` legal keeps of roll ``r`` (0 = a zilch); for ``k < nk[r]``: ``kmask[r, k]`` the canonical
+    mask over the sorted roll, ``kpts`` its points, ``kn`` its dice, ``kstr`` scored as a straight;
+    ``m2k[r, mask]`` the keep with that mask or -1; ``best[r]`` the keep set aside under
+    ``all_scoring`` and chosen by the greedy mover (``RollInfo.best``), -1 for a zilch. Under
+    ``keep = "all_scoring"`` that keep is the only legal one, as in :meth:`GameState.keeps`.
+    ``code_roll[n, code]`` maps a dice code to the roll of ``n`` dice (as ``RandomDice``), ``roll_n``
+    and ``faces`` give each roll's size and sorted faces (0-padded)."""
+
+    rolls: tuple[tuple[int, ...], ...]
+    code_roll: np.ndarray
+    roll_n: np.ndarray
+    faces: np.ndarray
+    nk: np.ndarray
+    kmask: np.ndarray
+    kpts: np.ndarray
+    kn: np.ndarray
+    kstr: np.ndarray
+    m2k: np.ndarray
+    best: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def batch_tables(ruleset: Ruleset) -> BatchTables:
+    """The arrays of ``scoring_table(ruleset)`` under the ruleset's keep policy (cached per ruleset)."""
+    rolls, code_roll = _rolls_and_codes()
+    table = scoring_table(ruleset)
+    all_scoring = ruleset.keep == "all_scoring"
+    R = len(rolls)
+    roll_n = np.array([len(r) for r in rolls], dtype=np.int64)
+    faces = np.zeros((R, 6), dtype=np.int64)
+    nk = np.zeros(R, dtype=np.int64)
+    kmask = np.zeros((R, MAX_KEEPS), dtype=np.int64)
+    kpts = np.zeros((R, MAX_KEEPS), dtype=np.int64)
+    kn = np.zeros((R, MAX_KEEPS), dtype=np.int64)
+    kstr = np.zeros((R, MAX_KEEPS), dtype=np.bool_)
+    m2k = np.full((R, 64), -1, dtype=np.int64)
+    best = np.full(R, -1, dtype=np.int64)
+    for r, roll in enumerate(rolls):
+        faces[r, : len(roll)] = roll
+        info = table.rolls[roll]
+        keeps = ((info.best,) if info.best is not None else ()) if all_scoring else info.keeps
+        if len(keeps) > MAX_KEEPS:  # pragma: no cover - 15 at most for six dice
+            raise ValueError(f"roll {roll} has {len(keeps)} keeps; the batched tables hold {MAX_KEEPS}")
+        nk[r] = len(keeps)
+        for k, keep in enumerate(keeps):
+            kmask[r, k], kpts[r, k], kn[r, k], kstr[r, k] = keep.mask, keep.points, keep.n, keep.straight
+            m2k[r, keep.mask] = k
+            if keep == info.best:
+                best[r] = k
+    arrays = (roll_n, faces, nk, kmask, kpts, kn, kstr, m2k, best)
+    for a in arrays:
+        a.flags.writeable = False
+    return BatchTables(rolls, code_roll, *arrays)
+
+
+def _rule_params(rs: Ruleset, num_players: int) -> np.ndarray:
+    v = rs.variants
+    zp = v.zilch_penalty
+    rp = np.zeros(K.R_SIZE, dtype=np.int64)
+    rp[K.R_DICE] = rs.dice
+    rp[K.R_TARGET] = rs.target
+    rp[K.R_ENTRY] = rs.entry_threshold
+    rp[K.R_MIN_BANK] = rs.min_bank
+    rp[K.R_FORCED] = rs.hot_dice == "forced"
+    rp[K.R_OVERCOMING] = v.overcoming
+    rp[K.R_PERM_STRAIGHT] = rs.scoring.permanent_straight
+    rp[K.R_BONUS] = v.six_dice_zilch_bonus
+    rp[K.R_ZP_COUNT] = zp.count
+    rp[K.R_ZP_POINTS] = zp.points
+    rp[K.R_ZP_MODE] = ("subtract", "halve", "reset").index(zp.mode)
+    rp[K.R_FINISH_ROUND] = rs.end == "finish_round"
+    rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
+    rp[K.R_PLAYERS] = num_players
+    rp[K.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
+    return rp
+
+
+def _generator(x: Any) -> np.random.Generator:
+    return x if isinstance(x, np.random.Generator) else np.random.default_rng(x)
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (
+        hi is not None and value > hi
+    ):
+        allowed = f"a whole number from {lo} to {hi}" if hi is not None else f"a whole number, {lo} or more"
+        raise ValueError(f"{name} = {value!r}: {allowed}")
+    return int(value)
+
+
+# --------------------------------------------------------------------------------------------
+# The batch
+
+
+class BatchedGames:
+    """``num_games`` games of ``num_players`` players under one ruleset, stepped together.
+
+    Args:
+        ruleset: a :class:`Ruleset` or a preset name / TOML path.
+        num_games: games in the batch (rows ``0 .. num_games - 1``).
+        num_players: 1 to 6.
+        seed: the seed of everything not given explicitly: game ``b``'s dice are
+            ``numpy.random.default_rng([seed, b])`` and the random agents' decision streams come from
+            ``numpy.random.SeedSequence([seed, 1 << 32])``. ``None`` draws fresh entropy.
+        dice: instead, one dice seed per game: anything ``numpy.random.default_rng`` takes, or a
+            ``Generator`` (used, and advanced, in place). Game ``b`` then rolls exactly the dice of
+            ``GameState(ruleset, num_players, seed=dice[b])``.
+        first: the seat that starts every game (or one per game).
+        dice_block: dice codes drawn per generator call (a power of two; ``RandomDice.BLOCK`` by
+            default). The codes of a stream do not depend on it; tests make it tiny so that the
+            refill paths run often.
+
+    Every game starts at once (its first roll is made). A game's dice stream goes on across
+    :meth:`reset`, like a :class:`zilch_env.Match` sharing one ``RandomDice``, unless new ``dice`` are
+    given. The state is exposed as read-only array views (:attr:`scores`, :attr:`current`, ...);
+    change it only with :meth:`step` and :meth:`reset`.
+    """
+
+    def __init__(self, ruleset: Ruleset | str = "zonk", num_games: int = 1, num_players: int = 2,
+                 seed: int | None = None, dice: Sequence[Any] | None = None, first: int | Sequence[int] = 0,
+                 *, dice_block: int = RandomDice.BLOCK):
+        self.ruleset = rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        check_batchable(rs)
+        self.num_games = G = _check_int("num_games", num_games, 1)
+        self.num_players = n = _check_int("num_players", num_players, 1, MAX_PLAYERS)
+        self.tables = tb = batch_tables(rs)
+        self._rp = _rule_params(rs, n)
+        self.seed = seed
+        self._block = _check_int("dice_block", dice_block, 1)
+        if dice_block & (dice_block - 1):
+            raise ValueError(f"dice_block = {dice_block!r}: a power of two")
+        self._st = np.zeros((G, K.WIDTH), dtype=np.int64)
+        self._dbuf = np.zeros((G, 2 * self._block), dtype=np.uint16)
+        self._gens: list[np.random.Generator] = []
+        self._set_dice(np.arange(G), dice)
+        ss = np.random.SeedSequence(None if seed is None else [int(seed), 1 << 32])
+        self._rng = ss.generate_state(G * n, np.uint64)  # decision streams of the random agent
+        self._illegal = np.zeros(G, dtype=np.bool_)
+        self._actions = np.zeros(G, dtype=np.int64)
+        self._mask = np.zeros((G, NUM_ACTIONS), dtype=np.bool_)
+        self._kargs = (tb.code_roll, tb.nk)
+        self.reset(first=first)
+
+    # ------------------------------------------------------------------ dice
+
+    def _set_dice(self, rows: np.ndarray, dice: Sequence[Any] | None) -> None:
+        if dice is not None:
+            if len(dice) != len(rows):
+                raise ValueError(f"dice: {len(dice)} seeds given for {len(rows)} games; give one per game")
+            gens = [_generator(d) for d in dice]
+        elif self.seed is None:
+            gens = [np.random.default_rng(s) for s in np.random.SeedSequence().spawn(len(rows))]
+        else:
+            gens = [np.random.default_rng([int(self.seed), int(b)]) for b in rows]
+        if not self._gens:
+            self._gens = gens
+        else:
+            for b, g in zip(rows, gens):
+                self._gens[b] = g
+        st = self._st
+        st[rows, K.DPOS] = 0
+        st[rows, K.DFILL] = 0
+        self._refill(rows)
+        self._refill(rows)
+
+    def _refill(self, rows: np.ndarray) -> None:
+        """Append one block of dice codes to each game in ``rows`` (as RandomDice draws them)."""
+        st, buf, gens, block = self._st, self._dbuf, self._gens, self._block
+        mask = 2 * block - 1
+        for b in rows:
+            at = int(st[b, K.DFILL]) & mask
+            buf[b, at: at + block] = gens[b].integers(0, _CODES, size=block)
+            st[b, K.DFILL] += block
+
+    def _service(self) -> None:
+        """Top up every game that has one block of dice codes or less, and finish every roll that
+        waited for dice (rare: a step rolling thousands of times)."""
+        st = self._st
+        while True:
+            low = np.flatnonzero(st[:, K.DFILL] - st[:, K.DPOS] <= self._block)
+            self._refill(low)
+            if not (st[:, K.PHASE] == K.PENDING).any():
+                return
+            K.advance_pending(st, self._rp, self._dbuf, *self._kargs)
+
+    # ------------------------------------------------------------------ playing
+
+    def reset(self, rows: Sequence[int] | np.ndarray | None = None, first: int | Sequence[int] = 0,
+              dice: Sequence[Any] | None = None) -> None:
+        """Start new games in ``rows`` (default: all) with first seat(s) ``first``, making their first
+        rolls; ``dice`` gives them new dice seeds (one per row), else their streams go on."""
+        rows = np.arange(self.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
+            raise ValueError(f"rows {rows.tolist()!r}: games are rows 0 to {self.num_games - 1}")
+        firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), rows.shape).copy()
+        if firsts.size and (firsts.min() < 0 or firsts.max() >= self.num_players):
+            raise ValueError(f"first = {first!r}: the first player is a seat from 0 to {self.num_players - 1}")
+        if dice is not None:
+            self._set_dice(rows, dice)
+        K.new_games(self._st, rows, firsts, self._rp, self._dbuf, *self._kargs)
+        self._service()
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Apply ``actions[b]`` in every game waiting for a decision (games that are over ignore
+        theirs). Returns a bool array: True where the action was illegal; that game is unchanged."""
+        a = np.asarray(actions)
+        if a.shape != (self.num_games,):
+            raise ValueError(f"actions: expected shape ({self.num_games},), got {a.shape}")
+        if a.dtype != np.int64:
+            a = a.astype(np.int64)
+        tb = self.tables
+        K.step(self._st, a, self._illegal, self._rp, self._dbuf, tb.code_roll, tb.nk, tb.m2k, tb.kpts, tb.kn,
+               tb.kstr)
+        self._service()
+        return self._illegal.copy()
+
+    def legal_masks(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``(num_games, 136)`` bool: the legal actions of each game's player to move (none once over)."""
+        if out is None:
+            out = np.empty((self.num_games, NUM_ACTIONS), dtype=np.bool_)
+        tb = self.tables
+        K.legal_masks(self._st, out, self._rp, tb.nk, tb.kmask, tb.kpts, tb.kn)
+        return out
+
+    def legal_actions(self, b: int) -> list[int]:
+        """The legal actions of game ``b``, ascending (as :meth:`GameState.legal_actions`)."""
+        m = self.legal_masks(self._mask)
+        return np.flatnonzero(m[b]).tolist()
+
+    def greedy_actions(self, threshold: int | np.ndarray = 300, min_dice: int | np.ndarray = 2) -> np.ndarray:
+        """What :class:`zilch_env.GreedyMover` (``threshold``, ``min_dice``, scalars or one per game)
+        plays in every game; -1 where no decision is due."""
+        G = self.num_games
+        kinds = np.ones(G, dtype=np.int64)
+        thr = np.broadcast_to(np.asarray(threshold, dtype=np.int64), (G,)).copy()
+        md = np.broadcast_to(np.asarray(min_dice, dtype=np.int64), (G,)).copy()
+        return self._agent_actions(kinds, thr, md)
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action in every game (from each game's first-seat decision
+        stream); -1 where no decision is due."""
+        G = self.num_games
+        z = np.zeros(G, dtype=np.int64)
+        return self._agent_actions(z, z, z)
+
+    def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray) -> np.ndarray:
+        out = np.empty(self.num_games, dtype=np.int64)
+        tb = self.tables
+        K.agent_actions(self._st, out, kinds, thr, md, self._rng, self._rp, tb.best, tb.nk, tb.kmask, tb.kpts,
+                        tb.kn)
+        return out
+
+    def play_random(self, sweeps: int, first: int | Sequence[int] = 0) -> tuple[int, int]:
+        """Benchmark loop: ``sweeps`` times, one uniformly random legal decision in every game, games
+        that end starting again at once. Returns (decisions, games finished)."""
+        tb = self.tables
+        firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (self.num_games,)).copy()
+        decisions = finished = 0
+        while sweeps > 0:
+            done, d, f = K.play_random(self._st, sweeps, self._rng, self._rp, self._dbuf, tb.code_roll, tb.nk,
+                                       tb.kmask, tb.m2k, tb.kpts, tb.kn, tb.kstr, firsts)
+            sweeps -= done
+            decisions += d
+            finished += f
+            self._service()
+        return decisions, finished
+
+    # ------------------------------------------------------------------ reading the state
+
+    def _col(self, c: int) -> np.ndarray:
+        v = self._st[:, c]
+        v.flags.writeable = False
+        return v
+
+    def _seats(self, c: int) -> np.ndarray:
+        v = self._st[:, c: c + self.num_players]
+        v.flags.writeable = False
+        return v
+
+    @property
+    def phase(self) -> np.ndarray:
+        """Per game: ``Phase.KEEP`` (2, a decision is due) or ``Phase.OVER`` (3)."""
+        return self._col(K.PHASE)
+
+    @property
+    def done(self) -> np.ndarray:
+        return self._st[:, K.PHASE] == K.OVER
+
+    @property
+    def current(self) -> np.ndarray:
+        """The seat to move."""
+        return self._col(K.CUR)
+
+    @property
+    def first(self) -> np.ndarray:
+        return self._col(K.FIRST)
+
+    @property
+    def scores(self) -> np.ndarray:
+        """``(num_games, num_players)`` banked scores."""
+        return self._seats(K.SCORE)
+
+    @property
+    def on_board(self) -> np.ndarray:
+        return self._seats(K.ONB).astype(bool)
+
+    @property
+    def zilch_streak(self) -> np.ndarray:
+        return self._seats(K.STREAK)
+
+    @property
+    def dice_left(self) -> np.ndarray:
+        return self._col(K.LEFT)
+
+    @property
+    def turn_total(self) -> np.ndarray:
+        return self._col(K.TOTAL)
+
+    @property
+    def permanent(self) -> np.ndarray:
+        return self._col(K.PERM)
+
+    @property
+    def last_result(self) -> np.ndarray:
+        return self._col(K.LAST)
+
+    @property
+    def turns(self) -> np.ndarray:
+        """Completed turns per game (all players)."""
+        return self._col(K.TURNS)
+
+    @property
+    def decisions(self) -> np.ndarray:
+        return self._col(K.DECISIONS)
+
+    @property
+    def roll_index(self) -> np.ndarray:
+        """The current roll as an index into ``tables.rolls`` (-1 when none)."""
+        return self._col(K.ROLL)
+
+    @property
+    def rolls(self) -> np.ndarray:
+        """``(num_games, 6)``: the current sorted roll, padded with 0 (all 0 when none)."""
+        r = self._st[:, K.ROLL]
+        out = self.tables.faces[np.maximum(r, 0)].copy()
+        out[r < 0] = 0
+        return out
+
+    @property
+    def winners(self) -> np.ndarray:
+        """``(num_games, num_players)`` bool: the seats sharing the win (all False while playing)."""
+        m = self._st[:, K.WIN_MASK]
+        return (m[:, None] >> np.arange(self.num_players)) & 1 == 1
+
+    @property
+    def turn_stats(self) -> dict[str, np.ndarray]:
+        """Per game and seat: ``turns`` played, ``points`` recorded (banked totals and permanent
+        points, before penalties) and ``zilches`` (turns not banked)."""
+        return {"turns": self._seats(K.P_TURNS), "points": self._seats(K.P_POINTS),
+                "zilches": self._seats(K.P_ZILCH)}
+
+    def final_queue(self, b: int) -> list[int] | None:
+        """Seats still to play in the final (or tie-break) round of game ``b``; None before."""
+        s = self._st[b]
+        if not s[K.FQ_ON]:
+            return None
+        return s[K.FQ + s[K.FQ_POS]: K.FQ + s[K.FQ_LEN]].tolist()
+
+    def tiebreak_players(self, b: int) -> tuple[int, ...] | None:
+        m = int(self._st[b, K.TB_MASK])
+        return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
+
+    def snapshot(self, b: int) -> dict[str, Any]:
+        """Game ``b`` in the form of :meth:`GameState.snapshot` (the fields the batched engine has:
+        everything but pyramiding, piggyback and challenge state)."""
+        s = self._st[b]
+        n = self.num_players
+        over = s[K.PHASE] == K.OVER
+        m = int(s[K.WIN_MASK])
+        r = int(s[K.ROLL])
+        return {
+            "scores": s[K.SCORE: K.SCORE + n].tolist(),
+            "on_board": [bool(x) for x in s[K.ONB: K.ONB + n]],
+            "zilch_streak": s[K.STREAK: K.STREAK + n].tolist(),
+            "current": int(s[K.CUR]),
+            "phase": int(s[K.PHASE]),
+            "roll": list(self.tables.rolls[r]) if r >= 0 else [],
+            "dice_left": int(s[K.LEFT]),
+            "turn_total": int(s[K.TOTAL]),
+            "permanent": int(s[K.PERM]),
+            "final_queue": self.final_queue(b),
+            "tiebreak_players": self.tiebreak_players(b),
+            "last_result": int(s[K.LAST]),
+            "winners": tuple(q for q in range(n) if m >> q & 1) if over else None,
+            "turns": int(s[K.TURNS]),
+        }
+
+    def __repr__(self) -> str:
+        return (f"BatchedGames({self.ruleset.name!r}, num_games={self.num_games}, "
+                f"num_players={self.num_players}, over={int(self.done.sum())})")
+
+
+
+# --------------------------------------------------------------------------------------------
+# Batched play between built-in agents (tournaments)
+
+
+@dataclass(frozen=True)
+class BatchAgent:
+    """A baseline the kernels play: ``kind`` ``"random"`` or ``"greedy"`` (:class:`zilch_env.GreedyMover`
+    with ``threshold`` and ``min_dice``)."""
+
+    kind: str
+    threshold: int = 300
+    min_dice: int = 2
+
+    @property
+    def name(self) -> str:
+        return "random" if self.kind == "random" else f"greedy{self.threshold}"
+
+
+def batch_agent(spec: "str | BatchAgent | Any") -> BatchAgent:
+    """The built-in batched agent for ``spec``: ``"random"``, ``"greedy"`` (threshold 300) or
+    ``"greedy:THRESHOLD"``; a :class:`zilch_env.RandomMover` or :class:`zilch_env.GreedyMover` object;
+    or a :class:`BatchAgent`. Anything else raises ValueError naming what the kernels play."""
+    from .policy import GreedyMover, RandomMover
+
+    if isinstance(spec, BatchAgent):
+        return spec
+    if isinstance(spec, RandomMover):
+        return BatchAgent("random")
+    if isinstance(spec, GreedyMover):
+        return BatchAgent("greedy", int(spec.threshold), int(spec.min_dice))
+    if isinstance(spec, str):
+        name, _, arg = spec.partition(":")
+        if name == "random" and not arg:
+            return BatchAgent("random")
+        if name == "greedy":
+            if not arg:
+                return BatchAgent("greedy")
+            try:
+                return BatchAgent("greedy", int(arg))
+            except ValueError:
+                pass
+    raise ValueError(f"agent {spec!r}: the batched engine plays 'random', 'greedy' and 'greedy:THRESHOLD' "
+                     f"(or RandomMover / GreedyMover objects); play other agents with the single-game engine")
+
+
+@dataclass
+class BatchResults:
+    """Per game (rows) and seat (columns): ``scores`` final scores, ``winners`` seats sharing the win,
+    ``result`` 1 / (number of winners) for each winner, ``turns`` turns played, ``points`` points
+    recorded (banked totals and permanent points, before penalties), ``zilches`` turns not banked;
+    per game ``length`` turns of all players and ``decisions``."""
+
+    scores: np.ndarray
+    winners: np.ndarray
+    result: np.ndarray
+    turns: np.ndarray
+    points: np.ndarray
+    zilches: np.ndarray
+    length: np.ndarray
+    decisions: np.ndarray
+
+
+def play_games(
+    ruleset: Ruleset | str,
+    agents: Sequence["str | BatchAgent | Any"],
+    seat_agents: np.ndarray | Sequence[Sequence[int]],
+    dice: Sequence[Any] | None = None,
+    decisions: Sequence[Any] | None = None,
+    seed: int | None = 0,
+    first: int | Sequence[int] = 0,
+    batch: int = 1024,
+    max_decisions: int = 1_000_000,
+    progress: Callable[[int], None] | None = None,
+) -> BatchResults:
+    """Play ``len(seat_agents)`` whole games between built-in agents, many at once.
+
+    Args:
+        agents: the entrants: specs or objects :func:`batch_agent` accepts.
+        seat_agents: ``(games, players)`` ints: ``seat_agents[g][q]`` is the entrant at seat ``q`` of game ``g``.
+        dice: one dice seed per game (as :class:`BatchedGames`); game ``g`` rolls the dice of
+            ``GameState(ruleset, players, seed=dice[g])``. Default: ``default_rng([seed, g])``.
+        decisions: one seed per game for the random agents' decision streams (one stream per seat,
+            from ``SeedSequence(decisions[g])``); default from ``seed`` and the game number.
+        seed: the seed of the defaults above.
+        first: the first seat of every game, or one per game.
+        batch: games stepped at once (memory: about 17 kB per game).
+        max_decisions: a game longer than this raises RuntimeError (an agent that never banks).
+        progress: called with the number of games finished after each batch.
+
+    With greedy agents at every seat the results are those of playing the same games one at a time
+    with :class:`zilch_env.GreedyMover` and the same dice (tested); random agents use their own
+    decision streams, so their games are equal in distribution, not move for move.
+    """
+    rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    ags = [batch_agent(a) for a in agents]
+    seats = np.asarray(seat_agents, dtype=np.int64)
+    if seats.ndim != 2 or not 1 <= seats.shape[1] <= MAX_PLAYERS:
+        raise ValueError(f"seat_agents: expected shape (games, players) with 1 to {MAX_PLAYERS} players, "
+                         f"got {seats.shape}")
+    if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
+        raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
+    games, n = seats.shape
+    if dice is not None and len(dice) != games:
+        raise ValueError(f"dice: {len(dice)} seeds for {games} games; give one per game")
+    if decisions is not None and len(decisions) != games:
+        raise ValueError(f"decisions: {len(decisions)} seeds for {games} games; give one per game")
+    batch = _check_int("batch", batch, 1)
+    firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (games,))
+    kinds = np.array([0 if a.kind == "random" else 1 for a in ags], dtype=np.int64)
+    thr = np.array([a.threshold for a in ags], dtype=np.int64)
+    md = np.array([a.min_dice for a in ags], dtype=np.int64)
+    base = 0 if seed is None else int(seed)
+    out = {k: np.zeros((games, n), dtype=np.int64) for k in ("scores", "turns", "points", "zilches")}
+    winners = np.zeros((games, n), dtype=bool)
+    length = np.zeros(games, dtype=np.int64)
+    dec = np.zeros(games, dtype=np.int64)
+    for g0 in range(0, games, batch):
+        g1 = min(games, g0 + batch)
+        rows = range(g0, g1)
+        d = [dice[g] for g in rows] if dice is not None else [[base, g] for g in rows]
+        bg = BatchedGames(rs, g1 - g0, n, seed=base, dice=d, first=firsts[g0:g1])
+        ds = [decisions[g] for g in rows] if decisions is not None else [[base, g, 1 << 32] for g in rows]
+        bg._rng = np.concatenate([np.random.SeedSequence(x).generate_state(n, np.uint64) for x in ds])
+        sa = np.ascontiguousarray(seats[g0:g1])
+        tb = bg.tables
+        while True:
+            stuck = K.play_agents(bg._st, sa, kinds, thr, md, bg._rng, max_decisions, bg._rp, bg._dbuf,
+                                  tb.code_roll, tb.nk, tb.best, tb.kmask, tb.m2k, tb.kpts, tb.kn, tb.kstr)
+            if stuck >= 0:
+                raise RuntimeError(f"game {g0 + stuck} did not end within {max_decisions} decisions "
+                                   f"(agents {[ags[a].name for a in sa[stuck]]})")
+            bg._service()
+            if bg.done.all():
+                break
+        out["scores"][g0:g1] = bg.scores
+        winners[g0:g1] = bg.winners
+        for k, v in bg.turn_stats.items():
+            out[k][g0:g1] = v
+        length[g0:g1] = bg.turns
+        dec[g0:g1] = bg.decisions
+        if progress is not None:
+            progress(g1 - g0)
+    result = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
+    return BatchResults(out["scores"], winners, result, out["turns"], out["points"], out["zilches"], length, dec)
