@@ -73,16 +73,16 @@ class Driver:
     def run(self, steps: int) -> float:
         env, rng, info = self.env, self.rng, self.info
         start = time.perf_counter()
-        for _ in range(steps):
+        for i in range(steps):
             legal = np.flatnonzero(info["action_mask"])
-            _, _, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
+            obs, reward, terminated, truncated, info = env.step(legal[int(rng.integers(len(legal)))])
             if terminated or truncated:
                 self.episodes += 1
                 state = getattr(env, "state", None)
                 if state is not None:
                     self.done_decisions += state.decisions
-                    self.done_steps = self.steps + _ + 1
-                _, info = env.reset()
+                    self.done_steps = self.steps + i + 1
+                obs, info = env.reset()
         elapsed = time.perf_counter() - start
         self.info = info
         self.steps += steps
