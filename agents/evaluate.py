@@ -195,7 +195,8 @@ def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
 class _Context:
     """What a process needs to play: the ruleset and one agent object per entrant."""
 
-    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int):
+    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int,
+                 agents: Sequence[Policy] | None = None):
         from .base import make_agent
 
         self.ruleset = ruleset
@@ -203,7 +204,7 @@ class _Context:
         self.seed = seed
         self.specs = list(specs)
         self.labels = _labels(specs)
-        self.agents = [make_agent(s, ruleset) for s in specs]
+        self.agents = list(agents) if agents is not None else [make_agent(s, ruleset) for s in specs]
         self._solo_agents: list[Policy] | None = None
 
     def solo_agent(self, i: int) -> Policy:
@@ -356,12 +357,13 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
 class _Runner:
     """Runs tasks in order, in this process (``workers == 1``) or in a ``spawn`` pool."""
 
-    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int):
+    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int,
+                 agents: Sequence[Policy]):
         self.workers = workers
         self.pool = None
         t = time.perf_counter()
         if workers == 1:
-            self.ctx = _Context(ruleset, specs, seed)
+            self.ctx = _Context(ruleset, specs, seed, agents)
         else:
             import multiprocessing as mp
             import queue
@@ -488,11 +490,11 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     specs = list(cfg.agents)
     labels = _labels(specs)
     _check(cfg, len(specs))
-    # Resolve every spec here first, so a bad one fails now, with its message, not in a worker.
+    # Resolve every spec here first, so a bad one fails now, with its message, not in a worker
+    # (one worker plays with these very agents; a pool's workers build their own).
     from .base import make_agent
 
-    for s in specs:
-        make_agent(s, rs)
+    agents = [make_agent(s, rs) for s in specs]
     anchor = None
     if cfg.anchor is not None:
         if cfg.anchor not in labels:
@@ -513,7 +515,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     bar = _Progress(progress)
     bar.add("start", f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
     try:
-        runner = _Runner(rs, specs, cfg.seed, cfg.workers)
+        runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents)
     except BaseException:
         bar.close()
         raise
@@ -838,7 +840,11 @@ class Report:
 
     def plot(self, out: str | Path) -> list[str]:
         """Write the PNG plots into ``out``; returns their file names."""
-        import matplotlib
+        try:
+            import matplotlib
+        except ImportError:
+            raise ImportError("the plots need matplotlib (pip install matplotlib, or the package's "
+                              "'train' extra); without it, write the report with --no-plots") from None
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -900,9 +906,12 @@ class Report:
             ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
             if s["optimum"]:
                 ax.axhline(s["optimum"], color="#C44E52", linestyle="--", label=f"exact optimum {s['optimum']:.1f}")
-                for i, a in enumerate(measured):
-                    ax.text(i, means[i], f"{a['ratio']['mean']:.0%}", ha="center", va="bottom", fontsize=8)
-                ax.legend(fontsize=8, loc="lower right")
+                for i, a in enumerate(measured):  # the share of the optimum, inside the bar
+                    ax.text(i, means[i] / 2, f"{a['ratio']['mean']:.1%}\nof optimum", ha="center",
+                            va="center", fontsize=8, color="white")
+                top = max(s["optimum"], max(a["points_per_turn"]["high"] for a in measured))
+                ax.set_ylim(0, top * 1.18)
+                ax.legend(fontsize=8, loc="upper right")
             ax.set_ylabel("mean points per turn (95% CI)")
             ax.set_title(f"{d['config']['ruleset']}: points per turn from the board")
             fig.tight_layout()
@@ -1016,7 +1025,11 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
     report.print()
     if args.out:
         command = " ".join([prog, *(_quote(a) for a in sys.argv[1:])])
-        paths = report.write(args.out, command=command, plots=not args.no_plots)
+        try:
+            paths = report.write(args.out, command=command, plots=not args.no_plots)
+        except ImportError as e:
+            print(f"{prog}: error: {e}", file=sys.stderr)
+            return 2
         print(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 
