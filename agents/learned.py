@@ -1,0 +1,172 @@
+"""The trained agents: ``ppo:PATH``, the CPU opponent exported by :mod:`agents.export`.
+
+    make_agent("ppo:checkpoints/zonk", "zonk")            # its policy.onnx
+    make_agent("ppo:checkpoints/zonk/policy.onnx", "zonk")
+    make_agent("ppo:checkpoints/zonk/best/model.zip", "zonk")   # an SB3 checkpoint (needs torch)
+
+``PATH`` is a directory (its ``policy.onnx`` if present, else its best SB3 checkpoint
+``best/model.zip``, else ``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an
+SB3 ``.zip`` (with the ``train.json`` that ``train/ppo.py`` writes beside it).
+
+An ONNX policy is played with onnxruntime only: importing this module and playing imports neither
+torch nor stable-baselines3 (the web game and the terminal game need neither). An SB3 checkpoint loads
+torch and sb3-contrib (the ``train`` extra) and plays the same deterministic masked action.
+
+Each decision: the observation of the seat to move (:func:`zilch_env.observe`) and the legal mask
+go in, the policy's highest-scoring legal action comes out (deterministic: the ``rng`` is unused).
+
+A policy plays only the rules it was trained on: the agent refuses a game whose ruleset differs from
+the policy's (any rule; the ruleset's name does not count) or whose observation layout version
+(``zilch_env.observation.OBS_VERSION``) differs, naming the differences. It plays any number of
+players (the observation describes them), though it plays best at the count it was trained for.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from zilch_env import NUM_ACTIONS, GameState, Ruleset
+from zilch_env.observation import OBS_SIZE, OBS_VERSION, observe
+
+from .base import AgentSpecError, register_agent
+
+__all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "PolicyMismatchError", "load_policy",
+           "resolve_policy_path", "check_compatible"]
+
+
+class PolicyMismatchError(AgentSpecError):
+    """A policy trained for other rules or another observation layout than the game's."""
+
+
+def resolve_policy_path(path: str | Path) -> Path:
+    """The file a ``ppo:PATH`` names: an ``.onnx`` or ``.zip`` as given; for a directory its
+    ``policy.onnx``, else ``best/model.zip``, ``latest/model.zip``, ``model.zip``."""
+    p = Path(path)
+    if p.is_file():
+        if p.suffix not in (".onnx", ".zip"):
+            raise AgentSpecError(f"ppo:{path}: give a policy .onnx, an SB3 .zip or a checkpoint directory")
+        return p
+    if p.is_dir():
+        for cand in (p / "policy.onnx", p / "best" / "model.zip", p / "latest" / "model.zip", p / "model.zip"):
+            if cand.is_file():
+                return cand
+        raise AgentSpecError(f"ppo:{path}: no policy.onnx, best/model.zip, latest/model.zip or model.zip "
+                             "in this directory")
+    raise AgentSpecError(f"ppo:{path}: no such file or directory")
+
+
+def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(d, dict):
+        out: dict[str, Any] = {}
+        for k, v in d.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: d}
+
+
+def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> None:
+    """Raise :class:`PolicyMismatchError` unless the policy's rules and layout are the game's."""
+    version = meta.get("obs_version")
+    if version != OBS_VERSION:
+        raise PolicyMismatchError(
+            f"{where}: the policy reads observation layout {version}, this game writes layout "
+            f"{OBS_VERSION}; retrain or re-export it with this version of zilch-rl")
+    mine = _flat({k: v for k, v in meta["ruleset"].items() if k != "name"})
+    # as JSON holds it (integer keys such as die faces become strings)
+    game = _flat({k: v for k, v in json.loads(json.dumps(ruleset.to_dict())).items() if k != "name"})
+    diff = sorted(k for k in mine.keys() | game.keys() if mine.get(k) != game.get(k))
+    if diff:
+        shown = "; ".join(f"{k}: policy {mine.get(k)!r}, game {game.get(k)!r}" for k in diff[:6])
+        more = f" and {len(diff) - 6} more" if len(diff) > 6 else ""
+        raise PolicyMismatchError(
+            f"{where} was trained for the rules of {meta['ruleset'].get('name')!r}, not this game's "
+            f"({ruleset.name!r}): {shown}{more}. Train a policy for these rules "
+            f"(python train/ppo.py --ruleset ...) or play the rules it knows")
+
+
+class OnnxPolicy:
+    """An exported policy run by onnxruntime: ``actions(obs, masks)`` for a batch, one thread."""
+
+    def __init__(self, path: str | Path):
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        meta_path = self.path.with_suffix(".json")
+        if not meta_path.is_file():
+            raise AgentSpecError(f"{self.path}: its metadata {meta_path.name} is missing (agents.export "
+                                 "writes both; the rules and layout are checked from it)")
+        self.meta = json.loads(meta_path.read_text())
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(self.path), sess_options=opts,
+                                            providers=["CPUExecutionProvider"])
+
+    def actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.session.run(["action"], {"obs": obs, "mask": masks})[0]
+
+
+class SB3Policy:
+    """A MaskablePPO checkpoint (loads torch and sb3-contrib): the same deterministic masked action."""
+
+    def __init__(self, path: str | Path):
+        from sb3_contrib import MaskablePPO
+
+        self.path = Path(path)
+        meta_path = self.path.parent / "train.json"
+        if not meta_path.is_file():
+            raise AgentSpecError(f"{self.path}: train.json is missing beside it (train/ppo.py writes it; "
+                                 "the rules and layout are checked from it)")
+        self.meta = json.loads(meta_path.read_text())
+        self.model = MaskablePPO.load(self.path, device="cpu")
+
+    def actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        a, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
+        return np.asarray(a)
+
+
+def load_policy(path: str | Path) -> OnnxPolicy | SB3Policy:
+    p = resolve_policy_path(path)
+    return OnnxPolicy(p) if p.suffix == ".onnx" else SB3Policy(p)
+
+
+class LearnedAgent:
+    """The ``ppo:PATH`` agent: a trained policy's deterministic masked action for the seat to move."""
+
+    def __init__(self, path: str | Path, ruleset: Ruleset):
+        self.source = str(path)
+        self.policy = load_policy(path)
+        check_compatible(self.policy.meta, ruleset, f"ppo:{path} ({self.policy.path})")
+        self.ruleset = ruleset
+        self.name = f"ppo:{path}"
+        self._mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
+
+    def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
+        obs = observe(state, state.current).reshape(1, OBS_SIZE)
+        mask = self._mask
+        mask[:] = False
+        mask[0, legal] = True
+        return int(self.policy.actions(obs, mask)[0])
+
+    # An onnxruntime session does not pickle: evaluation workers get the path and reload it.
+    def __getstate__(self) -> dict[str, Any]:
+        return {"source": self.source, "ruleset": self.ruleset}
+
+    def __setstate__(self, st: dict[str, Any]) -> None:
+        self.__init__(st["source"], st["ruleset"])
+
+
+def _make_ppo(ruleset: Ruleset, arg: str | None) -> LearnedAgent:
+    if not arg:
+        raise AgentSpecError("ppo needs a path: ppo:checkpoints/zonk (a checkpoint directory), "
+                             "ppo:PATH.onnx or ppo:PATH.zip")
+    return LearnedAgent(arg, ruleset)
+
+
+register_agent("ppo", _make_ppo, "a trained policy: ppo:DIR (its policy.onnx, else best/model.zip), "
+                                 "ppo:FILE.onnx (onnxruntime only) or ppo:FILE.zip (SB3, needs torch)")

@@ -1,0 +1,545 @@
+"""PPO with action masking on Zilch-v0, one ruleset at a time.
+
+    python train/ppo.py --ruleset zonk                          # win 2-player games (the CPU opponent)
+    python train/ppo.py --ruleset zonk --objective score        # most points per turn, alone
+    python train/ppo.py --ruleset zonk --resume                 # continue checkpoints/zonk/latest
+    python train/ppo.py --help                                  # every option with its default
+
+Read top to bottom, as CleanRL's ``ppo.py``: the arguments (one dataclass, every field with its help),
+seeding, the environments, the model, the callback that logs, evaluates, checkpoints and refreshes
+the self-play pool, training, and the final evaluation with the export of the CPU opponent.
+
+What the objectives train
+    ``--objective win`` (default): ``reward="win"``, +1 for a win, -1 for a loss, 0 for a shared
+    draw, at the end of the game; ``--players`` 2 by default; episodes are whole games (gamma 1: a
+    game is finite and only its result counts).
+    ``--objective score``: ``reward="score"``, the points each of the agent's turns adds to its score
+    (divided by ``--reward-scale``); one player by default; an episode is ``--turns`` agent turns, and
+    its end is treated as terminal, not bootstrapped (with gamma 1 an unending sum of turns has no
+    value). The turns are independent once on the board, so every decision still sees the true
+    worth of its own turn; only the last turn of each episode sees no future (1 in ``--turns``).
+
+Opponents (``--opponents``, comma-separated agent specs, see ``agents.base.make_agent``)
+    Assigned to the environments round-robin: env ``i`` plays against spec ``i mod k`` in every other
+    seat, for the whole run (so 8 envs and ``heuristic,self`` give 4 of each, and the mix of
+    opponents is fixed, not left to chance). ``self`` is self-play: a snapshot of the agent itself,
+    drawn per game from a pool of its earlier versions (``train/selfplay.py``; a new snapshot every
+    ``--selfplay-every`` timesteps, the latest ``--selfplay-pool`` kept).
+
+Outputs
+    ``runs/<ruleset>/<run>/``: TensorBoard (SB3's losses, entropy, KL, explained variance, fps;
+    ``games/*``: win, draw and points per turn of the training games, overall and per opponent;
+    ``eval/*``: the periodic masked evaluation, the deterministic policy against ``heuristic`` on
+    seat-balanced games with common random numbers, by ``agents.evaluate``).
+    ``<out>/`` (default ``checkpoints/<ruleset>``, ``checkpoints/<ruleset>-score`` for the score
+    objective): ``latest/`` (model with optimizer state, self-play pool, ``train.json``: timesteps,
+    run, evaluations) every evaluation and at Ctrl-C; ``best/`` (the best evaluation so far);
+    ``train_command.txt``; at the end ``policy.onnx`` + ``policy.json`` (the exported CPU opponent,
+    ``agents.export``) and ``eval.md`` / ``eval.json`` (the final evaluation).
+
+Ctrl-C saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the model, the
+optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import random
+import shlex
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# One BLAS thread per process: a small MLP gains nothing from threads, and the machine is shared.
+for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+
+import zilch_env  # noqa: E402,F401  (registers Zilch-v0)
+from zilch_env import Ruleset, load_ruleset  # noqa: E402
+from zilch_env.observation import OBS_VERSION  # noqa: E402
+from zilch_env.ruleset import parse_overrides  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments
+
+
+def arg(default: Any, help: str, **kw: Any) -> Any:
+    """A dataclass field with its one-line help (the argparse below is built from these)."""
+    return field(default=default, metadata={"help": help, **kw})
+
+
+@dataclass
+class Args:
+    # the game
+    ruleset: str = arg("zonk", "preset name (zilch, zilch15k, zilch10k, zilch5k, farkle, farkle-basic, "
+                               "zonk, zonk20k) or a TOML ruleset file")
+    set: tuple[str, ...] = arg((), "rule override KEY=VALUE in dotted keys, e.g. variants.piggyback=true "
+                                   "(repeatable)", metavar="KEY=VALUE", action="append")
+    objective: str = arg("win", "win: +1/-1 at the end of the game; score: the points of each turn",
+                         choices=("win", "score"))
+    players: int = arg(0, "players per game; 0 = 2 for the win objective, 1 for the score objective")
+    turns: int = arg(50, "score objective: agent turns per episode")
+    opponents: str = arg("heuristic,self", "comma-separated agent specs for the other seats, assigned "
+                                           "to the envs round-robin; 'self' = self-play pool")
+    selfplay_every: int = arg(50_000, "timesteps between snapshots added to the self-play pool")
+    selfplay_pool: int = arg(8, "snapshots kept in the self-play pool (the most recent)")
+    # the budget and the machine
+    timesteps: int = arg(2_000_000, "total environment steps of the run (a resumed run counts from 0)")
+    n_envs: int = arg(8, "environments stepped together")
+    vec: str = arg("dummy", "vectorized env: dummy = SB3 DummyVecEnv of Zilch-v0", choices=("dummy",))
+    threads: int = arg(1, "torch threads (1 is fastest for a small MLP on this machine)")
+    seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
+    # PPO
+    learning_rate: float = arg(3e-4, "Adam learning rate")
+    n_steps: int = arg(256, "steps per env per rollout (rollout = n_steps x n_envs)")
+    batch_size: int = arg(512, "minibatch size of the PPO update")
+    n_epochs: int = arg(4, "passes over each rollout in the PPO update")
+    gamma: float = arg(1.0, "discount per step (1: an episode is finite and its sum is what counts)")
+    gae_lambda: float = arg(0.95, "GAE lambda")
+    clip_range: float = arg(0.2, "PPO clip range")
+    ent_coef: float = arg(0.01, "entropy bonus coefficient")
+    vf_coef: float = arg(0.5, "value loss coefficient")
+    max_grad_norm: float = arg(0.5, "gradient clipping norm")
+    net_arch: str = arg("128,128", "hidden layers of the policy and of the value network")
+    reward_scale: float = arg(1000.0, "score objective: points per unit of reward")
+    # evaluation, checkpoints, logs
+    eval_every: int = arg(100_000, "timesteps between evaluations (and checkpoints of latest/best)")
+    eval_opponent: str = arg("heuristic", "win objective: the periodic evaluation's opponent")
+    eval_games: int = arg(400, "win objective: seat-balanced games per periodic evaluation")
+    eval_solo_turns: int = arg(4000, "score objective: on-board turns per periodic evaluation")
+    final_games: int = arg(2000, "games per opponent in the final evaluation; 0 = no final evaluation")
+    final_solo_turns: int = arg(20000, "on-board turns of the final solo measure (points per turn)")
+    final_opponents: str = arg("random,greedy,greedy-cautious,greedy-bold,greedy-table,heuristic,"
+                               "optimal-turn,optimal-win",
+                               "final evaluation opponents (those the ruleset or install lacks are "
+                               "skipped with the reason)")
+    eval_workers: int = arg(2, "processes of the final evaluation")
+    export: bool = arg(True, "export the CPU opponent (policy.onnx + policy.json) at the end")
+    out: str = arg("", "checkpoint directory; default checkpoints/<ruleset>[-score]")
+    runs: str = arg("runs", "TensorBoard root: logs go to <runs>/<ruleset>/<run>")
+    run_name: str = arg("", "TensorBoard run name; default <objective>-s<seed>-<date-time>")
+    resume: bool = arg(False, "continue from <out>/latest: model, optimizer, timesteps, pool, run")
+    progress: bool = arg(True, "show the progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="train/ppo.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    for f in dataclasses.fields(Args):
+        meta = dict(f.metadata)
+        help_ = meta.pop("help")
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool", bool):
+            p.add_argument(flag, default=f.default, help=help_, action=argparse.BooleanOptionalAction)
+        elif meta.get("action") == "append":
+            p.add_argument(flag, dest=f.name, default=[], help=help_, **meta)
+        else:
+            typ = {"int": int, "float": float, "str": str}[str(f.type)]
+            p.add_argument(flag, default=f.default, type=typ, help=help_, **meta)
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    p = build_parser()
+    ns = p.parse_args(argv)
+    args = Args(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in vars(ns).items()})
+    problems = [(n, v) for n, v in (("timesteps", args.timesteps), ("n_envs", args.n_envs),
+                                    ("n_steps", args.n_steps), ("batch_size", args.batch_size),
+                                    ("n_epochs", args.n_epochs), ("eval_every", args.eval_every),
+                                    ("selfplay_every", args.selfplay_every), ("turns", args.turns),
+                                    ("threads", args.threads)) if v < 1]
+    if problems:
+        p.error("; ".join(f"--{n.replace('_', '-')} {v}: must be at least 1" for n, v in problems))
+    if not 0 <= args.players <= 6:
+        p.error(f"--players {args.players}: 1 to 6 (or 0 for the objective's default)")
+    return args
+
+
+# --------------------------------------------------------------------------------------------
+# Environments
+
+
+class ScaledReward(gym.Wrapper):
+    """Divides the reward by ``scale`` and, when ``end_is_terminal``, reports the episode's turn limit
+    as a termination (no bootstrapping; see the module docstring). Passes ``action_masks`` through."""
+
+    def __init__(self, env: gym.Env, scale: float, end_is_terminal: bool):
+        super().__init__(env)
+        self.scale = scale
+        self.end_is_terminal = end_is_terminal
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if self.end_is_terminal and truncated:
+            terminated, truncated = True, False
+        return obs, reward / self.scale, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()
+
+
+def opponent_specs(args: Args) -> list[str]:
+    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    if not specs:
+        raise SystemExit("--opponents: name at least one agent spec (or 'self')")
+    if len(specs) > args.n_envs:
+        raise SystemExit(f"--opponents lists {len(specs)} specs but there are only {args.n_envs} envs "
+                         "(each env plays one spec): raise --n-envs or list fewer")
+    return specs
+
+
+def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
+    """``n_envs`` Zilch-v0 envs in a DummyVecEnv, env ``i`` against ``specs[i % len(specs)]``."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.base import make_agent
+    from train.selfplay import SelfPlayOpponent
+
+    def one(i: int):
+        def thunk():
+            opponents = None
+            if players > 1:
+                spec = specs[i % len(specs)]
+                opponents = SelfPlayOpponent(pool) if spec == "self" else make_agent(spec, rs)
+            reward = "win" if args.objective == "win" else "score"
+            env = gym.make("Zilch-v0", ruleset=rs, num_players=players, opponents=opponents,
+                           reward=reward, turns=args.turns if args.objective == "score" else None,
+                           disable_env_checker=True)
+            scale = args.reward_scale if args.objective == "score" else 1.0
+            return ScaledReward(env, scale, end_is_terminal=args.objective == "score")
+        return thunk
+
+    return DummyVecEnv([one(i) for i in range(args.n_envs)])
+
+
+# --------------------------------------------------------------------------------------------
+# Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
+
+
+def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
+    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
+    what "best" maximises: the score share (wins + half draws) or the points per turn."""
+    from agents.evaluate import evaluate
+    from train.selfplay import PolicySnapshot
+
+    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
+    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
+    if args.objective == "win":
+        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
+                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
+        row = rep.data["tables"][0]["results"][0]
+        return {"metric": row["score_share"], "win": row["win"]["rate"], "draw": row["draw"]["rate"],
+                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
+                "opponent": args.eval_opponent}
+    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
+                   solo_turns=args.eval_solo_turns)
+    a = rep.data["solo"]["agents"][0]
+    if "error" in a:
+        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
+    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
+    if "ratio" in a:
+        out["of_optimum"] = a["ratio"]["mean"]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Checkpoints
+
+
+def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
+    """``model.zip`` (policy, optimizer, timesteps), ``pool.npz`` and ``train.json`` in ``where``;
+    written to a temporary name and renamed, so an interrupted save never leaves half a checkpoint."""
+    where.mkdir(parents=True, exist_ok=True)
+    model.save(where / "model.tmp.zip")
+    os.replace(where / "model.tmp.zip", where / "model.zip")
+    if pool is not None:
+        pool.save(str(where / "pool.tmp.npz"))
+        os.replace(where / "pool.tmp.npz", where / "pool.npz")
+    (where / "train.tmp.json").write_text(json.dumps({**state, "timesteps": int(model.num_timesteps)},
+                                                     indent=2))
+    os.replace(where / "train.tmp.json", where / "train.json")
+
+
+# --------------------------------------------------------------------------------------------
+# The callback: game statistics, progress bar, evaluations, checkpoints, self-play snapshots
+
+
+def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any, out: Path,
+                  state: dict[str, Any]):
+    """The SB3 callback of the run (built here so that ``--help`` imports no torch)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from train.selfplay import PolicySnapshot
+
+    class TrainingCallback(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.results: deque[float] = deque(maxlen=200)  # 1 win, 0.5 draw, 0 loss
+            self.by_opp: dict[str, deque[float]] = {s: deque(maxlen=200) for s in specs}
+            self.points = np.zeros(args.n_envs)
+            self.window: deque[tuple[float, int]] = deque(maxlen=200)  # (points, turns) per episode
+            self.progress = None
+            self.task = None
+            self.t0 = time.perf_counter()
+            self.steps0 = 0
+
+        # -- the progress bar
+        def _on_training_start(self) -> None:
+            self.steps0 = self.num_timesteps
+            self.t0 = time.perf_counter()
+            if args.progress:
+                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                           TimeElapsedColumn, TimeRemainingColumn)
+
+                self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                                         MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                                         TextColumn("{task.fields[stats]}"), TimeElapsedColumn(),
+                                         TimeRemainingColumn())
+                self.progress.start()
+                self.task = self.progress.add_task(f"{rs.name} {args.objective}", total=args.timesteps,
+                                                   completed=self.num_timesteps, rate="", stats="")
+
+        def _on_training_end(self) -> None:
+            if self.progress is not None:
+                self.progress.stop()
+                self.progress = None
+
+        def _stats_text(self) -> str:
+            parts = []
+            if self.results:
+                parts.append(f"win {np.mean(self.results):.1%}")
+            if self.window:
+                pts, turns = np.sum([w[0] for w in self.window]), np.sum([w[1] for w in self.window])
+                parts.append(f"pts/turn {pts / max(turns, 1):.0f}")
+            best = state.get("best")
+            if best is not None:
+                parts.append(f"best eval {best['metric']:.3f}")
+            return "  ".join(parts)
+
+        # -- every step: episode ends
+        def _on_step(self) -> bool:
+            infos, dones = self.locals["infos"], self.locals["dones"]
+            for i, info in enumerate(infos):
+                self.points[i] += info.get("turn_points", 0)
+                if not dones[i]:
+                    continue
+                self.window.append((self.points[i], info.get("agent_turns", 0)))
+                self.points[i] = 0
+                if "winners" in info and players > 1:
+                    w = info["winners"]
+                    seat = info["seat"]
+                    r = 1.0 if w == [seat] else (0.5 if seat in w else 0.0)
+                    self.results.append(r)
+                    self.by_opp[specs[i % len(specs)]].append(r)
+            if self.progress is not None and self.n_calls % 50 == 0:
+                sps = (self.num_timesteps - self.steps0) / max(time.perf_counter() - self.t0, 1e-9)
+                self.progress.update(self.task, completed=self.num_timesteps, rate=f"{sps:,.0f} steps/s",
+                                     stats=self._stats_text())
+            return True
+
+        # -- every rollout: logs, self-play snapshots, evaluations and checkpoints
+        def _on_rollout_end(self) -> None:
+            n = self.num_timesteps
+            if self.results:
+                self.logger.record("games/win_rate", float(np.mean([r == 1.0 for r in self.results])))
+                self.logger.record("games/score_share", float(np.mean(self.results)))
+                self.logger.record("games/draw_rate", float(np.mean([r == 0.5 for r in self.results])))
+                for s, d in self.by_opp.items():
+                    if d:
+                        self.logger.record(f"games/score_share_vs_{s}", float(np.mean(d)))
+            if self.window:
+                pts, turns = sum(w[0] for w in self.window), sum(w[1] for w in self.window)
+                self.logger.record("games/points_per_turn", pts / max(turns, 1))
+            if pool is not None and n - state["last_snapshot"] >= args.selfplay_every:
+                pool.add(PolicySnapshot.from_policy(self.model.policy), n)
+                state["last_snapshot"] = n
+                self.logger.record("selfplay/pool_size", len(pool.snapshots))
+            if n - state["last_eval"] >= args.eval_every or n >= args.timesteps:
+                self.evaluate_and_save()
+
+        def evaluate_and_save(self) -> None:
+            n = self.num_timesteps
+            t = time.perf_counter()
+            res = evaluate_now(self.model, rs, args, players)
+            res["timesteps"] = n
+            state["last_eval"] = n
+            state["evaluations"].append(res)
+            for k, v in res.items():
+                if isinstance(v, (int, float)) and k != "timesteps":
+                    self.logger.record(f"eval/{k}", v)
+            self.logger.record("eval/seconds", time.perf_counter() - t)
+            save_checkpoint(self.model, out / "latest", pool, state)
+            if state.get("best") is None or res["metric"] > state["best"]["metric"]:
+                state["best"] = res
+                save_checkpoint(self.model, out / "best", None, state)
+                save_checkpoint(self.model, out / "latest", pool, state)  # latest knows the new best
+
+    return TrainingCallback()
+
+
+# --------------------------------------------------------------------------------------------
+# The run
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    command = shlex.join(["python", "train/ppo.py", *argv])
+
+    # Seeding, once: torch, numpy and Python here; the envs below (dice, seats, opponents' draws);
+    # MaskablePPO(seed=...) seeds the same three again and the action space.
+    import torch
+
+    torch.set_num_threads(args.threads)
+    random.seed(args.seed)
+    np.random.seed(args.seed)
+    torch.manual_seed(args.seed)
+
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from train.selfplay import PolicySnapshot, SelfPlayPool
+
+    rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
+    players = args.players or (2 if args.objective == "win" else 1)
+    specs = opponent_specs(args) if players > 1 else []
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    out = Path(args.out) if args.out else ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
+    pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
+
+    # The run's state: restored from latest/ by --resume, saved with every checkpoint.
+    latest = out / "latest"
+    if args.resume:
+        if not (latest / "model.zip").exists():
+            raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
+        state = json.loads((latest / "train.json").read_text())
+        if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
+            raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
+                             "give the same --ruleset and --set as the run it continues")
+        state["commands"].append(command)
+        if pool is not None and (latest / "pool.npz").exists():
+            pool.load(str(latest / "pool.npz"))
+    else:
+        run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        state = {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
+                 "players": players, "objective": args.objective, "opponents": specs,
+                 "run_dir": str(Path(args.runs) / name / run), "commands": [command],
+                 "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
+                 "evaluations": [], "best": None}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "train_command.txt").write_text("\n".join(state["commands"]) + "\n")
+
+    venv = make_envs(args, rs, players, specs, pool)
+    if args.resume:
+        model = MaskablePPO.load(latest / "model.zip", env=venv, device="cpu")
+        venv.seed(args.seed + model.num_timesteps)  # fresh dice, not a replay of the first games
+        done = model.num_timesteps
+    else:
+        venv.seed(args.seed)  # env i: seed + i
+        hidden = [int(h) for h in args.net_arch.split(",") if h.strip()]
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps,
+            batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
+            gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+            policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=args.seed, device="cpu")
+        done = 0
+        if pool is not None:
+            pool.add(PolicySnapshot.from_policy(model.policy), 0)
+    model.set_logger(configure(state["run_dir"], ["tensorboard"]))
+    callback = make_callback(args, rs, players, specs, pool, out, state)
+
+    print(f"{rs.name}: objective {args.objective}, {players} player{'s' * (players > 1)}"
+          + (f", opponents {', '.join(specs)}" if specs else "")
+          + f"; {args.timesteps:,} timesteps ({done:,} done); TensorBoard {state['run_dir']}; "
+            f"checkpoints {out}", flush=True)
+    try:
+        if done < args.timesteps:
+            model.learn(total_timesteps=args.timesteps - done, callback=callback,
+                        reset_num_timesteps=not args.resume)
+    except KeyboardInterrupt:
+        callback._on_training_end()
+        save_checkpoint(model, latest, pool, state)
+        print(f"\ninterrupted at {model.num_timesteps:,} timesteps: saved {latest}; continue with\n  "
+              f"{command} --resume" if "--resume" not in argv else f"  {command}", flush=True)
+        return 130
+    save_checkpoint(model, latest, pool, state)
+    if state.get("best") is None:
+        save_checkpoint(model, out / "best", None, state)
+    print(f"trained {model.num_timesteps:,} timesteps; best evaluation: {state.get('best')}", flush=True)
+
+    # The CPU opponent and the final evaluation.
+    if args.export:
+        from agents.export import export
+
+        onnx_path = export(out / "best" / "model.zip", out / "policy.onnx")
+        print(f"exported {onnx_path} (+ {onnx_path.with_suffix('.json').name})", flush=True)
+    if args.final_games > 0:
+        final_evaluation(args, rs, players, out)
+    return 0
+
+
+def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[str, Any]:
+    """The exported agent (or the best checkpoint) against every final opponent, one table each, and
+    alone (points per turn against the exact turn optimum); ``eval.md`` / ``eval.json`` in ``out`` and
+    the summary in ``policy.json``."""
+    from rich.console import Console
+
+    from agents.base import make_agent
+    from agents.evaluate import evaluate
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    me = f"ppo:{out}"
+    seed = args.seed + 20_000
+    summary: dict[str, Any] = {"agent": me, "seed": seed, "games_per_table": args.final_games,
+                               "players": players, "vs": {}, "skipped": {}}
+    md = [f"# {rs.name}: final evaluation of `{me}`", ""]
+    for spec in [s.strip() for s in args.final_opponents.split(",") if s.strip()]:
+        try:
+            make_agent(spec, rs)
+        except Exception as e:  # an agent the ruleset or the install does not have
+            summary["skipped"][spec] = f"{type(e).__name__}: {e}"
+            console.print(f"[dim]skipping {spec}: {type(e).__name__}: {e}[/dim]")
+            continue
+        table = max(players, 2)  # a score agent (trained alone) is measured in 2-player games
+        rep = evaluate(agents=[me] + [spec] * (table - 1),
+                       ruleset=rs, games=args.final_games, seed=seed, workers=args.eval_workers,
+                       players=table, solo_turns=0, progress=args.progress)
+        rep.print(console)
+        row = rep.data["tables"][0]["results"][0]
+        summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"], "score_share": row["score_share"],
+                               "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"]}
+        md.append(rep.markdown())
+    if args.final_solo_turns:
+        rep = evaluate(agents=[me], ruleset=rs, games=1, seed=seed, workers=args.eval_workers,
+                       solo_turns=args.final_solo_turns, progress=args.progress)
+        rep.print(console)
+        a = rep.data["solo"]["agents"][0]
+        summary["solo"] = {"points_per_turn": a.get("points_per_turn"), "of_optimum": a.get("ratio"),
+                           "optimum": rep.data["solo"]["optimum"], "error": a.get("error")}
+        md.append(rep.markdown())
+    (out / "eval.json").write_text(json.dumps(summary, indent=2))
+    (out / "eval.md").write_text("\n".join(md) + "\n")
+    if (out / "policy.json").exists():
+        from agents.export import update_metadata
+
+        update_metadata(out / "policy.json", evaluation=summary)
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(main())
