@@ -226,7 +226,7 @@ def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, rea
     """Pool initializer: build the agents, with one thread of linear algebra per process (the
     processes are the parallelism), then report ``("ready", pid)`` or ``("error", text)``."""
     global _WORKER
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ[var] = "1"
     try:
         _WORKER = _Context(ruleset, specs, seed)
@@ -1008,8 +1008,10 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
     from .base import AgentSpecError, agent_names
 
     if args.list_agents:
-        for name, help in agent_names().items():
-            print(f"{name:<14} {help}")
+        names = agent_names()
+        width = max(map(len, names), default=0)
+        for name, help in names.items():
+            print(f"{name:<{width}}  {help}")
         return 0
     if not args.agents:
         print(f"{prog}: error: name the agents with --agents SPEC ... (see --list-agents)", file=sys.stderr)
