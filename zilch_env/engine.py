@@ -116,17 +116,19 @@ class RandomDice:
     code modulo ``6**n`` (uniform, since ``6**n`` divides ``6**6``) and looks its sorted faces up, so
     a roll costs no generator call and no sort."""
 
-    BLOCK = 4096
+    FIRST_BLOCK, BLOCK = 64, 4096  # blocks double from 64 codes: a short game draws little
 
     def __init__(self, seed: int | np.random.Generator | None = None):
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._buf: list[int] = []
         self._pos = 0
+        self._block = self.FIRST_BLOCK
         self._by_code = sorted_rolls_by_code()
 
     def roll(self, n: int) -> tuple[int, ...]:
         if self._pos >= len(self._buf):
-            self._buf = self.rng.integers(0, 6**6, size=self.BLOCK).tolist()
+            self._buf = self.rng.integers(0, 6**6, size=self._block).tolist()
+            self._block = min(2 * self._block, self.BLOCK)
             self._pos = 0
         code = self._buf[self._pos]
         self._pos += 1
@@ -205,7 +207,7 @@ class GameState:
         "final_queue", "tiebreak_players", "tiebreak_round", "last_result", "offer", "challenged",
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
-        "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice",
+        "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
     )  # fmt: skip
 
     def __init__(
@@ -235,6 +237,8 @@ class GameState:
         self._forced = rs.hot_dice == "forced"
         self._overcoming = rs.variants.overcoming
         self._all_scoring = rs.keep == "all_scoring"
+        self._mask_of: list[int] | None = None
+        self._mask: np.ndarray | None = None
         n = num_players
         self.num_players = n
         self.first = first
@@ -332,10 +336,13 @@ class GameState:
         return self._legal
 
     def legal_mask(self) -> np.ndarray:
-        """The legal actions as a boolean vector of length :data:`NUM_ACTIONS`."""
-        m = np.zeros(NUM_ACTIONS, dtype=bool)
-        m[self.legal_actions()] = True
-        return m
+        """The legal actions as a boolean vector of length :data:`NUM_ACTIONS` (a fresh copy)."""
+        legal = self.legal_actions()
+        if self._mask_of is not legal:  # built once per decision, copied per call
+            self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
+            self._mask[legal] = True
+            self._mask_of = legal
+        return self._mask.copy()
 
     # ------------------------------------------------------------------ applying actions
 
