@@ -474,8 +474,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         callback._on_training_end()
         save_checkpoint(model, latest, pool, state)
-        print(f"\ninterrupted at {model.num_timesteps:,} timesteps: saved {latest}; continue with\n  "
-              f"{command} --resume" if "--resume" not in argv else f"  {command}", flush=True)
+        again = command if args.resume else f"{command} --resume"
+        print(f"\ninterrupted at {model.num_timesteps:,} timesteps: saved {latest}; continue with\n  {again}",
+              flush=True)
         return 130
     save_checkpoint(model, latest, pool, state)
     if state.get("best") is None:

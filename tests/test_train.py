@@ -1,0 +1,137 @@
+"""train/ppo.py with tiny budgets: it starts, logs, checkpoints, resumes where it stopped, the same
+seed gives the same first update, and Ctrl-C saves."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train import ppo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def tiny(tmp: Path, *extra: str, timesteps: int = 256, seed: int = 0) -> list[str]:
+    """A run of a few hundred steps: 2 envs x 64 steps per rollout, evaluations of 4 games."""
+    return ["--ruleset", "zonk", "--timesteps", str(timesteps), "--n-envs", "2", "--n-steps", "64",
+            "--batch-size", "64", "--n-epochs", "2", "--net-arch", "16,16", "--eval-every", "128",
+            "--eval-games", "4", "--final-games", "0", "--no-export", "--no-progress",
+            "--opponents", "greedy,self", "--selfplay-every", "128", "--seed", str(seed),
+            "--out", str(tmp / "ck"), "--runs", str(tmp / "runs"), "--run-name", "t", *extra]
+
+
+def params(zip_path: Path) -> dict[str, np.ndarray]:
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(zip_path, device="cpu")
+    return {k: v.detach().numpy().copy() for k, v in model.policy.state_dict().items()}
+
+
+def test_help_shows_every_field_with_its_default():
+    text = ppo.build_parser().format_help()
+    for f in dataclasses.fields(ppo.Args):
+        assert "--" + f.name.replace("_", "-") in text, f.name
+        assert f.metadata["help"].split()[0] in text
+    assert "(default: zonk)" in text and "(default: heuristic,self)" in text
+
+
+def test_bad_arguments_are_named(capsys):
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--players", "9"])
+    assert "--players 9" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--timesteps", "0"])
+    assert "--timesteps 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--objective", "points"])
+
+
+def test_run_logs_checkpoints_and_resumes(tmp_path):
+    assert ppo.main(tiny(tmp_path)) == 0
+    ck, run = tmp_path / "ck", tmp_path / "runs" / "zonk" / "t"
+    events = list(run.glob("events.out.tfevents.*"))
+    assert events, "no TensorBoard event file"
+    for d in ("latest", "best"):
+        assert (ck / d / "model.zip").is_file() and (ck / d / "train.json").is_file()
+    st = json.loads((ck / "latest" / "train.json").read_text())
+    assert st["timesteps"] == 256 and [e["timesteps"] for e in st["evaluations"]] == [128, 256]
+    assert st["run_dir"] == str(run) and len(st["commands"]) == 1
+    assert (ck / "latest" / "pool.npz").is_file()
+    pool_before = int(np.load(ck / "latest" / "pool.npz")["timesteps"].size)
+    assert (ck / "train_command.txt").read_text().startswith("python train/ppo.py --ruleset zonk")
+
+    # The tags SB3 and the callback write: losses, explained variance, game statistics, evaluations.
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(run)).Reload()
+    tags = set(acc.Tags()["scalars"])
+    for tag in ("train/value_loss", "train/policy_gradient_loss", "train/explained_variance",
+                "games/points_per_turn", "eval/metric"):
+        assert tag in tags, (tag, sorted(tags))
+
+    # Resume to 512: the count continues from 256 (not from 0), in the same TensorBoard run.
+    assert ppo.main(tiny(tmp_path, "--resume", timesteps=512)) == 0
+    st2 = json.loads((ck / "latest" / "train.json").read_text())
+    assert st2["timesteps"] == 512
+    assert [e["timesteps"] for e in st2["evaluations"]] == [128, 256, 384, 512]
+    assert st2["run_dir"] == str(run) and len(st2["commands"]) == 2
+    assert int(np.load(ck / "latest" / "pool.npz")["timesteps"].size) > pool_before
+    acc = EventAccumulator(str(run)).Reload()
+    steps = [e.step for e in acc.Scalars("eval/metric")]
+    assert steps == [128, 256, 384, 512]
+    assert len(list(run.glob("events.out.tfevents.*"))) >= 1 and not (tmp_path / "runs" / "zonk" / "t_1").exists()
+
+
+def test_resume_refuses_other_rules(tmp_path):
+    assert ppo.main(tiny(tmp_path, timesteps=128)) == 0
+    with pytest.raises(SystemExit, match="other rules"):
+        ppo.main(tiny(tmp_path, "--resume", "--set", "target=5000", timesteps=256))
+
+
+def test_same_seed_same_first_update(tmp_path):
+    one = 2 * 64  # one rollout, then one PPO update
+    for name, seed in (("a", 5), ("b", 5), ("c", 6)):
+        assert ppo.main(tiny(tmp_path / name, timesteps=one, seed=seed)) == 0
+    a, b, c = (params(tmp_path / n / "ck" / "latest" / "model.zip") for n in "abc")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert not all(np.array_equal(a[k], c[k]) for k in a)  # another seed: another first update
+
+
+def test_score_objective_runs(tmp_path):
+    assert ppo.main(tiny(tmp_path, "--objective", "score", "--turns", "5", "--eval-solo-turns", "50",
+                         timesteps=128)) == 0
+    st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
+    assert st["players"] == 1 and st["objective"] == "score"
+    assert st["evaluations"][-1]["points_per_turn"] > 0
+
+
+def test_ctrl_c_saves(tmp_path):
+    cmd = [sys.executable, str(ROOT / "train" / "ppo.py"), *tiny(tmp_path, timesteps=10_000_000)]
+    cmd[cmd.index("--eval-every") + 1] = "100000000"  # no evaluation: the save at Ctrl-C is the only one
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        line = proc.stdout.readline()  # the run's first line is printed just before training starts
+        assert "objective win" in line, line
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, out
+    assert "interrupted at" in out and "--resume" in out
+    st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
+    assert st["timesteps"] > 0 and not st["evaluations"]
+    assert (tmp_path / "ck" / "latest" / "model.zip").is_file()
