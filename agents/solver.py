@@ -201,29 +201,51 @@ def _collect_step(S, D, bonus, n_start, roll_p, k_start, k_pts, k_left):
     return out
 
 
+def _endless(tb: _Tables) -> list[int]:
+    """Dice counts from which a player can roll forever: the largest set C such that from each n in C
+    every roll has a keep (or, all dice without a score under six_dice_zilch_bonus, the bonus re-roll)
+    leading back into C. Empty iff every way of playing ends with a zilch or a bank with probability 1."""
+    D = tb.dice
+    C = set(range(1, D + 1))
+    changed = True
+    while changed:
+        changed = False
+        for n in sorted(C):
+            for r in range(tb.n_start[n], tb.n_start[n + 1]):
+                ks = range(tb.k_start[r], tb.k_start[r + 1])
+                if not ks:
+                    ok = n == D and tb.bonus > 0 and D in C
+                else:
+                    ok = any((tb.k_left[k] or D) in C for k in ks)
+                if not ok:
+                    C.discard(n)
+                    changed = True
+                    break
+    return sorted(C)
+
+
 def _collect_bound(tb: _Tables) -> np.ndarray:
     """An upper bound on S_n, n = 0..D (index 0 unused), verified: T(U) <= U implies S <= U."""
+    endless = _endless(tb)
+    if endless:
+        raise SolverError(
+            f"a turn can go on for ever under these rules: with {endless[0]} dice to roll every roll "
+            f"can be kept so that the turn continues, so points grow without bound and no optimal turn "
+            f"exists; make some roll a zilch")
     args = (tb.dice, tb.bonus, tb.n_start, tb.roll_p, tb.k_start, tb.k_pts, tb.k_left)
     S = np.zeros(tb.dice + 1)
-    for _ in range(200_000):
+    for _ in range(1_000_000):
         new = _collect_step(S, *args)
-        if np.all(np.abs(new - S) <= 1e-12 * (1.0 + np.abs(new))):
-            S = new
-            break
-        if new.max() > 1e15:
-            break
+        done = np.all(np.abs(new - S) <= 1e-12 * (1.0 + np.abs(new)))
         S = new
-    else:
-        S = None
-    if S is None or S.max() > 1e15:
-        raise SolverError("a turn can collect points without bound under these rules (rolls keep "
-                          "scoring), so no optimal turn exists; make some roll a zilch")
+        if done:
+            break
     U = S * (1.0 + 1e-6) + 1.0
     for _ in range(60):
         if np.all(_collect_step(U, *args) <= U):
             return U
         U = U * 2.0 + 1.0
-    raise SolverError("could not bound the points a turn can collect under these rules")
+    raise SolverError("could not bound the points a turn can collect under these rules")  # pragma: no cover
 
 
 # --------------------------------------------------------------------------------------------
@@ -519,8 +541,8 @@ class TurnSolution:
             penalty or before the board; ``None`` for the ``halve`` / ``reset`` penalties.
         policy: the plain turn optimum; streak_policies: one per current streak (0 .. K-1) when a
             subtract penalty applies, else ``(policy,)``. streak_values: h(0..K-1), h(0) = 0.
-        zilch_probabilities: exact zilch probability of a roll of n dice (index n; a roll of all dice
-            under six_dice_zilch_bonus never zilches).
+        zilch_probabilities: exact probability that a roll of n dice has no legal keep (index n; under
+            six_dice_zilch_bonus such a roll of all the dice scores the bonus instead of ending the turn).
         bank_above: a proven total at risk from which banking is optimal whenever allowed (for every
             dice count that can zilch).
         cap, tail_error: the stored totals and the certified bracket on ``expected_points``.
