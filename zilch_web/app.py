@@ -51,7 +51,7 @@ STATIC = Path(__file__).with_name("static")
 DEFAULT_CPUS = ("heuristic", "greedy", "optimal-turn", "random")
 
 #: Events sent with a game view unless the client asks for all of them.
-LOG_TAIL = 60
+LOG_TAIL = 40
 
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
@@ -159,19 +159,19 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     # ---------------------------------------------------------------- setup and new games
 
     @app.get("/api/setup")
-    def setup() -> dict[str, Any]:
+    def setup() -> JSONResponse:
         presets = []
         for name in PRESETS:
             rs = load_ruleset(name)
             presets.append({"name": name, "target": rs.target, "summary": rules_summary(rs).split("\n")[0],
                             "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
                             "variants": {k: _get_key(rs, k) == on for k, on, *_ in TOGGLES}})
-        return {"presets": presets, "default_preset": "zonk",
+        return _json({"presets": presets, "default_preset": "zonk",
                 "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h} for k, on, off, lab, h in TOGGLES],
-                "cpus": offered, "default_cpu": default_cpu}
+                "cpus": offered, "default_cpu": default_cpu})
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGame) -> dict[str, Any]:
+    def new_game(body: NewGame) -> JSONResponse:
         if body.ruleset not in PRESETS:
             raise ApiError(422, "bad_ruleset", f"ruleset {body.ruleset!r} is not a preset; choose one of "
                            f"{', '.join(PRESETS)} and change rules with 'set'")
@@ -200,17 +200,17 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                     raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: {e}") from None
         table.play_cpu()
         gid = store.create(table)
-        return {"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}
+        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
 
     # ---------------------------------------------------------------- playing
 
     @app.get("/api/games/{game_id}")
-    def get_game(game_id: str, log: str = Query("tail", pattern="^(tail|all)$")) -> dict[str, Any]:
+    def get_game(game_id: str, log: str = Query("tail", pattern="^(tail|all)$")) -> JSONResponse:
         table = load(game_id)
-        return view(game_id, table, all_events=log == "all")
+        return _json(view(game_id, table, all_events=log == "all"))
 
     @app.post("/api/games/{game_id}/moves")
-    def move(game_id: str, body: MoveIn) -> dict[str, Any]:
+    def move(game_id: str, body: MoveIn) -> JSONResponse:
         with store.lock(game_id):
             table = load(game_id)
             g = table.state
@@ -241,10 +241,10 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 store.save(game_id, table, before)
             except StaleVersionError:
                 raise ApiError(409, "stale_version", "the game moved on while this move was made; reload the game") from None
-            return {"events": events, "game": view(game_id, table)}
+            return _json({"events": events, "game": view(game_id, table)})
 
     @app.post("/api/games/{game_id}/rematch", status_code=201)
-    def rematch(game_id: str) -> dict[str, Any]:
+    def rematch(game_id: str) -> JSONResponse:
         """A new game with the same rules and players once this one is over; the winner begins
         (seed 004), and after a draw the tied player who played earliest."""
         old = load(game_id)
@@ -255,23 +255,23 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         table = Table(old.ruleset, old.seats, first=first)
         table.play_cpu()
         gid = store.create(table)
-        return {"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}
+        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
 
     @app.get("/api/games/{game_id}/hint")
-    def hint(game_id: str) -> dict[str, Any]:
+    def hint(game_id: str) -> JSONResponse:
         from .hints import HintUnavailable, hint_for
 
         table = load(game_id)
         if table.done:
             raise ApiError(409, "game_over", "the game is over: there is nothing to advise")
         try:
-            return {"version": table.version, **hint_for(table)}
+            return _json({"version": table.version, **hint_for(table)})
         except HintUnavailable as e:
             raise ApiError(409, "no_hint", str(e)) from None
 
     @app.get("/api/games/{game_id}/record")
-    def record(game_id: str) -> dict[str, Any]:
-        return load(game_id).state.to_record()
+    def record(game_id: str) -> JSONResponse:
+        return _json(load(game_id).state.to_record())
 
     def view(game_id: str, table: Table, all_events: bool = False) -> dict[str, Any]:
         g = table.state
@@ -337,6 +337,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         return HTMLResponse(_rules_html(table.ruleset, back=f"/g/{game_id}"))
 
     return app
+
+
+def _json(data: Any, status: int = 200) -> JSONResponse:
+    """A JSON answer, encoded once (the plain-data views need no validation on the way out)."""
+    return JSONResponse(data, status_code=status)
 
 
 def _action_of(body: MoveIn, table: Table) -> int:

@@ -86,16 +86,20 @@ class GameStore:
 
     def load(self, game_id: str) -> Table | None:
         """The game's table (rebuilt from the database unless the cached copy is current), or None."""
-        row = self._conn().execute("SELECT version, saved FROM games WHERE id = ?", (game_id,)).fetchone()
+        db = self._conn()
+        row = db.execute("SELECT version FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             return None
-        version, saved = row
+        (version,) = row
         with self._cache_lock:
             hit = self._cache.get(game_id)
             if hit is not None and hit[0] == version == hit[1].version:
                 self._cache.move_to_end(game_id)
                 return hit[1]
-        table = Table.from_saved(json.loads(saved))
+        row = db.execute("SELECT saved FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:  # pragma: no cover - games are never deleted
+            return None
+        table = Table.from_saved(json.loads(row[0]))
         self._remember(game_id, table)
         return table
 

@@ -434,8 +434,11 @@ function renderOver() {
     el("span", {}, `${s.place}. ${s.name}`), el("span", { class: "pts" }, String(s.score)))));
   $("#over-info").replaceChildren(`${g.turns} turns · ${g.ruleset.name} to ${g.ruleset.target} · seed ${g.seed} · `,
     el("a", { href: `/api/games/${g.id}/record` }, "game record"));
-  const log = $("#over-log");
-  log.replaceChildren(...[...g.log].reverse().map((e) => el("li", { class: e.kind }, e.text)));
+  const fill = (events) => $("#over-log").replaceChildren(...[...events].reverse().map((e) => el("li", { class: e.kind }, e.text)));
+  fill(g.log);
+  if (g.log_total > g.log.length) {  // the whole game's story, not only its end
+    api("GET", `/api/games/${g.id}?log=all`).then((r) => { if (r.ok && S.game.id === g.id) fill(r.data.log); });
+  }
 }
 
 async function rematch() {

@@ -1,0 +1,209 @@
+"""Load test of the web game: many concurrent games played to the end over loopback.
+
+Starts ``zilch serve`` as a subprocess on 127.0.0.1 (a free port, a fresh SQLite file) and drives it
+with httpx async clients: each game has one human seat, played by this script (the keep worth most,
+bank from 350), and one computer seat played by the server. Every game is played to the end, then
+its record is fetched and replayed: every move the script sent must be in it, in order, and the
+replay must end on the scores the server reported. Any non-2xx answer is an error.
+
+First one game is played alone (the baseline), then ``--games`` games at once; the report gives
+moves per second and the latency of a move request (p50 / p90 / p99 / max) for both, and their ratio.
+
+    python bench/web_load.py                 # 50 concurrent games of zonk to 10000
+    python bench/web_load.py --games 10 --set target=2000
+
+Only loopback addresses are used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+HOST = "127.0.0.1"  # loopback only
+
+
+@dataclass
+class GameRun:
+    moves: int = 0  # move requests answered 200
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)  # the human's actions, in order
+    version: int = 0
+    scores: list[int] = field(default_factory=list)
+    record: dict | None = None
+
+
+def choose(game: dict) -> int:
+    """The scripted human: turn-start choices take the first option; keeps take the most points and
+    bank from 350 when allowed."""
+    if game["phase"] != "keep":
+        return game["choices"][0]["action"]
+    k = max(game["keeps"], key=lambda k: (k["points"], k["n"]))
+    return k["bank"] if k["bank"] is not None and k["total"] >= 350 else k["roll"]
+
+
+async def play(client: httpx.AsyncClient, i: int, args: argparse.Namespace) -> GameRun:
+    run = GameRun()
+    body = {"ruleset": args.ruleset, "set": args.overrides, "seed": args.seed + i,
+            "players": [{"name": f"Bench {i}"}, {"cpu": args.cpu}]}
+    r = await client.post("/api/games", json=body)
+    if r.status_code != 201:
+        run.errors.append(f"new game: {r.status_code} {r.text[:200]}")
+        return run
+    gid, game = r.json()["id"], r.json()["game"]
+    for _ in range(args.max_moves):
+        if game["status"] == "over":
+            break
+        action = choose(game)
+        t0 = time.perf_counter()
+        r = await client.post(f"/api/games/{gid}/moves",
+                              json={"version": game["version"], "seat": game["current"], "action": action})
+        run.latencies.append(time.perf_counter() - t0)
+        if r.status_code != 200:
+            run.errors.append(f"move {run.moves + 1}: {r.status_code} {r.text[:200]}")
+            return run
+        run.moves += 1
+        run.actions.append(action)
+        game = r.json()["game"]
+    else:
+        run.errors.append(f"game {gid} not over after {args.max_moves} moves")
+        return run
+    run.version, run.scores = game["version"], [p["score"] for p in game["players"]]
+    r = await client.get(f"/api/games/{gid}/record")
+    if r.status_code != 200:
+        run.errors.append(f"record: {r.status_code}")
+    else:
+        run.record = r.json()
+    return run
+
+
+def account(run: GameRun) -> str | None:
+    """Check that the record holds every move sent, in order, and replays to the reported scores."""
+    from zilch_env import replay
+    from zilch_env.ruleset import ruleset_from_dict
+    from zilch_env.engine import GameState, ScriptedDice
+
+    rec = run.record
+    if rec is None:
+        return "no record"
+    if len(rec["actions"]) != run.version:
+        return f"record has {len(rec['actions'])} actions, the game reported version {run.version}"
+    g = GameState(ruleset_from_dict(rec["ruleset"]), rec["num_players"], dice=ScriptedDice(rec["rolls"]),
+                  first=rec.get("first", 0))
+    human = []
+    for a in rec["actions"]:
+        if g.current == 0:
+            human.append(a)
+        g.apply(a)
+    if human != run.actions:
+        return f"the record holds {len(human)} human moves, {run.moves} were sent"
+    if g.scores != run.scores or replay(rec).scores != run.scores:
+        return f"replay ends at {g.scores}, the server reported {run.scores}"
+    return None
+
+
+async def batch(base: str, n: int, args: argparse.Namespace, offset: int, progress: bool) -> tuple[list[GameRun], float]:
+    limits = httpx.Limits(max_connections=n + 4, max_keepalive_connections=n + 4)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as client:
+        t0 = time.perf_counter()
+        tasks = [asyncio.create_task(play(client, offset + i, args)) for i in range(n)]
+        runs = []
+        if progress:
+            from tqdm import tqdm
+
+            for fut in tqdm(asyncio.as_completed(tasks), total=n, desc=f"{n} games", unit="game"):
+                runs.append(await fut)
+        else:
+            runs = list(await asyncio.gather(*tasks))
+        return runs, time.perf_counter() - t0
+
+
+def report(label: str, runs: list[GameRun], wall: float) -> dict:
+    lat = np.array([x for r in runs for x in r.latencies]) * 1000
+    moves = sum(r.moves for r in runs)
+    actions = sum(r.version for r in runs)
+    errors = [e for r in runs for e in r.errors] + [f"accounting: {m}" for r in runs if (m := account(r))]
+    out = {"label": label, "games": len(runs), "finished": sum(r.record is not None for r in runs),
+           "moves": moves, "actions_with_cpu": actions, "errors": len(errors), "wall_s": round(wall, 2),
+           "moves_per_s": round(moves / wall, 1),
+           "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 2), "p90": round(float(np.percentile(lat, 90)), 2),
+                          "p99": round(float(np.percentile(lat, 99)), 2), "max": round(float(lat.max()), 2)}}
+    print(f"{label}: {out['finished']}/{out['games']} games finished, {moves} moves sent "
+          f"({actions} actions with the computer's), {len(errors)} errors, {wall:.2f} s, "
+          f"{out['moves_per_s']} moves/s; move latency ms p50 {out['latency_ms']['p50']} "
+          f"p90 {out['latency_ms']['p90']} p99 {out['latency_ms']['p99']} max {out['latency_ms']['max']}")
+    for e in errors[:10]:
+        print("  error:", e)
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", type=int, default=50, help="concurrent games (default: 50)")
+    p.add_argument("--ruleset", default="zonk", help="preset (default: zonk)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="rule override, e.g. target=2000 (repeatable)")
+    p.add_argument("--cpu", default="heuristic", help="the computer player's agent spec (default: heuristic)")
+    p.add_argument("--seed", type=int, default=1, help="game i uses seed SEED + i (default: 1)")
+    p.add_argument("--max-moves", type=int, default=5000, help="give up a game after this many moves")
+    p.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    args = p.parse_args()
+    from zilch_env.ruleset import parse_overrides
+
+    args.overrides = parse_overrides(args.sets)
+    port = free_port()
+    base = f"http://{HOST}:{port}"
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "games.sqlite3")
+        cmd = [sys.executable, "-m", "zilch_cli", "serve", "--host", HOST, "--port", str(port), "--db", db,
+               "--cpu", args.cpu, "--log-level", "warning"]
+        server = subprocess.Popen(cmd, cwd=Path(__file__).resolve().parents[1], stdout=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 60
+            while True:
+                try:
+                    if httpx.get(base + "/api/setup", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if server.poll() is not None or time.time() > deadline:
+                    print("the server did not start", file=sys.stderr)
+                    return 1
+                time.sleep(0.2)
+            print(f"server: {' '.join(cmd[1:])}")
+            print(f"rules: {args.ruleset} {args.overrides or ''}, computer player: {args.cpu}")
+            one = report("1 game alone", *asyncio.run(batch(base, 1, args, 0, False)))
+            many = report(f"{args.games} games at once", *asyncio.run(batch(base, args.games, args, 1, True)))
+        finally:
+            server.terminate()
+            server.wait(10)
+    ratio = many["moves_per_s"] / one["moves_per_s"] if one["moves_per_s"] else float("nan")
+    print(f"throughput ratio, {args.games} concurrent games / 1 game alone: {ratio:.2f}x; "
+          f"p50 latency ratio: {many['latency_ms']['p50'] / one['latency_ms']['p50']:.2f}x")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"alone": one, "concurrent": many, "throughput_ratio": ratio}, f, indent=2)
+    return 1 if one["errors"] or many["errors"] or many["finished"] != args.games else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
