@@ -10,23 +10,27 @@ Tables
     N of them (list a spec twice to seat two copies). ``--games`` is the number of games per table.
 
 Deals, seat orders and common random numbers
-    Games are grouped in *deals*. Deal ``d`` has its own dice stream, ``numpy.random.default_rng([seed,
-    d, 0, 0])``, given to :class:`zilch_env.GameState`, and one decision stream per seat,
-    ``default_rng([seed, d, 1, seat])``, passed to the agent sitting there. The deal is played once in
-    every seat order of the table (``--orders rotations``: each agent in each seat once, N orders; or
-    ``permutations``: all N! orders; for two players both are the two orders), so each agent meets
-    the same dice from the same seat as its opponents do: the luck of the dice largely cancels between
-    the agents compared (common random numbers). Two copies of one agent therefore tie exactly. Every
-    table uses the same deals. ``--games`` is rounded up to a whole number of deals.
+    Games are grouped in *deals*. Deal ``d`` fixes the dice of every *turn slot*: the r-th roll of the
+    t-th turn of the player in seat s shows the same faces in every game of the deal (:class:`DealDice`,
+    drawn from ``numpy.random.default_rng([seed, d, 0, 0])``), and one decision stream per seat,
+    ``default_rng([seed, d, 1, seat])``, is passed to the agent sitting there. The deal is played once
+    in every seat order of the table (``--orders rotations``: each agent in each seat once, N orders;
+    or ``permutations``: all N! orders; for two players both are the two orders), so each agent meets,
+    turn by turn, the dice its opponents met: the luck of the dice largely cancels between the agents
+    compared (common random numbers). Two copies of one agent therefore tie exactly. Every table uses
+    the same deals. ``--games`` is rounded up to a whole number of deals.
 
 Results per table and agent
     Win, draw and loss rates with Wilson 95% intervals (a draw is a win shared with another player);
     mean final score; mean points per turn (the points each turn of the agent recorded, i.e. banked
-    turn totals and permanent points, before any zilch penalty); zilch rate (turns ended by a zilch,
-    per turn); mean game length in turns (all players' turns). Intervals treat games as independent;
-    the common random numbers make the games of one deal negatively correlated for a given agent (a
-    lucky deal helps whoever sits in the lucky seat, and each agent sits there once), so the
-    intervals err on the wide side.
+    turn totals and permanent points, before any zilch penalty, with a 95% interval); zilch rate
+    (turns ended by a zilch, per turn); mean game length in turns (all players' turns). The games of
+    one deal are not independent: an agent's results in its seat orders are negatively correlated
+    when the luck cancels. The report gives each rate's design effect (its variance against that of
+    independent games; :func:`agents.stats.design_effect`), and the intervals use the effective
+    number of games ``n / max(1, design effect)`` (:func:`agents.stats.clustered_wilson`): never
+    narrower than Wilson's interval for independent games, wider if the games of a deal ever pull
+    together. Means per turn are clustered by deal.
 
 Ratings
     Bradley-Terry maximum likelihood on the Elo scale (:func:`agents.stats.bradley_terry`) from every
@@ -72,12 +76,13 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from zilch_env import GameState, IllegalActionError, Policy, Ruleset, load_ruleset
+from zilch_env import GameState, IllegalActionError, Policy, RandomDice, Ruleset, load_ruleset
+from zilch_env.engine import sorted_rolls_by_code
 
-from .stats import RatioMean, bradley_terry, ratio_mean, wilson
+from .stats import bradley_terry, clustered_wilson, ratio_mean
 
 __all__ = [
-    "EvalConfig", "Report", "evaluate", "seat_orders", "deal_dice", "seat_rng", "turn_optimum",
+    "EvalConfig", "Report", "evaluate", "seat_orders", "DealDice", "seat_rng", "turn_optimum",
     "add_arguments", "run_from_args", "main",
 ]
 
@@ -134,19 +139,79 @@ def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
     raise ValueError(f"orders = {kind!r}: choose 'rotations' or 'permutations'")
 
 
-def deal_dice(seed: int, deal: int) -> np.random.Generator:
-    """The dice stream of deal ``deal``: the same in every seat order of the deal and every table."""
-    return np.random.default_rng([seed, deal, 0, 0])
+class DealDice(RandomDice):
+    """The dice of one deal, attached to *turn slots*: the ``r``-th roll of the ``t``-th turn of the
+    player in seat ``s`` always shows the same faces, whoever sits there and however earlier turns went.
+
+    Why slots and not one stream: with one stream (``GameState(seed=...)``) roll number k of the game
+    goes to whoever happens to roll k-th, so as soon as two agents bank at different moments the
+    dice they meet part ways, and the luck no longer cancels: measured on zonk over 1,500 deals, an
+    agent's results in the two seat orders of a deal were *positively* correlated (+0.37 for
+    heuristic against greedy), the opposite of what common random numbers are for. With slots the
+    agents of a pair face each other's dice turn by turn, and the correlation is negative (-0.35
+    heuristic/greedy, -0.56 greedy/greedy:500, -0.73 optimal-turn/heuristic): most of the luck cancels.
+
+    Codes: ``codes[(s * SLOT_TURNS + t) * SLOT_ROLLS + r]`` is a uniform code in ``[0, 6**6)``; a roll of
+    ``n`` dice takes it modulo ``6**n`` and looks the sorted faces up, as :class:`RandomDice` does. Slots
+    beyond the block (a turn past ``SLOT_TURNS`` or a roll past ``SLOT_ROLLS``) draw from
+    ``default_rng([*key, 9, s, t])``, so they are deterministic too.
+
+    The engine asks only ``roll(n)``; the slot comes from the game the dice are bound to (``game``):
+    the seat to move and the number of turns ended so far. A copy (``GameState.clone``, an agent's
+    look-ahead) gets ordinary random dice seeded from the slot: an agent cannot peek at the deal.
+    """
+
+    SLOT_TURNS = 64
+    SLOT_ROLLS = 16
+
+    def __init__(self, codes: Sequence[int], players: int, key: Sequence[int], first: int = 0):
+        self.codes = codes
+        self.key = tuple(key)
+        self.game: GameState | None = None
+        self._by_code = sorted_rolls_by_code()
+        self._turn_of = [-1] * players
+        self._turn_of[first] = 0
+        self._seat, self._turn, self._roll, self._ended = first, 0, 0, 0
+        self._extra: dict[tuple[int, int], tuple[np.random.Generator, list[int]]] = {}
+
+    @classmethod
+    def draw(cls, key: Sequence[int], players: int) -> list[int]:
+        """The codes of the deal ``key`` (``(seed, deal, 0)`` in tournaments, ``(seed, game, 2)`` in
+        the solo measure): ``default_rng([*key, 0])``, one block for all seats."""
+        return np.random.default_rng([*key, 0]).integers(
+            0, 6**6, size=players * cls.SLOT_TURNS * cls.SLOT_ROLLS).tolist()
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        g = self.game
+        if g is not None and len(g.turns) != self._ended:  # a new turn: the slot moves on
+            self._ended = len(g.turns)
+            s = self._seat = g.current
+            self._turn_of[s] += 1
+            self._turn, self._roll = self._turn_of[s], 0
+        t, r = self._turn, self._roll
+        self._roll = r + 1
+        if t < self.SLOT_TURNS and r < self.SLOT_ROLLS:
+            code = self.codes[(self._seat * self.SLOT_TURNS + t) * self.SLOT_ROLLS + r]
+        else:
+            slot = (self._seat, t)
+            if slot not in self._extra:
+                self._extra[slot] = (np.random.default_rng([*self.key, 9, *slot]), [])
+            rng, ext = self._extra[slot]
+            while r >= len(ext):  # one stream per slot, drawn 256 codes at a time
+                ext += rng.integers(0, 6**6, size=256).tolist()
+            code = ext[r]
+        return self._by_code[n][code % _POW6[n]]
+
+    def __deepcopy__(self, memo: dict) -> RandomDice:
+        return RandomDice(np.random.default_rng([*self.key, 10, self._seat, self._turn, self._roll]))
+
+
+_POW6 = [6**n for n in range(7)]
 
 
 def seat_rng(seed: int, deal: int, seat: int) -> np.random.Generator:
     """The decision stream of whoever sits at ``seat`` in deal ``deal`` (the agent's ``rng``)."""
     return np.random.default_rng([seed, deal, 1, seat])
-
-
-def solo_dice(seed: int, game: int) -> np.random.Generator:
-    """The dice of one-player game ``game`` of the solo measure (the same for every agent)."""
-    return np.random.default_rng([seed, game, 2, 0])
 
 
 def solo_rng(seed: int, game: int) -> np.random.Generator:
@@ -296,15 +361,18 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
     for d in range(d0, d1):
         # Seeding a generator costs ten times more than restoring its state: seed once per deal and
         # rewind the same generators for every seat order.
-        dice = deal_dice(seed, d)
+        codes = DealDice.draw((seed, d, 0), n)
         rngs = [seat_rng(seed, d, s) for s in range(n)]
-        start = [x.bit_generator.state for x in (dice, *rngs)]
+        start = [x.bit_generator.state for x in rngs]
         for order in orders:
-            for x, st in zip((dice, *rngs), start):
+            for x, st in zip(rngs, start):
                 x.bit_generator.state = st
             pols = [agents[order[s]] for s in range(n)]
-            g = _play(GameState(rs, n, seed=dice), pols, rngs,
-                      lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
+            dice = DealDice(codes, n, (seed, d, 0))
+            g = GameState(rs, n, dice=dice)
+            dice.game = g
+            _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
+            dice.game = None  # no reference cycle left for the garbage collector
             t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
             for t in g.turns:
                 s = t["player"]
@@ -336,8 +404,13 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
     per_game = np.zeros(g1 - g0, np.int32)
     zil = np.zeros(g1 - g0, np.int32)
     for k, gi in enumerate(range(g0, g1)):
-        g = _play(GameState(rs, 1, seed=solo_dice(seed, gi)), [pol], [solo_rng(seed, gi)],
-                  lambda: ([label], f"solo game {gi} (seed {seed})"), max_turns=SOLO_MAX_TURNS)
+        # The same dice in every turn slot for every agent.
+        dice = DealDice(DealDice.draw((seed, gi, 2), 1), 1, (seed, gi, 2))
+        g = GameState(rs, 1, dice=dice)
+        dice.game = g
+        _play(g, [pol], [solo_rng(seed, gi)], lambda: ([label], f"solo game {gi} (seed {seed})"),
+              max_turns=SOLO_MAX_TURNS)
+        dice.game = None
         on = rs.entry_threshold == 0
         before = 0
         for t in g.turns:
@@ -615,9 +688,10 @@ def _merge_solo(parts: list[dict[str, np.ndarray]], want: int) -> dict[str, Any]
 # The report
 
 
-def _rate(k: float, n: int) -> dict[str, float]:
-    lo, hi = wilson(k, n)
-    return {"rate": k / n if n else math.nan, "low": lo, "high": hi}
+def _rate(x: np.ndarray) -> dict[str, float]:
+    """A rate with its interval from 0/1 outcomes shaped ``(deals, seat orders)``."""
+    rate, lo, hi, deff = clustered_wilson(x)
+    return {"rate": rate, "low": lo, "high": hi, "design_effect": deff}
 
 
 @dataclass
@@ -645,16 +719,19 @@ class Report:
             m = merged[t]
             res, g = m["result"], len(m["length"])
             rows = []
+            m_orders = len(orders)
             for pos, a in enumerate(t):
                 r = res[:, pos]
-                wins, draws = int((r == 1.0).sum()), int(((r > 0) & (r < 1.0)).sum())
+                win, draw = r == 1.0, (r > 0) & (r < 1.0)
+                wins, draws = int(win.sum()), int(draw.sum())
                 losses = g - wins - draws
-                ppt = ratio_mean(m["points"][:, pos], m["turns"][:, pos])
+                by_deal = lambda x: x.reshape(-1, m_orders)  # noqa: E731 (games are deal-major)
+                ppt = ratio_mean(by_deal(m["points"][:, pos]).sum(1), by_deal(m["turns"][:, pos]).sum(1))
                 sc = m["score"][:, pos]
                 scores[labels[a]].append(sc)
                 rows.append({
                     "agent": labels[a], "games": g, "wins": wins, "draws": draws, "losses": losses,
-                    "win": _rate(wins, g), "draw": _rate(draws, g), "loss": _rate(losses, g),
+                    "win": _rate(by_deal(win)), "draw": _rate(by_deal(draw)), "loss": _rate(by_deal(r == 0)),
                     "score_share": float(r.sum() / g),
                     "mean_score": float(sc.mean()), "sd_score": float(sc.std(ddof=1)) if g > 1 else 0.0,
                     "score_quantiles": {q: float(np.quantile(sc, q / 100)) for q in (10, 50, 90)},
@@ -799,14 +876,18 @@ class Report:
                   f"{cfg['deals']} deals per table, each played in {len(cfg['seat_orders'])} seat orders "
                   f"with the same dice (common random numbers); seed {cfg['seed']}.", ""]
         if d["tables"]:
-            lines += ["| table | agent | win % [95% CI] | draw % | loss % | score | pts/turn | zilch % | turns/game |",
-                      "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+            lines += ["| table | agent | win % [95% CI] | draw % | loss % | score | pts/turn | zilch % | turns/game "
+                      "| design effect |",
+                      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
             for t in d["tables"]:
                 for ri, r in enumerate(t["results"]):
                     name = " vs ".join(t["agents"]) if ri == 0 else ""
-                    lines.append("| " + " | ".join([name, f"`{r['agent']}`", *_row_cells(r, t)]) + " |")
-            lines += ["", "Win, draw and loss rates with Wilson 95% intervals; score = mean final score; "
-                      "pts/turn = points recorded per turn; turns/game counts every player's turns.", ""]
+                    lines.append("| " + " | ".join([name, f"`{r['agent']}`", *_row_cells(r, t),
+                                                    f"{r['win']['design_effect']:.2f}"]) + " |")
+            lines += ["", "Win, draw and loss rates with Wilson 95% intervals on the effective number of games; "
+                      "score = mean final score; pts/turn = points recorded per turn; turns/game counts every "
+                      "player's turns; design effect = the variance of the win rate against that of as many "
+                      "independent games (below 1: the common dice cancelled that much of the luck).", ""]
         if d["ratings"]:
             lines += [f"## Ratings", "", f"{d['ratings']['scale']}, anchored at {d['ratings']['anchor']}.", "",
                       "| agent | rating | ± 95% |", "|---|---:|---:|"]

@@ -6,6 +6,10 @@ Three estimates, each with the rule it follows:
 * :func:`wilson` — a 95% interval for a binomial proportion (win, draw or loss rate). Unlike the
   normal ``p ± 1.96 sqrt(p(1-p)/n)`` interval it never leaves [0, 1] and keeps its coverage near 0
   and 1, where a strong agent's loss rate lives (Wilson 1927; Brown, Cai and DasGupta 2001).
+* :func:`clustered_wilson` — the same interval when the trials come in correlated clusters (the
+  games of one deal, played in every seat order with the same dice): Wilson's interval on the
+  effective number of trials ``n / deff``, with the design effect ``deff`` (Kish 1965) estimated from
+  the spread of the cluster means and never taken below 1.
 * :func:`ratio_mean` — a mean of per-turn points ``sum(points) / sum(turns)`` with a central-limit
   interval that treats each *game* (not each turn) as the independent unit: turns of one game share
   a score situation and, under ``zilch_penalty``, a zilch streak, so they are not independent. The
@@ -25,7 +29,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Z95", "ELO", "wilson", "ratio_mean", "RatioMean", "bradley_terry", "Ratings", "expected_score"]
+__all__ = ["Z95", "ELO", "wilson", "clustered_wilson", "design_effect", "ratio_mean", "RatioMean", "bradley_terry",
+           "Ratings", "expected_score"]
 
 #: The two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -51,6 +56,36 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == n else min(1.0, centre + half)
     return (low, high)
+
+
+def design_effect(x: np.ndarray) -> float:
+    """How much clustering inflates the variance of a mean: ``x`` is ``(clusters, m)``, one row per
+    cluster of m observations (the games of one deal). ``m * var(cluster means) / var(x)``: 1 for
+    independent observations, m when a cluster repeats one value, below 1 when the observations of a
+    cluster pull against each other (common random numbers at their best). 1 when undefined."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"design_effect needs a (clusters, m) array, got shape {x.shape}")
+    d, m = x.shape
+    total = x.var()
+    if d < 2 or total == 0:
+        return 1.0
+    return float(m * x.mean(axis=1).var(ddof=1) / (total * x.size / (x.size - 1)))
+
+
+def clustered_wilson(x: np.ndarray, z: float = Z95) -> tuple[float, float, float, float]:
+    """``(rate, low, high, design_effect)`` of 0/1 outcomes ``x`` of shape ``(clusters, m)``.
+
+    The Wilson interval on the effective number of trials ``n / max(1, deff)``: exactly Wilson's when
+    the clusters pull against each other or not at all (the interval stays conservative, never
+    narrower than Wilson's), and as wide as the clustering makes it when they pull together.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    n, k = x.size, float(x.sum())
+    deff = design_effect(x)
+    f = max(1.0, deff)
+    lo, hi = wilson(k / f, n / f, z)
+    return (k / n if n else math.nan, lo, hi, deff)
 
 
 @dataclass(frozen=True)

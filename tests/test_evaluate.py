@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from agents import stats
-from agents.evaluate import (EvalConfig, _merge_solo, deal_dice, evaluate, main, seat_orders, seat_rng)
-from zilch_env import GameState, GreedyMover, RandomMover
+from agents.evaluate import DealDice, _merge_solo, evaluate, main, seat_orders, seat_rng
+from zilch_env import GreedyMover, RandomDice, RandomMover
 
 
 # --------------------------------------------------------------------------------------------
@@ -87,6 +87,23 @@ def test_bradley_terry_undefeated_stays_finite():
     assert r.rating[0] - r.rating[1] == pytest.approx(400 * math.log10(1000.5 / 0.5), abs=1e-6)
 
 
+def test_design_effect_and_clustered_wilson():
+    rng = np.random.default_rng(1)
+    independent = rng.integers(0, 2, size=(4000, 2))
+    assert stats.design_effect(independent) == pytest.approx(1.0, abs=0.08)
+    repeated = np.repeat(rng.integers(0, 2, size=(500, 1)), 2, axis=1)  # each deal the same twice
+    assert stats.design_effect(repeated) == pytest.approx(2.0, rel=0.01)
+    opposed = np.column_stack([a := rng.integers(0, 2, 500), 1 - a])  # copies of one agent: exactly 1/2
+    assert stats.design_effect(opposed) == pytest.approx(0.0, abs=1e-12)
+    # Clustered Wilson: Wilson's interval when deff <= 1, Wilson's on n / deff trials above.
+    rate, lo, hi, deff = stats.clustered_wilson(opposed)
+    assert rate == 0.5 and (lo, hi) == stats.wilson(500, 1000)
+    k = int(repeated.sum())
+    rate, lo, hi, deff = stats.clustered_wilson(repeated)
+    assert (lo, hi) == pytest.approx(stats.wilson(k / deff, 1000 / deff))
+    assert hi - lo > np.subtract(*stats.wilson(k, 1000)[::-1])
+
+
 def test_ratio_mean_plain_clt_and_clusters():
     x = np.array([0, 300, 600, 0, 450, 250], float)
     rm = stats.ratio_mean(x, np.ones_like(x))  # one turn per game: the plain CLT interval
@@ -121,12 +138,57 @@ def test_seat_orders():
         seat_orders(3, "shuffled")
 
 
-def test_same_deal_same_dice():
-    a = GameState("zonk", 2, seed=deal_dice(7, 3))
-    b = GameState("zonk", 2, seed=deal_dice(7, 3))
-    assert a.roll == b.roll
+class _Table:
+    """The two things DealDice reads of a game: the seat to move and the turns ended."""
+
+    def __init__(self):
+        self.current, self.turns = 0, []
+
+
+def test_deal_dice_are_attached_to_turn_slots():
+    from zilch_env.engine import sorted_rolls_by_code
+
+    codes = DealDice.draw((7, 3, 0), 2)
+    assert codes == DealDice.draw((7, 3, 0), 2) != DealDice.draw((7, 4, 0), 2)
+    face = lambda s, t, r, n: sorted_rolls_by_code()[n][codes[(s * 64 + t) * 16 + r] % 6**n]  # noqa: E731
+    dice, table = DealDice(codes, 2, (7, 3, 0)), _Table()
+    dice.game = table
+    assert dice.roll(6) == face(0, 0, 0, 6) and dice.roll(4) == face(0, 0, 1, 4)
+    table.turns.append({}); table.current = 1  # seat 0's turn ends; seat 1 plays its first turn
+    assert dice.roll(6) == face(1, 0, 0, 6)
+    table.turns.append({}); table.current = 0
+    assert dice.roll(5) == face(0, 1, 0, 5)
+    # The same slot shows the same faces however many dice are rolled and whatever came before.
+    other, table2 = DealDice(codes, 2, (7, 3, 0)), _Table()
+    other.game = table2
+    other.roll(6)
+    table2.turns.append({}); table2.current = 1
+    assert other.roll(3) == face(1, 0, 0, 3)
+
+
+def test_deal_dice_beyond_the_block_and_copies():
+    a, b = (DealDice(DealDice.draw((1, 0, 0), 1), 1, (1, 0, 0)) for _ in range(2))
+    for d in (a, b):
+        d.game = _Table()
+        d._turn = 70  # a turn past the block: its own seeded stream
+    assert [a.roll(6) for _ in range(300)] == [b.roll(6) for _ in range(300)]
+    import copy
+
+    assert type(copy.deepcopy(a)) is RandomDice  # a clone gets fresh dice, not the deal's
+
+
+def test_seat_rngs():
     assert seat_rng(7, 3, 0).integers(1 << 30) == seat_rng(7, 3, 0).integers(1 << 30)
     assert seat_rng(7, 3, 0).integers(1 << 30) != seat_rng(7, 3, 1).integers(1 << 30)
+
+
+def test_common_dice_cancel_luck():
+    """Measured, not assumed: an agent's results in the two seat orders of a deal pull against each
+    other (design effect below 1), and the reported intervals are never narrower than Wilson's."""
+    r = evaluate(agents=["heuristic", "greedy"], ruleset="zonk", games=600, seed=2, workers=1, solo_turns=0)
+    row = r.data["tables"][0]["results"][0]
+    assert row["win"]["design_effect"] < 0.9
+    assert (row["win"]["low"], row["win"]["high"]) == pytest.approx(stats.wilson(row["wins"], 600))
 
 
 @pytest.mark.parametrize("agent", ["greedy", "random", "heuristic", GreedyMover(350)])
