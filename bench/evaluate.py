@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from agents.base import agent_names, make_agent  # noqa: E402
-from agents.evaluate import _Context, _play_table_chunk, deal_dice, evaluate, seat_orders, seat_rng  # noqa: E402
+from agents.evaluate import DealDice, _Context, _play_table_chunk, evaluate, seat_orders, seat_rng  # noqa: E402
 from zilch_env import GameState, GreedyMover, RandomMover, load_ruleset  # noqa: E402
 
 def resolve(spec: str, rs):
@@ -77,7 +77,7 @@ def breakdown(rs, agents, deals: int) -> dict[str, float]:
     * total — :func:`_play_table_chunk` as the evaluation runs it;
     * agents — time inside the agents' ``act`` (timed by a wrapper);
     * engine — the same games replayed from their recorded actions with no agent: ``GameState``
-      (with its dice), ``legal_actions`` and ``apply`` only;
+      with the deal's dice (:class:`DealDice`), ``legal_actions`` and ``apply`` only;
     * evaluation — the rest: seat orders, seeding the agents' generators, the play loop and the
       per-game statistics.
     """
@@ -94,21 +94,24 @@ def breakdown(rs, agents, deals: int) -> dict[str, float]:
     # Record every game's actions, then replay them through the engine alone.
     records = []
     for d in range(deals):
+        codes = DealDice.draw((0, d, 0), 2)
         for order in orders:
             rngs = [seat_rng(0, d, s) for s in range(2)]
             pols = [ctx.agents[order[s]].agent for s in range(2)]
-            g = GameState(rs, 2, seed=deal_dice(0, d))
+            dice = DealDice(codes, 2, (0, d, 0))
+            g = GameState(rs, 2, dice=dice)
+            dice.game = g
             while g.winners is None:
                 g.apply(pols[g.current].act(g, g.legal_actions(), rngs[g.current]))
             records.append(g.actions)
     t = time.perf_counter()
     k = 0
     for d in range(deals):
-        dice = deal_dice(0, d)
-        start = dice.bit_generator.state
+        codes = DealDice.draw((0, d, 0), 2)
         for _ in orders:
-            dice.bit_generator.state = start
-            g = GameState(rs, 2, seed=dice)
+            dice = DealDice(codes, 2, (0, d, 0))
+            g = GameState(rs, 2, dice=dice)
+            dice.game = g
             for a in records[k]:
                 g.legal_actions()
                 g.apply(a)
