@@ -7,7 +7,9 @@ its record is fetched and replayed: every move the script sent must be in it, in
 replay must end on the scores the server reported. Any non-2xx answer is an error.
 
 First one game is played alone (the baseline), then ``--games`` games at once; the report gives
-moves per second and the latency of a move request (p50 / p90 / p99 / max) for both, and their ratio.
+moves per second and the latency of a move request (p50 / p90 / p99 / max) for both, and their
+ratio, and the server's own CPU time per move (from /proc), which a busy shared machine does not
+distort the way it distorts wall-clock figures.
 
     python bench/web_load.py                 # 50 concurrent games of zonk to 10000
     python bench/web_load.py --games 10 --set target=2000
@@ -150,6 +152,28 @@ def report(label: str, runs: list[GameRun], wall: float) -> dict:
     return out
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux /proc), to measure the server's own work per move
+    apart from this client's and the rest of a shared machine's."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def measured(base: str, n: int, args: argparse.Namespace, offset: int, progress: bool, pid: int, label: str) -> dict:
+    c0 = cpu_seconds(pid)
+    runs, wall = asyncio.run(batch(base, n, args, offset, progress))
+    c1 = cpu_seconds(pid)
+    out = report(label, runs, wall)
+    if c0 is not None and c1 is not None and out["moves"]:
+        out["server_cpu_ms_per_move"] = round((c1 - c0) * 1000 / out["moves"], 2)
+        print(f"  server CPU: {c1 - c0:.2f} s, {out['server_cpu_ms_per_move']} ms per move "
+              f"(its capacity on one core: about {1000 / out['server_cpu_ms_per_move']:.0f} moves/s)")
+    return out
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
@@ -191,8 +215,10 @@ def main() -> int:
                 time.sleep(0.2)
             print(f"server: {' '.join(cmd[1:])}")
             print(f"rules: {args.ruleset} {args.overrides or ''}, computer player: {args.cpu}")
-            one = report("1 game alone", *asyncio.run(batch(base, 1, args, 0, False)))
-            many = report(f"{args.games} games at once", *asyncio.run(batch(base, args.games, args, 1, True)))
+            print(f"machine load average before: {os.getloadavg()[0]:.2f} (2 cores shared with this client)")
+            one = measured(base, 1, args, 0, False, server.pid, "1 game alone")
+            many = measured(base, args.games, args, 1, True, server.pid, f"{args.games} games at once")
+            print(f"machine load average after: {os.getloadavg()[0]:.2f}")
         finally:
             server.terminate()
             server.wait(10)

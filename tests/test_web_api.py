@@ -400,6 +400,49 @@ def test_concurrent_moves_on_one_game_only_one_wins(db):
     assert codes == [200] + [409] * 7
 
 
+# ------------------------------------------------------------------------------------- zilch serve
+
+
+def test_zilch_serve_command(tmp_path):
+    """The command serves the app on loopback with the SQLite file it is given; a computer player
+    that does not exist is refused before serving."""
+    import socket
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    root = Path(__file__).resolve().parents[1]
+    bad = subprocess.run([sys.executable, "-m", "zilch_cli", "serve", "--cpu", "no-such-agent"],
+                         capture_output=True, text=True, cwd=root, timeout=120)
+    assert bad.returncode == 2 and "--cpu no-such-agent" in bad.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    db = tmp_path / "served.sqlite3"
+    proc = subprocess.Popen([sys.executable, "-m", "zilch_cli", "serve", "--port", str(port), "--db", str(db),
+                             "--cpu", "greedy", "--log-level", "warning"], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                setup = httpx.get(base + "/api/setup", timeout=2).json()
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None, proc.communicate()
+                time.sleep(0.1)
+        assert [c["spec"] for c in setup["cpus"]] == ["greedy"]
+        r = httpx.post(base + "/api/games", json={"ruleset": "zonk", "players": [{"name": "A"}, {"cpu": "greedy"}]})
+        assert r.status_code == 201
+        assert db.exists()
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
 # ------------------------------------------------------------------------------------- pages
 
 

@@ -46,8 +46,7 @@ class GameStore:
         self._cache: OrderedDict[str, tuple[int, Table]] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
-        self._locks_lock = threading.Lock()
+        self._locks = [threading.Lock() for _ in range(self.LOCK_STRIPES)]
         self._shared: sqlite3.Connection | None = None
         if self.path == ":memory:":
             self._shared = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
@@ -65,13 +64,13 @@ class GameStore:
             self._local.db = db
         return db
 
+    #: Moves are serialised per game by one of this many locks (picked by the id's hash): a fixed
+    #: set, so requests for made-up ids cannot grow the server's memory.
+    LOCK_STRIPES = 64
+
     def lock(self, game_id: str) -> threading.Lock:
         """The lock that serialises moves of one game inside this process."""
-        with self._locks_lock:
-            lk = self._locks.get(game_id)
-            if lk is None:
-                lk = self._locks[game_id] = threading.Lock()
-            return lk
+        return self._locks[hash(game_id) % self.LOCK_STRIPES]
 
     def create(self, table: Table) -> str:
         """Store a new game; returns its id."""
