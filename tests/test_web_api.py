@@ -189,6 +189,31 @@ def test_variants_turn_start_choices_and_hint(client):
         pytest.fail(f"expected a piggyback decision, got {game['phase']}")
 
 
+def test_challenge_choices_and_result(client):
+    """Challenges: with both players on the board (no entry threshold: from the start) a turn starts
+    with the choice; a challenge shows in the events, and a bank takes the points from the challenged."""
+    created = new(client, players=("Ann", "Bob"), seed=3, **{"variants.challenge": True, "entry_threshold": 0})
+    gid, game = created["id"], created["game"]
+    assert game["phase"] == "challenge" and game["roll"] == [], game["phase"]
+    assert created["events"][-1]["kind"] == "turn_start"
+    labels = [c["label"] for c in game["choices"]]
+    assert labels == ["no challenge", "challenge Bob"]
+    h = client.get(f"/api/games/{gid}/hint").json()
+    assert h["best"] == 130 and "challenge" in h["explain"]
+    r = move(client, gid, game, 131)
+    events = r.json()["events"]
+    assert events[0]["kind"] == "challenge" and events[0]["text"] == "Ann challenges Bob"
+    game = r.json()["game"]
+    assert any("Challenge on Bob" in n for n in game["notes"])
+    bob = game["players"][1]["score"]
+    k = max(game["keeps"], key=lambda k: k["points"])
+    if k["bank"] is not None:
+        r = move(client, gid, game, k["bank"])
+        kinds = [e["kind"] for e in r.json()["events"]]
+        assert "challenge_result" in kinds
+        assert r.json()["game"]["players"][1]["score"] == max(0, bob - k["total"])
+
+
 def test_hint_gives_the_solver_best_move(client):
     created = new(client, seed=9)
     gid, game = created["id"], created["game"]

@@ -378,7 +378,8 @@ def _page(title: str, body: str) -> str:
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/style.css'></head>"
-            f"<body><main class='page'>{body}</main></body></html>")
+            f"<body><header class='bar'><a href='/' class='brand'>Zilch</a>"
+            f"<a class='bar-link' href='/'>New game</a></header><main class='page'>{body}</main></body></html>")
 
 
 def _rules_html(rs: Ruleset, back: str) -> str:
