@@ -79,7 +79,7 @@ from zilch_env.scoring import Keep, scoring_table
 
 __all__ = [
     "Advice", "Choice", "OptimalTurnAgent", "SolverError", "TurnPolicy", "TurnSolution",
-    "UnsupportedRuleError", "roll_probability", "solve_turn",
+    "UnsupportedRuleError", "roll_probability", "solve_turn", "warm_up",
 ]
 
 #: The certified bracket on the optimum (points) below which the solve stops raising the cap.
@@ -643,6 +643,14 @@ def _bank_above(tb: _Tables) -> float | None:
         if zn > 0:
             out = max(out or 0.0, S[n] / zn)
     return out
+
+
+def warm_up() -> float:
+    """Compile (first run) or load (later runs) the numba kernels; returns the seconds it took."""
+    t0 = time.perf_counter()
+    _solve_policy(load_ruleset("zonk", {"dice": 1}), True, 0, 0.0, 100)
+    _solve_policy(load_ruleset("zonk", {"dice": 1}), True, 0, 0.0, 100, upper=True)
+    return time.perf_counter() - t0
 
 
 def solve_turn(ruleset: Ruleset | str, on_board: bool = True, bank_threshold: int | None = None) -> TurnSolution:

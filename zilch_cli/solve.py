@@ -53,9 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _solve_turn(rs) -> dict[str, Any]:
     """The turn optimum on and off the board, as plain data."""
-    from agents.solver import solve_turn
+    from agents.solver import TAIL_TOLERANCE, solve_turn, warm_up
 
-    out: dict[str, Any] = {"ruleset": rs.name, "objective": "turn"}
+    out: dict[str, Any] = {"ruleset": rs.name, "objective": "turn", "dice": rs.dice, "hot_dice": rs.hot_dice,
+                           "tolerance": TAIL_TOLERANCE, "kernel_seconds": warm_up()}
     for key, on in (("on_board", True), ("off_board", False)):
         out[key] = solve_turn(rs, on).to_dict()
     zp = rs.variants.zilch_penalty
@@ -94,10 +95,17 @@ def _print_turn(data: dict[str, Any]) -> None:
     print("The optimal player on the board banks (whenever the rules allow) from these turn totals on:")
     parts = []
     for n, t in on["bank_totals"].items():
-        parts.append(f"{_dice(int(n))} to roll: " + (f"{t}" if t is not None else f"never (below {on['cap']})"))
+        if t is not None:
+            when = f"{t}"
+        elif int(n) == data["dice"] and data["hot_dice"] == "forced":
+            when = "never (hot dice are forced)"
+        else:
+            when = f"never (below {on['cap']})"
+        parts.append(f"{_dice(int(n))} to roll: {when}")
     print("  " + "; ".join(parts))
     print("Chance of a zilch: " + ", ".join(f"{_dice(int(n))} {z}" for n, z in on["zilch_probabilities"].items()))
     if on["bank_above"] is not None:
         print(f"(Proved: with more than {on['bank_above']:.0f} at risk banking is optimal with any dice that "
-              f"can zilch. Totals are solved up to {on['cap']}; the optimum is certified within "
-              f"{max(on['tail_error'], 0.0):.1g} points.)")
+              f"can zilch. Totals are solved up to {on['cap']}; the optimum is certified to within "
+              f"{data['tolerance']:g} points, bracket {max(on['tail_error'], 0.0):.2g}.)")
+    print(f"(Solve times exclude loading the compiled kernels once per process: {data['kernel_seconds']:.2f} s.)")
