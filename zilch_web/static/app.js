@@ -242,7 +242,8 @@ function render() {
       el("small", {}, [p.cpu ? "computer" : "", p.on_board ? "" : "not on board"].filter(Boolean).join(" · "))),
     el("span", { class: "pts" }, String(p.score)))));
   $("#notes").replaceChildren(...g.notes.map((n) => el("li", { class: /last turn|Tie-break/.test(n) ? "hot" : "" }, n)));
-  $("#turn-who").textContent = g.human_to_move ? `${name(cur)}, your move` : `${name(cur)} is playing`;
+  $("#turn-who").textContent = !g.human_to_move ? `${name(cur)} is playing`
+    : name(cur).toLowerCase() === "you" ? "Your move" : `${name(cur)}, your move`;
   $("#turn-total").textContent = g.phase === "keep" ? `Turn: ${g.turn_total}` : "";
   $("#skip-btn").hidden = true;
   if (g.phase === "keep") renderKeep(); else renderChoices();
