@@ -23,7 +23,13 @@ install: $(STAMP)
 run: $(STAMP)
 	$(BIN)/zilch simulate --ruleset zonk --players 3 --seed 1
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium (never `playwright install`): apt installs it when missing.
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

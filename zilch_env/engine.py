@@ -225,7 +225,7 @@ class GameState:
             raise ValueError(f"first = {first!r}: the first player is a seat from 0 to {num_players - 1}")
         if dice is None:
             self.dice_source: RandomDice | ScriptedDice = RandomDice(seed)
-        elif isinstance(dice, (RandomDice, ScriptedDice)):
+        elif hasattr(dice, "roll"):  # any dice source: an object whose roll(n) returns n sorted faces
             self.dice_source = dice
         else:
             self.dice_source = ScriptedDice(dice)
