@@ -125,6 +125,15 @@ class RandomDice:
         self._block = self.FIRST_BLOCK
         self._by_code = sorted_rolls_by_code()
 
+    def __deepcopy__(self, memo: dict) -> "RandomDice":
+        """A copy that rolls the same dice from here on; the code table is shared, not copied."""
+        import copy
+
+        new = object.__new__(RandomDice)
+        new.rng = copy.deepcopy(self.rng, memo)
+        new._buf, new._pos, new._block, new._by_code = list(self._buf), self._pos, self._block, self._by_code
+        return new
+
     def roll(self, n: int) -> tuple[int, ...]:
         if self._pos >= len(self._buf):
             self._buf = self.rng.integers(0, 6**6, size=self._block).tolist()
