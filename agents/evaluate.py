@@ -22,7 +22,9 @@ Deals, seat orders and common random numbers
 
 Results per table and agent
     Win, draw and loss rates with Wilson 95% intervals (a draw is a win shared with another player);
-    mean final score; mean points per turn (the points each turn of the agent recorded, i.e. banked
+    the share of wins (wins plus shares of draws; 50% is even at two players) with a Wilson interval
+    whose variance comes from the deals (it may be narrower than for independent games), the sharpest
+    measure of a pair because it keeps what the common dice cancel; mean final score; mean points per turn (the points each turn of the agent recorded, i.e. banked
     turn totals and permanent points, before any zilch penalty, with a 95% interval); zilch rate
     (turns ended by a zilch, per turn); mean game length in turns (all players' turns). The games of
     one deal are not independent: an agent's results in its seat orders are negatively correlated
@@ -37,7 +39,8 @@ Ratings
     game of every table: in a game each winner beats each non-winner, winners draw with each other
     (half a win each), and two non-winners of an N-player game tell nothing about each other. The
     agent ``random`` is rated 0 when it plays (``--anchor`` picks another), otherwise the mean is 1500.
-    One virtual draw per pair keeps a rating finite when an agent never lost.
+    One virtual draw per pair keeps a rating finite when an agent never lost. The standard errors
+    treat games as independent, which errs on the wide side while the design effects are below 1.
 
 Solo measure
     For each agent: its mean points per turn over ``--solo-turns`` turns played from the board, in
@@ -688,9 +691,9 @@ def _merge_solo(parts: list[dict[str, np.ndarray]], want: int) -> dict[str, Any]
 # The report
 
 
-def _rate(x: np.ndarray) -> dict[str, float]:
-    """A rate with its interval from 0/1 outcomes shaped ``(deals, seat orders)``."""
-    rate, lo, hi, deff = clustered_wilson(x)
+def _rate(x: np.ndarray, min_deff: float = 1.0) -> dict[str, float]:
+    """A rate with its interval from outcomes in [0, 1] shaped ``(deals, seat orders)``."""
+    rate, lo, hi, deff = clustered_wilson(x, min_deff)
     return {"rate": rate, "low": lo, "high": hi, "design_effect": deff}
 
 
@@ -732,7 +735,9 @@ class Report:
                 rows.append({
                     "agent": labels[a], "games": g, "wins": wins, "draws": draws, "losses": losses,
                     "win": _rate(by_deal(win)), "draw": _rate(by_deal(draw)), "loss": _rate(by_deal(r == 0)),
-                    "score_share": float(r.sum() / g),
+                    # Wins plus shares of draws, with the variance over the deals: the precise measure
+                    # of a pair, since its interval keeps what the common dice cancel.
+                    "score_share": _rate(by_deal(r), min_deff=1.0 / g),
                     "mean_score": float(sc.mean()), "sd_score": float(sc.std(ddof=1)) if g > 1 else 0.0,
                     "score_quantiles": {q: float(np.quantile(sc, q / 100)) for q in (10, 50, 90)},
                     "points_per_turn": ppt.to_dict(),
@@ -818,10 +823,10 @@ class Report:
         if d["tables"]:
             tb = Table(title=f"{cfg['ruleset']}: {cfg['players']}-player tables, {d['tables'][0]['games']} "
                        f"games each, seed {cfg['seed']}", title_justify="left")
-            for col, just in (("agent", "left"), ("vs", "left"), ("win % [95% CI]", "right"),
-                              ("draw %", "right"), ("loss %", "right"), ("score", "right"),
-                              ("pts/turn", "right"), ("zilch %", "right"), ("turns", "right")):
-                tb.add_column(col, justify=just, no_wrap=col in ("agent", "vs", "win % [95% CI]"))
+            tb.add_column("agent", no_wrap=True)
+            tb.add_column("vs", no_wrap=True)
+            for col in RESULT_COLUMNS:
+                tb.add_column(col, justify="right", no_wrap="CI" in col)
             for t in d["tables"]:
                 for ri, r in enumerate(t["results"]):
                     others = ", ".join(a for k, a in enumerate(t["agents"]) if k != ri)
@@ -876,18 +881,20 @@ class Report:
                   f"{cfg['deals']} deals per table, each played in {len(cfg['seat_orders'])} seat orders "
                   f"with the same dice (common random numbers); seed {cfg['seed']}.", ""]
         if d["tables"]:
-            lines += ["| table | agent | win % [95% CI] | draw % | loss % | score | pts/turn | zilch % | turns/game "
-                      "| design effect |",
-                      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            lines += ["| table | agent | " + " | ".join(RESULT_COLUMNS) + " | design effect |",
+                      "|---|---|" + "---:|" * (len(RESULT_COLUMNS) + 1)]
             for t in d["tables"]:
                 for ri, r in enumerate(t["results"]):
                     name = " vs ".join(t["agents"]) if ri == 0 else ""
                     lines.append("| " + " | ".join([name, f"`{r['agent']}`", *_row_cells(r, t),
                                                     f"{r['win']['design_effect']:.2f}"]) + " |")
-            lines += ["", "Win, draw and loss rates with Wilson 95% intervals on the effective number of games; "
-                      "score = mean final score; pts/turn = points recorded per turn; turns/game counts every "
-                      "player's turns; design effect = the variance of the win rate against that of as many "
-                      "independent games (below 1: the common dice cancelled that much of the luck).", ""]
+            lines += ["", "win and draw: rates with Wilson 95% intervals (on the effective number of games when "
+                      "the games of a deal pull together, never narrower than for independent games); share: "
+                      "wins plus shares of draws, 50% = even, with a Wilson interval whose variance comes from "
+                      "the deals, so it keeps the luck the common dice cancel; score: mean final score; pts/turn: points recorded per "
+                      "turn; turns: every player's turns per game; design effect: the variance of the win rate "
+                      "against that of as many independent games (below 1: the common dice cancelled that much "
+                      "of the luck).", ""]
         if d["ratings"]:
             lines += [f"## Ratings", "", f"{d['ratings']['scale']}, anchored at {d['ratings']['anchor']}.", "",
                       "| agent | rating | ± 95% |", "|---|---:|---:|"]
@@ -1045,10 +1052,15 @@ def _ci_text(d: dict[str, float], f: str) -> str:
     return f"{f.format(d['mean'])} [{f.format(d['low'])}, {f.format(d['high'])}]"
 
 
+#: The columns of the results table (terminal and Markdown).
+RESULT_COLUMNS = ("win % [95% CI]", "draw %", "share % [95% CI]", "score", "pts/turn", "zilch %", "turns")
+
+
 def _row_cells(r: dict[str, Any], t: dict[str, Any]) -> list[str]:
-    w = r["win"]
+    w, sh = r["win"], r["score_share"]
     return [f"{100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}]",
-            f"{100 * r['draw']['rate']:.1f}", f"{100 * r['loss']['rate']:.1f}", f"{r['mean_score']:.0f}",
+            f"{100 * r['draw']['rate']:.1f}", f"{100 * sh['rate']:.1f} [{100 * sh['low']:.1f}, {100 * sh['high']:.1f}]",
+            f"{r['mean_score']:.0f}",
             _fmt(r["points_per_turn"]["mean"], "{:.1f}"), f"{100 * r['zilch_rate']:.1f}",
             f"{t['mean_length']:.1f}"]
 

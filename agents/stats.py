@@ -9,7 +9,7 @@ Three estimates, each with the rule it follows:
 * :func:`clustered_wilson` — the same interval when the trials come in correlated clusters (the
   games of one deal, played in every seat order with the same dice): Wilson's interval on the
   effective number of trials ``n / deff``, with the design effect ``deff`` (Kish 1965) estimated from
-  the spread of the cluster means and never taken below 1.
+  the spread of the cluster means.
 * :func:`ratio_mean` — a mean of per-turn points ``sum(points) / sum(turns)`` with a central-limit
   interval that treats each *game* (not each turn) as the independent unit: turns of one game share
   a score situation and, under ``zilch_penalty``, a zilch streak, so they are not independent. The
@@ -59,31 +59,38 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
 
 
 def design_effect(x: np.ndarray) -> float:
-    """How much clustering inflates the variance of a mean: ``x`` is ``(clusters, m)``, one row per
-    cluster of m observations (the games of one deal). ``m * var(cluster means) / var(x)``: 1 for
-    independent observations, m when a cluster repeats one value, below 1 when the observations of a
-    cluster pull against each other (common random numbers at their best). 1 when undefined."""
+    """How much clustering changes the variance of a mean of outcomes in [0, 1].
+
+    ``x`` is ``(clusters, m)``: one row per cluster of m outcomes (the games of one deal). The design
+    effect (Kish 1965) is the variance of the mean, estimated from the spread of the cluster means,
+    over that of n independent 0/1 trials with the same mean, ``p (1 - p) / n``:
+    ``m * var(cluster means) / (p (1 - p))``. 1 for independent trials, m when a cluster repeats one
+    outcome, below 1 when the outcomes of a cluster pull against each other (common random numbers
+    at work; 0 when every cluster has the same mean). 1 when undefined (p = 0 or 1, one cluster).
+    """
     x = np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"design_effect needs a (clusters, m) array, got shape {x.shape}")
     d, m = x.shape
-    total = x.var()
-    if d < 2 or total == 0:
+    p = float(x.mean()) if x.size else 0.0
+    if d < 2 or not 0.0 < p < 1.0:
         return 1.0
-    return float(m * x.mean(axis=1).var(ddof=1) / (total * x.size / (x.size - 1)))
+    return float(m * x.mean(axis=1).var(ddof=1) / (p * (1 - p)))
 
 
-def clustered_wilson(x: np.ndarray, z: float = Z95) -> tuple[float, float, float, float]:
-    """``(rate, low, high, design_effect)`` of 0/1 outcomes ``x`` of shape ``(clusters, m)``.
+def clustered_wilson(x: np.ndarray, min_deff: float = 1.0, z: float = Z95) -> tuple[float, float, float, float]:
+    """``(rate, low, high, design_effect)`` of outcomes ``x`` in [0, 1] shaped ``(clusters, m)``.
 
-    The Wilson interval on the effective number of trials ``n / max(1, deff)``: exactly Wilson's when
-    the clusters pull against each other or not at all (the interval stays conservative, never
-    narrower than Wilson's), and as wide as the clustering makes it when they pull together.
+    Wilson's score interval with the variance of the clustered mean: the interval of Wilson on the
+    effective number of trials ``n / max(deff, min_deff)``. With the default ``min_deff = 1`` the
+    interval is never narrower than Wilson's for independent trials, and wider when the clusters pull
+    together. A smaller ``min_deff`` lets it narrow when they pull against each other (the share of
+    wins of two agents under common random numbers); it only keeps the effective number finite.
     """
     x = np.asarray(x, dtype=np.float64)
     n, k = x.size, float(x.sum())
     deff = design_effect(x)
-    f = max(1.0, deff)
+    f = max(deff, min_deff)
     lo, hi = wilson(k / f, n / f, z)
     return (k / n if n else math.nan, lo, hi, deff)
 

@@ -98,6 +98,8 @@ def test_design_effect_and_clustered_wilson():
     # Clustered Wilson: Wilson's interval when deff <= 1, Wilson's on n / deff trials above.
     rate, lo, hi, deff = stats.clustered_wilson(opposed)
     assert rate == 0.5 and (lo, hi) == stats.wilson(500, 1000)
+    # With a lower floor the interval narrows as far as the clusters cancel (here: all the way).
+    assert stats.clustered_wilson(opposed, min_deff=1e-6)[2] - 0.5 < 1e-3
     k = int(repeated.sum())
     rate, lo, hi, deff = stats.clustered_wilson(repeated)
     assert (lo, hi) == pytest.approx(stats.wilson(k / deff, 1000 / deff))
@@ -189,6 +191,10 @@ def test_common_dice_cancel_luck():
     row = r.data["tables"][0]["results"][0]
     assert row["win"]["design_effect"] < 0.9
     assert (row["win"]["low"], row["win"]["high"]) == pytest.approx(stats.wilson(row["wins"], 600))
+    # The share's interval over the deals keeps the cancelled luck: narrower than Wilson's.
+    share = row["score_share"]
+    assert share["design_effect"] < 0.9
+    assert share["high"] - share["low"] < 0.95 * (row["win"]["high"] - row["win"]["low"])
 
 
 @pytest.mark.parametrize("agent", ["greedy", "random", "heuristic", GreedyMover(350)])
@@ -200,6 +206,8 @@ def test_two_copies_of_one_agent_tie_exactly(agent):
     assert a["agent"] != b["agent"]  # labelled apart: "random" and "random#2"
     for key in ("wins", "draws", "losses", "mean_score", "points_per_turn", "zilch_rate"):
         assert a[key] == b[key], key
+    assert a["score_share"]["rate"] == b["score_share"]["rate"] == 0.5
+    assert a["score_share"]["design_effect"] == 0.0  # every deal splits exactly: no luck left at all
     assert a["wins"] + a["draws"] > 0
     rating = [x["rating"] for x in r.data["ratings"]["agents"]]
     assert rating[0] == pytest.approx(rating[1])
