@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset, play_game
-from zilch_env.batched import (BatchAgent, BatchedGames, UnsupportedRulesError, batch_agent, batch_tables,
-                               play_games)
+from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, UnsupportedRulesError, batch_agent,
+                               batch_tables, play_games, stream_keys)
 from zilch_env.engine import NUM_ACTIONS, RandomDice
 from zilch_env.scoring import scoring_table
 
@@ -73,15 +73,22 @@ def _compare(singles: list[GameState], bg: BatchedGames, rows: np.ndarray, where
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def differential(ruleset, players: int, games: int, seed: int, dice_block: int | None = None,
+def differential(ruleset, players: int, games: int, seed: int, keyed: bool = False, dice_block: int | None = None,
                  first: int = 0) -> dict[str, int]:
     """Play ``games`` seeded games in both engines with the same random legal actions; compare every
-    state field and the legal actions after every step. Returns counts of what the games went through."""
+    state field and the legal actions after every step. The dice: numpy streams (``GameState(seed=...)``)
+    or, with ``keyed``, the batched engine's keyed streams (``GameState(dice=KeyedDice(key))``).
+    Returns counts of what the games went through."""
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-    seeds = [[seed, g] for g in range(games)]
-    kw = {} if dice_block is None else {"dice_block": dice_block}
-    bg = BatchedGames(rs, games, players, dice=seeds, first=first, **kw)
-    singles = [GameState(rs, players, seed=np.random.default_rng(s), first=first) for s in seeds]
+    if keyed:
+        keys = stream_keys(seed, games)
+        bg = BatchedGames(rs, games, players, dice_keys=keys, first=first)
+        singles = [GameState(rs, players, dice=KeyedDice(k), first=first) for k in keys]
+    else:
+        seeds = [[seed, g] for g in range(games)]
+        kw = {} if dice_block is None else {"dice_block": dice_block}
+        bg = BatchedGames(rs, games, players, dice=seeds, first=first, **kw)
+        singles = [GameState(rs, players, seed=np.random.default_rng(s), first=first) for s in seeds]
     choices = np.random.default_rng([seed, 99])
     where = f"{rs.name} with {players} players (seed {seed})"
     every = np.arange(games)
@@ -130,7 +137,8 @@ def differential(ruleset, players: int, games: int, seed: int, dice_block: int |
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_differential_presets(preset):
-    counts = [differential(preset, players, 1000, seed=players) for players in (2, 3)]
+    # two players with numpy dice streams, three with keyed dice
+    counts = [differential(preset, players, 1000, seed=players, keyed=players == 3) for players in (2, 3)]
     assert sum(c["games"] for c in counts) == 2000
     rs = load_ruleset(preset)
     if rs.variants.zilch_penalty.count:
@@ -142,7 +150,8 @@ def test_differential_presets(preset):
 @pytest.mark.parametrize("players", [1, 4, 6])
 def test_differential_player_counts(players):
     for preset in ("zonk", "zilch15k", "farkle"):
-        differential(preset, players, 60 if players > 1 else 100, seed=10 + players, first=players - 1)
+        differential(preset, players, 60 if players > 1 else 100, seed=10 + players, first=players - 1,
+                     keyed=preset == "farkle")
 
 
 @pytest.mark.parametrize("overrides", [
@@ -158,7 +167,7 @@ def test_differential_player_counts(players):
 ], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_differential_variants(overrides):
     rs = load_ruleset("zonk", {"target": 3000, **overrides})
-    c = differential(rs, 3, 300, seed=7)
+    c = differential(rs, 3, 300, seed=7, keyed=True)
     if "variants.zilch_penalty" in overrides:
         assert c["penalties"] > 0
 
@@ -269,6 +278,8 @@ def test_play_games_greedy_equals_single_engine_games():
     seats = np.array([[0, 1], [1, 0]] * 50)
     dice = [np.random.default_rng([9, g]) for g in range(100)]
     res = play_games(rs, agents, seats, dice=[[9, g] for g in range(100)], batch=32)
+    keyed = play_games(rs, agents, seats, seed=9, batch=32)
+    keys = stream_keys(9, 100)
     movers = [GreedyMover(), GreedyMover(600)]
     for g in range(100):
         game = play_game(GameState(rs, 2, seed=dice[g]), [movers[a] for a in seats[g]], rng=0)
@@ -277,6 +288,8 @@ def test_play_games_greedy_equals_single_engine_games():
         assert res.length[g] == len(game.turns)
         assert res.decisions[g] == game.decisions
         assert res.result[g].tolist() == game.result()
+        game = play_game(GameState(rs, 2, dice=KeyedDice(keys[g])), [movers[a] for a in seats[g]], rng=0)
+        assert keyed.scores[g].tolist() == game.scores and keyed.decisions[g] == game.decisions
 
 
 def test_play_games_is_seeded_and_random_is_weaker():
@@ -334,6 +347,17 @@ def test_seeded_batches_are_reproducible():
         b.reset(np.flatnonzero(b.done))
     assert (a.scores == b.scores).all()
     assert a.play_random(500) == b.play_random(500)
-    # a game with seed s and row b rolls the dice of GameState(seed=default_rng([s, b]))
+    # game b of a batch seeded s rolls the keyed dice stream_keys(s, G)[b]
     c = BatchedGames("zonk", 3, 2, seed=11)
-    assert c.rolls[2].tolist()[: 6] == list(GameState("zonk", 2, seed=np.random.default_rng([11, 2])).roll)
+    first = GameState("zonk", 2, dice=KeyedDice(stream_keys(11, 3)[2])).roll
+    assert c.rolls[2].tolist() == list(first)
+
+
+def test_dice_kinds_cannot_be_mixed():
+    with pytest.raises(ValueError, match="not both"):
+        BatchedGames("zonk", 2, 2, dice=[1, 2], dice_keys=[1, 2])
+    bg = BatchedGames("zonk", 2, 2, seed=1)
+    with pytest.raises(ValueError, match="keyed dice"):
+        bg.reset(dice=[1, 2])
+    with pytest.raises(ValueError, match="one per game"):
+        BatchedGames("zonk", 2, 2, dice_keys=[1])

@@ -64,11 +64,27 @@ R_FINISH_ROUND = 11
 R_TIEBREAK = 12
 R_PLAYERS = 13
 R_MAX_TB = 14
-R_SIZE = 15
+R_KEYED = 15  # 1: dice codes from per-game SplitMix64 keys; 0: from the ring buffers (numpy streams)
+R_SIZE = 16
 
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
 #: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.
 MARGIN = 64
+#: Dice codes are uniform in [0, 6**6); a roll of n dice uses code % 6**n.
+CODES = 6**6
+
+# The packed table ``tab`` (int32, one row per sorted roll; built by zilch_env.batched.batch_tables):
+# helpers take one table array instead of seven, because every array passed to a compiled helper
+# costs reference counting on each call, which dominated the step time.
+MAX_KEEPS = 16
+T_NK = 0  # legal keeps of the roll (0: a zilch)
+T_BEST = 1  # the best keep (all_scoring's keep, the greedy choice), -1 for a zilch
+T_MASK = 2  # MAX_KEEPS columns each: canonical mask, points, dice, scored as a straight
+T_PTS = T_MASK + MAX_KEEPS
+T_N = T_PTS + MAX_KEEPS
+T_STR = T_N + MAX_KEEPS
+T_M2K = T_STR + MAX_KEEPS  # 64 columns: the keep with this mask, -1 for none
+T_WIDTH = T_M2K + 64
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -84,9 +100,22 @@ def _next_u64(rng, i):
     """SplitMix64: the decision streams of the built-in random agents (one uint64 state each)."""
     z = rng[i] + _GOLDEN
     rng[i] = z
+    return _mix(z)
+
+
+@njit(cache=True, inline="always")
+def _mix(z):
+    """The SplitMix64 output function."""
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
     return z ^ (z >> _S31)
+
+
+@njit(cache=True, inline="always")
+def keyed_code(key, i):
+    """Dice code ``i`` (0, 1, ...) of the keyed stream ``key``: the (i+1)-th SplitMix64 output
+    from state ``key``, modulo 6**6 (zilch_env.batched.KeyedDice computes the same in Python)."""
+    return np.int64(_mix(key + np.uint64(i + 1) * _GOLDEN) % np.uint64(CODES))
 
 
 @njit(cache=True, inline="always")
@@ -226,25 +255,29 @@ def _end_turn(st, b, banked, rp):
     return False
 
 
-@njit(cache=True)
-def _advance(st, b, rp, dbuf, code_roll, nk):
+@njit(cache=True, inline="always")
+def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     """GameState._roll, resumable: while a roll is due, draw the next dice code of this game and
     look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
     ``six_dice_zilch_bonus`` adds the bonus and rolls again; any other zilch ends the turn and the
     next player rolls. When the game's dice codes run out the roll stays due (PENDING) until the
-    caller refills them, so a refill never changes the dice a game sees."""
+    caller refills them, so a refill never changes the dice a game sees. Keyed dice never run out."""
     dice = rp[R_DICE]
     bonus = rp[R_BONUS]
     ring_mask = dbuf.shape[1] - 1
+    keyed = rp[R_KEYED] != 0
     while st[b, PHASE] == PENDING:
         pos = st[b, DPOS]
-        if pos == st[b, DFILL]:
+        if keyed:
+            code = keyed_code(keys[b], pos)
+        elif pos == st[b, DFILL]:
             return
-        code = dbuf[b, pos & ring_mask]
+        else:
+            code = dbuf[b, pos & ring_mask]
         st[b, DPOS] = pos + 1
         left = st[b, LEFT]
         r = code_roll[left, code]
-        if nk[r] > 0:
+        if tab[r, T_NK] > 0:
             st[b, ROLL] = r
             st[b, PHASE] = KEEP
             return
@@ -254,50 +287,50 @@ def _advance(st, b, rp, dbuf, code_roll, nk):
         _end_turn(st, b, False, rp)
 
 
-@njit(cache=True)
-def _bank_bar(st, b, rp):
-    """The least turn total that may be banked now (GameState.legal_actions, unrolled can_bank)."""
+@njit(cache=True, inline="always")
+def _bank_need(st, b, rp):
+    """(need, no_bank_n) of game ``b`` (GameState.legal_actions, can_bank unrolled): a keep of ``n``
+    dice and ``points`` may bank when ``points >= need`` (the turn total reaches the bar: the entry
+    threshold before the board, the minimum bank after, above the last result under overcoming) and
+    ``n != no_bank_n`` (under forced hot dice a keep of every die rolled must roll again)."""
     p = st[b, CUR]
     bar = rp[R_MIN_BANK] if st[b, ONB + p] != 0 else rp[R_ENTRY]
     if rp[R_OVERCOMING] != 0 and st[b, LAST] >= bar:
         bar = st[b, LAST] + 1
-    return bar
+    return bar - st[b, TOTAL], (st[b, LEFT] if rp[R_FORCED] != 0 else -1)
 
 
-@njit(cache=True)
-def _keep_may_bank(st, b, rp, points, n, need):
-    """A keep may bank when it lifts the turn total to the bar and, under forced hot dice, leaves a die."""
-    if points < need:
-        return False
-    if rp[R_FORCED] != 0 and n == st[b, LEFT]:
-        return False
-    return True
+@njit(cache=True, inline="always")
+def _may_bank(points, n, need, no_bank_n):
+    """Scalars only: helpers taking arrays cost reference counting on every call."""
+    return points >= need and n != no_bank_n
 
 
-@njit(cache=True)
-def _legal(st, b, action, rp, m2k, kpts, kn):
+@njit(cache=True, inline="always")
+def _legal(st, b, action, rp, tab):
     """Whether ``action`` is legal for game ``b`` (GameState.legal_actions)."""
     if st[b, PHASE] != KEEP or action < 0 or action >= 128:
         return False
     r = st[b, ROLL]
-    k = m2k[r, action >> 1]
+    k = tab[r, T_M2K + (action >> 1)]
     if k < 0:
         return False
     if action & 1:
-        return _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], _bank_bar(st, b, rp) - st[b, TOTAL])
+        need, no_bank_n = _bank_need(st, b, rp)
+        return _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n)
     return True
 
 
-@njit(cache=True)
-def _apply(st, b, action, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr):
+@njit(cache=True, inline="always")
+def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
     """GameState.apply of a legal keep action, then GameState._apply_keep and bank or roll."""
     r = st[b, ROLL]
-    k = m2k[r, action >> 1]
-    pts = kpts[r, k]
+    k = tab[r, T_M2K + (action >> 1)]
+    pts = tab[r, T_PTS + k]
     st[b, TOTAL] += pts
-    if kstr[r, k] and rp[R_PERM_STRAIGHT] != 0:
+    if tab[r, T_STR + k] != 0 and rp[R_PERM_STRAIGHT] != 0:
         st[b, PERM] += pts
-    left = st[b, LEFT] - kn[r, k]
+    left = st[b, LEFT] - tab[r, T_N + k]
     if left == 0:  # hot dice: the next roll takes all dice
         left = rp[R_DICE]
     st[b, LEFT] = left
@@ -307,7 +340,7 @@ def _apply(st, b, action, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr):
     else:
         st[b, PHASE] = PENDING
         st[b, ROLL] = -1
-    _advance(st, b, rp, dbuf, code_roll, nk)
+    _advance(st, b, rp, dbuf, keys, code_roll, tab)
 
 
 @njit(cache=True)
@@ -330,24 +363,24 @@ def _new_game(st, b, first, rp):
 
 
 @njit(cache=True)
-def new_games(st, rows, firsts, rp, dbuf, code_roll, nk):
+def new_games(st, rows, firsts, rp, dbuf, keys, code_roll, tab):
     """Start new games in ``rows`` with first seats ``firsts`` and roll their first dice."""
     for i in range(rows.shape[0]):
         b = rows[i]
         _new_game(st, b, firsts[i], rp)
-        _advance(st, b, rp, dbuf, code_roll, nk)
+        _advance(st, b, rp, dbuf, keys, code_roll, tab)
 
 
 @njit(cache=True)
-def advance_pending(st, rp, dbuf, code_roll, nk):
+def advance_pending(st, rp, dbuf, keys, code_roll, tab):
     """Resume every game whose roll is due (after a refill of its dice codes)."""
     for b in range(st.shape[0]):
         if st[b, PHASE] == PENDING:
-            _advance(st, b, rp, dbuf, code_roll, nk)
+            _advance(st, b, rp, dbuf, keys, code_roll, tab)
 
 
 @njit(cache=True)
-def step(st, actions, illegal, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr):
+def step(st, actions, illegal, rp, dbuf, keys, code_roll, tab):
     """Apply ``actions[b]`` to every game waiting for a decision; an illegal action leaves its game
     unchanged and sets ``illegal[b]``. Games that are over (or waiting for dice) are left alone."""
     for b in range(st.shape[0]):
@@ -355,63 +388,66 @@ def step(st, actions, illegal, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr):
         if st[b, PHASE] != KEEP:
             continue
         a = actions[b]
-        if not _legal(st, b, a, rp, m2k, kpts, kn):
+        if not _legal(st, b, a, rp, tab):
             illegal[b] = True
             continue
-        _apply(st, b, a, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr)
+        _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
 
 
 @njit(cache=True)
-def legal_masks(st, out, rp, nk, kmask, kpts, kn):
+def legal_masks(st, out, rp, tab):
     """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
     out[:, :] = False
     for b in range(st.shape[0]):
         if st[b, PHASE] != KEEP:
             continue
         r = st[b, ROLL]
-        need = _bank_bar(st, b, rp) - st[b, TOTAL]
-        for k in range(nk[r]):
-            a = kmask[r, k] * 2
+        need, no_bank_n = _bank_need(st, b, rp)
+        for k in range(tab[r, T_NK]):
+            a = tab[r, T_MASK + k] * 2
             out[b, a] = True
-            if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+            if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
                 out[b, a + 1] = True
 
 
-@njit(cache=True)
-def _greedy_action(st, b, rp, best, kmask, kpts, kn, threshold, min_dice):
+@njit(cache=True, inline="always")
+def _greedy_action(st, b, rp, tab, threshold, min_dice):
     """zilch_env.GreedyMover.act: keep the most points (ties: more dice, then the lower mask); bank
     when allowed and the turn total reaches ``threshold`` or fewer than ``min_dice`` dice would be
     left to roll (not counting hot dice)."""
     r = st[b, ROLL]
-    k = best[r]
-    pts = kpts[r, k]
-    a = kmask[r, k] * 2
+    k = tab[r, T_BEST]
+    pts = tab[r, T_PTS + k]
+    kept = tab[r, T_N + k]
+    a = tab[r, T_MASK + k] * 2
     total = st[b, TOTAL] + pts
-    left = st[b, LEFT] - kn[r, k]
-    if _keep_may_bank(st, b, rp, pts, kn[r, k], _bank_bar(st, b, rp) - st[b, TOTAL]) and (
+    left = st[b, LEFT] - kept
+    need, no_bank_n = _bank_need(st, b, rp)
+    if _may_bank(pts, kept, need, no_bank_n) and (
         total >= threshold or (left > 0 and left < min_dice)
     ):
         return a + 1
     return a
 
 
-@njit(cache=True)
-def _random_action(st, b, rp, rng, stream, nk, kmask, kpts, kn):
+@njit(cache=True, inline="always")
+def _random_action(st, b, rp, rng, stream, tab):
     """A legal action drawn uniformly (zilch_env.RandomMover) from decision stream ``stream``."""
     r = st[b, ROLL]
-    need = _bank_bar(st, b, rp) - st[b, TOTAL]
+    need, no_bank_n = _bank_need(st, b, rp)
+    nk = tab[r, T_NK]
     count = 0
-    for k in range(nk[r]):
+    for k in range(nk):
         count += 1
-        if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+        if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
             count += 1
     j = _below(rng, stream, count)
-    for k in range(nk[r]):
-        a = kmask[r, k] * 2
+    for k in range(nk):
+        a = tab[r, T_MASK + k] * 2
         if j == 0:
             return a
         j -= 1
-        if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+        if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
             if j == 0:
                 return a + 1
             j -= 1
@@ -419,14 +455,7 @@ def _random_action(st, b, rp, rng, stream, nk, kmask, kpts, kn):
 
 
 @njit(cache=True)
-def _agent_action(st, b, rp, kind, threshold, min_dice, rng, stream, best, nk, kmask, kpts, kn):
-    if kind == 0:
-        return _random_action(st, b, rp, rng, stream, nk, kmask, kpts, kn)
-    return _greedy_action(st, b, rp, best, kmask, kpts, kn, threshold, min_dice)
-
-
-@njit(cache=True)
-def agent_actions(st, out, kinds, thresholds, min_dice, rng, rp, best, nk, kmask, kpts, kn):
+def agent_actions(st, out, kinds, thresholds, min_dice, rng, rp, tab):
     """The built-in agents' actions for the player to move in every game waiting for a decision:
     per game ``kinds[b]`` 0 random (decision stream ``rng[b]``) or 1 greedy with ``thresholds[b]``
     and ``min_dice[b]``. ``out[b]`` is -1 for games not waiting for a decision."""
@@ -434,12 +463,14 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, rp, best, nk, kmask
         if st[b, PHASE] != KEEP:
             out[b] = -1
             continue
-        out[b] = _agent_action(st, b, rp, kinds[b], thresholds[b], min_dice[b], rng, b,
-                               best, nk, kmask, kpts, kn)
+        if kinds[b] == 0:
+            out[b] = _random_action(st, b, rp, rng, b, tab)
+        else:
+            out[b] = _greedy_action(st, b, rp, tab, thresholds[b], min_dice[b])
 
 
 @njit(cache=True)
-def play_random(st, sweeps, rng, rp, dbuf, code_roll, nk, kmask, m2k, kpts, kn, kstr, firsts):
+def play_random(st, sweeps, rng, rp, dbuf, keys, code_roll, tab, firsts):
     """The benchmark loop: ``sweeps`` times over the batch, one uniformly random legal decision in
     each game; a game that is over starts again (first seat ``firsts[b]``, its dice stream going on).
     Stops early, after a sweep, when a game is short of dice codes. Returns (sweeps done, decisions,
@@ -453,14 +484,14 @@ def play_random(st, sweeps, rng, rp, dbuf, code_roll, nk, kmask, m2k, kpts, kn, 
             if ph == OVER:
                 finished += 1
                 _new_game(st, b, firsts[b], rp)
-                _advance(st, b, rp, dbuf, code_roll, nk)
+                _advance(st, b, rp, dbuf, keys, code_roll, tab)
             elif ph == PENDING:
-                _advance(st, b, rp, dbuf, code_roll, nk)
+                _advance(st, b, rp, dbuf, keys, code_roll, tab)
             else:
-                a = _random_action(st, b, rp, rng, b, nk, kmask, kpts, kn)
-                _apply(st, b, a, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr)
+                a = _random_action(st, b, rp, rng, b, tab)
+                _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
                 decisions += 1
-            if st[b, DFILL] - st[b, DPOS] < MARGIN:
+            if rp[R_KEYED] == 0 and st[b, DFILL] - st[b, DPOS] < MARGIN:
                 low = True
         if low:
             return t + 1, decisions, finished
@@ -468,8 +499,7 @@ def play_random(st, sweeps, rng, rp, dbuf, code_roll, nk, kmask, m2k, kpts, kn, 
 
 
 @njit(cache=True)
-def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions, rp, dbuf, code_roll,
-                nk, best, kmask, m2k, kpts, kn, kstr):
+def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions, rp, dbuf, keys, code_roll, tab):
     """Play every game to its end with built-in agents: ``seat_agent[b, q]`` is the agent (an index
     into ``kinds``/``thresholds``/``min_dice``) at seat ``q`` of game ``b``, whose decisions come from
     stream ``rng[b, q]``. Stops when every game is over or waiting for dice, or a game reaches
@@ -481,9 +511,11 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions,
                 return b
             p = st[b, CUR]
             ag = seat_agent[b, p]
-            a = _agent_action(st, b, rp, kinds[ag], thresholds[ag], min_dice[ag], rng, b * n + p,
-                              best, nk, kmask, kpts, kn)
-            _apply(st, b, a, rp, dbuf, code_roll, nk, m2k, kpts, kn, kstr)
+            if kinds[ag] == 0:
+                a = _random_action(st, b, rp, rng, b * n + p, tab)
+            else:
+                a = _greedy_action(st, b, rp, tab, thresholds[ag], min_dice[ag])
+            _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return -1
 
 
@@ -492,7 +524,7 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions,
 
 
 @njit(cache=True)
-def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, nk, kpts, kn):
+def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
     """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
     (float64, stored as float32). ``off`` holds the field offsets; ``finv`` = (1 / target, points
     clip, 1 / max(zilch penalty count, 3), tie-break rounds limit)."""
@@ -536,9 +568,9 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, nk, kpts, k
             if threshold > total:
                 o[o_to_bank] = min((threshold - total) * inv, ph_)
         if mine and ph == KEEP:
-            need = _bank_bar(st, b, rp) - total
-            for k in range(nk[r]):
-                if _keep_may_bank(st, b, rp, kpts[r, k], kn[r, k], need):
+            need, no_bank_n = _bank_need(st, b, rp)
+            for k in range(tab[r, T_NK]):
+                if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
                     o[o_bank_ok] = 1.0
                     break
         last = st[b, LAST]

@@ -9,12 +9,14 @@ those of :class:`zilch_env.GameState` (the flat action layout 0..135, ``RULES.md
 One source of truth
     The batched engine has no scoring of its own: its tables are the rolls, canonical keeps, points,
     straights and best keeps of :func:`zilch_env.scoring.scoring_table`, laid out as arrays
-    (:class:`BatchTables`). Its dice are those of :class:`zilch_env.engine.RandomDice`: game ``b``
-    draws blocks of uniform codes in ``[0, 6**6)`` from its own ``numpy.random.Generator`` and a roll of
-    ``n`` dice is ``sorted_rolls_by_code()[n][code % 6**n]``. So ``BatchedGames(rs, G, n, dice=seeds)``
-    plays, game for game, the dice of ``GameState(rs, n, seed=seeds[b])``, and the same actions lead
-    to the same states: ``tests/test_batched.py`` plays thousands of seeded games of every preset in
-    both and requires identical states and legal actions after every step.
+    (:class:`BatchTables`). Its dice are coded as in :class:`zilch_env.engine.RandomDice`: uniform
+    codes in ``[0, 6**6)``, a roll of ``n`` dice being ``sorted_rolls_by_code()[n][code % 6**n]``. The
+    codes of game ``b`` come either from its own ``numpy.random.Generator`` in RandomDice's blocks
+    (``dice=seeds``: then game ``b`` plays the dice of ``GameState(rs, n, seed=seeds[b])``) or, by
+    default and much faster, from a SplitMix64 stream computed in the kernels (then it plays the dice
+    of ``GameState(rs, n, dice=KeyedDice(key))``). The same dice and actions lead to the same states:
+    ``tests/test_batched.py`` plays thousands of seeded games of every preset in both engines and
+    requires identical states and legal actions after every step.
 
 Rules covered
     Every preset and the rules they use: free or all-scoring keeps, optional or forced hot dice,
@@ -46,12 +48,12 @@ from .ruleset import Ruleset, load_ruleset
 from .scoring import scoring_table
 
 __all__ = [
-    "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "UnsupportedRulesError",
-    "batch_tables", "check_batchable", "batch_agent", "play_games", "MAX_KEEPS",
+    "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "UnsupportedRulesError",
+    "batch_tables", "check_batchable", "batch_agent", "play_games", "stream_keys", "MAX_KEEPS",
 ]
 
-#: The most legal keeps any roll has (15 under every scoring rule; the tables are padded to this).
-MAX_KEEPS = 16
+#: Legal keeps per roll the tables hold (a roll of six dice has 15 at most under every scoring rule).
+MAX_KEEPS = K.MAX_KEEPS
 _POW6 = [6**n for n in range(7)]
 _CODES = 6**6
 
@@ -104,7 +106,9 @@ class BatchTables:
     ``all_scoring`` and chosen by the greedy mover (``RollInfo.best``), -1 for a zilch. Under
     ``keep = "all_scoring"`` that keep is the only legal one, as in :meth:`GameState.keeps`.
     ``code_roll[n, code]`` maps a dice code to the roll of ``n`` dice (as ``RandomDice``), ``roll_n``
-    and ``faces`` give each roll's size and sorted faces (0-padded)."""
+    and ``faces`` give each roll's size and sorted faces (0-padded). ``packed`` holds the keep
+    columns side by side in one int32 array for the kernels (layout: the ``T_*`` constants of
+    ``zilch_env._batched_kernels``)."""
 
     rolls: tuple[tuple[int, ...], ...]
     code_roll: np.ndarray
@@ -117,6 +121,7 @@ class BatchTables:
     kstr: np.ndarray
     m2k: np.ndarray
     best: np.ndarray
+    packed: np.ndarray
 
 
 @lru_cache(maxsize=32)
@@ -126,15 +131,16 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
     table = scoring_table(ruleset)
     all_scoring = ruleset.keep == "all_scoring"
     R = len(rolls)
-    roll_n = np.array([len(r) for r in rolls], dtype=np.int64)
-    faces = np.zeros((R, 6), dtype=np.int64)
-    nk = np.zeros(R, dtype=np.int64)
-    kmask = np.zeros((R, MAX_KEEPS), dtype=np.int64)
-    kpts = np.zeros((R, MAX_KEEPS), dtype=np.int64)
-    kn = np.zeros((R, MAX_KEEPS), dtype=np.int64)
+    # small integer types keep the tables (about 40 kB with code_roll's 650 kB) in the core's caches
+    roll_n = np.array([len(r) for r in rolls], dtype=np.int8)
+    faces = np.zeros((R, 6), dtype=np.int8)
+    nk = np.zeros(R, dtype=np.int8)
+    kmask = np.zeros((R, MAX_KEEPS), dtype=np.int8)
+    kpts = np.zeros((R, MAX_KEEPS), dtype=np.int32)
+    kn = np.zeros((R, MAX_KEEPS), dtype=np.int8)
     kstr = np.zeros((R, MAX_KEEPS), dtype=np.bool_)
-    m2k = np.full((R, 64), -1, dtype=np.int64)
-    best = np.full(R, -1, dtype=np.int64)
+    m2k = np.full((R, 64), -1, dtype=np.int8)
+    best = np.full(R, -1, dtype=np.int8)
     for r, roll in enumerate(rolls):
         faces[r, : len(roll)] = roll
         info = table.rolls[roll]
@@ -147,7 +153,15 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
             m2k[r, keep.mask] = k
             if keep == info.best:
                 best[r] = k
-    arrays = (roll_n, faces, nk, kmask, kpts, kn, kstr, m2k, best)
+    packed = np.zeros((R, K.T_WIDTH), dtype=np.int32)
+    packed[:, K.T_NK] = nk
+    packed[:, K.T_BEST] = best
+    packed[:, K.T_MASK: K.T_MASK + MAX_KEEPS] = kmask
+    packed[:, K.T_PTS: K.T_PTS + MAX_KEEPS] = kpts
+    packed[:, K.T_N: K.T_N + MAX_KEEPS] = kn
+    packed[:, K.T_STR: K.T_STR + MAX_KEEPS] = kstr
+    packed[:, K.T_M2K: K.T_M2K + 64] = m2k
+    arrays = (roll_n, faces, nk, kmask, kpts, kn, kstr, m2k, best, packed)
     for a in arrays:
         a.flags.writeable = False
     return BatchTables(rolls, code_roll, *arrays)
@@ -179,6 +193,54 @@ def _generator(x: Any) -> np.random.Generator:
     return x if isinstance(x, np.random.Generator) else np.random.default_rng(x)
 
 
+_M64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix64(z: int) -> int:
+    """The SplitMix64 output function on a Python int (as the kernels' ``_mix``)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _mix64_array(z: np.ndarray) -> np.ndarray:
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def stream_keys(seed: int | None, count: int, salt: int = 0) -> np.ndarray:
+    """``count`` SplitMix64 keys for seed ``seed`` (None: fresh entropy): key ``i`` is the
+    ``(i + 1)``-th output of SplitMix64 started from ``mix(seed + salt)``. The keyed dice of game ``b``
+    of ``BatchedGames(seed=s)`` are ``KeyedDice(stream_keys(s, G)[b])``; ``salt`` 1 gives the random
+    agents' decision streams."""
+    if seed is None:
+        base = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    else:
+        base = _mix64((int(seed) * 2 + salt) * _GOLDEN & _M64)
+    i = np.arange(1, count + 1, dtype=np.uint64)
+    return _mix64_array(np.uint64(base) + i * np.uint64(_GOLDEN))
+
+
+class KeyedDice(RandomDice):
+    """A dice source for :class:`zilch_env.GameState` that rolls the keyed dice of the batched engine:
+    code ``i`` (0, 1, ...) is the ``(i + 1)``-th SplitMix64 output from state ``key`` modulo ``6**6``
+    (a bias below 1e-14), and a roll of ``n`` dice is ``sorted_rolls_by_code()[n][code % 6**n]`` as in
+    :class:`RandomDice`. ``GameState(rs, n, dice=KeyedDice(k))`` rolls what a batched game with key
+    ``k`` rolls."""
+
+    def __init__(self, key: int):
+        self.key = int(key) & _M64
+        self.pos = 0
+        self._by_code = sorted_rolls_by_code()
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        self.pos += 1
+        code = _mix64((self.key + self.pos * _GOLDEN) & _M64) % _CODES
+        return self._by_code[n][code % _POW6[n]]
+
+
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (
         hi is not None and value > hi
@@ -199,64 +261,73 @@ class BatchedGames:
         ruleset: a :class:`Ruleset` or a preset name / TOML path.
         num_games: games in the batch (rows ``0 .. num_games - 1``).
         num_players: 1 to 6.
-        seed: the seed of everything not given explicitly: game ``b``'s dice are
-            ``numpy.random.default_rng([seed, b])`` and the random agents' decision streams come from
-            ``numpy.random.SeedSequence([seed, 1 << 32])``. ``None`` draws fresh entropy.
-        dice: instead, one dice seed per game: anything ``numpy.random.default_rng`` takes, or a
-            ``Generator`` (used, and advanced, in place). Game ``b`` then rolls exactly the dice of
-            ``GameState(ruleset, num_players, seed=dice[b])``.
+        seed: the seed of everything not given explicitly (``None``: fresh entropy). By default
+            game ``b`` rolls keyed dice, ``KeyedDice(stream_keys(seed, num_games)[b])``, drawn inside
+            the kernels at no cost; the random agents' decision streams are
+            ``stream_keys(seed, num_games * num_players, salt=1)``.
+        dice: instead, one numpy dice seed per game: anything ``numpy.random.default_rng`` takes, or
+            a ``Generator`` (used, and advanced, in place). Game ``b`` then rolls exactly the dice of
+            ``GameState(ruleset, num_players, seed=dice[b])`` (``RandomDice``). Costs a generator per
+            game and a refill from Python every few thousand rolls.
+        dice_keys: or one keyed-dice key per game (uint64), e.g. equal keys for the games of a deal
+            played in several seat orders (common random numbers).
         first: the seat that starts every game (or one per game).
-        dice_block: dice codes drawn per generator call (a power of two; ``RandomDice.BLOCK`` by
-            default). The codes of a stream do not depend on it; tests make it tiny so that the
-            refill paths run often.
+        dice_block: with ``dice``, the codes drawn per generator call (a power of two;
+            ``RandomDice.BLOCK`` by default). The codes of a stream do not depend on it; tests make it
+            tiny so that the refill paths run often.
 
     Every game starts at once (its first roll is made). A game's dice stream goes on across
-    :meth:`reset`, like a :class:`zilch_env.Match` sharing one ``RandomDice``, unless new ``dice`` are
+    :meth:`reset`, like a :class:`zilch_env.Match` sharing one ``RandomDice``, unless new dice are
     given. The state is exposed as read-only array views (:attr:`scores`, :attr:`current`, ...);
     change it only with :meth:`step` and :meth:`reset`.
     """
 
     def __init__(self, ruleset: Ruleset | str = "zonk", num_games: int = 1, num_players: int = 2,
                  seed: int | None = None, dice: Sequence[Any] | None = None, first: int | Sequence[int] = 0,
-                 *, dice_block: int = RandomDice.BLOCK):
+                 *, dice_keys: Sequence[int] | np.ndarray | None = None, dice_block: int = RandomDice.BLOCK):
         self.ruleset = rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         check_batchable(rs)
         self.num_games = G = _check_int("num_games", num_games, 1)
         self.num_players = n = _check_int("num_players", num_players, 1, MAX_PLAYERS)
+        if dice is not None and dice_keys is not None:
+            raise ValueError("give dice (numpy seeds) or dice_keys (keyed dice), not both")
         self.tables = tb = batch_tables(rs)
         self._rp = _rule_params(rs, n)
+        self.keyed = dice is None
+        self._rp[K.R_KEYED] = self.keyed
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):
             raise ValueError(f"dice_block = {dice_block!r}: a power of two")
         self._st = np.zeros((G, K.WIDTH), dtype=np.int64)
-        self._dbuf = np.zeros((G, 2 * self._block), dtype=np.uint16)
-        self._gens: list[np.random.Generator] = []
-        self._set_dice(np.arange(G), dice)
-        ss = np.random.SeedSequence(None if seed is None else [int(seed), 1 << 32])
-        self._rng = ss.generate_state(G * n, np.uint64)  # decision streams of the random agent
+        self._dbuf = np.zeros((G, 2 * self._block if not self.keyed else 1), dtype=np.uint16)
+        self._keys = np.zeros(G, dtype=np.uint64)
+        self._gens: list[np.random.Generator | None] = [None] * G
+        rows = np.arange(G)
+        if self.keyed:
+            self._set_keys(rows, stream_keys(seed, G) if dice_keys is None else dice_keys)
+        else:
+            self._set_dice(rows, dice)
+        self._rng = stream_keys(seed, G * n, salt=1)  # the random agents' decision streams
         self._illegal = np.zeros(G, dtype=np.bool_)
-        self._actions = np.zeros(G, dtype=np.int64)
         self._mask = np.zeros((G, NUM_ACTIONS), dtype=np.bool_)
-        self._kargs = (tb.code_roll, tb.nk)
+        self._kargs = (self._dbuf, self._keys, tb.code_roll, tb.packed)
         self.reset(first=first)
 
     # ------------------------------------------------------------------ dice
 
-    def _set_dice(self, rows: np.ndarray, dice: Sequence[Any] | None) -> None:
-        if dice is not None:
-            if len(dice) != len(rows):
-                raise ValueError(f"dice: {len(dice)} seeds given for {len(rows)} games; give one per game")
-            gens = [_generator(d) for d in dice]
-        elif self.seed is None:
-            gens = [np.random.default_rng(s) for s in np.random.SeedSequence().spawn(len(rows))]
-        else:
-            gens = [np.random.default_rng([int(self.seed), int(b)]) for b in rows]
-        if not self._gens:
-            self._gens = gens
-        else:
-            for b, g in zip(rows, gens):
-                self._gens[b] = g
+    def _set_keys(self, rows: np.ndarray, keys: Sequence[int] | np.ndarray) -> None:
+        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        if keys.shape != rows.shape:
+            raise ValueError(f"dice_keys: {keys.size} keys given for {rows.size} games; give one per game")
+        self._keys[rows] = keys
+        self._st[rows, K.DPOS] = 0
+
+    def _set_dice(self, rows: np.ndarray, dice: Sequence[Any]) -> None:
+        if len(dice) != len(rows):
+            raise ValueError(f"dice: {len(dice)} seeds given for {len(rows)} games; give one per game")
+        for b, d in zip(rows, dice):
+            self._gens[b] = _generator(d)
         st = self._st
         st[rows, K.DPOS] = 0
         st[rows, K.DFILL] = 0
@@ -273,31 +344,39 @@ class BatchedGames:
             st[b, K.DFILL] += block
 
     def _service(self) -> None:
-        """Top up every game that has one block of dice codes or less, and finish every roll that
-        waited for dice (rare: a step rolling thousands of times)."""
+        """Numpy dice: top up every game that has one block of dice codes or less, and finish every
+        roll that waited for dice (rare: a step rolling thousands of times). Keyed dice need nothing."""
+        if self.keyed:
+            return
         st = self._st
         while True:
             low = np.flatnonzero(st[:, K.DFILL] - st[:, K.DPOS] <= self._block)
             self._refill(low)
             if not (st[:, K.PHASE] == K.PENDING).any():
                 return
-            K.advance_pending(st, self._rp, self._dbuf, *self._kargs)
+            K.advance_pending(st, self._rp, *self._kargs)
 
     # ------------------------------------------------------------------ playing
 
     def reset(self, rows: Sequence[int] | np.ndarray | None = None, first: int | Sequence[int] = 0,
-              dice: Sequence[Any] | None = None) -> None:
+              dice: Sequence[Any] | None = None, dice_keys: Sequence[int] | np.ndarray | None = None) -> None:
         """Start new games in ``rows`` (default: all) with first seat(s) ``first``, making their first
-        rolls; ``dice`` gives them new dice seeds (one per row), else their streams go on."""
+        rolls. ``dice`` (numpy seeds) or ``dice_keys`` (keyed dice, whichever kind the batch uses)
+        give them new dice streams, one per row; else their streams go on."""
         rows = np.arange(self.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
         if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
             raise ValueError(f"rows {rows.tolist()!r}: games are rows 0 to {self.num_games - 1}")
         firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), rows.shape).copy()
         if firsts.size and (firsts.min() < 0 or firsts.max() >= self.num_players):
             raise ValueError(f"first = {first!r}: the first player is a seat from 0 to {self.num_players - 1}")
+        if (dice is not None and self.keyed) or (dice_keys is not None and not self.keyed):
+            kind = "keyed dice (dice_keys)" if self.keyed else "numpy dice (dice)"
+            raise ValueError(f"this batch rolls {kind}; reset it with the same kind of dice streams")
         if dice is not None:
             self._set_dice(rows, dice)
-        K.new_games(self._st, rows, firsts, self._rp, self._dbuf, *self._kargs)
+        if dice_keys is not None:
+            self._set_keys(rows, dice_keys)
+        K.new_games(self._st, rows, firsts, self._rp, *self._kargs)
         self._service()
 
     def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -308,9 +387,7 @@ class BatchedGames:
             raise ValueError(f"actions: expected shape ({self.num_games},), got {a.shape}")
         if a.dtype != np.int64:
             a = a.astype(np.int64)
-        tb = self.tables
-        K.step(self._st, a, self._illegal, self._rp, self._dbuf, tb.code_roll, tb.nk, tb.m2k, tb.kpts, tb.kn,
-               tb.kstr)
+        K.step(self._st, a, self._illegal, self._rp, *self._kargs)
         self._service()
         return self._illegal.copy()
 
@@ -318,8 +395,7 @@ class BatchedGames:
         """``(num_games, 136)`` bool: the legal actions of each game's player to move (none once over)."""
         if out is None:
             out = np.empty((self.num_games, NUM_ACTIONS), dtype=np.bool_)
-        tb = self.tables
-        K.legal_masks(self._st, out, self._rp, tb.nk, tb.kmask, tb.kpts, tb.kn)
+        K.legal_masks(self._st, out, self._rp, self.tables.packed)
         return out
 
     def legal_actions(self, b: int) -> list[int]:
@@ -345,20 +421,16 @@ class BatchedGames:
 
     def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray) -> np.ndarray:
         out = np.empty(self.num_games, dtype=np.int64)
-        tb = self.tables
-        K.agent_actions(self._st, out, kinds, thr, md, self._rng, self._rp, tb.best, tb.nk, tb.kmask, tb.kpts,
-                        tb.kn)
+        K.agent_actions(self._st, out, kinds, thr, md, self._rng, self._rp, self.tables.packed)
         return out
 
     def play_random(self, sweeps: int, first: int | Sequence[int] = 0) -> tuple[int, int]:
         """Benchmark loop: ``sweeps`` times, one uniformly random legal decision in every game, games
         that end starting again at once. Returns (decisions, games finished)."""
-        tb = self.tables
         firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (self.num_games,)).copy()
         decisions = finished = 0
         while sweeps > 0:
-            done, d, f = K.play_random(self._st, sweeps, self._rng, self._rp, self._dbuf, tb.code_roll, tb.nk,
-                                       tb.kmask, tb.m2k, tb.kpts, tb.kn, tb.kstr, firsts)
+            done, d, f = K.play_random(self._st, sweeps, self._rng, self._rp, *self._kargs, firsts)
             sweeps -= done
             decisions += d
             finished += f
@@ -567,9 +639,10 @@ def play_games(
     ruleset: Ruleset | str,
     agents: Sequence["str | BatchAgent | Any"],
     seat_agents: np.ndarray | Sequence[Sequence[int]],
-    dice: Sequence[Any] | None = None,
-    decisions: Sequence[Any] | None = None,
     seed: int | None = 0,
+    dice: Sequence[Any] | None = None,
+    dice_keys: Sequence[int] | np.ndarray | None = None,
+    decision_keys: np.ndarray | None = None,
     first: int | Sequence[int] = 0,
     batch: int = 1024,
     max_decisions: int = 1_000_000,
@@ -578,21 +651,25 @@ def play_games(
     """Play ``len(seat_agents)`` whole games between built-in agents, many at once.
 
     Args:
+        ruleset: a :class:`Ruleset` or a preset name / TOML path.
         agents: the entrants: specs or objects :func:`batch_agent` accepts.
         seat_agents: ``(games, players)`` ints: ``seat_agents[g][q]`` is the entrant at seat ``q`` of game ``g``.
-        dice: one dice seed per game (as :class:`BatchedGames`); game ``g`` rolls the dice of
-            ``GameState(ruleset, players, seed=dice[g])``. Default: ``default_rng([seed, g])``.
-        decisions: one seed per game for the random agents' decision streams (one stream per seat,
-            from ``SeedSequence(decisions[g])``); default from ``seed`` and the game number.
-        seed: the seed of the defaults above.
+        seed: the seed of the defaults below (``None``: fresh entropy).
+        dice: one numpy dice seed per game: game ``g`` rolls the dice of
+            ``GameState(ruleset, players, seed=dice[g])`` (slower: a generator per game).
+        dice_keys: or one keyed-dice key per game (:class:`KeyedDice`); give the games of one deal
+            the same key for common random numbers. Default: ``stream_keys(seed, games)``.
+        decision_keys: ``(games, players)`` uint64 keys of the random agents' decision streams (one per
+            seat). Default: ``stream_keys(seed, games * players, salt=1)``.
         first: the first seat of every game, or one per game.
-        batch: games stepped at once (memory: about 17 kB per game).
+        batch: games stepped at once.
         max_decisions: a game longer than this raises RuntimeError (an agent that never banks).
         progress: called with the number of games finished after each batch.
 
-    With greedy agents at every seat the results are those of playing the same games one at a time
-    with :class:`zilch_env.GreedyMover` and the same dice (tested); random agents use their own
-    decision streams, so their games are equal in distribution, not move for move.
+    The results do not depend on ``batch``. With greedy agents at every seat they are those of
+    playing the same games one at a time with :class:`zilch_env.GreedyMover` and the same dice
+    (tested); random agents use SplitMix64 decision streams, so their games are equal to
+    :class:`zilch_env.RandomMover`'s in distribution, not move for move.
     """
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     ags = [batch_agent(a) for a in agents]
@@ -603,32 +680,37 @@ def play_games(
     if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
         raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
     games, n = seats.shape
+    if dice is not None and dice_keys is not None:
+        raise ValueError("give dice (numpy seeds) or dice_keys (keyed dice), not both")
     if dice is not None and len(dice) != games:
         raise ValueError(f"dice: {len(dice)} seeds for {games} games; give one per game")
-    if decisions is not None and len(decisions) != games:
-        raise ValueError(f"decisions: {len(decisions)} seeds for {games} games; give one per game")
+    if dice is None:
+        keys = stream_keys(seed, games) if dice_keys is None else np.asarray(dice_keys, dtype=np.uint64)
+        if keys.shape != (games,):
+            raise ValueError(f"dice_keys: expected {games} keys (one per game), got shape {keys.shape}")
+    dk = (stream_keys(seed, games * n, salt=1).reshape(games, n) if decision_keys is None
+          else np.asarray(decision_keys, dtype=np.uint64))
+    if dk.shape != (games, n):
+        raise ValueError(f"decision_keys: expected shape ({games}, {n}), got {dk.shape}")
     batch = _check_int("batch", batch, 1)
     firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (games,))
     kinds = np.array([0 if a.kind == "random" else 1 for a in ags], dtype=np.int64)
     thr = np.array([a.threshold for a in ags], dtype=np.int64)
     md = np.array([a.min_dice for a in ags], dtype=np.int64)
-    base = 0 if seed is None else int(seed)
     out = {k: np.zeros((games, n), dtype=np.int64) for k in ("scores", "turns", "points", "zilches")}
     winners = np.zeros((games, n), dtype=bool)
     length = np.zeros(games, dtype=np.int64)
-    dec = np.zeros(games, dtype=np.int64)
+    decisions = np.zeros(games, dtype=np.int64)
     for g0 in range(0, games, batch):
         g1 = min(games, g0 + batch)
-        rows = range(g0, g1)
-        d = [dice[g] for g in rows] if dice is not None else [[base, g] for g in rows]
-        bg = BatchedGames(rs, g1 - g0, n, seed=base, dice=d, first=firsts[g0:g1])
-        ds = [decisions[g] for g in rows] if decisions is not None else [[base, g, 1 << 32] for g in rows]
-        bg._rng = np.concatenate([np.random.SeedSequence(x).generate_state(n, np.uint64) for x in ds])
+        if dice is not None:
+            bg = BatchedGames(rs, g1 - g0, n, dice=list(dice[g0:g1]), first=firsts[g0:g1])
+        else:
+            bg = BatchedGames(rs, g1 - g0, n, dice_keys=keys[g0:g1], first=firsts[g0:g1])
+        bg._rng = dk[g0:g1].reshape(-1).copy()
         sa = np.ascontiguousarray(seats[g0:g1])
-        tb = bg.tables
         while True:
-            stuck = K.play_agents(bg._st, sa, kinds, thr, md, bg._rng, max_decisions, bg._rp, bg._dbuf,
-                                  tb.code_roll, tb.nk, tb.best, tb.kmask, tb.m2k, tb.kpts, tb.kn, tb.kstr)
+            stuck = K.play_agents(bg._st, sa, kinds, thr, md, bg._rng, max_decisions, bg._rp, *bg._kargs)
             if stuck >= 0:
                 raise RuntimeError(f"game {g0 + stuck} did not end within {max_decisions} decisions "
                                    f"(agents {[ags[a].name for a in sa[stuck]]})")
@@ -640,8 +722,9 @@ def play_games(
         for k, v in bg.turn_stats.items():
             out[k][g0:g1] = v
         length[g0:g1] = bg.turns
-        dec[g0:g1] = bg.decisions
+        decisions[g0:g1] = bg.decisions
         if progress is not None:
             progress(g1 - g0)
     result = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
-    return BatchResults(out["scores"], winners, result, out["turns"], out["points"], out["zilches"], length, dec)
+    return BatchResults(out["scores"], winners, result, out["turns"], out["points"], out["zilches"], length,
+                        decisions)
