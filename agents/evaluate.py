@@ -12,7 +12,7 @@ Tables
 Deals, seat orders and common random numbers
     Games are grouped in *deals*. Deal ``d`` fixes the dice of every *turn slot*: the r-th roll of the
     t-th turn of the player in seat s shows the same faces in every game of the deal (:class:`DealDice`,
-    drawn from ``numpy.random.default_rng([seed, d, 0, 0])``), and one decision stream per seat,
+    drawn from ``numpy.random.default_rng([seed, d, 0, 0])``, :class:`DealCodes`), and one decision stream per seat,
     ``default_rng([seed, d, 1, seat])``, is passed to the agent sitting there. The deal is played once
     in every seat order of the table (``--orders rotations``: each agent in each seat once, N orders;
     or ``permutations``: all N! orders; for two players both are the two orders), so each agent meets,
@@ -75,7 +75,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -85,7 +85,7 @@ from zilch_env.engine import sorted_rolls_by_code
 from .stats import bradley_terry, clustered_wilson, ratio_mean
 
 __all__ = [
-    "EvalConfig", "Report", "evaluate", "seat_orders", "DealDice", "seat_rng", "turn_optimum",
+    "EvalConfig", "Report", "evaluate", "seat_orders", "DealCodes", "DealDice", "seat_rng", "turn_optimum",
     "add_arguments", "run_from_args", "main",
 ]
 
@@ -142,9 +142,51 @@ def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
     raise ValueError(f"orders = {kind!r}: choose 'rotations' or 'permutations'")
 
 
+class DealCodes:
+    """The dice of one deal as uniform codes in ``[0, 6**6)``, one per *turn slot*: seat ``s``, its
+    ``t``-th turn, the ``r``-th roll of that turn. Shared by every game of the deal.
+
+    Codes come in pages of :attr:`PAGE_TURNS` turns of every seat, drawn from one generator,
+    ``default_rng([*key, 0])``, in page order and only when a game gets that far, so a page holds the
+    same codes whichever game asks first. Rolls past :attr:`SLOT_ROLLS` in one turn come from the
+    slot's own stream, ``default_rng([*key, 9, s, t])``. A code is a raw 64-bit draw modulo ``6**6``
+    (uniform to within 3e-15).
+    """
+
+    PAGE_TURNS = 16
+    SLOT_ROLLS = 8
+
+    def __init__(self, key: Sequence[int], players: int):
+        self.key = tuple(key)
+        self.players = players
+        self._bits = np.random.default_rng([*self.key, 0]).bit_generator
+        self._pages: list[list[int]] = []
+        self._extra: dict[tuple[int, int], tuple[np.random.Generator, list[int]]] = {}
+
+    def page(self, k: int) -> list[int]:
+        """Page ``k``: turns ``k * PAGE_TURNS ..`` of every seat, ``[(s * PAGE_TURNS + t % PAGE_TURNS)
+        * SLOT_ROLLS + r]``."""
+        while len(self._pages) <= k:
+            raw = self._bits.random_raw(self.players * self.PAGE_TURNS * self.SLOT_ROLLS)
+            self._pages.append((raw % 6**6).tolist())
+        return self._pages[k]
+
+    def extra(self, seat: int, turn: int, r: int) -> int:
+        """The code of roll ``r`` (>= SLOT_ROLLS) of a long turn, from the slot's own stream."""
+        slot = (seat, turn)
+        if slot not in self._extra:
+            self._extra[slot] = (np.random.default_rng([*self.key, 9, *slot]), [])
+        rng, codes = self._extra[slot]
+        while r - self.SLOT_ROLLS >= len(codes):
+            codes += (rng.bit_generator.random_raw(64) % 6**6).tolist()
+        return codes[r - self.SLOT_ROLLS]
+
+
 class DealDice(RandomDice):
-    """The dice of one deal, attached to *turn slots*: the ``r``-th roll of the ``t``-th turn of the
-    player in seat ``s`` always shows the same faces, whoever sits there and however earlier turns went.
+    """The dice of one game of a deal: the ``r``-th roll of the ``t``-th turn of the player in seat
+    ``s`` shows the faces of the deal's code for that slot (:class:`DealCodes`), whoever sits there
+    and however earlier turns went. A roll of ``n`` dice takes the code modulo ``6**n`` and looks the
+    sorted faces up, as :class:`RandomDice` does.
 
     Why slots and not one stream: with one stream (``GameState(seed=...)``) roll number k of the game
     goes to whoever happens to roll k-th, so as soon as two agents bank at different moments the
@@ -154,59 +196,43 @@ class DealDice(RandomDice):
     agents of a pair face each other's dice turn by turn, and the correlation is negative (-0.35
     heuristic/greedy, -0.56 greedy/greedy:500, -0.73 optimal-turn/heuristic): most of the luck cancels.
 
-    Codes: ``codes[(s * SLOT_TURNS + t) * SLOT_ROLLS + r]`` is a uniform code in ``[0, 6**6)``; a roll of
-    ``n`` dice takes it modulo ``6**n`` and looks the sorted faces up, as :class:`RandomDice` does. Slots
-    beyond the block (a turn past ``SLOT_TURNS`` or a roll past ``SLOT_ROLLS``) draw from
-    ``default_rng([*key, 9, s, t])``, so they are deterministic too.
-
-    The engine asks only ``roll(n)``; the slot comes from the game the dice are bound to (``game``):
-    the seat to move and the number of turns ended so far. A copy (``GameState.clone``, an agent's
-    look-ahead) gets ordinary random dice seeded from the slot: an agent cannot peek at the deal.
+    The engine asks only ``roll(n)``; the slot comes from the game the dice are bound to (``game``,
+    set after the game is made; its first roll is seat ``first``'s first): the seat to move and the
+    number of turns ended so far. A copy (``GameState.clone``, an agent's look-ahead) gets ordinary
+    random dice seeded from the slot: an agent cannot peek at the deal.
     """
 
-    SLOT_TURNS = 64
-    SLOT_ROLLS = 16
-
-    def __init__(self, codes: Sequence[int], players: int, key: Sequence[int], first: int = 0):
+    def __init__(self, codes: DealCodes, first: int = 0):
         self.codes = codes
-        self.key = tuple(key)
         self.game: GameState | None = None
         self._by_code = sorted_rolls_by_code()
-        self._turn_of = [-1] * players
-        self._turn_of[first] = 0
-        self._seat, self._turn, self._roll, self._ended = first, 0, 0, 0
-        self._extra: dict[tuple[int, int], tuple[np.random.Generator, list[int]]] = {}
+        self._turn_of = [-1] * codes.players
+        self._ended = 0
+        self._start(first)
 
-    @classmethod
-    def draw(cls, key: Sequence[int], players: int) -> list[int]:
-        """The codes of the deal ``key`` (``(seed, deal, 0)`` in tournaments, ``(seed, game, 2)`` in
-        the solo measure): ``default_rng([*key, 0])``, one block for all seats."""
-        return np.random.default_rng([*key, 0]).integers(
-            0, 6**6, size=players * cls.SLOT_TURNS * cls.SLOT_ROLLS).tolist()
+    def _start(self, seat: int) -> None:
+        c = self.codes
+        self._turn_of[seat] += 1
+        t = self._turn_of[seat]
+        self._seat, self._turn, self._roll = seat, t, 0
+        self._page = c.page(t // c.PAGE_TURNS)
+        self._base = (seat * c.PAGE_TURNS + t % c.PAGE_TURNS) * c.SLOT_ROLLS
 
     def roll(self, n: int) -> tuple[int, ...]:
         g = self.game
         if g is not None and len(g.turns) != self._ended:  # a new turn: the slot moves on
             self._ended = len(g.turns)
-            s = self._seat = g.current
-            self._turn_of[s] += 1
-            self._turn, self._roll = self._turn_of[s], 0
-        t, r = self._turn, self._roll
+            self._start(g.current)
+        r = self._roll
         self._roll = r + 1
-        if t < self.SLOT_TURNS and r < self.SLOT_ROLLS:
-            code = self.codes[(self._seat * self.SLOT_TURNS + t) * self.SLOT_ROLLS + r]
+        if r < DealCodes.SLOT_ROLLS:
+            code = self._page[self._base + r]
         else:
-            slot = (self._seat, t)
-            if slot not in self._extra:
-                self._extra[slot] = (np.random.default_rng([*self.key, 9, *slot]), [])
-            rng, ext = self._extra[slot]
-            while r >= len(ext):  # one stream per slot, drawn 256 codes at a time
-                ext += rng.integers(0, 6**6, size=256).tolist()
-            code = ext[r]
+            code = self.codes.extra(self._seat, self._turn, r)
         return self._by_code[n][code % _POW6[n]]
 
     def __deepcopy__(self, memo: dict) -> RandomDice:
-        return RandomDice(np.random.default_rng([*self.key, 10, self._seat, self._turn, self._roll]))
+        return RandomDice(np.random.default_rng([*self.codes.key, 10, self._seat, self._turn, self._roll]))
 
 
 _POW6 = [6**n for n in range(7)]
@@ -364,14 +390,14 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
     for d in range(d0, d1):
         # Seeding a generator costs ten times more than restoring its state: seed once per deal and
         # rewind the same generators for every seat order.
-        codes = DealDice.draw((seed, d, 0), n)
+        codes = DealCodes((seed, d, 0), n)
         rngs = [seat_rng(seed, d, s) for s in range(n)]
         start = [x.bit_generator.state for x in rngs]
         for order in orders:
             for x, st in zip(rngs, start):
                 x.bit_generator.state = st
             pols = [agents[order[s]] for s in range(n)]
-            dice = DealDice(codes, n, (seed, d, 0))
+            dice = DealDice(codes)
             g = GameState(rs, n, dice=dice)
             dice.game = g
             _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
@@ -408,7 +434,7 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
     zil = np.zeros(g1 - g0, np.int32)
     for k, gi in enumerate(range(g0, g1)):
         # The same dice in every turn slot for every agent.
-        dice = DealDice(DealDice.draw((seed, gi, 2), 1), 1, (seed, gi, 2))
+        dice = DealDice(DealCodes((seed, gi, 2), 1))
         g = GameState(rs, 1, dice=dice)
         dice.game = g
         _play(g, [pol], [solo_rng(seed, gi)], lambda: ([label], f"solo game {gi} (seed {seed})"),

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from agents.base import agent_names, make_agent  # noqa: E402
-from agents.evaluate import DealDice, _Context, _play_table_chunk, evaluate, seat_orders, seat_rng  # noqa: E402
+from agents.evaluate import DealCodes, DealDice, _Context, _play_table_chunk, evaluate, seat_orders, seat_rng  # noqa: E402
 from zilch_env import GameState, GreedyMover, RandomMover, load_ruleset  # noqa: E402
 
 def resolve(spec: str, rs):
@@ -94,11 +94,11 @@ def breakdown(rs, agents, deals: int) -> dict[str, float]:
     # Record every game's actions, then replay them through the engine alone.
     records = []
     for d in range(deals):
-        codes = DealDice.draw((0, d, 0), 2)
+        codes = DealCodes((0, d, 0), 2)
         for order in orders:
             rngs = [seat_rng(0, d, s) for s in range(2)]
             pols = [ctx.agents[order[s]].agent for s in range(2)]
-            dice = DealDice(codes, 2, (0, d, 0))
+            dice = DealDice(codes)
             g = GameState(rs, 2, dice=dice)
             dice.game = g
             while g.winners is None:
@@ -107,9 +107,9 @@ def breakdown(rs, agents, deals: int) -> dict[str, float]:
     t = time.perf_counter()
     k = 0
     for d in range(deals):
-        codes = DealDice.draw((0, d, 0), 2)
+        codes = DealCodes((0, d, 0), 2)
         for _ in orders:
-            dice = DealDice(codes, 2, (0, d, 0))
+            dice = DealDice(codes)
             g = GameState(rs, 2, dice=dice)
             dice.game = g
             for a in records[k]:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents import stats
-from agents.evaluate import DealDice, _merge_solo, evaluate, main, seat_orders, seat_rng
+from agents.evaluate import DealCodes, DealDice, _merge_solo, evaluate, main, seat_orders, seat_rng
 from zilch_env import GreedyMover, RandomDice, RandomMover
 
 
@@ -150,10 +150,11 @@ class _Table:
 def test_deal_dice_are_attached_to_turn_slots():
     from zilch_env.engine import sorted_rolls_by_code
 
-    codes = DealDice.draw((7, 3, 0), 2)
-    assert codes == DealDice.draw((7, 3, 0), 2) != DealDice.draw((7, 4, 0), 2)
-    face = lambda s, t, r, n: sorted_rolls_by_code()[n][codes[(s * 64 + t) * 16 + r] % 6**n]  # noqa: E731
-    dice, table = DealDice(codes, 2, (7, 3, 0)), _Table()
+    codes = DealCodes((7, 3, 0), 2)
+    assert codes.page(0) == DealCodes((7, 3, 0), 2).page(0) != DealCodes((7, 4, 0), 2).page(0)
+    P, R = DealCodes.PAGE_TURNS, DealCodes.SLOT_ROLLS
+    face = lambda s, t, r, n: sorted_rolls_by_code()[n][codes.page(t // P)[(s * P + t % P) * R + r] % 6**n]  # noqa: E731
+    dice, table = DealDice(codes), _Table()
     dice.game = table
     assert dice.roll(6) == face(0, 0, 0, 6) and dice.roll(4) == face(0, 0, 1, 4)
     table.turns.append({}); table.current = 1  # seat 0's turn ends; seat 1 plays its first turn
@@ -161,22 +162,24 @@ def test_deal_dice_are_attached_to_turn_slots():
     table.turns.append({}); table.current = 0
     assert dice.roll(5) == face(0, 1, 0, 5)
     # The same slot shows the same faces however many dice are rolled and whatever came before.
-    other, table2 = DealDice(codes, 2, (7, 3, 0)), _Table()
+    other, table2 = DealDice(codes), _Table()
     other.game = table2
     other.roll(6)
     table2.turns.append({}); table2.current = 1
     assert other.roll(3) == face(1, 0, 0, 3)
 
 
-def test_deal_dice_beyond_the_block_and_copies():
-    a, b = (DealDice(DealDice.draw((1, 0, 0), 1), 1, (1, 0, 0)) for _ in range(2))
-    for d in (a, b):
-        d.game = _Table()
-        d._turn = 70  # a turn past the block: its own seeded stream
-    assert [a.roll(6) for _ in range(300)] == [b.roll(6) for _ in range(300)]
+def test_deal_dice_pages_and_long_turns_do_not_depend_on_who_asks_first():
+    a, b = DealCodes((1, 0, 0), 2), DealCodes((1, 0, 0), 2)
+    assert a.page(3) == [b.page(k) for k in range(4)][3]  # pages are drawn in order
+    assert [a.extra(1, 5, r) for r in range(8, 200)] == [b.extra(1, 5, r) for r in range(8, 200)]
+    dice = DealDice(a)
+    dice.game = _Table()
+    rolls = [dice.roll(6) for _ in range(30)]  # one turn of 30 rolls: past SLOT_ROLLS
+    assert len(rolls) == 30 and all(len(r) == 6 for r in rolls)
     import copy
 
-    assert type(copy.deepcopy(a)) is RandomDice  # a clone gets fresh dice, not the deal's
+    assert type(copy.deepcopy(dice)) is RandomDice  # a clone gets fresh dice, not the deal's
 
 
 def test_seat_rngs():
