@@ -37,7 +37,7 @@ Outputs
     ``train_command.txt``; at the end ``policy.onnx`` + ``policy.json`` (the exported CPU opponent,
     ``agents.export``) and ``eval.md`` / ``eval.json`` (the final evaluation).
 
-Ctrl-C saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the model, the
+Ctrl-C (or SIGTERM) saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the model, the
 optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard run.
 """
 
@@ -49,6 +49,7 @@ import json
 import os
 import random
 import shlex
+import signal
 import sys
 import time
 from collections import deque
@@ -230,6 +231,11 @@ def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any
 # Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
 
 
+def rate(x: Any) -> float:
+    """A rate from the evaluation report: a number, or a dict with its interval (``{"rate": ...}``)."""
+    return float(x["rate"]) if isinstance(x, dict) else float(x)
+
+
 def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
     """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
     what "best" maximises: the score share (wins + half draws) or the points per turn."""
@@ -242,7 +248,7 @@ def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str,
         rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
                        games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
         row = rep.data["tables"][0]["results"][0]
-        return {"metric": row["score_share"], "win": row["win"]["rate"], "draw": row["draw"]["rate"],
+        return {"metric": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
                 "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
                 "opponent": args.eval_opponent}
     rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
@@ -467,17 +473,29 @@ def main(argv: list[str] | None = None) -> int:
           + (f", opponents {', '.join(specs)}" if specs else "")
           + f"; {args.timesteps:,} timesteps ({done:,} done); TensorBoard {state['run_dir']}; "
             f"checkpoints {out}", flush=True)
+    # Ctrl-C (SIGINT) and kill (SIGTERM) both raise KeyboardInterrupt here, so both save first; the
+    # handler is set explicitly because a shell starts background jobs with SIGINT ignored.
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, interrupt)
+    signal.signal(signal.SIGTERM, interrupt)
+    t_learn = time.perf_counter()
+    seconds0 = state.get("seconds", 0.0)
     try:
         if done < args.timesteps:
             model.learn(total_timesteps=args.timesteps - done, callback=callback,
                         reset_num_timesteps=not args.resume)
     except KeyboardInterrupt:
         callback._on_training_end()
+        state["seconds"] = seconds0 + time.perf_counter() - t_learn
         save_checkpoint(model, latest, pool, state)
         again = command if args.resume else f"{command} --resume"
         print(f"\ninterrupted at {model.num_timesteps:,} timesteps: saved {latest}; continue with\n  {again}",
               flush=True)
         return 130
+    state["seconds"] = seconds0 + time.perf_counter() - t_learn
+    state["timesteps"] = int(model.num_timesteps)
     save_checkpoint(model, latest, pool, state)
     if state.get("best") is None:
         save_checkpoint(model, out / "best", None, state)
@@ -489,8 +507,8 @@ def main(argv: list[str] | None = None) -> int:
 
         onnx_path = export(out / "best" / "model.zip", out / "policy.onnx")
         print(f"exported {onnx_path} (+ {onnx_path.with_suffix('.json').name})", flush=True)
-    if args.final_games > 0:
-        final_evaluation(args, rs, players, out)
+    summary = final_evaluation(args, rs, players, out) if args.final_games > 0 else None
+    write_readme(out, rs, state, summary)
     return 0
 
 
@@ -504,7 +522,7 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
     from agents.evaluate import evaluate
 
     console = Console(width=None if sys.stdout.isatty() else 140)
-    me = f"ppo:{out}"
+    me = f"ppo:{shown(out)}"
     seed = args.seed + 20_000
     summary: dict[str, Any] = {"agent": me, "seed": seed, "games_per_table": args.final_games,
                                "players": players, "vs": {}, "skipped": {}}
@@ -522,7 +540,8 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
                        players=table, solo_turns=0, progress=args.progress)
         rep.print(console)
         row = rep.data["tables"][0]["results"][0]
-        summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"], "score_share": row["score_share"],
+        summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"],
+                               "score_share": rate(row["score_share"]),
                                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"]}
         md.append(rep.markdown())
     if args.final_solo_turns:
@@ -540,6 +559,50 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
 
         update_metadata(out / "policy.json", evaluation=summary)
     return summary
+
+
+def shown(path: Path) -> str:
+    """A path as a command line would give it: relative to the current directory when inside it."""
+    rel = os.path.relpath(path)
+    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+
+
+def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[str, Any] | None) -> None:
+    """``README.md`` of the checkpoint: the commands that reproduce it, the files, the evaluations."""
+    best = state.get("best") or {}
+    lines = [f"# {out.name}: PPO agent for `{rs.name}` (objective {state['objective']}, "
+             f"{state['players']} player{'s' * (state['players'] > 1)})", "",
+             "Reproduce (from the repository root; a list means a run resumed with the later commands):", "",
+             "```sh", *state["commands"], "```", "",
+             f"Trained {state.get('timesteps', 0):,} timesteps in {state.get('seconds', 0) / 60:.1f} minutes of "
+             f"training{' against ' + ', '.join(state['opponents']) if state['opponents'] else ''}; "
+             f"TensorBoard run `{state['run_dir']}`.", "",
+             "Files: `policy.onnx` + `policy.json` (the exported CPU opponent, agent spec "
+             f"`ppo:{shown(out)}`), `best/model.zip` + `best/train.json` (the SB3 checkpoint with the "
+             "best periodic evaluation), `eval.md` / `eval.json` (the final evaluation).", ""]
+    if best:
+        what = (f"score share {best['metric']:.3f} against `{best.get('opponent')}` in {best.get('games')} games"
+                if state["objective"] == "win" else f"{best['metric']:.1f} points per turn alone")
+        lines += [f"Best periodic evaluation at {best['timesteps']:,} timesteps: {what}.", ""]
+    if summary:
+        lines += [f"Final evaluation (`agents.evaluate`, seat-balanced, common random numbers, seed "
+                  f"{summary['seed']}, {summary['games_per_table']} games per opponent):", "",
+                  "| opponent | win % [95% CI] | draw % | score share | pts/turn |", "|---|---|---|---|---|"]
+        for opp, r in summary["vs"].items():
+            w = r["win"]
+            lines.append(f"| `{opp}` | {100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}] | "
+                         f"{100 * r['draw']:.1f} | {r['score_share']:.3f} | {r['points_per_turn']:.0f} |")
+        for opp, why in summary["skipped"].items():
+            lines.append(f"| `{opp}` | not played: {why} | | | |")
+        solo = summary.get("solo") or {}
+        if solo.get("points_per_turn"):
+            p = solo["points_per_turn"]
+            ratio = solo.get("of_optimum")
+            lines += ["", f"Alone: {p['mean']:.1f} points per turn [{p['low']:.1f}, {p['high']:.1f}] over "
+                          f"{p['turns']:,} turns from the board"
+                      + (f", {100 * ratio['mean']:.1f}% [{100 * ratio['low']:.1f}, {100 * ratio['high']:.1f}] of the "
+                         f"exact turn optimum {solo['optimum']:.1f}" if ratio else "") + "."]
+    (out / "README.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":
