@@ -21,7 +21,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/zilch simulate --ruleset zonk --players 3 --seed 1
+	$(BIN)/python train/ppo.py --ruleset zonk --timesteps 150000 --eval-every 50000 --eval-games 200 \
+		--final-games 400 --final-solo-turns 4000 --final-opponents random,greedy,heuristic,optimal-turn \
+		--out runs/make-run/zonk
 
 # The browser tests drive Debian's chromium (never `playwright install`): apt installs it when missing.
 CHROMIUM := /usr/bin/chromium
