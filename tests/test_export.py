@@ -33,7 +33,7 @@ def trained(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("export")
     argv = ["--ruleset", "zonk", "--timesteps", "1024", "--n-envs", "2", "--n-steps", "128",
             "--batch-size", "64", "--n-epochs", "2", "--net-arch", "32,32", "--eval-every", "1024",
-            "--eval-games", "2", "--final-games", "0", "--no-export", "--no-progress", "--opponents", "greedy",
+            "--eval-games", "2", "--final-games", "0", "--final-solo-turns", "0", "--no-export", "--no-progress", "--opponents", "greedy",
             "--out", str(tmp / "ck"), "--runs", str(tmp / "runs"), "--seed", "3"]
     assert ppo.main(argv) == 0
     return tmp / "ck"

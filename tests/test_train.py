@@ -26,7 +26,7 @@ def tiny(tmp: Path, *extra: str, timesteps: int = 256, seed: int = 0) -> list[st
     """A run of a few hundred steps: 2 envs x 64 steps per rollout, evaluations of 4 games."""
     return ["--ruleset", "zonk", "--timesteps", str(timesteps), "--n-envs", "2", "--n-steps", "64",
             "--batch-size", "64", "--n-epochs", "2", "--net-arch", "16,16", "--eval-every", "128",
-            "--eval-games", "4", "--final-games", "0", "--no-export", "--no-progress",
+            "--eval-games", "4", "--final-games", "0", "--final-solo-turns", "0", "--no-export", "--no-progress",
             "--opponents", "greedy,self", "--selfplay-every", "128", "--seed", str(seed),
             "--out", str(tmp / "ck"), "--runs", str(tmp / "runs"), "--run-name", "t", *extra]
 

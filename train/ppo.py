@@ -122,8 +122,8 @@ class Args:
     eval_opponent: str = arg("heuristic", "win objective: the periodic evaluation's opponent")
     eval_games: int = arg(400, "win objective: seat-balanced games per periodic evaluation")
     eval_solo_turns: int = arg(4000, "score objective: on-board turns per periodic evaluation")
-    final_games: int = arg(2000, "games per opponent in the final evaluation; 0 = no final evaluation")
-    final_solo_turns: int = arg(20000, "on-board turns of the final solo measure (points per turn)")
+    final_games: int = arg(2000, "games per opponent in the final evaluation; 0 = no games")
+    final_solo_turns: int = arg(20000, "on-board turns of the final solo measure (points per turn); 0 = none")
     final_opponents: str = arg("random,greedy,greedy-cautious,greedy-bold,greedy-table,heuristic,"
                                "optimal-turn,optimal-win",
                                "final evaluation opponents (those the ruleset or install lacks are "
@@ -133,6 +133,8 @@ class Args:
     out: str = arg("", "checkpoint directory; default checkpoints/<ruleset>[-score]")
     runs: str = arg("runs", "TensorBoard root: logs go to <runs>/<ruleset>/<run>")
     run_name: str = arg("", "TensorBoard run name; default <objective>-s<seed>-<date-time>")
+    init: str = arg("", "start the actor from another checkpoint's (a .zip or a checkpoint directory, e.g. "
+                        "the score agent's); the value network starts fresh")
     resume: bool = arg(False, "continue from <out>/latest: model, optimizer, timesteps, pool, run")
     progress: bool = arg(True, "show the progress bar")
 
@@ -264,6 +266,26 @@ def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str,
 
 # --------------------------------------------------------------------------------------------
 # Checkpoints
+
+
+def init_actor(model: Any, checkpoint: str) -> None:
+    """Copy the actor (``mlp_extractor.policy_net`` and ``action_net``) of another checkpoint into
+    ``model``. The value network is not copied: another objective's values are on another scale (the
+    points of many turns against a win of +-1), and their large errors would dominate the shared
+    gradient clipping. Same ``--net-arch`` required."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.export import resolve_checkpoint
+
+    src = MaskablePPO.load(resolve_checkpoint(checkpoint), device="cpu").policy.state_dict()
+    keys = [k for k in src if k.startswith(("mlp_extractor.policy_net.", "action_net."))]
+    dst = model.policy.state_dict()
+    bad = [k for k in keys if k not in dst or dst[k].shape != src[k].shape]
+    if bad:
+        raise SystemExit(f"--init {checkpoint}: its actor does not fit this network ({bad[0]}); give the same "
+                         "--net-arch as the run that made it")
+    model.policy.load_state_dict({k: src[k] for k in keys}, strict=False)
+
 
 
 def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
@@ -464,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
             vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
             policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=args.seed, device="cpu")
         done = 0
+        if args.init:
+            init_actor(model, args.init)
         if pool is not None:
             pool.add(PolicySnapshot.from_policy(model.policy), 0)
     model.set_logger(configure(state["run_dir"], ["tensorboard"]))
@@ -507,7 +531,8 @@ def main(argv: list[str] | None = None) -> int:
 
         onnx_path = export(out / "best" / "model.zip", out / "policy.onnx")
         print(f"exported {onnx_path} (+ {onnx_path.with_suffix('.json').name})", flush=True)
-    summary = final_evaluation(args, rs, players, out) if args.final_games > 0 else None
+    summary = (final_evaluation(args, rs, players, out)
+               if args.final_games > 0 or args.final_solo_turns > 0 else None)
     write_readme(out, rs, state, summary)
     return 0
 
@@ -527,7 +552,7 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
     summary: dict[str, Any] = {"agent": me, "seed": seed, "games_per_table": args.final_games,
                                "players": players, "vs": {}, "skipped": {}}
     md = [f"# {rs.name}: final evaluation of `{me}`", ""]
-    for spec in [s.strip() for s in args.final_opponents.split(",") if s.strip()]:
+    for spec in [s.strip() for s in args.final_opponents.split(",") if s.strip()] * (args.final_games > 0):
         try:
             make_agent(spec, rs)
         except Exception as e:  # an agent the ruleset or the install does not have

@@ -1,0 +1,79 @@
+"""The quality table of the trained agents, from their final evaluations (``checkpoints/*/eval.json``).
+
+    python train/quality.py [--checkpoints checkpoints] [--write checkpoints/README.md]
+
+One row per preset: the score agent's (``checkpoints/<preset>-score``) mean points per turn alone as a
+share of the exact turn optimum, and the win agent's (``checkpoints/<preset>``) win rate in
+seat-balanced two-player games against each opponent of its final evaluation, with 95% intervals.
+Every number is read from the ``eval.json`` that ``train/ppo.py`` wrote after training; nothing here
+plays a game. A cell is "-" where that evaluation was not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+PRESETS = ["zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k"]
+OPPONENTS = ["random", "greedy", "greedy-cautious", "greedy-bold", "greedy-table", "heuristic", "optimal-turn",
+             "optimal-win"]
+
+
+def _load(path: Path) -> dict | None:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _ratio(ev: dict | None) -> str:
+    solo = (ev or {}).get("solo") or {}
+    r = solo.get("of_optimum")
+    if not r:
+        return "-"
+    return f"{100 * r['mean']:.1f}% [{100 * r['low']:.1f}, {100 * r['high']:.1f}]"
+
+
+def _win(ev: dict | None, opp: str) -> str:
+    r = ((ev or {}).get("vs") or {}).get(opp)
+    if not r:
+        return "-"
+    w = r["win"]
+    return f"{100 * w['rate']:.1f} [{100 * w['low']:.0f}, {100 * w['high']:.0f}]"
+
+
+def table(root: Path) -> str:
+    lines = ["| preset | score agent: pts/turn of optimum | win agent alone: of optimum | "
+             + " | ".join(f"win % vs `{o}`" for o in OPPONENTS) + " | games/table | timesteps |",
+             "|---" * (5 + len(OPPONENTS)) + "|"]
+    for p in PRESETS:
+        win, score = _load(root / p / "eval.json"), _load(root / f"{p}-score" / "eval.json")
+        meta = _load(root / p / "policy.json") or {}
+        steps = (meta.get("training") or {}).get("timesteps")
+        lines.append(f"| `{p}` | {_ratio(score)} | {_ratio(win)} | "
+                     + " | ".join(_win(win, o) for o in OPPONENTS)
+                     + f" | {(win or {}).get('games_per_table', '-')} | {f'{steps:,}' if steps else '-'} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoints", default="checkpoints", help="the checkpoint root (default checkpoints)")
+    ap.add_argument("--write", default=None, help="replace the table between the markers in this Markdown file")
+    args = ap.parse_args()
+    text = table(Path(args.checkpoints))
+    if args.write:
+        path = Path(args.write)
+        doc = path.read_text() if path.exists() else ""
+        start, end = "<!-- quality table: train/quality.py -->", "<!-- end of quality table -->"
+        block = f"{start}\n{text}\n{end}"
+        if start in doc and end in doc:
+            doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end):]
+        else:
+            doc = doc + ("\n" if doc else "") + block + "\n"
+        path.write_text(doc)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
