@@ -100,15 +100,23 @@ def differential(ruleset, players: int, games: int, seed: int, keyed: bool = Fal
     while live.size:
         bg.legal_masks(masks)
         u = choices.random(games)
+        rows: list[int] = []
+        cols: list[int] = []
         for g in live:
             s = singles[g]
             legal = s.legal_actions()
-            if np.flatnonzero(masks[g]).tolist() != legal:
-                pytest.fail(f"{where}: game {g} legal actions differ: single {legal}, batched "
-                            f"{np.flatnonzero(masks[g]).tolist()}\nsingle: {s.snapshot()}")
+            rows += [g] * len(legal)
+            cols += legal
             actions[g] = legal[int(u[g] * len(legal))]
-            s.apply(int(actions[g]))
-            steps += 1
+        want = np.zeros((games, NUM_ACTIONS), bool)
+        want[rows, cols] = True
+        if not np.array_equal(want[live], masks[live]):
+            g = int(live[np.flatnonzero((want[live] != masks[live]).any(axis=1))[0]])
+            pytest.fail(f"{where}: game {g} legal actions differ: single {singles[g].legal_actions()}, "
+                        f"batched {np.flatnonzero(masks[g]).tolist()}\nsingle: {singles[g].snapshot()}")
+        for g in live:
+            singles[g].apply(int(actions[g]))
+        steps += len(live)
         illegal = bg.step(actions)
         assert not illegal.any(), f"{where}: a legal action was refused"
         _compare(singles, bg, live, f"{where}, step {steps}")
@@ -361,3 +369,196 @@ def test_dice_kinds_cannot_be_mixed():
         bg.reset(dice=[1, 2])
     with pytest.raises(ValueError, match="one per game"):
         BatchedGames("zonk", 2, 2, dice_keys=[1])
+
+
+def test_keyed_dice_copies_roll_the_same():
+    g = GameState("zonk", 2, dice=KeyedDice(123))
+    c = g.clone()
+    for _ in range(5):
+        a = g.legal_actions()[0]
+        g.apply(a)
+        c.apply(a)
+        assert g.roll == c.roll
+
+
+# --------------------------------------------------------------------------------------------
+# Observations and the VecEnv
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_observations_equal_observe(preset):
+    """The batched observation of every seat equals zilch_env.observe of the same single-engine
+    state, bit for bit, after every step of random games."""
+    from zilch_env import observe
+
+    for players, overrides in ((2, {}), (3, {"variants.overcoming": True, "tie": "tiebreak"})):
+        rs = load_ruleset(preset, overrides)
+        keys = stream_keys(players, 40)
+        bg = BatchedGames(rs, 40, players, dice_keys=keys)
+        singles = [GameState(rs, players, dice=KeyedDice(k)) for k in keys]
+        rng = np.random.default_rng(0)
+        while True:
+            for seat in range(players):
+                got = bg.observe(seat)
+                for g, s in enumerate(singles):
+                    want = observe(s, seat)
+                    if not np.array_equal(got[g], want):
+                        bad = np.flatnonzero(got[g] != want)
+                        pytest.fail(f"{preset}: game {g} seat {seat}: observation differs at {bad.tolist()}: "
+                                    f"batched {got[g][bad].tolist()}, observe {want[bad].tolist()}")
+            if bg.done.all():
+                break
+            actions = np.zeros(40, np.int64)
+            for g, s in enumerate(singles):
+                if not s.done:
+                    legal = s.legal_actions()
+                    actions[g] = legal[int(rng.integers(len(legal)))]
+                    s.apply(int(actions[g]))
+            bg.step(actions)
+
+
+class _FirstLegal:
+    """An opponent for Zilch-v0 that plays the lowest legal action (the batch policy below does the same)."""
+
+    name = "first-legal"
+
+    def act(self, state, legal, rng):
+        return legal[0]
+
+
+def _first_legal_batch(obs, masks):
+    return masks.argmax(axis=1)
+
+
+def _mirror_run(rs, players, n_envs, steps, seed, reward="win", turns=None, opponent="greedy", illegal_every=0):
+    """Run BatchedZilchVecEnv beside one real Zilch-v0 per env that rolls the same keyed dice, sits in
+    the same seat and meets the same opponents; compare every observation, mask, reward, done and info."""
+    from zilch_env.env import ZilchEnv
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    batched_opponent = _first_legal_batch if opponent == "first" else opponent
+    venv = BatchedZilchVecEnv(rs, n_envs, players, seed=seed, opponent=batched_opponent, reward=reward,
+                              turns=turns)
+    opp = {"greedy": GreedyMover(), "greedy:500": GreedyMover(500), "first": _FirstLegal()}
+    envs = [ZilchEnv(rs, players, opponents=opp[opponent], reward=reward, turns=turns) for _ in range(n_envs)]
+    for env, key in zip(envs, stream_keys(seed, n_envs)):
+        env._dice = KeyedDice(key)  # the VecEnv's dice of this env, going on across episodes
+    obs = venv.reset()
+
+    def start(i):
+        envs[i].fixed_seat = int(venv.seats[i])
+        o, _ = envs[i].reset()
+        return o
+
+    for i in range(n_envs):
+        assert np.array_equal(start(i), obs[i]), f"env {i}: first observation"
+    rng = np.random.default_rng(seed)
+    episodes = 0
+    for t in range(steps):
+        masks = venv.action_masks()
+        actions = np.zeros(n_envs, np.int64)
+        for i in range(n_envs):
+            assert np.array_equal(masks[i], envs[i].action_masks()), f"step {t} env {i}: mask"
+            legal = np.flatnonzero(masks[i])
+            actions[i] = legal[int(rng.integers(len(legal)))]
+        if illegal_every and t % illegal_every == 0:
+            actions[t % n_envs] = 0  # keeps nothing: always illegal
+        obs, rewards, dones, infos = venv.step(actions)
+        for i in range(n_envs):
+            o, r, term, trunc, info = envs[i].step(actions[i])
+            where = f"step {t} env {i}"
+            assert np.isclose(rewards[i], r), f"{where}: reward {rewards[i]} vs {r}"
+            assert dones[i] == (term or trunc), where
+            assert infos[i].get("turn_points", 0) == info["turn_points"], where
+            if dones[i]:
+                episodes += 1
+                got = infos[i]
+                assert np.array_equal(got["terminal_observation"], o), f"{where}: terminal observation"
+                assert got["TimeLimit.truncated"] == (trunc and not term), where
+                assert got["seat"] == info["seat"] and got["agent_turns"] == info["agent_turns"], where
+                assert got["illegal_action"] == info["illegal_action"], where
+                for k in ("winners", "final_scores", "is_success"):
+                    assert got.get(k) == info.get(k), f"{where}: {k}"
+                assert np.array_equal(start(i), obs[i]), f"{where}: observation after the reset"
+            else:
+                assert np.array_equal(obs[i], o), f"{where}: observation"
+    return episodes
+
+
+@pytest.mark.parametrize("preset,players", [("zonk", 2), ("zilch", 3), ("zilch15k", 2), ("farkle", 4)])
+def test_vec_env_equals_zilch_v0(preset, players):
+    assert _mirror_run(load_ruleset(preset), players, 8, 600, seed=players) > 10
+
+
+def test_vec_env_score_reward_truncation_and_illegal_actions():
+    rs = load_ruleset("farkle")
+    assert _mirror_run(rs, 1, 6, 400, seed=2, reward="score", turns=5, illegal_every=37) > 20
+    assert _mirror_run(rs, 2, 6, 300, seed=3, reward="score", turns=4, opponent="greedy:500") > 10
+
+
+def test_vec_env_batch_policy_opponent():
+    assert _mirror_run(load_ruleset("zonk"), 3, 6, 300, seed=4, opponent="first") > 5
+
+
+def test_vec_env_random_opponents_and_sb3_api():
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    venv = BatchedZilchVecEnv("zonk", 16, 3, seed=5, opponent=["random", "greedy"])
+    assert is_masking_supported(venv)
+    mon = VecMonitor(venv)
+    obs = mon.reset()
+    assert obs.shape == (16, venv.observation_space.shape[0]) and venv.observation_space.contains(obs[0])
+    rng = np.random.default_rng(0)
+    results = {"random": [], "greedy": []}
+    for _ in range(3000):
+        masks = get_action_masks(mon)
+        assert masks.shape == (16, NUM_ACTIONS) and masks.any(axis=1).all()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = mon.step(actions)
+        for i in np.flatnonzero(dones):
+            assert "episode" in infos[i] and rewards[i] in (-1.0, 0.0, 1.0)
+            results["random" if i % 2 == 0 else "greedy"].append(rewards[i])
+    # a random agent beats random opponents far more often than greedy ones
+    assert np.mean(np.array(results["random"]) == 1) > np.mean(np.array(results["greedy"]) == 1) + 0.1
+    # seeding: the same seed gives the same episodes
+    a, b = BatchedZilchVecEnv("zonk", 4, 2, seed=9), BatchedZilchVecEnv("zonk", 4, 2, seed=1)
+    b.seed(9)
+    oa, ob = a.reset(), b.reset()
+    assert np.array_equal(oa, ob)
+    for _ in range(50):
+        acts = a.action_masks().argmax(axis=1)
+        ra, rb = a.step(acts), b.step(acts)
+        assert np.array_equal(ra[0], rb[0]) and np.array_equal(ra[1], rb[1])
+    assert venv.get_attr("seat") == venv.seats.tolist()
+    assert len(venv.env_method("action_masks", indices=[0, 2])) == 2
+    with pytest.raises(AttributeError, match="action_masks"):
+        venv.env_method("render")
+
+
+def test_vec_env_bad_arguments():
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    with pytest.raises(ValueError, match="opponent 'heuristic'"):
+        BatchedZilchVecEnv("zonk", 2, 2, opponent="heuristic")
+    with pytest.raises(ValueError, match="reward = 'points'"):
+        BatchedZilchVecEnv("zonk", 2, 2, reward="points")
+    with pytest.raises(UnsupportedRulesError, match="piggyback"):
+        BatchedZilchVecEnv("zonk", 2, 2, overrides={"variants.piggyback": True})
+    venv = BatchedZilchVecEnv("zonk", 2, 2, seed=0, illegal_action="raise")
+    venv.reset()
+    with pytest.raises(Exception, match="env 0: action 0 is not legal"):
+        venv.step(np.array([0, int(venv.action_masks()[1].argmax())]))
+
+
+def test_maskable_ppo_learns_on_the_batched_vec_env():
+    from sb3_contrib import MaskablePPO
+
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    venv = BatchedZilchVecEnv("zilch5k", 16, 2, seed=0)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=256, n_epochs=1, seed=0, device="cpu")
+    model.learn(1024)
+    assert model.num_timesteps >= 1024

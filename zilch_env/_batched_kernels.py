@@ -395,6 +395,46 @@ def step(st, actions, illegal, rp, dbuf, keys, code_roll, tab):
 
 
 @njit(cache=True)
+def step_rows(st, rows, actions, illegal, rp, dbuf, keys, code_roll, tab):
+    """:func:`step` for the games ``rows`` only: ``actions[i]`` goes to game ``rows[i]``."""
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        illegal[i] = False
+        if st[b, PHASE] != KEEP:
+            continue
+        a = actions[i]
+        if not _legal(st, b, a, rp, tab):
+            illegal[i] = True
+            continue
+        _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
+
+
+@njit(cache=True)
+def play_opponents(st, seats, kinds, thresholds, min_dice, rng, rp, dbuf, keys, code_roll, tab):
+    """Play the other seats of every game until its agent (seat ``seats[b]``) is to decide, the game
+    is over, or the seat to move is played from Python (kind 2). ``kinds[b, k]`` (0 random, 1 greedy,
+    2 outside) plays the seat ``k`` places after the agent's; random decisions come from stream
+    ``rng[b * players + seat]``. Returns the number of games waiting for an outside move."""
+    n = rp[R_PLAYERS]
+    waiting = 0
+    for b in range(st.shape[0]):
+        seat = seats[b]
+        while st[b, PHASE] == KEEP and st[b, CUR] != seat:
+            p = st[b, CUR]
+            k = (p - seat + n) % n
+            kind = kinds[b, k]
+            if kind == 2:
+                waiting += 1
+                break
+            if kind == 0:
+                a = _random_action(st, b, rp, rng, b * n + p, tab)
+            else:
+                a = _greedy_action(st, b, rp, tab, thresholds[b, k], min_dice[b, k])
+            _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
+    return waiting
+
+
+@njit(cache=True)
 def legal_masks(st, out, rp, tab):
     """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
     out[:, :] = False

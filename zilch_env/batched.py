@@ -223,7 +223,7 @@ def stream_keys(seed: int | None, count: int, salt: int = 0) -> np.ndarray:
     return _mix64_array(np.uint64(base) + i * np.uint64(_GOLDEN))
 
 
-class KeyedDice(RandomDice):
+class KeyedDice:
     """A dice source for :class:`zilch_env.GameState` that rolls the keyed dice of the batched engine:
     code ``i`` (0, 1, ...) is the ``(i + 1)``-th SplitMix64 output from state ``key`` modulo ``6**6``
     (a bias below 1e-14), and a roll of ``n`` dice is ``sorted_rolls_by_code()[n][code % 6**n]`` as in
@@ -240,6 +240,12 @@ class KeyedDice(RandomDice):
         code = _mix64((self.key + self.pos * _GOLDEN) & _M64) % _CODES
         return self._by_code[n][code % _POW6[n]]
 
+    def __deepcopy__(self, memo: dict) -> "KeyedDice":
+        """A copy that rolls the same dice from here on (the code table is shared)."""
+        new = KeyedDice(self.key)
+        new.pos = self.pos
+        return new
+
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (
@@ -248,6 +254,43 @@ def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
         allowed = f"a whole number from {lo} to {hi}" if hi is not None else f"a whole number, {lo} or more"
         raise ValueError(f"{name} = {value!r}: {allowed}")
     return int(value)
+
+
+class _ObsEncoder:
+    """What the observation kernel needs besides the state: the field offsets of
+    :data:`zilch_env.observation.LAYOUT`, the scales, the constant ``rules`` field (taken from
+    ``observe`` of a new game) and each roll's ``roll_counts`` / ``roll_dice`` block."""
+
+    _cache: dict[tuple[Ruleset, int], "_ObsEncoder"] = {}
+
+    def __init__(self, rs: Ruleset, num_players: int):
+        from .engine import GameState
+        from .observation import LAYOUT, PLAYER_FIELDS, POINTS_HIGH, observe
+
+        at = {f.name: f.index for f in LAYOUT}
+        names = ("phase", "to_move", "roll_counts", None, "dice_left", "turn_total", "permanent",
+                 "bank_threshold", "to_bank", "bank_allowed", "last_result", "to_overcome", "final_round",
+                 "final_turns_left", "tiebreak", "tiebreak_round", "lead", "deficit", "players", "rules")
+        off = [at[k].start if k else at["roll_dice"].stop for k in names] + [len(PLAYER_FIELDS)]
+        self.off = np.array(off, dtype=np.int64)
+        self.finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(rs.variants.zilch_penalty.count, 3),
+                              float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)
+        self.rules = observe(GameState(rs, num_players, dice=KeyedDice(0)), 0)[at["rules"]].copy()
+        lo, hi = at["roll_counts"].start, at["roll_dice"].stop
+        rolls, _ = _rolls_and_codes()
+        self.rolls = np.zeros((len(rolls), hi - lo), dtype=np.float32)
+        for r, roll in enumerate(rolls):  # as observation._roll_block: counts / 6, one-hot faces
+            blk = self.rolls[r]
+            for i, d in enumerate(roll):
+                blk[d - 1] += 1.0 / 6
+                blk[6 + i * 6 + d - 1] = 1.0
+
+    @classmethod
+    def get(cls, rs: Ruleset, num_players: int) -> "_ObsEncoder":
+        key = (rs, num_players)
+        if key not in cls._cache:
+            cls._cache[key] = cls(rs, num_players)
+        return cls._cache[key]
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,6 +355,7 @@ class BatchedGames:
         self._illegal = np.zeros(G, dtype=np.bool_)
         self._mask = np.zeros((G, NUM_ACTIONS), dtype=np.bool_)
         self._kargs = (self._dbuf, self._keys, tb.code_roll, tb.packed)
+        self._encoder: _ObsEncoder | None = None
         self.reset(first=first)
 
     # ------------------------------------------------------------------ dice
@@ -391,12 +435,28 @@ class BatchedGames:
         self._service()
         return self._illegal.copy()
 
-    def legal_masks(self, out: np.ndarray | None = None) -> np.ndarray:
-        """``(num_games, 136)`` bool: the legal actions of each game's player to move (none once over)."""
+    def legal_masks(self, out: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
+        """``(games, 136)`` bool: the legal actions of the player to move in each game of ``rows``
+        (default: all); none once a game is over."""
+        st = self._st if rows is None else self._st[rows]
         if out is None:
-            out = np.empty((self.num_games, NUM_ACTIONS), dtype=np.bool_)
-        K.legal_masks(self._st, out, self._rp, self.tables.packed)
+            out = np.empty((len(st), NUM_ACTIONS), dtype=np.bool_)
+        K.legal_masks(st, out, self._rp, self.tables.packed)
         return out
+
+    def step_rows(self, rows: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """:meth:`step` for some games only: ``actions[i]`` goes to game ``rows[i]``. Returns the
+        illegal flags, one per row."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        a = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if a.shape != rows.shape:
+            raise ValueError(f"step_rows: {a.size} actions for {rows.size} rows")
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
+            raise ValueError(f"rows: games are rows 0 to {self.num_games - 1}")
+        illegal = np.zeros(rows.size, dtype=np.bool_)
+        K.step_rows(self._st, rows, a, illegal, self._rp, *self._kargs)
+        self._service()
+        return illegal
 
     def legal_actions(self, b: int) -> list[int]:
         """The legal actions of game ``b``, ascending (as :meth:`GameState.legal_actions`)."""
@@ -436,6 +496,26 @@ class BatchedGames:
             finished += f
             self._service()
         return decisions, finished
+
+    def observe(self, seats: int | Sequence[int] | np.ndarray, out: np.ndarray | None = None,
+                rows: np.ndarray | None = None) -> np.ndarray:
+        """``(games, OBS_SIZE)`` float32: row ``i`` is ``zilch_env.observe(game b, seats[i])`` for the
+        games ``b`` in ``rows`` (default: all), the observation the single-game environments give
+        (the same values, bit for bit; tested)."""
+        from .observation import OBS_SIZE
+
+        if self._encoder is None:
+            self._encoder = _ObsEncoder.get(self.ruleset, self.num_players)
+        enc = self._encoder
+        st = self._st if rows is None else self._st[rows]
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(st),))
+        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
+            raise ValueError(f"seats: a seat is 0 to {self.num_players - 1}")
+        if out is None:
+            out = np.empty((len(st), OBS_SIZE), dtype=np.float32)
+        K.observe(st, np.ascontiguousarray(seats), out, enc.off, self._rp, enc.finv, enc.rules, enc.rolls,
+                  self.tables.packed)
+        return out
 
     # ------------------------------------------------------------------ reading the state
 

@@ -1,0 +1,367 @@
+"""``BatchedZilchVecEnv``: a Stable-Baselines3 ``VecEnv`` of many Zilch games on the batched engine.
+
+It is ``Zilch-v0`` (:class:`zilch_env.env.ZilchEnv`) for ``num_envs`` games at once: the same
+observation and action spaces, the same observations (``zilch_env.observe`` of the same state, bit
+for bit), the same legal-action masks, rewards, terminations and truncations, with the opponents'
+moves played inside :meth:`step_wait` by vectorised baselines and the episodes restarted
+automatically as SB3 expects. ``tests/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
+roll the same dice and compares every step.
+
+    from sb3_contrib import MaskablePPO
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    venv = BatchedZilchVecEnv("zonk", num_envs=64, num_players=2, seed=1, opponent="greedy")
+    model = MaskablePPO("MlpPolicy", venv, n_steps=128, seed=1)
+    model.learn(100_000)
+
+What differs from a ``DummyVecEnv`` of ``Zilch-v0``
+    - Speed: one compiled call steps every game (the agent's move and every opponent move up to the
+      agent's next decision), one fills every observation.
+    - Rules: those of the batched engine (every preset; not ``pyramiding``, ``challenge`` or
+      ``piggyback``, which raise :class:`zilch_env.batched.UnsupportedRulesError`).
+    - Opponents: the built-in baselines, ``"greedy"`` / ``"greedy:THRESHOLD"`` (:class:`GreedyMover`)
+      and ``"random"`` (uniform among the legal actions), or any *batch policy*: a callable taking
+      ``(obs, masks)`` of the games where that opponent is to move (arrays ``(k, OBS_SIZE)`` from the
+      opponent's seat and ``(k, 136)``) and returning their ``k`` actions, e.g. a snapshot of the
+      agent's own network for self-play. ``opponent`` is one of these for every env and seat, or a
+      list assigned to the envs round-robin (env ``i`` plays ``opponent[i % len(opponent)]`` in every
+      other seat), as ``train/ppo.py --opponents`` does.
+    - Infos: per step only ``turn_points`` (when not 0); at the end of an episode also
+      ``terminal_observation``, ``TimeLimit.truncated``, ``seat``, ``agent_turns``, ``illegal_action``
+      and, when the game is over, ``winners``, ``final_scores`` and ``is_success``. The per-step
+      fields of Zilch-v0's info are arrays here: :meth:`action_masks`, :attr:`seats`,
+      ``env.games.scores``, ``env.games.turn_total``.
+    - Randomness: env ``i`` rolls the keyed dice ``stream_keys(seed, num_envs)[i]`` (going on from one
+      episode to the next, as Zilch-v0's dice do between seedings), seats are drawn from
+      ``numpy.random.default_rng(seed)``, random opponents use SplitMix64 streams. ``seed(s)`` takes
+      effect at the next :meth:`reset`, as for SB3's own VecEnvs.
+    - An episode in which the agent would have no decision at all (the game ends before its first
+      roll scores, possible only with a target reached in one turn) is skipped: a new game starts.
+
+MaskablePPO reads the masks with ``env.env_method("action_masks")`` (``get_action_masks``); that and
+:meth:`action_masks` give the ``(num_envs, 136)`` bool masks of the agent's current decisions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+
+from . import _batched_kernels as K
+from .batched import BatchAgent, BatchedGames, batch_agent, stream_keys
+from .engine import NUM_ACTIONS, IllegalActionError
+from .env import DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, resolve_ruleset
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from .ruleset import Ruleset
+
+__all__ = ["BatchedZilchVecEnv", "BatchPolicy"]
+
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+#: Fresh games tried for an env whose agent gets no decision before its game ends.
+MAX_EMPTY_EPISODES = 1000
+
+
+class BatchedZilchVecEnv(VecEnv):
+    """``num_envs`` games of Zilch-v0 on the batched engine (see the module docstring).
+
+    Args:
+        ruleset: a preset name, the path of a TOML ruleset file, or a :class:`Ruleset`.
+        num_envs: games stepped together.
+        num_players: 1 to 6.
+        seed: seeds the dice, seats and random opponents (``None``: fresh entropy).
+        opponent: ``"greedy"`` (default), ``"greedy:THRESHOLD"``, ``"random"``, a ``GreedyMover`` /
+            ``RandomMover``, a :class:`~zilch_env.batched.BatchAgent`, a batch policy
+            ``(obs, masks) -> actions``, or a list of these assigned to the envs round-robin.
+        reward: ``"win"`` or ``"score"``, as Zilch-v0.
+        turns: agent turns per episode (truncation), as Zilch-v0 (default: 10 under ``"score"``).
+        seat: the agent's seat, or None to draw it at every reset.
+        illegal_action: ``"penalty"`` (end the episode with reward -1, or minus the target under
+            ``"score"``) or ``"raise"``, as Zilch-v0.
+        reward_scale: rewards are divided by this (train/ppo.py's score objective).
+        end_is_terminal: report a truncation (the turn limit) as a termination, so PPO does not
+            bootstrap past it (train/ppo.py's score objective).
+        overrides: rule overrides in dotted keys.
+    """
+
+    def __init__(
+        self,
+        ruleset: Ruleset | str | Path = "zonk",
+        num_envs: int = 8,
+        num_players: int = 2,
+        seed: int | None = None,
+        opponent: Any = "greedy",
+        reward: str = "win",
+        *,
+        turns: int | None = None,
+        seat: int | None = None,
+        illegal_action: str = "penalty",
+        reward_scale: float = 1.0,
+        end_is_terminal: bool = False,
+        overrides: Mapping[str, Any] | None = None,
+    ):
+        self.ruleset = rs = resolve_ruleset(ruleset, overrides)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs = {num_envs!r}: a whole number, 1 or more")
+        n_envs = int(num_envs)
+        self.games = BatchedGames(rs, n_envs, num_players, seed=seed)  # checks the rules and num_players
+        n = self.num_players = self.games.num_players
+        if reward not in REWARDS:
+            raise ValueError(f"reward = {reward!r}: allowed are {', '.join(map(repr, REWARDS))}")
+        self.reward_mode = reward
+        if turns is not None and (isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 1):
+            raise ValueError(f"turns = {turns!r}: None or a whole number of agent turns, 1 or more")
+        self.turns = int(turns) if turns is not None else (DEFAULT_SCORE_TURNS if reward == "score" else None)
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
+                                 or not 0 <= seat < n):
+            raise ValueError(f"seat = {seat!r}: None (drawn at each reset) or a seat from 0 to {n - 1}")
+        self.fixed_seat = None if seat is None else int(seat)
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action = {illegal_action!r}: allowed are "
+                             f"{', '.join(map(repr, ILLEGAL_ACTIONS))}")
+        self.illegal_action = illegal_action
+        if not (isinstance(reward_scale, (int, float)) and reward_scale > 0):
+            raise ValueError(f"reward_scale = {reward_scale!r}: a positive number")
+        self.reward_scale = float(reward_scale)
+        self.end_is_terminal = bool(end_is_terminal)
+        self.illegal_reward = -1.0 if reward == "win" else -float(rs.target)
+        self.render_mode = None
+        self._set_opponents(opponent, n_envs)
+
+        self.seats = np.zeros(n_envs, dtype=np.int64)
+        self._own = np.zeros(n_envs, dtype=np.int64)  # the agent's score at its last observation
+        self._obs = np.zeros((n_envs, OBS_SIZE), dtype=np.float32)
+        self._mask = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
+        self._actions = np.zeros(n_envs, dtype=np.int64)
+        self._seat_rng = np.random.default_rng(seed)
+        self._started = False
+        super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                         spaces.Discrete(NUM_ACTIONS))
+
+    # ------------------------------------------------------------------ opponents
+
+    def _set_opponents(self, opponent: Any, n_envs: int) -> None:
+        """Per env and seat offset k (1 .. players-1): kind 0 random, 1 greedy, 2 a batch policy."""
+        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+        if not specs:
+            raise ValueError("opponent: an empty list; give one opponent or a list of them")
+        kinds, thr, md, policies = [], [], [], []
+        for i, spec in enumerate(specs):
+            try:
+                agent: BatchAgent | None = batch_agent(spec)
+            except ValueError:
+                if not callable(spec):
+                    raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
+                                     f"GreedyMover/RandomMover, or a batch policy (obs, masks) -> actions") from None
+                agent = None
+            if agent is None:
+                kinds.append(2)
+                thr.append(0)
+                md.append(0)
+                policies.append(spec)
+            else:
+                kinds.append(0 if agent.kind == "random" else 1)
+                thr.append(agent.threshold)
+                md.append(agent.min_dice)
+                policies.append(None)
+        which = np.arange(n_envs) % len(specs)
+        n = self.num_players
+        self._opp_of_env = which
+        self._opp_policies = policies
+        self._kinds = np.repeat(np.array(kinds, np.int64)[which][:, None], n, axis=1)
+        self._thr = np.repeat(np.array(thr, np.int64)[which][:, None], n, axis=1)
+        self._md = np.repeat(np.array(md, np.int64)[which][:, None], n, axis=1)
+        self.opponent = opponent
+
+    def _play_opponents(self) -> None:
+        """Opponents move in every game until its agent is to decide or the game is over."""
+        g = self.games
+        while True:
+            waiting = K.play_opponents(g._st, self.seats, self._kinds, self._thr, self._md, g._rng, g._rp,
+                                       *g._kargs)
+            g._service()
+            if not waiting:
+                return
+            st = g._st
+            to_move = np.flatnonzero((st[:, K.PHASE] == K.KEEP) & (st[:, K.CUR] != self.seats))
+            for j, policy in enumerate(self._opp_policies):
+                if policy is None:
+                    continue
+                rows = to_move[self._opp_of_env[to_move] == j]
+                if not rows.size:
+                    continue
+                obs = g.observe(st[rows, K.CUR], rows=rows)
+                masks = g.legal_masks(rows=rows)
+                actions = np.asarray(policy(obs, masks), dtype=np.int64).reshape(-1)
+                if actions.shape != (rows.size,):
+                    raise ValueError(f"opponent policy {policy!r} returned {actions.shape} actions for "
+                                     f"{rows.size} games")
+                illegal = g.step_rows(rows, actions)
+                if illegal.any():
+                    i = int(np.flatnonzero(illegal)[0])
+                    raise IllegalActionError(f"opponent policy {policy!r} chose the illegal action "
+                                             f"{int(actions[i])} in env {int(rows[i])} (legal: "
+                                             f"{np.flatnonzero(masks[i]).tolist()})")
+
+    # ------------------------------------------------------------------ episodes
+
+    def _start(self, rows: np.ndarray, rewind: bool = False) -> None:
+        """New episodes in ``rows``: draw the agent's seat, start the game, let the opponents before
+        the agent play; again where the game ended before the agent had a decision. ``rewind``
+        starts the dice streams from their first code (the first reset after a seeding)."""
+        g = self.games
+        for _ in range(MAX_EMPTY_EPISODES):
+            if self.fixed_seat is None:
+                self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
+            else:
+                self.seats[rows] = self.fixed_seat
+            g.reset(rows, dice_keys=g._keys[rows].copy() if rewind else None)
+            rewind = False
+            self._play_opponents()
+            rows = rows[g.done[rows]]
+            if not rows.size:
+                break
+        else:
+            raise RuntimeError(f"{MAX_EMPTY_EPISODES} games in a row ended before the agent's first decision "
+                               f"(target {self.ruleset.target} is reached in one turn?)")
+        st = g._st
+        self._own[:] = st[np.arange(self.num_envs), K.SCORE + self.seats]
+
+    def reset(self) -> np.ndarray:
+        seed = self._seeds[0]
+        rewind = not self._started
+        if seed is not None:
+            self._reseed(int(seed))
+            rewind = True
+        self._reset_seeds()
+        self._reset_options()
+        self._start(np.arange(self.num_envs), rewind=rewind)
+        self._started = True
+        self.reset_infos = [{"seat": int(s)} for s in self.seats]
+        return self.games.observe(self.seats, self._obs).copy()
+
+    def _reseed(self, seed: int) -> None:
+        g = self.games
+        g._keys[:] = stream_keys(seed, self.num_envs)
+        g._rng[:] = stream_keys(seed, self.num_envs * self.num_players, salt=1)
+        self._seat_rng = np.random.default_rng(seed)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        a = np.asarray(actions)
+        if a.shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise ValueError(f"actions: expected shape ({self.num_envs},), got {a.shape}")
+        self._actions[:] = a.reshape(-1)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        g = self.games
+        st = g._st
+        envs = np.arange(self.num_envs)
+        illegal = g.step(self._actions)
+        if illegal.any() and self.illegal_action == "raise":
+            i = int(np.flatnonzero(illegal)[0])
+            raise IllegalActionError(f"env {i}: action {int(self._actions[i])} is not legal (legal: "
+                                     f"{np.flatnonzero(self._mask_now()[i]).tolist()})")
+        self._play_opponents()
+        own = st[envs, K.SCORE + self.seats]
+        points = np.where(illegal, 0, own - self._own)
+        terminated = g.done & ~illegal
+        agent_turns = st[envs, K.P_TURNS + self.seats]
+        truncated = ~terminated & ~illegal
+        if self.turns is not None:
+            truncated &= agent_turns >= self.turns
+        else:
+            truncated[:] = False
+        if self.reward_mode == "score":
+            rewards = points.astype(np.float64)
+        else:
+            win = g.winners[envs, self.seats]
+            shared = g.winners.sum(axis=1) > 1
+            rewards = np.where(terminated, np.where(win, np.where(shared, 0.0, 1.0), -1.0), 0.0)
+        rewards = np.where(illegal, self.illegal_reward, rewards) / self.reward_scale
+        obs = g.observe(self.seats, self._obs).copy()
+        dones = terminated | truncated | illegal
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(points):
+            infos[i]["turn_points"] = int(points[i])
+        self._own[:] = own
+        ended = np.flatnonzero(dones)
+        if ended.size:
+            winners = g.winners
+            for i in ended:
+                info = infos[i]
+                info["terminal_observation"] = obs[i].copy()
+                info["TimeLimit.truncated"] = bool(truncated[i]) and not self.end_is_terminal
+                info["seat"] = int(self.seats[i])
+                info["agent_turns"] = int(agent_turns[i])
+                info["illegal_action"] = bool(illegal[i])
+                if terminated[i]:
+                    w = np.flatnonzero(winners[i]).tolist()
+                    info["winners"] = w
+                    info["final_scores"] = st[i, K.SCORE: K.SCORE + self.num_players].tolist()
+                    info["is_success"] = w == [int(self.seats[i])]
+            self._start(ended)
+            obs[ended] = g.observe(self.seats, self._obs)[ended]
+        return obs, rewards.astype(np.float32), dones, infos
+
+    def _mask_now(self) -> np.ndarray:
+        return self.games.legal_masks(self._mask)
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, 136)`` bool: the legal actions of each env's agent now."""
+        return self._mask_now().copy()
+
+    def close(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ the VecEnv attribute API
+
+    def _indices(self, indices: VecEnvIndices) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return [int(i) for i in indices]
+
+    #: Attributes that hold one value per env (get_attr returns that env's value).
+    _PER_ENV = {"seats": "seat"}
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """One value per env: ``seat`` (each env's agent seat), the bound method ``action_masks`` (whose
+        call gives that env's mask), or any other attribute of this object, the same for every env."""
+        idx = self._indices(indices)
+        if attr_name == "seat":
+            return [int(self.seats[i]) for i in idx]
+        if attr_name == "action_masks":
+            return [(lambda i=i: self._mask_now()[i].copy()) for i in idx]
+        if not hasattr(self, attr_name):
+            raise AttributeError(f"BatchedZilchVecEnv has no attribute {attr_name!r}")
+        value = getattr(self, attr_name)
+        return [value for _ in idx]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Only ``opponent`` can be set (for every env at once: ``indices`` must be None)."""
+        if attr_name != "opponent" or indices is not None:
+            raise AttributeError(f"BatchedZilchVecEnv.set_attr: only 'opponent', for all envs (indices=None), "
+                                 f"can be set, not {attr_name!r}")
+        self._set_opponents(value, self.num_envs)
+
+    def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
+        """``action_masks``: each env's mask (what sb3-contrib's ``get_action_masks`` stacks)."""
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            m = self._mask_now()
+            return [m[i].copy() for i in idx]
+        raise AttributeError(f"BatchedZilchVecEnv.env_method: no per-env method {method_name!r} "
+                             f"(available: 'action_masks')")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def __repr__(self) -> str:
+        return (f"BatchedZilchVecEnv({self.ruleset.name!r}, num_envs={self.num_envs}, "
+                f"num_players={self.num_players}, opponent={self.opponent!r}, reward={self.reward_mode!r})")
