@@ -93,7 +93,7 @@ class Args:
     objective: str = arg("win", "win: +1/-1 at the end of the game; score: the points of each turn",
                          choices=("win", "score"))
     players: int = arg(0, "players per game; 0 = 2 for the win objective, 1 for the score objective")
-    turns: int = arg(50, "score objective: agent turns per episode")
+    turns: int = arg(20, "score objective: agent turns per episode")
     opponents: str = arg("heuristic,self", "comma-separated agent specs for the other seats, assigned "
                                            "to the envs round-robin; 'self' = self-play pool")
     selfplay_every: int = arg(50_000, "timesteps between snapshots added to the self-play pool")
@@ -116,7 +116,9 @@ class Args:
     vf_coef: float = arg(0.5, "value loss coefficient")
     max_grad_norm: float = arg(0.5, "gradient clipping norm")
     net_arch: str = arg("128,128", "hidden layers of the policy and of the value network")
-    reward_scale: float = arg(1000.0, "score objective: points per unit of reward")
+    reward_scale: float = arg(10000.0, "score objective: points per unit of reward (an episode's return "
+                                       "near 1: large returns would make the value loss swamp the policy's "
+                                       "gradient under the shared clipping)")
     # evaluation, checkpoints, logs
     eval_every: int = arg(100_000, "timesteps between evaluations (and checkpoints of latest/best)")
     eval_opponent: str = arg("heuristic", "win objective: the periodic evaluation's opponent")
