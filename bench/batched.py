@@ -19,16 +19,19 @@ Every row is timed in ``--rounds`` alternating slices of ``--seconds`` each, so 
 shared machine whose load changes. Rates are per second of wall time and per second of this
 process's CPU time (which the load of other processes disturbs less). Compilation is done before.
 
-VecEnv rows (when ``zilch_env.vec_env`` is present)
-    agent steps per second (one step = the agent's decision plus the opponents' moves up to its
-    next decision) of ``BatchedZilchVecEnv`` with a random masked agent, against SB3's
-    ``DummyVecEnv`` of ``Zilch-v0`` with the same number of envs, same ruleset and greedy opponents.
+VecEnv rows (``--vec-sizes``)
+    agent steps per second (one step = the agent's decision plus the greedy opponents' moves up to
+    its next decision, and the automatic reset at an episode's end) of ``BatchedZilchVecEnv``
+    against SB3's ``DummyVecEnv`` of ``Zilch-v0`` with the same number of envs and rules. The agent
+    picks uniformly among the legal actions; only the env's time is counted (``step`` and the mask
+    query ``env_method("action_masks")``, what MaskablePPO calls), not the pick.
 
-PPO rows (``--ppo-steps``, needs sb3-contrib)
-    ``MaskablePPO("MlpPolicy")`` learning ``--ppo-steps`` steps on the batched VecEnv for each
-    ``--ppo-envs``: steps per second of the whole ``learn`` and the share of its time spent inside
-    the environment (``step_wait``, ``reset`` and ``action_masks``), against the same for a
-    ``DummyVecEnv`` of ``Zilch-v0``.
+PPO rows (``--ppo-envs``, needs sb3-contrib)
+    ``MaskablePPO("MlpPolicy")`` with ``train/ppo.py``'s settings (net 128,128, batch 512, 4 epochs,
+    one torch thread) learning ``--ppo-steps`` steps, rollouts of about 2048 steps (``n_steps`` =
+    2048 / n_envs), on the batched VecEnv and on a ``DummyVecEnv`` of ``Zilch-v0``: steps per second
+    of the whole ``learn`` and its time split into env (``step`` and the mask query), update
+    (``model.train``) and policy (the rest of the rollout: the forward pass, SB3's buffer).
 """
 
 from __future__ import annotations
@@ -158,6 +161,141 @@ def engine_table(rs, players: int, sizes: list[int], seconds: float, rounds: int
                   f"target of {TARGET:,} (single engine: {base_wall:,.0f}).")
 
 
+# --------------------------------------------------------------------------------------------
+# VecEnv and PPO
+
+
+def _zilch_v0_dummy(rs, players: int, n: int):
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import zilch_env  # noqa: F401  (registers Zilch-v0)
+
+    def make():
+        return gym.make("Zilch-v0", ruleset=rs, num_players=players, disable_env_checker=True)
+
+    venv = DummyVecEnv([make] * n)
+    venv.seed(0)
+    return venv
+
+
+def _batched_vec(rs, players: int, n: int):
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    return BatchedZilchVecEnv(rs, n, players, seed=0, opponent="greedy")
+
+
+class VecRunner:
+    """A random masked agent on a VecEnv; counts agent steps and the seconds inside the env."""
+
+    def __init__(self, venv):
+        self.venv = venv
+        self.rng = np.random.default_rng(0)
+        self.venv.reset()
+        self.env_clock = Clock()
+
+    def run(self, seconds: float) -> int:
+        venv, rng, clock = self.venv, self.rng, self.env_clock
+        steps = 0
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            with clock:
+                masks = np.stack(venv.env_method("action_masks"))
+            actions = np.argmax(rng.random(masks.shape) * masks, axis=1)
+            with clock:
+                venv.step(actions)
+            steps += len(actions)
+        return steps
+
+
+def vec_table(rs, players: int, sizes: list[int], seconds: float, rounds: int) -> None:
+    rows = []
+    for n in sizes:
+        rows.append(("BatchedZilchVecEnv", n, VecRunner(_batched_vec(rs, players, n))))
+        rows.append(("DummyVecEnv(Zilch-v0)", n, VecRunner(_zilch_v0_dummy(rs, players, n))))
+    for _, _, r in rows:
+        r.run(0.05)
+        r.env_clock = Clock()
+    steps = [0] * len(rows)
+    for _ in range(rounds):
+        for i, (_, _, r) in enumerate(rows):
+            steps[i] += r.run(seconds)
+    print(f"\nVecEnv: agent steps (the agent's decision and the greedy opponents' moves), {rs.name}, "
+          f"{players} players, env time only\n")
+    print("| VecEnv | envs | agent steps | steps/s (env wall) | steps/s (env CPU) | µs/step (env CPU) | batched vs Dummy |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for i, ((name, n, r), s) in enumerate(zip(rows, steps)):
+        c = r.env_clock
+        ratio = ""
+        if name.startswith("Batched"):
+            other = rows[i + 1][2].env_clock
+            ratio = f"{(s / c.cpu) / (steps[i + 1] / other.cpu):,.1f}x"
+        print(f"| {name} | {n} | {s:,} | {s / c.wall:,.0f} | {s / c.cpu:,.0f} | {1e6 * c.cpu / s:,.2f} | {ratio} |")
+
+
+def ppo_run(venv, steps: int, n_envs: int) -> dict[str, float]:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    try:
+        from train.ppo import Args
+
+        a = Args()
+        lr, batch, epochs, net = a.learning_rate, a.batch_size, a.n_epochs, a.net_arch
+        gamma, lam, ent = a.gamma, a.gae_lambda, a.ent_coef
+    except Exception:  # train/ppo.py absent: its defaults as of this writing
+        lr, batch, epochs, net, gamma, lam, ent = 3e-4, 512, 4, "128,128", 1.0, 0.95, 0.01
+    torch.set_num_threads(1)
+    hidden = [int(h) for h in net.split(",")]
+    n_steps = max(16, 2048 // n_envs)
+    model = MaskablePPO("MlpPolicy", venv, learning_rate=lr, n_steps=n_steps, batch_size=batch, n_epochs=epochs,
+                        gamma=gamma, gae_lambda=lam, ent_coef=ent,
+                        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=0, device="cpu")
+    model.learn(n_steps * n_envs)  # warm-up
+    spent = {"env": 0.0, "update": 0.0}
+
+    def timed(obj, method: str, key: str) -> None:
+        fn = getattr(obj, method)
+
+        def wrapper(*a, **kw):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **kw)
+            finally:
+                spent[key] += time.perf_counter() - t
+
+        setattr(obj, method, wrapper)
+
+    timed(venv, "step", "env")
+    timed(venv, "env_method", "env")
+    timed(model, "train", "update")
+    n0 = model.num_timesteps
+    t = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    total = time.perf_counter() - t
+    done = model.num_timesteps - n0
+    return {"steps": done, "seconds": total, "env": spent["env"], "update": spent["update"],
+            "policy": total - spent["env"] - spent["update"], "n_steps": n_steps}
+
+
+def ppo_table(rs, players: int, envs: list[int], steps: int) -> None:
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        print("\n(sb3-contrib is not installed: no PPO measurements)")
+        return
+    print(f"\nMaskablePPO training, {rs.name}, {players} players, greedy opponents, {steps:,} steps per row, "
+          f"one torch thread\n")
+    print("| VecEnv | envs | n_steps | steps/s | env % | policy % | update % | env µs/step |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for n in envs:
+        for name, make in (("BatchedZilchVecEnv", _batched_vec), ("DummyVecEnv(Zilch-v0)", _zilch_v0_dummy)):
+            r = ppo_run(make(rs, players, n), steps, n)
+            s = r["seconds"]
+            print(f"| {name} | {n} | {r['n_steps']} | {r['steps'] / s:,.0f} | {100 * r['env'] / s:.1f} | "
+                  f"{100 * r['policy'] / s:.1f} | {100 * r['update'] / s:.1f} | {1e6 * r['env'] / r['steps']:.1f} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ruleset", default="zonk", help="preset name or TOML path (default zonk)")
@@ -166,8 +304,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=1.0, help="seconds per timed slice (default 1)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating slices per row (default 3)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024], help="games at once (default 1 64 1024)")
+    ap.add_argument("--vec-sizes", type=int, nargs="*", default=[8, 64, 1024],
+                    help="VecEnv sizes (default 8 64 1024; none to skip)")
     ap.add_argument("--ppo-steps", type=int, default=16384, help="PPO steps per measurement (default 16384)")
-    ap.add_argument("--ppo-envs", type=int, nargs="+", default=[8, 64], help="PPO n_envs (default 8 64)")
+    ap.add_argument("--ppo-envs", type=int, nargs="*", default=[8, 64], help="PPO n_envs (default 8 64; none to skip)")
     ap.add_argument("--no-ppo", action="store_true", help="skip the VecEnv and PPO measurements")
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1 or min(args.sizes) < 1:
@@ -176,7 +316,10 @@ def main(argv: list[str] | None = None) -> None:
     engine_table(rs, args.players, args.sizes, args.seconds, args.rounds)
     if args.no_ppo:
         return
-    print("\n(VecEnv and PPO measurements: not yet available)")
+    if args.vec_sizes:
+        vec_table(rs, args.players, args.vec_sizes, args.seconds, args.rounds)
+    if args.ppo_envs:
+        ppo_table(rs, args.players, args.ppo_envs, args.ppo_steps)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import pytest
 
 from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset, play_game
 from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, UnsupportedRulesError, batch_agent,
-                               batch_tables, play_games, stream_keys)
+                               batch_tables, play_games, slot_game, stream_keys)
 from zilch_env.engine import NUM_ACTIONS, RandomDice
 from zilch_env.scoring import scoring_table
 
@@ -74,13 +74,17 @@ def _compare(singles: list[GameState], bg: BatchedGames, rows: np.ndarray, where
 
 
 def differential(ruleset, players: int, games: int, seed: int, keyed: bool = False, dice_block: int | None = None,
-                 first: int = 0) -> dict[str, int]:
+                 first: int = 0, slots: bool = False) -> dict[str, int]:
     """Play ``games`` seeded games in both engines with the same random legal actions; compare every
     state field and the legal actions after every step. The dice: numpy streams (``GameState(seed=...)``)
     or, with ``keyed``, the batched engine's keyed streams (``GameState(dice=KeyedDice(key))``).
     Returns counts of what the games went through."""
     rs = load_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-    if keyed:
+    if slots:
+        keys = stream_keys(seed, games)
+        bg = BatchedGames(rs, games, players, dice_keys=keys, dice_slots=True, first=first)
+        singles = [slot_game(rs, players, k, first=first) for k in keys]
+    elif keyed:
         keys = stream_keys(seed, games)
         bg = BatchedGames(rs, games, players, dice_keys=keys, first=first)
         singles = [GameState(rs, players, dice=KeyedDice(k), first=first) for k in keys]
@@ -194,6 +198,34 @@ def test_differential_dice_refills_mid_step():
     # next player's roll), wait for dice and resume after the refill, and must not notice.
     differential("zonk", 3, 60, seed=5, dice_block=2)
     differential("zilch15k", 2, 60, seed=6, dice_block=1)
+
+
+@pytest.mark.parametrize("preset", ["zonk", "zilch", "farkle"])
+def test_differential_slot_dice(preset):
+    differential(load_ruleset(preset, {"variants.six_dice_zilch_bonus": 300} if preset == "zonk" else {}),
+                 3, 300, seed=8, slots=True, first=1)
+
+
+def test_slot_dice_give_each_turn_slot_the_same_dice():
+    """With slot dice, seat s's t-th turn starts with the same roll in every game of the same key,
+    whatever the players did before (here: greedy with different thresholds)."""
+    from zilch_env import _batched_kernels as K
+
+    keys = np.repeat(stream_keys(3, 50), 2)
+    res = {}
+    for thr in (300, 1000):
+        bg = BatchedGames("zonk", 100, 2, dice_keys=keys, dice_slots=True)
+        first_rolls: dict[tuple[int, int, int], tuple] = {}
+        while not bg.done.all():
+            st = bg._st
+            for g in np.flatnonzero((st[:, K.PHASE] == K.KEEP) & (st[:, K.RIT] == 1)):
+                q = int(st[g, K.CUR])
+                first_rolls.setdefault((int(g), q, int(st[g, K.P_TURNS + q])), tuple(bg.rolls[g]))
+            bg.step(bg.greedy_actions(thr))
+        res[thr] = first_rolls
+    common = set(res[300]) & set(res[1000])
+    assert len(common) > 500
+    assert all(res[300][k] == res[1000][k] for k in common)
 
 
 def test_dice_streams_continue_across_resets():
@@ -562,3 +594,18 @@ def test_maskable_ppo_learns_on_the_batched_vec_env():
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=256, n_epochs=1, seed=0, device="cpu")
     model.learn(1024)
     assert model.num_timesteps >= 1024
+
+
+def test_bench_script_runs(capsys):
+    """bench/batched.py end to end on tiny budgets (engine, VecEnv and PPO tables)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "batched.py"
+    spec = importlib.util.spec_from_file_location("bench_batched", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--seconds", "0.05", "--rounds", "1", "--sizes", "1", "8", "--vec-sizes", "4",
+              "--ppo-envs", "4", "--ppo-steps", "64"])
+    out = capsys.readouterr().out
+    assert "| fused | 8 |" in out and "| BatchedZilchVecEnv | 4 |" in out and "MaskablePPO" in out

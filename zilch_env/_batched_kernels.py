@@ -41,7 +41,8 @@ FQ = 36
 P_TURNS = 42  # per seat: turns played, points recorded, turns ended by a zilch
 P_POINTS = 48
 P_ZILCH = 54
-WIDTH = 60
+RIT = 60  # rolls made so far in this turn (slot dice)
+WIDTH = 61
 
 # Phases (the values of engine.Phase, plus the internal "a roll is due")
 KEEP = 2
@@ -64,7 +65,8 @@ R_FINISH_ROUND = 11
 R_TIEBREAK = 12
 R_PLAYERS = 13
 R_MAX_TB = 14
-R_KEYED = 15  # 1: dice codes from per-game SplitMix64 keys; 0: from the ring buffers (numpy streams)
+R_KEYED = 15  # dice codes: 0 from the ring buffers (numpy streams); from per-game SplitMix64 keys:
+# 1 the game's rolls in order, 2 by turn slot (seat, that seat's turn, roll of the turn)
 R_SIZE = 16
 
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
@@ -119,6 +121,13 @@ def keyed_code(key, i):
 
 
 @njit(cache=True, inline="always")
+def slot_index(seat, turn, roll):
+    """The counter of a turn slot in the keyed slot dice: seat, the seat's turn (from 0) and the roll
+    of that turn (from 0) side by side (zilch_env.batched.KeyedSlotDice uses the same)."""
+    return (seat << 40) | (turn << 16) | roll
+
+
+@njit(cache=True, inline="always")
 def _below(rng, i, m):
     """A uniform whole number in ``[0, m)`` from stream ``i`` (53 random bits, scaled)."""
     u = np.float64(_next_u64(rng, i) >> _S11) * (1.0 / 9007199254740992.0)
@@ -138,6 +147,7 @@ def _start_turn(st, b, rp):
     st[b, LEFT] = rp[R_DICE]
     st[b, TOTAL] = 0
     st[b, PERM] = 0
+    st[b, RIT] = 0
 
 
 @njit(cache=True)
@@ -265,16 +275,20 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     dice = rp[R_DICE]
     bonus = rp[R_BONUS]
     ring_mask = dbuf.shape[1] - 1
-    keyed = rp[R_KEYED] != 0
+    mode = rp[R_KEYED]
     while st[b, PHASE] == PENDING:
         pos = st[b, DPOS]
-        if keyed:
+        if mode == 1:
             code = keyed_code(keys[b], pos)
+        elif mode == 2:
+            cur = st[b, CUR]
+            code = keyed_code(keys[b], slot_index(cur, st[b, P_TURNS + cur], st[b, RIT]))
         elif pos == st[b, DFILL]:
             return
         else:
             code = dbuf[b, pos & ring_mask]
         st[b, DPOS] = pos + 1
+        st[b, RIT] += 1
         left = st[b, LEFT]
         r = code_roll[left, code]
         if tab[r, T_NK] > 0:
@@ -432,6 +446,49 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, rp, dbuf, keys, 
                 a = _greedy_action(st, b, rp, tab, thresholds[b, k], min_dice[b, k])
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return waiting
+
+
+@njit(cache=True)
+def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_reward, scale, rewards, flags,
+                points, agent_turns):
+    """What a VecEnv step gave each agent (zilch_env.env.ZilchEnv.step): ``points`` its score change
+    (the "score" reward; ``own`` holds the score at its last observation and is updated), ``flags``
+    bit 0 terminated (the game is over), bit 1 truncated (``turns_limit`` agent turns played, 0 for
+    no limit), bit 2 an illegal action (the game unchanged); ``rewards``: the illegal-action reward,
+    else the points under the score reward, else at the end of the game 1 for a sole win, 0 for a
+    shared one, -1 otherwise; divided by ``scale``."""
+    for b in range(st.shape[0]):
+        p = seats[b]
+        sc = st[b, SCORE + p]
+        bad = illegal[b]
+        pts = 0 if bad else sc - own[b]
+        own[b] = sc
+        points[b] = pts
+        at = st[b, P_TURNS + p]
+        agent_turns[b] = at
+        term = (not bad) and st[b, PHASE] == OVER
+        trunc = (not bad) and (not term) and turns_limit > 0 and at >= turns_limit
+        f = 0
+        if term:
+            f |= 1
+        if trunc:
+            f |= 2
+        if bad:
+            f |= 4
+        flags[b] = f
+        if bad:
+            r = illegal_reward
+        elif score_reward:
+            r = float(pts)
+        elif term:
+            w = st[b, WIN_MASK]
+            if (w >> p) & 1:
+                r = 0.0 if (w & (w - 1)) != 0 else 1.0
+            else:
+                r = -1.0
+        else:
+            r = 0.0
+        rewards[b] = r / scale
 
 
 @njit(cache=True)

@@ -48,8 +48,9 @@ from .ruleset import Ruleset, load_ruleset
 from .scoring import scoring_table
 
 __all__ = [
-    "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "UnsupportedRulesError",
-    "batch_tables", "check_batchable", "batch_agent", "play_games", "stream_keys", "MAX_KEEPS",
+    "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "KeyedSlotDice",
+    "UnsupportedRulesError", "batch_tables", "check_batchable", "batch_agent", "play_games", "slot_game",
+    "stream_keys", "MAX_KEEPS",
 ]
 
 #: Legal keeps per roll the tables hold (a roll of six dice has 15 at most under every scoring rule).
@@ -247,6 +248,72 @@ class KeyedDice:
         return new
 
 
+class KeyedSlotDice:
+    """The keyed *slot* dice of the batched engine (``dice_slots=True``) for :class:`GameState`: the
+    ``r``-th roll of the ``t``-th turn of seat ``s`` takes code ``slot_index(s, t, r)`` of the keyed
+    stream ``key``, whoever sits there and however the game went before. Games given the same key
+    (the seat orders of one deal) meet the same dice turn by turn: common random numbers that hold
+    even when players bank at different moments.
+
+    The dice must know the game to tell whose turn a roll belongs to: make the game with
+    :func:`slot_game`, or call :meth:`bind` right after ``GameState(...)``. Rolls made while the
+    game is being built (its first turns, when they zilch at once) are followed by the rule that a
+    roll without a legal keep (no six-dice bonus) ends the turn and the next seat rolls; that holds
+    for every rule the batched engine plays."""
+
+    def __init__(self, key: int, ruleset: Ruleset | str, num_players: int, first: int = 0):
+        rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        self.key = int(key) & _M64
+        self.players = num_players
+        self.game: Any = None
+        self._by_code = sorted_rolls_by_code()
+        table = scoring_table(rs)
+        self._zilch = {roll: info.best is None for roll, info in table.rolls.items()}
+        self._dice, self._bonus = rs.dice, rs.variants.six_dice_zilch_bonus
+        self._turns = [0] * num_players
+        self._seat, self._roll, self._ended = first, 0, 0
+        self._unbound_end = False
+
+    def bind(self, game: Any) -> None:
+        """Follow ``game`` from now on (its turns so far were followed by the zilch rule)."""
+        self.game = game
+        self._ended = len(game.turns)
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        g = self.game
+        if g is not None:
+            if len(g.turns) != self._ended:  # turns ended since the last roll: a new turn starts
+                for t in g.turns[self._ended:]:
+                    self._turns[t["player"]] += 1
+                self._ended = len(g.turns)
+                self._seat, self._roll = g.current, 0
+        elif self._unbound_end:  # being built: the previous roll ended its turn
+            self._turns[self._seat] += 1
+            self._seat, self._roll = (self._seat + 1) % self.players, 0
+            self._unbound_end = False
+        slot = (self._seat << 40) | (self._turns[self._seat] << 16) | self._roll
+        self._roll += 1
+        code = _mix64((self.key + (slot + 1) * _GOLDEN) & _M64) % _CODES
+        roll = self._by_code[n][code % _POW6[n]]
+        if g is None and self._zilch[roll] and not (n == self._dice and self._bonus):
+            self._unbound_end = True
+        return roll
+
+    def __deepcopy__(self, memo: dict) -> "RandomDice":
+        """A copy (an agent's look-ahead) gets ordinary random dice: no peeking at the deal."""
+        return RandomDice(np.random.default_rng([self.key, self._seat, self._turns[self._seat], self._roll]))
+
+
+def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0) -> Any:
+    """``GameState(ruleset, num_players, first=first)`` rolling :class:`KeyedSlotDice` ``key``, bound."""
+    from .engine import GameState
+
+    dice = KeyedSlotDice(key, ruleset, num_players, first)
+    game = GameState(ruleset, num_players, dice=dice, first=first)
+    dice.bind(game)
+    return game
+
+
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (
         hi is not None and value > hi
@@ -314,6 +381,8 @@ class BatchedGames:
             game and a refill from Python every few thousand rolls.
         dice_keys: or one keyed-dice key per game (uint64), e.g. equal keys for the games of a deal
             played in several seat orders (common random numbers).
+        dice_slots: keyed dice by turn slot instead of in order: the r-th roll of the t-th turn of
+            seat s is the same in every game with that key (:class:`KeyedSlotDice`).
         first: the seat that starts every game (or one per game).
         dice_block: with ``dice``, the codes drawn per generator call (a power of two;
             ``RandomDice.BLOCK`` by default). The codes of a stream do not depend on it; tests make it
@@ -327,7 +396,8 @@ class BatchedGames:
 
     def __init__(self, ruleset: Ruleset | str = "zonk", num_games: int = 1, num_players: int = 2,
                  seed: int | None = None, dice: Sequence[Any] | None = None, first: int | Sequence[int] = 0,
-                 *, dice_keys: Sequence[int] | np.ndarray | None = None, dice_block: int = RandomDice.BLOCK):
+                 *, dice_keys: Sequence[int] | np.ndarray | None = None, dice_slots: bool = False,
+                 dice_block: int = RandomDice.BLOCK):
         self.ruleset = rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         check_batchable(rs)
         self.num_games = G = _check_int("num_games", num_games, 1)
@@ -337,7 +407,10 @@ class BatchedGames:
         self.tables = tb = batch_tables(rs)
         self._rp = _rule_params(rs, n)
         self.keyed = dice is None
-        self._rp[K.R_KEYED] = self.keyed
+        if dice_slots and not self.keyed:
+            raise ValueError("dice_slots: slot dice are keyed dice; give dice_keys (or a seed), not dice")
+        self.dice_slots = bool(dice_slots)
+        self._rp[K.R_KEYED] = (2 if dice_slots else 1) if self.keyed else 0
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):
@@ -722,6 +795,7 @@ def play_games(
     seed: int | None = 0,
     dice: Sequence[Any] | None = None,
     dice_keys: Sequence[int] | np.ndarray | None = None,
+    dice_slots: bool = False,
     decision_keys: np.ndarray | None = None,
     first: int | Sequence[int] = 0,
     batch: int = 1024,
@@ -739,6 +813,8 @@ def play_games(
             ``GameState(ruleset, players, seed=dice[g])`` (slower: a generator per game).
         dice_keys: or one keyed-dice key per game (:class:`KeyedDice`); give the games of one deal
             the same key for common random numbers. Default: ``stream_keys(seed, games)``.
+        dice_slots: keyed dice by turn slot (:class:`KeyedSlotDice`): with one key per deal, each
+            seat's t-th turn meets the same dice in every seat order, however the turns before went.
         decision_keys: ``(games, players)`` uint64 keys of the random agents' decision streams (one per
             seat). Default: ``stream_keys(seed, games * players, salt=1)``.
         first: the first seat of every game, or one per game.
@@ -750,6 +826,10 @@ def play_games(
     playing the same games one at a time with :class:`zilch_env.GreedyMover` and the same dice
     (tested); random agents use SplitMix64 decision streams, so their games are equal to
     :class:`zilch_env.RandomMover`'s in distribution, not move for move.
+
+    For a tournament with common random numbers (as ``agents.evaluate`` plays it): list each deal
+    once per seat order in ``seat_agents``, give all games of a deal the same ``dice_keys`` entry
+    and ``dice_slots=True``, and read the results per game and seat.
     """
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     ags = [batch_agent(a) for a in agents]
@@ -786,7 +866,7 @@ def play_games(
         if dice is not None:
             bg = BatchedGames(rs, g1 - g0, n, dice=list(dice[g0:g1]), first=firsts[g0:g1])
         else:
-            bg = BatchedGames(rs, g1 - g0, n, dice_keys=keys[g0:g1], first=firsts[g0:g1])
+            bg = BatchedGames(rs, g1 - g0, n, dice_keys=keys[g0:g1], dice_slots=dice_slots, first=firsts[g0:g1])
         bg._rng = dk[g0:g1].reshape(-1).copy()
         sa = np.ascontiguousarray(seats[g0:g1])
         while True:

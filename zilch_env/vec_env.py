@@ -136,6 +136,10 @@ class BatchedZilchVecEnv(VecEnv):
         self._obs = np.zeros((n_envs, OBS_SIZE), dtype=np.float32)
         self._mask = np.zeros((n_envs, NUM_ACTIONS), dtype=bool)
         self._actions = np.zeros(n_envs, dtype=np.int64)
+        self._rewards = np.zeros(n_envs, dtype=np.float32)
+        self._flags = np.zeros(n_envs, dtype=np.int64)
+        self._points = np.zeros(n_envs, dtype=np.int64)
+        self._agent_turns = np.zeros(n_envs, dtype=np.int64)
         self._seat_rng = np.random.default_rng(seed)
         self._started = False
         super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
@@ -241,7 +245,7 @@ class BatchedZilchVecEnv(VecEnv):
         self._start(np.arange(self.num_envs), rewind=rewind)
         self._started = True
         self.reset_infos = [{"seat": int(s)} for s in self.seats]
-        return self.games.observe(self.seats, self._obs).copy()
+        return self._observe().copy()
 
     def _reseed(self, seed: int) -> None:
         g = self.games
@@ -260,53 +264,53 @@ class BatchedZilchVecEnv(VecEnv):
             raise RuntimeError("call reset() before step()")
         g = self.games
         st = g._st
-        envs = np.arange(self.num_envs)
-        illegal = g.step(self._actions)
-        if illegal.any() and self.illegal_action == "raise":
+        n = self.num_envs
+        K.step(st, self._actions, g._illegal, g._rp, *g._kargs)
+        g._service()
+        illegal = g._illegal
+        if self.illegal_action == "raise" and illegal.any():
             i = int(np.flatnonzero(illegal)[0])
             raise IllegalActionError(f"env {i}: action {int(self._actions[i])} is not legal (legal: "
                                      f"{np.flatnonzero(self._mask_now()[i]).tolist()})")
         self._play_opponents()
-        own = st[envs, K.SCORE + self.seats]
-        points = np.where(illegal, 0, own - self._own)
-        terminated = g.done & ~illegal
-        agent_turns = st[envs, K.P_TURNS + self.seats]
-        truncated = ~terminated & ~illegal
-        if self.turns is not None:
-            truncated &= agent_turns >= self.turns
-        else:
-            truncated[:] = False
-        if self.reward_mode == "score":
-            rewards = points.astype(np.float64)
-        else:
-            win = g.winners[envs, self.seats]
-            shared = g.winners.sum(axis=1) > 1
-            rewards = np.where(terminated, np.where(win, np.where(shared, 0.0, 1.0), -1.0), 0.0)
-        rewards = np.where(illegal, self.illegal_reward, rewards) / self.reward_scale
-        obs = g.observe(self.seats, self._obs).copy()
-        dones = terminated | truncated | illegal
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        rewards, flags, points, agent_turns = self._rewards, self._flags, self._points, self._agent_turns
+        K.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
+                      self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
+        obs = self._observe().copy()
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
         for i in np.flatnonzero(points):
             infos[i]["turn_points"] = int(points[i])
-        self._own[:] = own
+        dones = flags != 0
         ended = np.flatnonzero(dones)
         if ended.size:
-            winners = g.winners
+            players = self.num_players
             for i in ended:
+                f = int(flags[i])
                 info = infos[i]
                 info["terminal_observation"] = obs[i].copy()
-                info["TimeLimit.truncated"] = bool(truncated[i]) and not self.end_is_terminal
-                info["seat"] = int(self.seats[i])
+                info["TimeLimit.truncated"] = bool(f & 2) and not self.end_is_terminal
+                seat = int(self.seats[i])
+                info["seat"] = seat
                 info["agent_turns"] = int(agent_turns[i])
-                info["illegal_action"] = bool(illegal[i])
-                if terminated[i]:
-                    w = np.flatnonzero(winners[i]).tolist()
-                    info["winners"] = w
-                    info["final_scores"] = st[i, K.SCORE: K.SCORE + self.num_players].tolist()
-                    info["is_success"] = w == [int(self.seats[i])]
+                info["illegal_action"] = bool(f & 4)
+                if f & 1:
+                    w = int(st[i, K.WIN_MASK])
+                    winners = [q for q in range(players) if w >> q & 1]
+                    info["winners"] = winners
+                    info["final_scores"] = st[i, K.SCORE: K.SCORE + players].tolist()
+                    info["is_success"] = winners == [seat]
             self._start(ended)
-            obs[ended] = g.observe(self.seats, self._obs)[ended]
-        return obs, rewards.astype(np.float32), dones, infos
+            obs[ended] = self._observe()[ended]
+        return obs, rewards.copy(), dones, infos
+
+    def _observe(self) -> np.ndarray:
+        """The agents' observations, into the env's buffer."""
+        g = self.games
+        if g._encoder is None:
+            return g.observe(self.seats, self._obs)
+        enc = g._encoder
+        K.observe(g._st, self.seats, self._obs, enc.off, g._rp, enc.finv, enc.rules, enc.rolls, g.tables.packed)
+        return self._obs
 
     def _mask_now(self) -> np.ndarray:
         return self.games.legal_masks(self._mask)
