@@ -12,6 +12,10 @@ Both runs use ``train/ppo.py``'s PPO settings (its ``Args`` defaults unless give
 * policy: the rest of the rollout (the forward pass of the masked policy per step, SB3's buffer);
 * update: ``model.train()``, the PPO epochs over the rollout.
 
+With ``--batched N`` (default 64) it also measures ``BatchedZilchVecEnv`` (``train/ppo.py --vec
+batched``: the same games stepped by the compiled batched engine), with ``--n-envs`` envs and with N
+envs at the same rollout size (``n_steps`` scaled down), where one policy call serves N games.
+
 The trivial env (``bench/env.py``'s ``TrivialEnv``: a constant observation and mask, episodes of 50
 steps) costs almost nothing to step, so its rate is the ceiling that PPO itself sets on this machine.
 """
@@ -61,13 +65,14 @@ class TrivialMasked(TrivialEnv):
         return self._mask.astype(bool)
 
 
-def run(make_env, a: Args, timesteps: int, n_envs: int) -> dict[str, float]:
+def run(make_env, a: Args, timesteps: int, n_envs: int, venv=None) -> dict[str, float]:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(a.threads)
-    venv = DummyVecEnv([make_env] * n_envs)
+    if venv is None:
+        venv = DummyVecEnv([make_env] * n_envs)
     venv.seed(0)
     hidden = [int(h) for h in a.net_arch.split(",")]
     model = MaskablePPO("MlpPolicy", venv, learning_rate=a.learning_rate, n_steps=a.n_steps,
@@ -103,6 +108,9 @@ def main() -> int:
     ap.add_argument("--n-epochs", type=int, default=d.n_epochs, help=f"PPO epochs (default {d.n_epochs})")
     ap.add_argument("--batch-size", type=int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
     ap.add_argument("--net-arch", default=d.net_arch, help=f"hidden layers (default {d.net_arch})")
+    ap.add_argument("--batched", type=int, default=64, metavar="N",
+                    help="also zilch_env.vec_env.BatchedZilchVecEnv with --n-envs and with N envs, the same "
+                         "rollout size (train/ppo.py --vec batched; 0 = skip; default 64)")
     args = ap.parse_args()
     a = Args(threads=args.threads, n_steps=args.n_steps, n_epochs=args.n_epochs, batch_size=args.batch_size,
              net_arch=args.net_arch)
@@ -119,6 +127,14 @@ def main() -> int:
           f"batch {a.batch_size}, {a.n_epochs} epochs, net {a.net_arch}; {args.timesteps} steps each\n")
     rows = [("Zilch-v0 " + f"({rs.name}, vs {args.opponents})", run(zilch, a, args.timesteps, args.n_envs)),
             ("trivial masked env", run(TrivialMasked, a, args.timesteps, args.n_envs))]
+    if args.batched:
+        from zilch_env.vec_env import BatchedZilchVecEnv
+
+        for n in sorted({args.n_envs, args.batched}):
+            venv = BatchedZilchVecEnv(rs, num_envs=n, num_players=2, seed=0, opponent=args.opponents)
+            b = Args(threads=a.threads, n_steps=max(1, a.n_steps * args.n_envs // n), n_epochs=a.n_epochs,
+                     batch_size=a.batch_size, net_arch=a.net_arch)
+            rows.append((f"batched VecEnv, {n} envs", run(None, b, args.timesteps, n, venv=venv)))
     print(f"{'env':<34}{'steps/s':>9}{'env %':>8}{'policy %':>10}{'update %':>10}"
           f"{'env us/step':>13}{'policy us/step':>16}{'update us/step':>16}")
     for name, r in rows:

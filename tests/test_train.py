@@ -135,3 +135,27 @@ def test_ctrl_c_saves(tmp_path):
     st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
     assert st["timesteps"] > 0 and not st["evaluations"]
     assert (tmp_path / "ck" / "latest" / "model.zip").is_file()
+
+
+def test_batched_vec_env_runs(tmp_path):
+    pytest.importorskip("zilch_env.vec_env")
+    assert ppo.main(tiny(tmp_path, "--vec", "batched", timesteps=256)) == 0
+    st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
+    assert st["timesteps"] == 256 and st["evaluations"]
+    with pytest.raises(SystemExit, match="no batched version"):
+        ppo.main(tiny(tmp_path / "h", "--vec", "batched", "--opponents", "heuristic", timesteps=128))
+
+
+def test_selfplay_batch_plays_legal_moves():
+    from train.selfplay import PolicySnapshot, SelfPlayBatch, SelfPlayPool
+
+    rng = np.random.default_rng(0)
+    pool = SelfPlayPool(2)
+    for _ in range(3):
+        pool.add(PolicySnapshot([(rng.normal(size=(8, 151)), rng.normal(size=8)),
+                                 (rng.normal(size=(136, 8)), rng.normal(size=136))]), 0)
+    assert len(pool.snapshots) == 2
+    masks = rng.random((50, 136)) < 0.05
+    masks[:, 3] = True
+    actions = SelfPlayBatch(pool, np.random.default_rng(1))(rng.random((50, 151)).astype(np.float32), masks)
+    assert masks[np.arange(50), actions].all() and len(set(actions.tolist())) > 1

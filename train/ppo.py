@@ -101,7 +101,9 @@ class Args:
     # the budget and the machine
     timesteps: int = arg(2_000_000, "total environment steps of the run (a resumed run counts from 0)")
     n_envs: int = arg(8, "environments stepped together")
-    vec: str = arg("dummy", "vectorized env: dummy = SB3 DummyVecEnv of Zilch-v0", choices=("dummy",))
+    vec: str = arg("dummy", "vectorized env: dummy = SB3 DummyVecEnv of Zilch-v0 (any opponent); batched = "
+                            "zilch_env.vec_env.BatchedZilchVecEnv (opponents greedy, greedy:T, random, self)",
+                   choices=("dummy", "batched"))
     threads: int = arg(1, "torch threads (1 is fastest for a small MLP on this machine)")
     seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
     # PPO
@@ -208,8 +210,12 @@ def opponent_specs(args: Args) -> list[str]:
 
 
 def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
-    """``n_envs`` Zilch-v0 envs in a DummyVecEnv, env ``i`` against ``specs[i % len(specs)]``."""
+    """``n_envs`` Zilch-v0 envs in a DummyVecEnv, env ``i`` against ``specs[i % len(specs)]``; or the
+    batched engine's VecEnv with the same assignment (``--vec batched``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
+
+    if args.vec == "batched":
+        return make_batched_envs(args, rs, players, specs, pool)
 
     from agents.base import make_agent
     from train.selfplay import SelfPlayOpponent
@@ -229,6 +235,31 @@ def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any
         return thunk
 
     return DummyVecEnv([one(i) for i in range(args.n_envs)])
+
+
+def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
+    """``BatchedZilchVecEnv``: the same games, rewards and episode ends as the DummyVecEnv above,
+    stepped by the batched engine. Its opponents are its built-in ``greedy`` / ``greedy:T`` /
+    ``random`` and ``self`` as a batch policy (:class:`train.selfplay.SelfPlayBatch`, which draws
+    its snapshot per decision, not per game)."""
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    from train.selfplay import SelfPlayBatch
+
+    opponents: list[Any] = []
+    for spec in specs or ["greedy"]:
+        if spec == "self":
+            opponents.append(SelfPlayBatch(pool, np.random.default_rng([args.seed, 7])))
+        elif spec == "random" or spec == "greedy" or spec.startswith("greedy:"):
+            opponents.append(spec)
+        else:
+            raise SystemExit(f"--vec batched: opponent {spec!r} has no batched version (it plays greedy, "
+                             "greedy:THRESHOLD, random and self); use --vec dummy for it")
+    score = args.objective == "score"
+    return BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=players, seed=args.seed,
+                              opponent=opponents, reward="score" if score else "win",
+                              turns=args.turns if score else None,
+                              reward_scale=args.reward_scale if score else 1.0, end_is_terminal=score)
 
 
 # --------------------------------------------------------------------------------------------

@@ -159,3 +159,33 @@ class SelfPlayOpponent:
             self._game = state
             self._snap = self.pool.sample(rng)
         return self._snap.act(state, legal, rng)
+
+
+class SelfPlayBatch:
+    """The ``self`` opponent as a batch policy ``(obs, masks) -> actions`` for
+    :class:`zilch_env.vec_env.BatchedZilchVecEnv` (``--vec batched``).
+
+    A batch policy sees the observations of the games where it is to move, not which games they are,
+    so it cannot keep one snapshot per game: each decision draws its snapshot from the pool anew
+    (``rng``, seeded by the run), and samples its move from that snapshot's masked policy
+    (Gumbel-max over the legal actions).
+    """
+
+    name = "self"
+
+    def __init__(self, pool: SelfPlayPool, rng: np.random.Generator):
+        self.pool = pool
+        self.rng = rng
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        snaps = self.pool.snapshots
+        if not snaps:
+            raise RuntimeError("the self-play pool is empty: add the initial policy before playing")
+        which = self.rng.integers(len(snaps), size=len(obs))
+        out = np.empty(len(obs), dtype=np.int64)
+        gumbel = -np.log(-np.log(self.rng.random(masks.shape)))
+        for k in np.unique(which):
+            rows = np.flatnonzero(which == k)
+            z = snaps[k].logits(obs[rows]) + gumbel[rows]
+            out[rows] = np.argmax(np.where(masks[rows], z, -np.inf), axis=1)
+        return out
