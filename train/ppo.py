@@ -18,6 +18,16 @@ What the objectives train
     its end is treated as terminal, not bootstrapped (with gamma 1 an unending sum of turns has no
     value). The turns are independent once on the board, so every decision still sees the true
     worth of its own turn; only the last turn of each episode sees no future (1 in ``--turns``).
+    The scale keeps an episode's return near 1: SB3 clips the gradient of the policy and the value
+    losses together, and returns in the tens (points / 1000 over 50 turns) let the value loss take
+    the whole norm; the policy then stopped learning (59% of the turn optimum after 300k steps,
+    against 86% with the scale of 10,000 over 20 turns).
+    ``--init PATH`` starts the actor from another checkpoint (e.g. the score agent, for the win
+    objective), with a fresh value network.
+
+Budget
+    The default 2,000,000 steps take about 15 minutes at the ~2,200 steps/s this script reached on
+    this 2-core machine while lightly shared (DummyVecEnv, heuristic and self-play opponents).
 
 Opponents (``--opponents``, comma-separated agent specs, see ``agents.base.make_agent``)
     Assigned to the environments round-robin: env ``i`` plays against spec ``i mod k`` in every other
@@ -29,13 +39,16 @@ Opponents (``--opponents``, comma-separated agent specs, see ``agents.base.make_
 Outputs
     ``runs/<ruleset>/<run>/``: TensorBoard (SB3's losses, entropy, KL, explained variance, fps;
     ``games/*``: win, draw and points per turn of the training games, overall and per opponent;
-    ``eval/*``: the periodic masked evaluation, the deterministic policy against ``heuristic`` on
-    seat-balanced games with common random numbers, by ``agents.evaluate``).
+    ``eval/*``: the periodic masked evaluation by ``agents.evaluate``, of the deterministic policy:
+    against ``--eval-opponent`` (``heuristic``) on seat-balanced games with common random numbers,
+    or under the score objective its points per turn alone against the exact turn optimum).
     ``<out>/`` (default ``checkpoints/<ruleset>``, ``checkpoints/<ruleset>-score`` for the score
     objective): ``latest/`` (model with optimizer state, self-play pool, ``train.json``: timesteps,
     run, evaluations) every evaluation and at Ctrl-C; ``best/`` (the best evaluation so far);
     ``train_command.txt``; at the end ``policy.onnx`` + ``policy.json`` (the exported CPU opponent,
-    ``agents.export``) and ``eval.md`` / ``eval.json`` (the final evaluation).
+    ``agents.export``), ``eval.md`` / ``eval.json`` (the final evaluation: every
+    ``--final-opponents`` agent in its own seat-balanced table, and the solo points per turn) and
+    ``README.md`` (the commands that reproduce the checkpoint, and those results).
 
 Ctrl-C (or SIGTERM) saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the model, the
 optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard run.
