@@ -597,23 +597,29 @@ def play_random(st, sweeps, rng, rp, dbuf, keys, code_roll, tab, firsts):
 
 @njit(cache=True)
 def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions, rp, dbuf, keys, code_roll, tab):
-    """Play every game to its end with built-in agents: ``seat_agent[b, q]`` is the agent (an index
-    into ``kinds``/``thresholds``/``min_dice``) at seat ``q`` of game ``b``, whose decisions come from
-    stream ``rng[b, q]``. Stops when every game is over or waiting for dice, or a game reaches
-    ``max_decisions`` decisions (then returns its row; else -1)."""
+    """Play every game towards its end with built-in agents: ``seat_agent[b, q]`` is the agent (an
+    index into ``kinds``/``thresholds``/``min_dice``) at seat ``q`` of game ``b``, whose random
+    decisions come from stream ``rng[b * players + q]``. A game stops when it is over, waits for
+    dice, or its seat to move is played from Python (kind 2). Returns (the row of a game that
+    reached ``max_decisions`` decisions or -1, the number of games waiting for an outside move)."""
     n = rp[R_PLAYERS]
+    waiting = 0
     for b in range(st.shape[0]):
         while st[b, PHASE] == KEEP:
             if st[b, DECISIONS] >= max_decisions:
-                return b
+                return b, waiting
             p = st[b, CUR]
             ag = seat_agent[b, p]
-            if kinds[ag] == 0:
+            kind = kinds[ag]
+            if kind == 2:
+                waiting += 1
+                break
+            if kind == 0:
                 a = _random_action(st, b, rp, rng, b * n + p, tab)
             else:
                 a = _greedy_action(st, b, rp, tab, thresholds[ag], min_dice[ag])
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
-    return -1
+    return -1, waiting
 
 
 # --------------------------------------------------------------------------------------------

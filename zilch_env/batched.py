@@ -11,12 +11,25 @@ One source of truth
     straights and best keeps of :func:`zilch_env.scoring.scoring_table`, laid out as arrays
     (:class:`BatchTables`). Its dice are coded as in :class:`zilch_env.engine.RandomDice`: uniform
     codes in ``[0, 6**6)``, a roll of ``n`` dice being ``sorted_rolls_by_code()[n][code % 6**n]``. The
-    codes of game ``b`` come either from its own ``numpy.random.Generator`` in RandomDice's blocks
-    (``dice=seeds``: then game ``b`` plays the dice of ``GameState(rs, n, seed=seeds[b])``) or, by
-    default and much faster, from a SplitMix64 stream computed in the kernels (then it plays the dice
-    of ``GameState(rs, n, dice=KeyedDice(key))``). The same dice and actions lead to the same states:
-    ``tests/test_batched.py`` plays thousands of seeded games of every preset in both engines and
-    requires identical states and legal actions after every step.
+    codes of game ``b`` come from one of three sources:
+
+    * its own ``numpy.random.Generator``, drawn in blocks (``dice=seeds``): game ``b`` plays the
+      dice of ``GameState(rs, n, seed=seeds[b])`` (a generator's codes do not depend on the block
+      sizes, which RandomDice grows from 64 to 4096);
+    * by default, and much faster, a SplitMix64 stream computed in the kernels from a 64-bit key
+      (``dice_keys``, or from ``seed``): the dice of ``GameState(rs, n, dice=KeyedDice(key))``;
+    * the same keys read by *turn slot* (``dice_slots=True``): the r-th roll of seat s's t-th turn is
+      the same in every game with that key, for common random numbers across seat orders
+      (:class:`KeyedSlotDice`, :func:`slot_game`).
+
+    The same dice and actions lead to the same states: ``tests/test_batched.py`` plays thousands of
+    seeded games of every preset in both engines, with each kind of dice, and requires identical
+    states and legal actions after every step.
+
+Observations
+    :meth:`BatchedGames.observe` encodes every game at once, the same vector as
+    :func:`zilch_env.observe` bit for bit; :class:`zilch_env.vec_env.BatchedZilchVecEnv` builds the
+    SB3 VecEnv of ``Zilch-v0`` on it.
 
 Rules covered
     Every preset and the rules they use: free or all-scoring keeps, optional or forced hot dice,
@@ -49,8 +62,8 @@ from .scoring import scoring_table
 
 __all__ = [
     "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "KeyedSlotDice",
-    "UnsupportedRulesError", "batch_tables", "check_batchable", "batch_agent", "play_games", "slot_game",
-    "stream_keys", "MAX_KEEPS",
+    "UnsupportedRulesError", "batch_tables", "check_batchable", "batch_agent", "batch_policy_actions",
+    "is_batch_policy", "play_games", "slot_game", "stream_keys", "MAX_KEEPS",
 ]
 
 #: Legal keeps per roll the tables hold (a roll of six dice has 15 at most under every scoring rule).
@@ -452,7 +465,7 @@ class BatchedGames:
         self._refill(rows)
 
     def _refill(self, rows: np.ndarray) -> None:
-        """Append one block of dice codes to each game in ``rows`` (as RandomDice draws them)."""
+        """Append one block of dice codes to each game in ``rows`` (the codes RandomDice draws)."""
         st, buf, gens, block = self._st, self._dbuf, self._gens, self._block
         mask = 2 * block - 1
         for b in rows:
@@ -741,7 +754,7 @@ class BatchAgent:
 
     @property
     def name(self) -> str:
-        return "random" if self.kind == "random" else f"greedy{self.threshold}"
+        return {"random": "random", "outside": "batch-policy"}.get(self.kind, f"greedy{self.threshold}")
 
 
 def batch_agent(spec: "str | BatchAgent | Any") -> BatchAgent:
@@ -788,6 +801,35 @@ class BatchResults:
     decisions: np.ndarray
 
 
+def is_batch_policy(agent: Any) -> bool:
+    """Whether ``agent`` is played from Python: an object with ``act_batch(games, rows)``, or a
+    callable ``(obs, masks) -> actions`` (not one of the built-in baselines)."""
+    try:
+        batch_agent(agent)
+        return False
+    except ValueError:
+        return hasattr(agent, "act_batch") or callable(agent)
+
+
+def batch_policy_actions(policy: Any, games: "BatchedGames", rows: np.ndarray) -> np.ndarray:
+    """The actions of a batch policy for the player to move in games ``rows``.
+
+    Two kinds of batch policy: an object with ``act_batch(games, rows) -> actions`` reads what it
+    needs from the :class:`BatchedGames` (``games.rolls[rows]``, ``games.turn_total[rows]``,
+    ``games.legal_masks(rows=rows)``, ...; a solver's tables, say); a callable ``(obs, masks) ->
+    actions`` gets the observations of those games from the mover's seat (as ``Zilch-v0`` would show
+    them) and their legal masks (a network, say)."""
+    if hasattr(policy, "act_batch"):
+        actions = policy.act_batch(games, rows)
+    else:
+        seats = games.current[rows]
+        actions = policy(games.observe(seats, rows=rows), games.legal_masks(rows=rows))
+    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+    if actions.shape != rows.shape:
+        raise ValueError(f"batch policy {policy!r} returned {actions.size} actions for {rows.size} games")
+    return actions
+
+
 def play_games(
     ruleset: Ruleset | str,
     agents: Sequence["str | BatchAgent | Any"],
@@ -806,7 +848,8 @@ def play_games(
 
     Args:
         ruleset: a :class:`Ruleset` or a preset name / TOML path.
-        agents: the entrants: specs or objects :func:`batch_agent` accepts.
+        agents: the entrants: specs or objects :func:`batch_agent` accepts (played in the kernels),
+            or batch policies (played from Python, see :func:`batch_policy_actions`).
         seat_agents: ``(games, players)`` ints: ``seat_agents[g][q]`` is the entrant at seat ``q`` of game ``g``.
         seed: the seed of the defaults below (``None``: fresh entropy).
         dice: one numpy dice seed per game: game ``g`` rolls the dice of
@@ -832,7 +875,8 @@ def play_games(
     and ``dice_slots=True``, and read the results per game and seat.
     """
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-    ags = [batch_agent(a) for a in agents]
+    outside = [a if is_batch_policy(a) else None for a in agents]
+    ags = [BatchAgent("outside") if o is not None else batch_agent(a) for a, o in zip(agents, outside)]
     seats = np.asarray(seat_agents, dtype=np.int64)
     if seats.ndim != 2 or not 1 <= seats.shape[1] <= MAX_PLAYERS:
         raise ValueError(f"seat_agents: expected shape (games, players) with 1 to {MAX_PLAYERS} players, "
@@ -854,7 +898,7 @@ def play_games(
         raise ValueError(f"decision_keys: expected shape ({games}, {n}), got {dk.shape}")
     batch = _check_int("batch", batch, 1)
     firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (games,))
-    kinds = np.array([0 if a.kind == "random" else 1 for a in ags], dtype=np.int64)
+    kinds = np.array([{"random": 0, "greedy": 1, "outside": 2}[a.kind] for a in ags], dtype=np.int64)
     thr = np.array([a.threshold for a in ags], dtype=np.int64)
     md = np.array([a.min_dice for a in ags], dtype=np.int64)
     out = {k: np.zeros((games, n), dtype=np.int64) for k in ("scores", "turns", "points", "zilches")}
@@ -869,13 +913,26 @@ def play_games(
             bg = BatchedGames(rs, g1 - g0, n, dice_keys=keys[g0:g1], dice_slots=dice_slots, first=firsts[g0:g1])
         bg._rng = dk[g0:g1].reshape(-1).copy()
         sa = np.ascontiguousarray(seats[g0:g1])
+        st = bg._st
         while True:
-            stuck = K.play_agents(bg._st, sa, kinds, thr, md, bg._rng, max_decisions, bg._rp, *bg._kargs)
+            stuck, waiting = K.play_agents(st, sa, kinds, thr, md, bg._rng, max_decisions, bg._rp, *bg._kargs)
             if stuck >= 0:
                 raise RuntimeError(f"game {g0 + stuck} did not end within {max_decisions} decisions "
                                    f"(agents {[ags[a].name for a in sa[stuck]]})")
             bg._service()
-            if bg.done.all():
+            if waiting:
+                to_move = np.flatnonzero(st[:, K.PHASE] == K.KEEP)
+                mover = sa[to_move, st[to_move, K.CUR]]
+                for j, policy in enumerate(outside):
+                    rows = to_move[mover == j] if policy is not None else to_move[:0]
+                    if rows.size:
+                        actions = batch_policy_actions(policy, bg, rows)
+                        illegal = bg.step_rows(rows, actions)
+                        if illegal.any():
+                            i = int(np.flatnonzero(illegal)[0])
+                            raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {int(actions[i])} "
+                                               f"in game {g0 + int(rows[i])}")
+            elif bg.done.all():
                 break
         out["scores"][g0:g1] = bg.scores
         winners[g0:g1] = bg.winners

@@ -20,10 +20,11 @@ What differs from a ``DummyVecEnv`` of ``Zilch-v0``
     - Rules: those of the batched engine (every preset; not ``pyramiding``, ``challenge`` or
       ``piggyback``, which raise :class:`zilch_env.batched.UnsupportedRulesError`).
     - Opponents: the built-in baselines, ``"greedy"`` / ``"greedy:THRESHOLD"`` (:class:`GreedyMover`)
-      and ``"random"`` (uniform among the legal actions), or any *batch policy*: a callable taking
-      ``(obs, masks)`` of the games where that opponent is to move (arrays ``(k, OBS_SIZE)`` from the
-      opponent's seat and ``(k, 136)``) and returning their ``k`` actions, e.g. a snapshot of the
-      agent's own network for self-play. ``opponent`` is one of these for every env and seat, or a
+      and ``"random"`` (uniform among the legal actions), or any *batch policy*
+      (:func:`zilch_env.batched.batch_policy_actions`): a callable taking ``(obs, masks)`` of the
+      games where that opponent is to move (arrays ``(k, OBS_SIZE)`` from the opponent's seat and
+      ``(k, 136)``) and returning their ``k`` actions, e.g. a snapshot of the agent's own network
+      for self-play, or an object with ``act_batch(games, rows)`` reading the batched state. ``opponent`` is one of these for every env and seat, or a
       list assigned to the envs round-robin (env ``i`` plays ``opponent[i % len(opponent)]`` in every
       other seat), as ``train/ppo.py --opponents`` does.
     - Infos: per step only ``turn_points`` (when not 0); at the end of an episode also
@@ -52,7 +53,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from . import _batched_kernels as K
-from .batched import BatchAgent, BatchedGames, batch_agent, stream_keys
+from .batched import BatchedGames, batch_agent, batch_policy_actions, is_batch_policy, stream_keys
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -153,24 +154,23 @@ class BatchedZilchVecEnv(VecEnv):
         if not specs:
             raise ValueError("opponent: an empty list; give one opponent or a list of them")
         kinds, thr, md, policies = [], [], [], []
-        for i, spec in enumerate(specs):
-            try:
-                agent: BatchAgent | None = batch_agent(spec)
-            except ValueError:
-                if not callable(spec):
-                    raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
-                                     f"GreedyMover/RandomMover, or a batch policy (obs, masks) -> actions") from None
-                agent = None
-            if agent is None:
+        for spec in specs:
+            if is_batch_policy(spec):
                 kinds.append(2)
                 thr.append(0)
                 md.append(0)
                 policies.append(spec)
-            else:
-                kinds.append(0 if agent.kind == "random" else 1)
-                thr.append(agent.threshold)
-                md.append(agent.min_dice)
-                policies.append(None)
+                continue
+            try:
+                agent = batch_agent(spec)
+            except ValueError:
+                raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
+                                 f"GreedyMover/RandomMover, or a batch policy (an object with "
+                                 f"act_batch(games, rows), or a callable (obs, masks) -> actions)") from None
+            kinds.append(0 if agent.kind == "random" else 1)
+            thr.append(agent.threshold)
+            md.append(agent.min_dice)
+            policies.append(None)
         which = np.arange(n_envs) % len(specs)
         n = self.num_players
         self._opp_of_env = which
@@ -197,18 +197,12 @@ class BatchedZilchVecEnv(VecEnv):
                 rows = to_move[self._opp_of_env[to_move] == j]
                 if not rows.size:
                     continue
-                obs = g.observe(st[rows, K.CUR], rows=rows)
-                masks = g.legal_masks(rows=rows)
-                actions = np.asarray(policy(obs, masks), dtype=np.int64).reshape(-1)
-                if actions.shape != (rows.size,):
-                    raise ValueError(f"opponent policy {policy!r} returned {actions.shape} actions for "
-                                     f"{rows.size} games")
+                actions = batch_policy_actions(policy, g, rows)
                 illegal = g.step_rows(rows, actions)
                 if illegal.any():
                     i = int(np.flatnonzero(illegal)[0])
                     raise IllegalActionError(f"opponent policy {policy!r} chose the illegal action "
-                                             f"{int(actions[i])} in env {int(rows[i])} (legal: "
-                                             f"{np.flatnonzero(masks[i]).tolist()})")
+                                             f"{int(actions[i])} in env {int(rows[i])}")
 
     # ------------------------------------------------------------------ episodes
 
