@@ -2,7 +2,8 @@
 against the single-game engine measured in the same run; then the SB3 VecEnv and PPO training.
 
     python bench/batched.py [--ruleset zonk] [--players 2] [--seconds 1] [--rounds 3]
-                            [--sizes 1 64 1024] [--ppo-steps 16384] [--ppo-envs 8 64] [--no-ppo]
+                            [--sizes 1 64 1024] [--vec-sizes 8 64 1024]
+                            [--ppo-steps 16384] [--ppo-envs 8 64] [--no-ppo]
 
 A *game step* is one decision applied to one game: a uniformly random legal action. Rolls that need
 no decision (zilches) happen inside the step, as in the engine. Finished games start again at once.
@@ -27,8 +28,8 @@ VecEnv rows (``--vec-sizes``)
     query ``env_method("action_masks")``, what MaskablePPO calls), not the pick.
 
 PPO rows (``--ppo-envs``, needs sb3-contrib)
-    ``MaskablePPO("MlpPolicy")`` with ``train/ppo.py``'s settings (net 128,128, batch 512, 4 epochs,
-    one torch thread) learning ``--ppo-steps`` steps, rollouts of about 2048 steps (``n_steps`` =
+    ``MaskablePPO("MlpPolicy")`` with ``train/ppo.py``'s default settings (its ``Args``; when written:
+    net 128,128, batch 512, 4 epochs), one torch thread, learning ``--ppo-steps`` steps, rollouts of about 2048 steps (``n_steps`` =
     2048 / n_envs), on the batched VecEnv and on a ``DummyVecEnv`` of ``Zilch-v0``: steps per second
     of the whole ``learn`` and its time split into env (``step`` and the mask query), update
     (``model.train``) and policy (the rest of the rollout: the forward pass, SB3's buffer).
