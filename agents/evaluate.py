@@ -12,7 +12,8 @@ Tables
 Deals, seat orders and common random numbers
     Games are grouped in *deals*. Deal ``d`` fixes the dice of every *turn slot*: the r-th roll of the
     t-th turn of the player in seat s shows the same faces in every game of the deal (:class:`DealDice`,
-    drawn from ``numpy.random.default_rng([seed, d, 0, 0])``, :class:`DealCodes`), and one decision stream per seat,
+    the slot dice of the batched engine with the deal's key ``SeedSequence([seed, d, 0])``), and one
+    decision stream per seat,
     ``default_rng([seed, d, 1, seat])``, is passed to the agent sitting there. The deal is played once
     in every seat order of the table (``--orders rotations``: each agent in each seat once, N orders;
     or ``permutations``: all N! orders; for two players both are the two orders), so each agent meets,
@@ -81,11 +82,13 @@ import numpy as np
 
 from zilch_env import GameState, IllegalActionError, Policy, RandomDice, Ruleset, load_ruleset
 from zilch_env.engine import sorted_rolls_by_code
+from zilch_env.scoring import scoring_table
 
 from .stats import bradley_terry, clustered_wilson, ratio_mean
 
 __all__ = [
-    "EvalConfig", "Report", "evaluate", "seat_orders", "DealCodes", "DealDice", "seat_rng", "turn_optimum",
+    "EvalConfig", "Report", "evaluate", "seat_orders", "DealCodes", "DealDice", "deal_game", "deal_key", "seat_rng",
+    "turn_optimum",
     "add_arguments", "run_from_args", "main",
 ]
 
@@ -142,51 +145,65 @@ def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
     raise ValueError(f"orders = {kind!r}: choose 'rotations' or 'permutations'")
 
 
-class DealCodes:
-    """The dice of one deal as uniform codes in ``[0, 6**6)``, one per *turn slot*: seat ``s``, its
-    ``t``-th turn, the ``r``-th roll of that turn. Shared by every game of the deal.
+_M64 = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
 
-    Codes come in pages of :attr:`PAGE_TURNS` turns of every seat, drawn from one generator,
-    ``default_rng([*key, 0])``, in page order and only when a game gets that far, so a page holds the
-    same codes whichever game asks first. Rolls past :attr:`SLOT_ROLLS` in one turn come from the
-    slot's own stream, ``default_rng([*key, 9, s, t])``. A code is a raw 64-bit draw modulo ``6**6``
-    (uniform to within 3e-15).
-    """
+
+def _mix64(z: int) -> int:
+    """The SplitMix64 output function (Steele, Lea and Flood 2014)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
+def _mix64_array(z: np.ndarray) -> np.ndarray:
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def deal_key(seed: int, deal: int, stream: int = 0) -> int:
+    """The 64-bit dice key of a deal: ``SeedSequence([seed, deal, stream])`` (stream 0: the tables'
+    deals, 2: the solo measure's games)."""
+    return int(np.random.SeedSequence([seed, deal, stream]).generate_state(1, np.uint64)[0])
+
+
+class DealCodes:
+    """The codes of one deal's turn slots, computed a page of :attr:`PAGE_TURNS` turns of every seat at
+    a time and shared by the deal's games. Slot ``(s, t, r)``, the r-th roll of the t-th turn of seat s,
+    has the code ``mix64(key + (((s << 40) | (t << 16) | r) + 1) * golden) mod 6**6`` (SplitMix64),
+    the slot dice of the batched engine (:class:`zilch_env.batched.KeyedSlotDice`), so that both
+    engines deal the same dice."""
 
     PAGE_TURNS = 16
-    SLOT_ROLLS = 8
+    SLOT_ROLLS = 8  # rolls per turn held in a page; later rolls of a long turn are computed one by one
 
-    def __init__(self, key: Sequence[int], players: int):
-        self.key = tuple(key)
+    def __init__(self, key: int, players: int):
+        self.key = int(key) & _M64
         self.players = players
-        self._bits = np.random.default_rng([*self.key, 0]).bit_generator
-        self._pages: list[list[int]] = []
-        self._extra: dict[tuple[int, int], tuple[np.random.Generator, list[int]]] = {}
+        self._pages: dict[int, list[int]] = {}
 
     def page(self, k: int) -> list[int]:
-        """Page ``k``: turns ``k * PAGE_TURNS ..`` of every seat, ``[(s * PAGE_TURNS + t % PAGE_TURNS)
-        * SLOT_ROLLS + r]``."""
-        while len(self._pages) <= k:
-            raw = self._bits.random_raw(self.players * self.PAGE_TURNS * self.SLOT_ROLLS)
-            self._pages.append((raw % 6**6).tolist())
-        return self._pages[k]
+        """Turns ``16k .. 16k+15`` of every seat: ``[(s * PAGE_TURNS + t % PAGE_TURNS) * SLOT_ROLLS + r]``."""
+        codes = self._pages.get(k)
+        if codes is None:
+            s = np.arange(self.players, dtype=np.uint64)[:, None, None] << np.uint64(40)
+            t = np.arange(k * self.PAGE_TURNS, (k + 1) * self.PAGE_TURNS, dtype=np.uint64)[None, :, None] << np.uint64(16)
+            r = np.arange(self.SLOT_ROLLS, dtype=np.uint64)[None, None, :]
+            z = np.uint64(self.key) + ((s | t | r) + np.uint64(1)) * np.uint64(_GOLDEN)
+            codes = self._pages[k] = (_mix64_array(z.reshape(-1)) % np.uint64(6**6)).tolist()
+        return codes
 
-    def extra(self, seat: int, turn: int, r: int) -> int:
-        """The code of roll ``r`` (>= SLOT_ROLLS) of a long turn, from the slot's own stream."""
-        slot = (seat, turn)
-        if slot not in self._extra:
-            self._extra[slot] = (np.random.default_rng([*self.key, 9, *slot]), [])
-        rng, codes = self._extra[slot]
-        while r - self.SLOT_ROLLS >= len(codes):
-            codes += (rng.bit_generator.random_raw(64) % 6**6).tolist()
-        return codes[r - self.SLOT_ROLLS]
+    def code(self, seat: int, turn: int, r: int) -> int:
+        """One slot's code (the rolls past ``SLOT_ROLLS`` of a long turn)."""
+        return _mix64((self.key + (((seat << 40) | (turn << 16) | r) + 1) * _GOLDEN) & _M64) % 6**6
 
 
 class DealDice(RandomDice):
-    """The dice of one game of a deal: the ``r``-th roll of the ``t``-th turn of the player in seat
-    ``s`` shows the faces of the deal's code for that slot (:class:`DealCodes`), whoever sits there
-    and however earlier turns went. A roll of ``n`` dice takes the code modulo ``6**n`` and looks the
-    sorted faces up, as :class:`RandomDice` does.
+    """The dice of one game of a deal, by *turn slot*: the ``r``-th roll of the ``t``-th turn of the
+    player in seat ``s`` shows the faces of the deal's code for that slot (:class:`DealCodes`), whoever
+    sits there and however earlier turns went. A roll of ``n`` dice takes the code modulo ``6**n`` and
+    looks the sorted faces up, as :class:`RandomDice` does.
 
     Why slots and not one stream: with one stream (``GameState(seed=...)``) roll number k of the game
     goes to whoever happens to roll k-th, so as soon as two agents bank at different moments the
@@ -196,43 +213,71 @@ class DealDice(RandomDice):
     agents of a pair face each other's dice turn by turn, and the correlation is negative (-0.35
     heuristic/greedy, -0.56 greedy/greedy:500, -0.73 optimal-turn/heuristic): most of the luck cancels.
 
-    The engine asks only ``roll(n)``; the slot comes from the game the dice are bound to (``game``,
-    set after the game is made; its first roll is seat ``first``'s first): the seat to move and the
-    number of turns ended so far. A copy (``GameState.clone``, an agent's look-ahead) gets ordinary
-    random dice seeded from the slot: an agent cannot peek at the deal.
+    These are the dice of :class:`zilch_env.batched.KeyedSlotDice` with the same key, roll for roll
+    (tested), so a table plays the same deals in either engine; this class is the fast form for many
+    games (pages of codes shared by a deal instead of one hash per roll and a table per game). Like
+    it, the dice follow the game they are bound to (``game``: the seat to move and the turns ended);
+    rolls made while the game is being built follow the rule that a roll without a legal keep (and no
+    six-dice bonus) ends the turn and the next seat rolls. A copy (``GameState.clone``, an agent's
+    look-ahead) gets ordinary random dice seeded from the slot: an agent cannot peek at the deal.
     """
 
-    def __init__(self, codes: DealCodes, first: int = 0):
+    def __init__(self, codes: DealCodes, ruleset: Ruleset, first: int = 0):
         self.codes = codes
         self.game: GameState | None = None
         self._by_code = sorted_rolls_by_code()
-        self._turn_of = [-1] * codes.players
+        self._rolls = scoring_table(ruleset).rolls
+        self._dice, self._bonus = ruleset.dice, ruleset.variants.six_dice_zilch_bonus
+        self._turns = [0] * codes.players  # turns each seat has ended
         self._ended = 0
-        self._start(first)
+        self._unbound_end = False
+        self._at(first)
 
-    def _start(self, seat: int) -> None:
+    def bind(self, game: GameState) -> None:
+        """Follow ``game`` from now on (its turns so far were followed by the zilch rule)."""
+        self.game = game
+        self._ended = len(game.turns)
+
+    def _at(self, seat: int) -> None:
         c = self.codes
-        self._turn_of[seat] += 1
-        t = self._turn_of[seat]
+        t = self._turns[seat]
         self._seat, self._turn, self._roll = seat, t, 0
         self._page = c.page(t // c.PAGE_TURNS)
         self._base = (seat * c.PAGE_TURNS + t % c.PAGE_TURNS) * c.SLOT_ROLLS
 
     def roll(self, n: int) -> tuple[int, ...]:
         g = self.game
-        if g is not None and len(g.turns) != self._ended:  # a new turn: the slot moves on
-            self._ended = len(g.turns)
-            self._start(g.current)
+        if g is not None:
+            if len(g.turns) != self._ended:  # turns ended since the last roll: a new turn starts
+                for t in g.turns[self._ended:]:
+                    self._turns[t["player"]] += 1
+                self._ended = len(g.turns)
+                self._at(g.current)
+        elif self._unbound_end:  # being built: the previous roll ended its turn
+            self._turns[self._seat] += 1
+            self._at((self._seat + 1) % self.codes.players)
+            self._unbound_end = False
         r = self._roll
         self._roll = r + 1
         if r < DealCodes.SLOT_ROLLS:
             code = self._page[self._base + r]
         else:
-            code = self.codes.extra(self._seat, self._turn, r)
-        return self._by_code[n][code % _POW6[n]]
+            code = self.codes.code(self._seat, self._turn, r)
+        roll = self._by_code[n][code % _POW6[n]]
+        if g is None and self._rolls[roll].best is None and not (n == self._dice and self._bonus):
+            self._unbound_end = True
+        return roll
 
     def __deepcopy__(self, memo: dict) -> RandomDice:
-        return RandomDice(np.random.default_rng([*self.codes.key, 10, self._seat, self._turn, self._roll]))
+        return RandomDice(np.random.default_rng([self.codes.key, self._seat, self._turn, self._roll]))
+
+
+def deal_game(ruleset: Ruleset, players: int, codes: DealCodes) -> GameState:
+    """A new game of the deal ``codes``: ``GameState`` rolling its :class:`DealDice`, bound."""
+    dice = DealDice(codes, ruleset)
+    game = GameState(ruleset, players, dice=dice)
+    dice.bind(game)
+    return game
 
 
 _POW6 = [6**n for n in range(7)]
@@ -390,18 +435,16 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
     for d in range(d0, d1):
         # Seeding a generator costs ten times more than restoring its state: seed once per deal and
         # rewind the same generators for every seat order.
-        codes = DealCodes((seed, d, 0), n)
+        codes = DealCodes(deal_key(seed, d), n)
         rngs = [seat_rng(seed, d, s) for s in range(n)]
         start = [x.bit_generator.state for x in rngs]
         for order in orders:
             for x, st in zip(rngs, start):
                 x.bit_generator.state = st
             pols = [agents[order[s]] for s in range(n)]
-            dice = DealDice(codes)
-            g = GameState(rs, n, dice=dice)
-            dice.game = g
+            g = deal_game(rs, n, codes)
             _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
-            dice.game = None  # no reference cycle left for the garbage collector
+            g.dice_source.game = None  # no reference cycle left for the garbage collector
             t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
             for t in g.turns:
                 s = t["player"]
@@ -434,12 +477,10 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
     zil = np.zeros(g1 - g0, np.int32)
     for k, gi in enumerate(range(g0, g1)):
         # The same dice in every turn slot for every agent.
-        dice = DealDice(DealCodes((seed, gi, 2), 1))
-        g = GameState(rs, 1, dice=dice)
-        dice.game = g
+        g = deal_game(rs, 1, DealCodes(deal_key(seed, gi, 2), 1))
         _play(g, [pol], [solo_rng(seed, gi)], lambda: ([label], f"solo game {gi} (seed {seed})"),
               max_turns=SOLO_MAX_TURNS)
-        dice.game = None
+        g.dice_source.game = None
         on = rs.entry_threshold == 0
         before = 0
         for t in g.turns:

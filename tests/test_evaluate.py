@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from agents import stats
-from agents.evaluate import DealCodes, DealDice, _merge_solo, evaluate, main, seat_orders, seat_rng
+from agents.evaluate import (DealCodes, DealDice, _merge_solo, deal_game, deal_key, evaluate, main,
+                             seat_orders, seat_rng)
 from zilch_env import GreedyMover, RandomDice, RandomMover
 
 
@@ -140,46 +141,72 @@ def test_seat_orders():
         seat_orders(3, "shuffled")
 
 
+@pytest.mark.parametrize("ruleset, players", [("zonk", 2), ("farkle", 3), ("zilch", 2),
+                                              ("zonk", 4)])
+def test_deal_dice_are_the_batched_engines_slot_dice(ruleset, players):
+    """DealDice deals, roll for roll, what zilch_env.batched.KeyedSlotDice deals with the same key
+    (so a table plays the same deals in either engine), including games whose first rolls zilch
+    while the game is being built, and turns longer than a page holds."""
+    from zilch_env import load_ruleset
+    from zilch_env.batched import slot_game
+
+    rs = load_ruleset(ruleset)
+    agents = [RandomMover(), GreedyMover(1000)]
+    built_zilch = 0
+    for k in range(150):
+        key = deal_key(5, k)
+        g = deal_game(rs, players, DealCodes(key, players))
+        rng = np.random.default_rng(k)
+        while g.winners is None:
+            g.apply(agents[g.current % 2].act(g, g.legal_actions(), rng))
+        ref = slot_game(rs, players, key)
+        for a in g.actions:
+            ref.apply(a)
+        assert ref.rolls == g.rolls and ref.scores == g.scores
+        built_zilch += g.turns[0]["turn_total"] == 0 and not g.turns[0]["banked"]
+    assert built_zilch > 0  # the zilch rule while the game is built was exercised
+
+
 class _Table:
-    """The two things DealDice reads of a game: the seat to move and the turns ended."""
+    """What slot dice read of a game: the seat to move and the turns ended."""
 
     def __init__(self):
         self.current, self.turns = 0, []
 
 
-def test_deal_dice_are_attached_to_turn_slots():
-    from zilch_env.engine import sorted_rolls_by_code
+def test_deal_dice_long_turns_match_the_batched_engine():
+    """A turn of 30 rolls (past the rolls a page holds), then other seats' turns."""
+    from zilch_env.batched import KeyedSlotDice
 
-    codes = DealCodes((7, 3, 0), 2)
-    assert codes.page(0) == DealCodes((7, 3, 0), 2).page(0) != DealCodes((7, 4, 0), 2).page(0)
+    rs = load_ruleset_zonk()
+    key = deal_key(3, 9)
+    ours, theirs = DealDice(DealCodes(key, 3), rs), KeyedSlotDice(key, rs, 3)
+    tables = _Table(), _Table()
+    ours.bind(tables[0])
+    theirs.bind(tables[1])
+    for seat, rolls in [(0, 30), (1, 2), (2, 9), (0, 1), (1, 12)]:
+        for t in tables:
+            if t.current != seat or rolls != 30:
+                t.turns.append({"player": t.current})
+            t.current = seat
+        assert [ours.roll(6 - i % 6) for i in range(rolls)] == [theirs.roll(6 - i % 6) for i in range(rolls)]
+
+
+def test_deal_codes_pages_match_single_slots():
+    c = DealCodes(deal_key(1, 2), 3)
     P, R = DealCodes.PAGE_TURNS, DealCodes.SLOT_ROLLS
-    face = lambda s, t, r, n: sorted_rolls_by_code()[n][codes.page(t // P)[(s * P + t % P) * R + r] % 6**n]  # noqa: E731
-    dice, table = DealDice(codes), _Table()
-    dice.game = table
-    assert dice.roll(6) == face(0, 0, 0, 6) and dice.roll(4) == face(0, 0, 1, 4)
-    table.turns.append({}); table.current = 1  # seat 0's turn ends; seat 1 plays its first turn
-    assert dice.roll(6) == face(1, 0, 0, 6)
-    table.turns.append({}); table.current = 0
-    assert dice.roll(5) == face(0, 1, 0, 5)
-    # The same slot shows the same faces however many dice are rolled and whatever came before.
-    other, table2 = DealDice(codes), _Table()
-    other.game = table2
-    other.roll(6)
-    table2.turns.append({}); table2.current = 1
-    assert other.roll(3) == face(1, 0, 0, 3)
-
-
-def test_deal_dice_pages_and_long_turns_do_not_depend_on_who_asks_first():
-    a, b = DealCodes((1, 0, 0), 2), DealCodes((1, 0, 0), 2)
-    assert a.page(3) == [b.page(k) for k in range(4)][3]  # pages are drawn in order
-    assert [a.extra(1, 5, r) for r in range(8, 200)] == [b.extra(1, 5, r) for r in range(8, 200)]
-    dice = DealDice(a)
-    dice.game = _Table()
-    rolls = [dice.roll(6) for _ in range(30)]  # one turn of 30 rolls: past SLOT_ROLLS
-    assert len(rolls) == 30 and all(len(r) == 6 for r in rolls)
+    for s, t, r in [(0, 0, 0), (2, 5, 7), (1, 17, 3), (2, 40, 0)]:
+        assert c.page(t // P)[(s * P + t % P) * R + r] == c.code(s, t, r)
     import copy
 
+    dice = DealDice(c, load_ruleset_zonk())
     assert type(copy.deepcopy(dice)) is RandomDice  # a clone gets fresh dice, not the deal's
+
+
+def load_ruleset_zonk():
+    from zilch_env import load_ruleset
+
+    return load_ruleset("zonk")
 
 
 def test_seat_rngs():
