@@ -4,7 +4,7 @@
     make_agent("ppo:checkpoints/zonk/policy.onnx", "zonk")
     make_agent("ppo:checkpoints/zonk/best/model.zip", "zonk")   # an SB3 checkpoint (needs torch)
 
-``PATH`` is a directory (its ``policy.onnx`` if present, else its best SB3 checkpoint
+``PATH`` (relative to the current directory, else to the repository root) is a directory (its ``policy.onnx`` if present, else its best SB3 checkpoint
 ``best/model.zip``, else ``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an
 SB3 ``.zip`` (with the ``train.json`` that ``train/ppo.py`` writes beside it).
 
@@ -38,6 +38,10 @@ __all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "PolicyMismatchError", "lo
            "resolve_policy_path", "check_compatible"]
 
 
+#: The repository root: a relative PATH not found from the current directory is looked up here.
+_ROOT = Path(__file__).resolve().parents[1]
+
+
 class PolicyMismatchError(AgentSpecError):
     """A policy trained for other rules or another observation layout than the game's."""
 
@@ -46,6 +50,8 @@ def resolve_policy_path(path: str | Path) -> Path:
     """The file a ``ppo:PATH`` names: an ``.onnx`` or ``.zip`` as given; for a directory its
     ``policy.onnx``, else ``best/model.zip``, ``latest/model.zip``, ``model.zip``."""
     p = Path(path)
+    if not p.exists() and not p.is_absolute() and (_ROOT / p).exists():
+        p = _ROOT / p  # checkpoints/zonk names the repository's checkpoint from any directory
     if p.is_file():
         if p.suffix not in (".onnx", ".zip"):
             raise AgentSpecError(f"ppo:{path}: give a policy .onnx, an SB3 .zip or a checkpoint directory")
