@@ -4,9 +4,10 @@
     make_agent("ppo:checkpoints/zonk/policy.onnx", "zonk")
     make_agent("ppo:checkpoints/zonk/best/model.zip", "zonk")   # an SB3 checkpoint (needs torch)
 
-``PATH`` (relative to the current directory, else to the repository root) is a directory (its ``policy.onnx`` if present, else its best SB3 checkpoint
-``best/model.zip``, else ``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an
-SB3 ``.zip`` (with the ``train.json`` that ``train/ppo.py`` writes beside it).
+``PATH`` (relative to the current directory, else to the repository root) is a directory (its
+``policy.onnx`` if present, else its best SB3 checkpoint ``best/model.zip``, else
+``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an SB3 ``.zip`` (with the
+``train.json`` that ``train/ppo.py`` writes beside it).
 
 An ONNX policy is played with onnxruntime only: importing this module and playing imports neither
 torch nor stable-baselines3 (the web game and the terminal game need neither). An SB3 checkpoint loads
