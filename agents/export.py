@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 import warnings
@@ -155,7 +156,7 @@ def export(checkpoint: str | Path, out: str | Path, evaluation: dict[str, Any] |
         "action_layout": action_layout(),
         "training": {
             "commands": meta.get("commands", []),
-            "checkpoint": str(zip_path),
+            "checkpoint": _shown(zip_path),
             "timesteps": int(model.num_timesteps),
             "objective": meta.get("objective"),
             "players": meta.get("players"),
@@ -167,6 +168,12 @@ def export(checkpoint: str | Path, out: str | Path, evaluation: dict[str, Any] |
     }
     out.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
     return out
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the current directory when inside it (committed files name no machine)."""
+    rel = os.path.relpath(path)
+    return Path(path).as_posix() if rel.startswith("..") else Path(rel).as_posix()
 
 
 def update_metadata(json_path: str | Path, **fields: Any) -> None:
