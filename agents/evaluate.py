@@ -54,11 +54,20 @@ Solo measure
     best turn policy), as a ratio with a 95% interval from the central limit theorem, clustered by
     game (:func:`agents.stats.ratio_mean`).
 
+Engines
+    A table whose agents the batched engine (:mod:`zilch_env.batched`) plays in its compiled kernels,
+    greedy and random players (:func:`kernel_agent`), runs there, tens of times faster, with the same
+    deals: its slot dice are the ones :class:`DealDice` rolls, so greedy games are the same move for
+    move on both engines (tested); its random players draw their moves from the kernels' own streams
+    (``decision_keys``), equal in distribution. Every other table, and the solo measure, runs on the
+    single-game engine. Which engine plays a table depends only on its agents and the rules;
+    ``--engine single`` sends every table to the single-game engine.
+
 Workers and determinism
     Work is split into fixed chunks of deals, run by ``--workers`` processes (the ``spawn`` start
     method; every worker builds the agents from their specs), and reduced in deal order. Every game
-    depends only on the seed, the deal and the seat order, so the results are identical for a given
-    seed whatever the number of workers.
+    depends only on the seed, the deal, the seat order and the engine, so the results are identical
+    for a given seed whatever the number of workers.
 
 Output
     A table on the terminal; with ``--out DIR``: ``report.md``, ``report.json`` and the plots
@@ -88,7 +97,7 @@ from .stats import bradley_terry, clustered_wilson, ratio_mean
 
 __all__ = [
     "EvalConfig", "Report", "evaluate", "seat_orders", "DealCodes", "DealDice", "deal_game", "deal_key", "seat_rng",
-    "turn_optimum",
+    "decision_keys", "kernel_agent", "turn_optimum",
     "add_arguments", "run_from_args", "main",
 ]
 
@@ -96,6 +105,8 @@ REPORT_FORMAT = "zilch-rl/eval/1"
 #: Deals per unit of work. Fixed (not derived from the number of workers) so that the work, and
 #: therefore every result, is the same however many processes share it.
 CHUNK_DEALS = 25
+#: Deals per unit of work on the batched engine (many games stepped at once pay off in big batches).
+BATCH_CHUNK_DEALS = 512
 #: One-player games per unit of work of the solo measure.
 SOLO_CHUNK_GAMES = 16
 #: A one-player game is cut after this many turns (an agent that rarely banks might never finish).
@@ -134,6 +145,9 @@ class EvalConfig:
     """On-board turns of the solo measure per agent; 0 skips it."""
     anchor: str | None = None
     """The agent rated 0; default ``random`` if it plays, else the mean rating is 1500."""
+    engine: str = "auto"
+    """``auto``: tables of agents the batched engine plays in its kernels go there; ``single``: every
+    game on the single-game engine."""
 
 
 def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
@@ -361,14 +375,24 @@ class _Context:
 _WORKER: _Context | None = None
 
 
-def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, ready: Any) -> None:
-    """Pool initializer: build the agents, with one thread of linear algebra per process (the
-    processes are the parallelism), then report ``("ready", pid)`` or ``("error", text)``."""
+def _warm_kernels(ruleset: Ruleset) -> None:
+    """Compile (or load from numba's cache) the batched engine's kernels: one tiny game."""
+    from zilch_env.batched import BatchAgent, play_games
+
+    play_games(ruleset, [BatchAgent("random")] * 2, np.zeros((1, 2), np.int64), seed=0, dice_slots=True)
+
+
+def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, ready: Any, kernels: bool) -> None:
+    """Pool initializer: build the agents (and the batched engine's kernels when tables need them),
+    with one thread of linear algebra per process (the processes are the parallelism), then report
+    ``("ready", pid)`` or ``("error", text)``."""
     global _WORKER
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ[var] = "1"
     try:
         _WORKER = _Context(ruleset, specs, seed)
+        if kernels:
+            _warm_kernels(ruleset)
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(1)
     except BaseException as e:
@@ -385,6 +409,8 @@ def _worker_task(task: tuple) -> tuple:
 def _run_task(ctx: _Context, task: tuple) -> tuple:
     if task[0] == "table":
         return task, _play_table_chunk(ctx, *task[1:])
+    if task[0] == "batch":
+        return task, _play_batch_chunk(ctx, *task[1:])
     try:
         return task, _play_solo_chunk(ctx, *task[1:])
     except Exception as e:
@@ -466,6 +492,70 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
             "seat": seat, "length": length}
 
 
+ENGINES = ("auto", "single")
+
+
+def kernel_agent(agent: Any) -> Any:
+    """The batched engine's own form of ``agent`` (:class:`zilch_env.batched.BatchAgent`), or None.
+
+    Only agents the kernels play exactly qualify: :class:`zilch_env.RandomMover` and its subclasses
+    that keep its ``act`` (``agents.baselines``' ``random``), :class:`zilch_env.GreedyMover`, and
+    ``agents.baselines``' greedy players with one whole-number threshold (``greedy``, ``greedy:500``,
+    ``greedy-bold``: a GreedyMover that never banks for lack of dice, ``min_dice = 0``). Greedy games are
+    then the same move for move in both engines (tested); random players draw their moves from the
+    kernels' SplitMix64 streams, equal in distribution.
+    """
+    from zilch_env import GreedyMover, RandomMover
+    from zilch_env.batched import BatchAgent
+
+    act = getattr(type(agent), "act", None)
+    if isinstance(agent, RandomMover) and act is RandomMover.act:
+        return BatchAgent("random")
+    if isinstance(agent, GreedyMover) and act is GreedyMover.act and float(agent.threshold).is_integer():
+        return BatchAgent("greedy", int(agent.threshold), int(agent.min_dice))
+    try:
+        from .baselines import GreedyAgent
+    except ImportError:  # pragma: no cover - the baselines ship with the package
+        return None
+    if type(agent) is GreedyAgent:
+        thresholds = set(agent.thresholds.values())
+        if len(thresholds) == 1:
+            t = thresholds.pop()
+            if math.isfinite(t) and float(t).is_integer():
+                return BatchAgent("greedy", int(t), 0)
+    return None
+
+
+def decision_keys(seed: int, deal: int, players: int) -> np.ndarray:
+    """The 64-bit keys of the kernels' random players, one per seat of deal ``deal``."""
+    return np.random.SeedSequence([seed, deal, 1]).generate_state(players, np.uint64)
+
+
+def _play_batch_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[int, ...]], d0: int, d1: int,
+                      kernel_agents: Sequence[Any]) -> dict[str, np.ndarray]:
+    """Deals ``d0 .. d1-1`` of one table on the batched engine: the same deals (keys, slot dice) and
+    seat orders as :func:`_play_table_chunk`, many games at once; the same arrays out."""
+    from zilch_env.batched import play_games
+
+    n, m = len(table), len(orders)
+    seed = ctx.seed
+    deals = range(d0, d1)
+    seat_agents = np.tile(np.asarray(orders, dtype=np.int64), (len(deals), 1))  # [game, seat] -> position
+    keys = np.repeat(np.array([deal_key(seed, d) for d in deals], dtype=np.uint64), m)
+    dkeys = np.repeat(np.stack([decision_keys(seed, d, n) for d in deals]), m, axis=0)
+    r = play_games(ctx.ruleset, list(kernel_agents), seat_agents, dice_keys=keys, dice_slots=True,
+                   decision_keys=dkeys, max_decisions=MAX_DECISIONS)
+    out = {}
+    for name, arr in (("score", r.scores), ("result", r.result), ("turns", r.turns), ("points", r.points),
+                      ("zilches", r.zilches)):
+        by_position = np.empty_like(arr)
+        np.put_along_axis(by_position, seat_agents, arr, axis=1)  # seat s holds position seat_agents[g, s]
+        out[name] = by_position
+    out["seat"] = np.argsort(seat_agents, axis=1).astype(np.int8)  # the seat of each position
+    out["length"] = np.asarray(r.length, dtype=np.int32)
+    return out
+
+
 def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, np.ndarray]:
     """One-player games ``g0 .. g1-1`` of the solo measure: the points of every turn played from
     the board (score after minus score before, so penalties count), and turns per game."""
@@ -501,19 +591,21 @@ class _Runner:
     """Runs tasks in order, in this process (``workers == 1``) or in a ``spawn`` pool."""
 
     def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int,
-                 agents: Sequence[Policy]):
+                 agents: Sequence[Policy], kernels: bool = False):
         self.workers = workers
         self.pool = None
         t = time.perf_counter()
         if workers == 1:
             self.ctx = _Context(ruleset, specs, seed, agents)
+            if kernels:
+                _warm_kernels(ruleset)
         else:
             import multiprocessing as mp
             import queue
 
             ctx = mp.get_context("spawn")
             ready = ctx.Queue()
-            self.pool = ctx.Pool(workers, _init_worker, (ruleset, list(specs), seed, ready))
+            self.pool = ctx.Pool(workers, _init_worker, (ruleset, list(specs), seed, ready, kernels))
             # Wait until every worker has built its agents, so that the games are timed alone and a
             # worker that cannot build an agent stops the run with its message.
             started = 0
@@ -619,6 +711,8 @@ def _check(cfg: EvalConfig, n_agents: int) -> None:
     if not isinstance(cfg.solo_turns, int) or cfg.solo_turns < 0:
         raise ValueError(f"solo_turns = {cfg.solo_turns!r}: a whole number >= 0 (0 = no solo measure)")
     seat_orders(2, cfg.orders)
+    if cfg.engine not in ENGINES:
+        raise ValueError(f"engine = {cfg.engine!r}: choose one of {', '.join(ENGINES)}")
 
 
 def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: Any) -> "Report":
@@ -650,15 +744,24 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     tables = list(itertools.combinations(range(len(specs)), n)) if len(specs) >= n else []
     orders = seat_orders(n, cfg.orders)
     deals = -(-cfg.games // len(orders))
-    table_tasks = [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS))
-                   for t in tables for d0 in range(0, deals, CHUNK_DEALS)]
+    # Which engine plays each table depends only on the rules and the agents, never on the workers.
+    kernels = [kernel_agent(a) for a in agents] if cfg.engine == "auto" and _batchable(rs) else [None] * len(agents)
+    engines = {t: "batched" if all(kernels[i] is not None for i in t) else "single" for t in tables}
+    table_tasks = []
+    for t in tables:
+        if engines[t] == "batched":
+            table_tasks += [("batch", t, orders, d0, min(deals, d0 + BATCH_CHUNK_DEALS), [kernels[i] for i in t])
+                            for d0 in range(0, deals, BATCH_CHUNK_DEALS)]
+        else:
+            table_tasks += [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS))
+                            for d0 in range(0, deals, CHUNK_DEALS)]
     optimum, optimum_source = turn_optimum(solo_ruleset(rs)) if cfg.solo_turns else (None, "")
 
     t_start = time.perf_counter()
     bar = _Progress(progress)
     bar.add("start", f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
     try:
-        runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents)
+        runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents, kernels="batched" in engines.values())
     except BaseException:
         bar.close()
         raise
@@ -687,7 +790,18 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
               "games": total_games,
               "games_per_second": total_games / t_games if t_games > 0 else math.nan, "workers": cfg.workers}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
-                        optimum_source, anchor, timing)
+                        optimum_source, anchor, timing, engines)
+
+
+def _batchable(rs: Ruleset) -> bool:
+    """Whether the batched engine plays these rules (not pyramiding, challenge or piggyback)."""
+    from zilch_env.batched import UnsupportedRulesError, check_batchable
+
+    try:
+        check_batchable(rs)
+    except UnsupportedRulesError:
+        return False
+    return True
 
 
 def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int) -> list[list[dict[str, Any]]]:
@@ -780,7 +894,7 @@ class Report:
               tables: list[tuple[int, ...]], orders: list[tuple[int, ...]], deals: int,
               merged: dict[tuple, dict[str, np.ndarray]], solo: list[dict[str, np.ndarray]],
               optimum: float | None, optimum_source: str, anchor: int | None,
-              timing: dict[str, Any]) -> "Report":
+              timing: dict[str, Any], engines: dict[tuple, str] | None = None) -> "Report":
         k = len(labels)
         pair_wins = np.zeros((k, k))  # pairwise results from every game: win 1, draw 1/2 each
         scores: dict[str, list[np.ndarray]] = {lab: [] for lab in labels}
@@ -818,7 +932,8 @@ class Report:
                 pair_wins[b, a] += (wj & ~wi).sum() + 0.5 * (wi & wj).sum()
             seat_wins = [float(res[m["seat"] == s].sum() / g) for s in range(len(t))]
             table_out.append({
-                "agents": [labels[a] for a in t], "deals": deals, "games": g,
+                "agents": [labels[a] for a in t], "engine": (engines or {}).get(t, "single"), "deals": deals,
+                "games": g,
                 "mean_length": float(m["length"].mean()), "seat_score_share": seat_wins, "results": rows,
             })
         games_between = pair_wins + pair_wins.T
@@ -855,7 +970,7 @@ class Report:
                           for s in specs],
                 "ruleset": rs.name, "games": cfg.games, "deals": deals, "seed": cfg.seed,
                 "players": cfg.players, "orders": cfg.orders, "seat_orders": [list(o) for o in orders],
-                "solo_turns": cfg.solo_turns,
+                "solo_turns": cfg.solo_turns, "engine": cfg.engine,
             },
             "ruleset": rs.to_dict(),
             "tables": table_out,
@@ -1155,6 +1270,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--solo-turns", type=int, default=20000, metavar="N",
                    help="turns from the board per agent for the solo measure against the exact turn "
                    "optimum; 0 skips it (default: 20000)")
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="auto: tables of greedy and random players (and other agents the batched engine "
+                   "plays in its kernels) run there, tens of times faster; single: every game on the "
+                   "single-game engine (default: auto)")
     p.add_argument("--anchor", metavar="AGENT",
                    help="the agent rated 0 (default: random if it plays, else mean rating 1500)")
     p.add_argument("--out", "-o", metavar="DIR", help="write report.md, report.json and the PNG plots into DIR")
@@ -1178,7 +1297,7 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
         return 2
     cfg = EvalConfig(agents=args.agents, ruleset=ruleset, games=args.games, seed=args.seed,
                      workers=args.workers, players=args.players, orders=args.orders,
-                     solo_turns=args.solo_turns, anchor=args.anchor)
+                     solo_turns=args.solo_turns, anchor=args.anchor, engine=args.engine)
     try:
         report = evaluate(cfg, progress=not args.quiet)
     except (AgentSpecError, ValueError) as e:

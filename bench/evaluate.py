@@ -1,22 +1,23 @@
 """Evaluation throughput: two-player games per second for baseline pairs, with 1 and with 2 workers.
 
-    python bench/evaluate.py [--ruleset zonk] [--games 4000] [--pairs greedy:random heuristic:greedy]
+    python bench/evaluate.py [--ruleset zonk] [--games 20000] [--pairs greedy:random heuristic:greedy]
 
-For each pair, in one run on this machine:
+For each pair, in one run on this machine (the best of ``--repeat`` runs: other work on a shared
+machine only ever slows a run down):
 
-* ``raw`` — the bare engine loop (``GameState`` + ``legal_actions`` + ``act`` + ``apply``, nothing
-  else) on one core: the ceiling for one worker, measured in the same run as the baseline;
-* ``eval 1w`` — :func:`agents.evaluate.evaluate` in this process (seat-balanced deals, seeding,
-  per-game statistics, the report), and its ratio to ``raw`` (the evaluation's own overhead);
-* ``eval 2w`` — the same with two worker processes, timed over the games only (``tournament``) and
-  over the whole call including starting the processes (``wall``), and its speed-up over 1 worker.
+* ``raw`` — the bare single-game loop (``GameState`` + ``legal_actions`` + ``act`` + ``apply``,
+  nothing else) on one core: the baseline, measured in the same run;
+* ``single 1w`` — :func:`agents.evaluate.evaluate` with ``engine="single"`` in this process (deals,
+  seat orders, slot dice, per-game statistics, the report), and its ratio to ``raw``;
+* ``1w`` / ``2w`` — ``evaluate`` as it runs by default (``engine="auto"``: pairs the batched engine
+  plays in its kernels go there) with one worker and with two, timed over the games after the
+  workers have started; ``2w wall`` also counts starting the processes;
+* the engine each pair ran on.
 
-Then where one worker's time goes, per game, measured directly (see :func:`breakdown`): the
-engine alone (the same games replayed from their actions), the agents' ``act``, and the rest, the
-evaluation's own work. The issue's target is 2,000 two-player games per second using both cores.
-
-Pairs name agent specs (``greedy:random`` = greedy against random); while ``agents.baselines`` is
-not installed the specs fall back to ``zilch_env``'s movers (greedy = ``GreedyMover(300)``).
+Then where one worker's time goes on the single-game engine, per game, measured directly (see
+:func:`breakdown`): the engine alone (the same games replayed from their actions), the agents' ``act``,
+and the rest, the evaluation's own work. The issue's target is 2,000 two-player games per second
+using both cores.
 """
 
 from __future__ import annotations
@@ -31,22 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from agents.base import agent_names, make_agent  # noqa: E402
-from agents.evaluate import DealCodes, DealDice, _Context, _play_table_chunk, evaluate, seat_orders, seat_rng  # noqa: E402
-from zilch_env import GameState, GreedyMover, RandomMover, load_ruleset  # noqa: E402
-
-def resolve(spec: str, rs):
-    """The spec's agent, or the engine's own mover while the baselines are not installed."""
-    if spec in agent_names() or spec.partition(":")[0] in agent_names():
-        return spec
-    fallback = {"greedy": GreedyMover(300), "random": RandomMover()}
-    if spec in fallback:
-        return fallback[spec]
-    return None
+from agents.base import make_agent  # noqa: E402
+from agents.evaluate import (DealCodes, _Context, _play_table_chunk, deal_game, deal_key, evaluate,  # noqa: E402
+                             seat_orders, seat_rng)
+from zilch_env import GameState, load_ruleset  # noqa: E402
 
 
 def raw_rate(rs, agents, games: int) -> float:
-    """Games per second of the bare loop: no seat orders, no statistics."""
+    """Games per second of the bare single-game loop: no deals, no statistics."""
     pols = [make_agent(a, rs) for a in agents]
     rng = np.random.default_rng(0)
     t = time.perf_counter()
@@ -72,14 +65,13 @@ class _Timed:
 
 
 def breakdown(rs, agents, deals: int) -> dict[str, float]:
-    """Where one worker's time goes, in seconds per game, measured directly (no profiler):
+    """Where one worker's time goes on the single-game engine, in seconds per game:
 
     * total — :func:`_play_table_chunk` as the evaluation runs it;
     * agents — time inside the agents' ``act`` (timed by a wrapper);
-    * engine — the same games replayed from their recorded actions with no agent: ``GameState``
-      with the deal's dice (:class:`DealDice`), ``legal_actions`` and ``apply`` only;
-    * evaluation — the rest: seat orders, seeding the agents' generators, the play loop and the
-      per-game statistics.
+    * engine — the same games replayed from their recorded actions with no agent: ``GameState`` with
+      the deal's slot dice, ``legal_actions`` and ``apply`` only;
+    * evaluation — the rest: seat orders, the agents' generators, the play loop, per-game statistics.
     """
     orders = seat_orders(2)
     ctx = _Context(rs, agents, 0)
@@ -91,27 +83,22 @@ def breakdown(rs, agents, deals: int) -> dict[str, float]:
     ctx.agents = timed
     _play_table_chunk(ctx, (0, 1), orders, 0, deals)
     agent_s = sum(a.seconds for a in timed)
-    # Record every game's actions, then replay them through the engine alone.
-    records = []
+    records = []  # every game's actions, replayed below through the engine alone
     for d in range(deals):
-        codes = DealCodes((0, d, 0), 2)
+        codes = DealCodes(deal_key(0, d), 2)
         for order in orders:
             rngs = [seat_rng(0, d, s) for s in range(2)]
-            pols = [ctx.agents[order[s]].agent for s in range(2)]
-            dice = DealDice(codes)
-            g = GameState(rs, 2, dice=dice)
-            dice.game = g
+            pols = [timed[order[s]].agent for s in range(2)]
+            g = deal_game(rs, 2, codes)
             while g.winners is None:
                 g.apply(pols[g.current].act(g, g.legal_actions(), rngs[g.current]))
             records.append(g.actions)
     t = time.perf_counter()
     k = 0
     for d in range(deals):
-        codes = DealCodes((0, d, 0), 2)
+        codes = DealCodes(deal_key(0, d), 2)
         for _ in orders:
-            dice = DealDice(codes)
-            g = GameState(rs, 2, dice=dice)
-            dice.game = g
+            g = deal_game(rs, 2, codes)
             for a in records[k]:
                 g.legal_actions()
                 g.apply(a)
@@ -124,47 +111,47 @@ def breakdown(rs, agents, deals: int) -> dict[str, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ruleset", default="zonk")
-    ap.add_argument("--games", type=int, default=4000, help="games per measurement (default: 4000)")
-    ap.add_argument("--pairs", nargs="+", default=["greedy:random", "heuristic:greedy", "greedy:greedy"],
-                    metavar="A:B", help="agent pairs (default: greedy:random heuristic:greedy greedy:greedy)")
+    ap.add_argument("--games", type=int, default=20000,
+                    help="games per measurement on the batched engine (default: 20000); a tenth of it "
+                    "on the single-game engine")
+    ap.add_argument("--pairs", nargs="+", default=["greedy:random", "greedy:greedy", "heuristic:greedy"],
+                    metavar="A:B", help="agent spec pairs (default: greedy:random greedy:greedy heuristic:greedy)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement, the best kept (default: 3)")
     ap.add_argument("--no-profile", action="store_true", help="skip the time breakdown")
     args = ap.parse_args()
     rs = load_ruleset(args.ruleset)
-    print(f"ruleset {rs.name}, {args.games} games per measurement, best of {args.repeat}; "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} before")
-    print(f"{'pair':<22}{'raw 1 core':>12}{'eval 1w':>10}{'/raw':>7}{'eval 2w':>10}{'2w wall':>10}"
-          f"{'2w/1w':>7}  (two-player games per second)")
+    print(f"ruleset {rs.name}; best of {args.repeat}; {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.2f} before")
+    print(f"{'pair':<20}{'engine':>8}{'games':>7}{'raw':>8}{'single 1w':>11}{'/raw':>6}{'1w':>9}{'2w':>9}"
+          f"{'2w wall':>9}{'2w/1w':>7}   (two-player games per second)")
     for pair in args.pairs:
         a, _, b = pair.partition(":")
-        if not b:
-            b, a = a, a
-        agents = [resolve(a, rs), resolve(b, rs)]
-        if None in agents:
-            print(f"{pair:<22}skipped: agent {a if agents[0] is None else b!r} is not installed")
-            continue
-        names = [x if isinstance(x, str) else x.name for x in agents]
-        label = " vs ".join(names)
-        raw = r1 = r2 = w2 = 0.0
-        for _ in range(args.repeat):  # the best of a few runs: other work on the machine only slows
-            raw = max(raw, raw_rate(rs, agents, args.games))
-            one = evaluate(agents=agents, ruleset=rs, games=args.games, seed=1, workers=1, solo_turns=0)
+        specs = [a, b or a]
+        probe = evaluate(agents=specs, ruleset=rs, games=2, seed=1, workers=1, solo_turns=0)
+        engine = probe.data["tables"][0]["engine"]
+        games = args.games if engine == "batched" else max(200, args.games // 10)
+        small = max(200, args.games // 10)
+        raw = single = r1 = r2 = w2 = 0.0
+        for _ in range(args.repeat):
+            raw = max(raw, raw_rate(rs, specs, max(100, small // 2)))
+            s1 = evaluate(agents=specs, ruleset=rs, games=small, seed=1, workers=1, solo_turns=0, engine="single")
+            single = max(single, s1.data["timing"]["games_per_second"])
+            one = evaluate(agents=specs, ruleset=rs, games=games, seed=1, workers=1, solo_turns=0)
             t = time.perf_counter()
-            two = evaluate(agents=agents, ruleset=rs, games=args.games, seed=1, workers=2, solo_turns=0)
+            two = evaluate(agents=specs, ruleset=rs, games=games, seed=1, workers=2, solo_turns=0)
             wall = time.perf_counter() - t
             r1 = max(r1, one.data["timing"]["games_per_second"])
             r2 = max(r2, two.data["timing"]["games_per_second"])
             w2 = max(w2, two.data["timing"]["games"] / wall)
-        print(f"{label:<22}{raw:>12,.0f}{r1:>10,.0f}{r1 / raw:>7.2f}{r2:>10,.0f}{w2:>10,.0f}{r2 / r1:>7.2f}")
+        print(f"{' vs '.join(specs):<20}{engine:>8}{games:>7}{raw:>8,.0f}{single:>11,.0f}{single / raw:>6.2f}"
+              f"{r1:>9,.0f}{r2:>9,.0f}{w2:>9,.0f}{r2 / r1:>7.2f}")
     if not args.no_profile:
         a, _, b = args.pairs[0].partition(":")
-        agents = [resolve(a, rs), resolve(b or a, rs)]
-        if None not in agents:
-            runs = [breakdown(rs, agents, max(50, args.games // 4)) for _ in range(args.repeat)]
-            b = min(runs, key=lambda r: r["total"])
-            print(f"where one worker's time goes ({args.pairs[0]}), microseconds per game:")
-            for k, v in b.items():
-                print(f"  {k:<12}{1e6 * v:8.0f} us  {100 * v / b['total']:5.1f} %")
+        runs = [breakdown(rs, [a, b or a], max(50, args.games // 40)) for _ in range(args.repeat)]
+        bd = min(runs, key=lambda r: r["total"])
+        print(f"where one worker's time goes on the single-game engine ({args.pairs[0]}), per game:")
+        for k, v in bd.items():
+            print(f"  {k:<12}{1e6 * v:8.0f} us  {100 * v / bd['total']:5.1f} %")
     print(f"load average {os.getloadavg()[0]:.2f} after (other processes share these cores)")
     return 0
 

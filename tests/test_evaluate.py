@@ -298,6 +298,44 @@ def test_solo_measure_failure_is_reported_not_fatal():
 
 
 # --------------------------------------------------------------------------------------------
+# The two engines
+
+
+def test_greedy_tables_are_the_same_on_both_engines():
+    """Same deals, same seat orders, same moves: the batched engine's tables equal the single-game
+    engine's, number for number, for agents it plays exactly (agents.baselines greedy players and
+    zilch_env's GreedyMover, which also banks for lack of dice)."""
+    kw = dict(agents=["greedy", "greedy:500", GreedyMover(400)], ruleset="farkle", games=120, seed=7,
+              workers=1, solo_turns=0)
+    auto, single = evaluate(engine="auto", **kw), evaluate(engine="single", **kw)
+    assert {t["engine"] for t in auto.data["tables"]} == {"batched"}
+    assert {t["engine"] for t in single.data["tables"]} == {"single"}
+    strip = lambda r: [{k: v for k, v in t.items() if k != "engine"} for t in r.data["tables"]]  # noqa: E731
+    assert strip(auto) == strip(single)
+
+
+def test_kernel_agents_and_random_copies_on_the_batched_engine():
+    from agents.base import make_agent
+    from agents.evaluate import kernel_agent
+    from zilch_env import load_ruleset
+
+    rs = load_ruleset("zonk")
+    assert kernel_agent(make_agent("random", rs)).kind == "random"
+    assert (kernel_agent(make_agent("greedy:450", rs)).threshold, kernel_agent(make_agent("greedy", rs)).min_dice) == (450, 0)
+    assert kernel_agent(make_agent("greedy-table", rs)) is None  # thresholds by dice: not in the kernels
+    assert kernel_agent(make_agent("heuristic", rs)) is None
+    assert kernel_agent(NeedsOpponents()) is None  # a GreedyMover with its own act
+    r = evaluate(agents=["random", "random"], ruleset="zonk", games=200, seed=1, workers=1, solo_turns=0)
+    a, b = r.data["tables"][0]["results"]
+    assert r.data["tables"][0]["engine"] == "batched"
+    assert (a["wins"], a["mean_score"]) == (b["wins"], b["mean_score"])
+    # Rules the kernels lack go to the single-game engine.
+    r = evaluate(agents=["greedy", "random"], ruleset=load_ruleset("zonk", {"variants.piggyback": True}),
+                 games=4, seed=1, workers=1, solo_turns=0)
+    assert r.data["tables"][0]["engine"] == "single"
+
+
+# --------------------------------------------------------------------------------------------
 # Workers
 
 
