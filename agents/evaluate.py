@@ -1077,6 +1077,10 @@ class Report:
                       "turn; turns: every player's turns per game; design effect: the variance of the win rate "
                       "against that of as many independent games (below 1: the common dice cancelled that much "
                       "of the luck).", ""]
+            batched = [" vs ".join(t["agents"]) for t in d["tables"] if t.get("engine") == "batched"]
+            if batched:
+                lines += [f"On the batched engine (same deals, greedy games move for move the same): "
+                          f"{'; '.join(batched)}. The other tables on the single-game engine.", ""]
         if d["ratings"]:
             lines += [f"## Ratings", "", f"{d['ratings']['scale']}, anchored at {d['ratings']['anchor']}.", "",
                       "| agent | rating | ± 95% |", "|---|---:|---:|"]
