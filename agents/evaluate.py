@@ -239,6 +239,7 @@ class DealDice(RandomDice):
     def __init__(self, codes: DealCodes, ruleset: Ruleset, first: int = 0):
         self.codes = codes
         self.game: GameState | None = None
+        self._tl: list | None = None  # the bound game's list of ended turns
         self._by_code = sorted_rolls_by_code()
         self._rolls = scoring_table(ruleset).rolls
         self._dice, self._bonus = ruleset.dice, ruleset.variants.six_dice_zilch_bonus
@@ -250,7 +251,12 @@ class DealDice(RandomDice):
     def bind(self, game: GameState) -> None:
         """Follow ``game`` from now on (its turns so far were followed by the zilch rule)."""
         self.game = game
+        self._tl = game.turns
         self._ended = len(game.turns)
+
+    def unbind(self) -> None:
+        """Forget the game (a finished game and its dice then hold no reference to each other)."""
+        self.game = self._tl = None
 
     def _at(self, seat: int) -> None:
         c = self.codes
@@ -260,25 +266,24 @@ class DealDice(RandomDice):
         self._base = (seat * c.PAGE_TURNS + t % c.PAGE_TURNS) * c.SLOT_ROLLS
 
     def roll(self, n: int) -> tuple[int, ...]:
-        g = self.game
-        if g is not None:
-            if len(g.turns) != self._ended:  # turns ended since the last roll: a new turn starts
-                for t in g.turns[self._ended:]:
+        tl = self._tl
+        if tl is not None:
+            if len(tl) != self._ended:  # turns ended since the last roll: a new turn starts
+                for t in tl[self._ended:]:
                     self._turns[t["player"]] += 1
-                self._ended = len(g.turns)
-                self._at(g.current)
+                self._ended = len(tl)
+                self._at(self.game.current)  # type: ignore[union-attr]
         elif self._unbound_end:  # being built: the previous roll ended its turn
             self._turns[self._seat] += 1
             self._at((self._seat + 1) % self.codes.players)
             self._unbound_end = False
         r = self._roll
         self._roll = r + 1
-        if r < DealCodes.SLOT_ROLLS:
-            code = self._page[self._base + r]
+        if r < _SLOT_ROLLS:
+            roll = self._by_code[n][self._page[self._base + r] % _POW6[n]]
         else:
-            code = self.codes.code(self._seat, self._turn, r)
-        roll = self._by_code[n][code % _POW6[n]]
-        if g is None and self._rolls[roll].best is None and not (n == self._dice and self._bonus):
+            roll = self._by_code[n][self.codes.code(self._seat, self._turn, r) % _POW6[n]]
+        if tl is None and self._rolls[roll].best is None and not (n == self._dice and self._bonus):
             self._unbound_end = True
         return roll
 
@@ -295,6 +300,7 @@ def deal_game(ruleset: Ruleset, players: int, codes: DealCodes) -> GameState:
 
 
 _POW6 = [6**n for n in range(7)]
+_SLOT_ROLLS = DealCodes.SLOT_ROLLS
 
 
 def seat_rng(seed: int, deal: int, seat: int) -> np.random.Generator:
@@ -470,7 +476,7 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
             pols = [agents[order[s]] for s in range(n)]
             g = deal_game(rs, n, codes)
             _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
-            g.dice_source.game = None  # no reference cycle left for the garbage collector
+            g.dice_source.unbind()  # no reference cycle left for the garbage collector
             t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
             for t in g.turns:
                 s = t["player"]
@@ -570,7 +576,7 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
         g = deal_game(rs, 1, DealCodes(deal_key(seed, gi, 2), 1))
         _play(g, [pol], [solo_rng(seed, gi)], lambda: ([label], f"solo game {gi} (seed {seed})"),
               max_turns=SOLO_MAX_TURNS)
-        g.dice_source.game = None
+        g.dice_source.unbind()
         on = rs.entry_threshold == 0
         before = 0
         for t in g.turns:
