@@ -301,12 +301,13 @@ def test_solo_measure_failure_is_reported_not_fatal():
 # The two engines
 
 
-def test_greedy_tables_are_the_same_on_both_engines():
+@pytest.mark.parametrize("players, orders", [(2, "rotations"), (3, "permutations")])
+def test_greedy_tables_are_the_same_on_both_engines(players, orders):
     """Same deals, same seat orders, same moves: the batched engine's tables equal the single-game
     engine's, number for number, for agents it plays exactly (agents.baselines greedy players and
     zilch_env's GreedyMover, which also banks for lack of dice)."""
     kw = dict(agents=["greedy", "greedy:500", GreedyMover(400)], ruleset="farkle", games=120, seed=7,
-              workers=1, solo_turns=0)
+              workers=1, solo_turns=0, players=players, orders=orders)
     auto, single = evaluate(engine="auto", **kw), evaluate(engine="single", **kw)
     assert {t["engine"] for t in auto.data["tables"]} == {"batched"}
     assert {t["engine"] for t in single.data["tables"]} == {"single"}
