@@ -1,0 +1,807 @@
+"""Numba kernels of the two-player game solver (:mod:`agents.game_solver`).
+
+Everything here works in *units*: points divided by the greatest common divisor of every point value
+of the ruleset (50 for the presets), so turn totals and scores are small integers.
+
+The roll tables (built by :func:`agents.game_solver.roll_tables`) describe, for every number of dice
+``n``, the *classes* of rolls: rolls with the same set of distinct keep options, merged with their
+summed probability. An option is ``(points, dice left after the keep, straight)``; which dice exactly
+were kept never matters for the rest of the turn.
+
+The central kernel is :func:`turn_dp`, one turn of one player as a finite-horizon decision problem.
+It is given, for the situation the turn starts in,
+
+* ``B[t]`` -- the win probability of banking a turn total of ``t`` units (whatever follows: the
+  opponent's turn, the opponent's last turn, a win),
+* ``Zv[pi]`` -- the win probability after a zilch that keeps ``pi`` permanent straights,
+
+and returns the optimal win probability at turn start with its derivative with respect to ``Zv[0]``
+(the probability, under the optimal policy, that the turn ends in a plain zilch). Its arrays hold the
+value of every position of the turn:
+
+* ``C[t, pi, n]`` -- about to roll ``n`` dice with turn total ``t``,
+* ``Q[t, pi, m]`` -- just kept dice, ``m`` dice left (0 = hot dice), choosing bank or roll.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True, nogil=True)
+def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
+            cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly,
+            Q, C, dQ, dC, t_from, cut, pad, arg):
+    """One turn, solved backwards from the turn-total cap ``tcap`` down to ``t_from``.
+
+    Rules applied:
+      * after a roll of ``n`` dice the player picks one option of the roll's class (every option
+        of a free keep; the single best keep under ``all_scoring``), then banks or rolls;
+      * banking needs ``t >= thr`` (the entry threshold off the board, the minimum bank on it) and,
+        under forced hot dice, at least one die left (``m > 0``);
+      * a zilch of all ``D`` dice with a six-dice bonus adds ``bonus`` and rolls ``D`` dice again;
+      * a straight under ``permanent_straight`` adds one permanent straight (``pi + 1``) that
+        survives a zilch.
+
+    Arrays are flat: ``Q[(t * NP + pi) * D + m]`` and ``C[(t * NP + pi) * (D + 1) + n]``; an option's
+    ``opt_off`` is its offset in ``Q`` from the position it is taken in (points, permanent
+    straights and dice left). ``Q`` and ``C`` need rows up to ``tcap`` plus the largest keep (or
+    bonus), ``pad``: positions at or above the cap are valued by banking there (the caller puts the cap where
+    that is exact or harmless; under forced hot dice the hot-dice position at the cap rolls once
+    more, in closed form).
+
+    In the *end zone* (``t >= tend``: banking reaches the target, so ``B`` is non-decreasing in
+    ``t`` there) banking is provably optimal once ``1 - B[t] <= pz[n] * (1 - Zv[pi])``: rolling can
+    gain at most ``1 - B[t]`` and loses ``B[t] - Zv[pi]`` with probability at least ``pz[n]``; with
+    ``cut`` such positions skip the roll computation (their ``C`` is left at -1). The cut is exact
+    for the values; turn it off to read the value of rolling everywhere (``zilch advise``).
+
+    If ``arg`` is not empty it receives the chosen option of every class at every computed roll
+    position, ``arg[(t * NP + pi) * ncls + c]`` (for :func:`turn_forward`).
+
+    Returns ``(C[t_from, 0, D], dC[t_from, 0, D])``: the win chance at the position and its
+    derivative with respect to ``Zv[0]``, i.e. the chance that the turn ends in a plain zilch.
+    """
+    ncls = cls_hi[D]
+    keep_arg = arg.shape[0] > 0
+    Bcap = B[tcap]
+    rowq = NP * D
+    rowc = NP * (D + 1)
+    for t in range(tcap, tcap + pad + 1):
+        for pi in range(NP):
+            z = Zv[pi]
+            dz = 1.0 if pi == 0 else 0.0
+            qb = t * rowq + pi * D
+            cb = t * rowc + pi * (D + 1)
+            for n in range(1, D + 1):
+                C[cb + n] = (1.0 - pz[n]) * Bcap + pz[n] * z
+                dC[cb + n] = pz[n] * dz
+            for m in range(D):
+                Q[qb + m] = Bcap
+                dQ[qb + m] = 0.0
+            if bonus > 0:
+                # D dice never zilch (the bonus rolls them again): banking at the cap is sure
+                C[cb + D] = Bcap
+                dC[cb + D] = 0.0
+            elif forced:
+                # hot dice must be rolled: roll D dice; a class whose every option uses all the
+                # dice rolls again, any other banks
+                den = 1.0 - p_allonly
+                Q[qb] = ((1.0 - pz[D] - p_allonly) * Bcap + pz[D] * z) / den
+                dQ[qb] = pz[D] * dz / den
+    for t in range(tcap - 1, t_from - 1, -1):
+        pmax = NP - 1
+        if S > 0 and t // S < pmax:
+            pmax = t // S
+        bt = B[t]
+        bankable = t >= thr
+        in_end = cut and t >= tend and bankable and t > t_from
+        for pi in range(pmax + 1):
+            z = Zv[pi]
+            qb = t * rowq + pi * D
+            cb = t * rowc + pi * (D + 1)
+            for n in range(1, D + 1):
+                m_of = n if n < D else 0
+                # the exact end-zone cut: banking is optimal here, the roll value is never read
+                if in_end and not (m_of == 0 and (forced or bonus > 0)) and 1.0 - bt <= pz[n] * (1.0 - z):
+                    Q[qb + m_of] = bt
+                    dQ[qb + m_of] = 0.0
+                    C[cb + n] = -1.0
+                    dC[cb + n] = 0.0
+                    continue
+                acc = 0.0
+                dacc = 0.0
+                ab = (t * NP + pi) * ncls
+                for c in range(cls_lo[n], cls_hi[n]):
+                    best = -1.0
+                    bo = 0
+                    bopt = 0
+                    for o in range(opt_lo[c], opt_hi[c]):
+                        k = qb + opt_off[o]
+                        v = Q[k]
+                        if v > best:
+                            best = v
+                            bo = k
+                            bopt = o
+                    acc += cls_p[c] * best
+                    dacc += cls_p[c] * dQ[bo]
+                    if keep_arg:
+                        arg[ab + c] = bopt
+                if n == D and bonus > 0:
+                    k = cb + bonus * rowc + D
+                    acc += pz[n] * C[k]
+                    dacc += pz[n] * dC[k]
+                else:
+                    acc += pz[n] * z
+                    if pi == 0:
+                        dacc += pz[n]
+                C[cb + n] = acc
+                dC[cb + n] = dacc
+                if bankable and (m_of > 0 or not forced) and bt >= acc:
+                    Q[qb + m_of] = bt
+                    dQ[qb + m_of] = 0.0
+                else:
+                    Q[qb + m_of] = acc
+                    dQ[qb + m_of] = dacc
+    k = (t_from * NP) * (D + 1) + D
+    return C[k], dC[k]
+
+
+# --------------------------------------------------------------------------------------------
+# Integer parameters of a solve, one int64 array (numba-friendly), indexed by these names.
+
+IP_TU = 0  # target in units (a score at or above it ends the race)
+IP_ENTRY = 1  # entry threshold in units (0 = none)
+IP_MINB = 2  # minimum bank in units once on the board
+IP_NSEAT = 3  # 2 when the value depends on the mover's position in the round, else 1
+IP_NS = 4  # score indices: 0 = not on the board (score 0), 1 + a = on the board with score a
+IP_NZ = 5  # zilch-streak values tracked (the penalty count, or 1 without a penalty)
+IP_PCOUNT = 6  # zilches in a row that cost the penalty (0 = no penalty)
+IP_PEN = 7  # the penalty in units ("subtract")
+IP_RESET = 8  # 1: the penalty resets the score to zero
+IP_FINISH = 9  # 1: end = finish_round (the second player of the round reaching the target ends it)
+IP_DCAP = 10  # largest lead tracked at the end of the game (units)
+IP_S = 11  # a permanent straight in units (0 = straights are not permanent)
+IP_NP = 12  # permanent-straight counts tracked (1 = none)
+IP_FORCED = 13  # 1: hot dice must be rolled
+IP_BONUS = 14  # six-dice zilch bonus in units (0 = off)
+IP_D = 15  # dice
+IP_MAXPTS = 16  # most units one keep can score
+IP_SIZE = 17
+
+
+@njit(cache=True, nogil=True)
+def _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, t_from, cut):
+    cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
+    return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
+                   B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
+                   p_allonly, Q, C, dQ, dC, t_from, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]),
+                   np.zeros(0, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, cut, arg):
+    cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
+    return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
+                   B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
+                   p_allonly, Q, C, dQ, dC, 0, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]), arg)
+
+
+@njit(cache=True, nogil=True)
+def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil):
+    """Where the optimal turn ends: after :func:`turn_dp` with ``arg``, play the turn forwards
+    from its start with the same choices and add up the chance of each ending: ``bank[t]`` (banked
+    at turn total ``t``; at or past the cap counts as ``tcap``) and ``zil[pi]`` (a zilch with ``pi``
+    permanent straights). The turn's value is ``sum(bank * B) + sum(zil * Zv)``."""
+    cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
+    forced = ip[IP_FORCED] == 1
+    bonus = ip[IP_BONUS]
+    D, S, NP = ip[IP_D], ip[IP_S], ip[IP_NP]
+    ncls = cls_hi[D]
+    rowc = NP * (D + 1)
+    pad = max(ip[IP_MAXPTS], bonus)
+    rows = tcap + 1 + pad
+    Mr = np.zeros(rows * rowc)  # mass about to roll n dice
+    Mp = np.zeros(rows * NP * D)  # mass that just kept, m dice left
+    bank[:] = 0.0
+    zil[:] = 0.0
+    Mr[D] = 1.0
+    for t in range(0, tcap):
+        pmax = NP - 1
+        if S > 0 and t // S < pmax:
+            pmax = t // S
+        bankable = t >= thr
+        for pi in range(pmax + 1):
+            cb = t * rowc + pi * (D + 1)
+            qb = (t * NP + pi) * D
+            # decisions after a keep at t
+            for m in range(D):
+                mass = Mp[qb + m]
+                if mass == 0.0:
+                    continue
+                n2 = m if m > 0 else D
+                c2 = C[cb + n2]
+                if bankable and (m > 0 or not forced) and (c2 < 0.0 or B[t] >= c2):
+                    bank[t] += mass
+                else:
+                    Mr[cb + n2] += mass
+            # rolls at t
+            ab = (t * NP + pi) * ncls
+            for n in range(1, D + 1):
+                mass = Mr[cb + n]
+                if mass == 0.0:
+                    continue
+                for c in range(cls_lo[n], cls_hi[n]):
+                    off = opt_off[arg[ab + c]]
+                    m2 = off % D
+                    rest = off // D
+                    pi2 = pi + rest % NP
+                    t2 = t + rest // NP
+                    Mp[(t2 * NP + pi2) * D + m2] += mass * cls_p[c]
+                if n == D and bonus > 0:
+                    Mr[(t + bonus) * rowc + pi * (D + 1) + D] += mass * pz[n]
+                else:
+                    zil[pi] += mass * pz[n]
+    # at and past the cap: bank there, or (forced hot dice) roll all the dice once more
+    for t in range(tcap, rows):
+        for pi in range(NP):
+            cb = t * rowc + pi * (D + 1)
+            qb = (t * NP + pi) * D
+            for m in range(D):
+                mass = Mp[qb + m]
+                if m == 0 and forced and bonus == 0:
+                    den = 1.0 - p_allonly
+                    bank[tcap] += mass * (1.0 - pz[D] - p_allonly) / den
+                    zil[pi] += mass * pz[D] / den
+                else:
+                    bank[tcap] += mass
+            for n in range(1, D + 1):
+                bank[tcap] += Mr[cb + n]
+
+
+@njit(cache=True, nogil=True)
+def scratch(tcap, ip):
+    """Work arrays of one turn DP up to ``tcap``: (B, Zv, Q, C, dQ, dC), with the padding rows."""
+    NP, D = ip[IP_NP], ip[IP_D]
+    rows = tcap + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    return (np.zeros(tcap + 1), np.zeros(NP), np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
+            np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)))
+
+
+# --------------------------------------------------------------------------------------------
+# A turn against a bar: the last turn of the game and the tie-break turns.
+
+
+@njit(cache=True, nogil=True)
+def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
+    """Fill ``B`` and ``Zv`` for a turn that must end above ``d`` units (``d`` itself ties, worth ``v``).
+
+    Banking ``t`` records ``t``; a zilch records the permanent straights (when they count: on the
+    board, or enough to get on it) less the penalty when this zilch completes a streak (``penf``).
+    Returns ``(tcap, thr)``: above ``max(d + 1, thr)`` every bank wins.
+    """
+    thr = ip[IP_MINB] if on else ip[IP_ENTRY]
+    tcap = max(d + 1, thr, 1, tmin)
+    for t in range(tcap + 1):
+        B[t] = 1.0 if t > d else (v if t == d else 0.0)
+    S, NP = ip[IP_S], ip[IP_NP]
+    for pi in range(NP):
+        p = pi * S
+        rec = p if (on or (p > 0 and p >= ip[IP_ENTRY])) else 0
+        lost = False
+        if penf:
+            if ip[IP_RESET] == 1:
+                lost = True
+            rec -= ip[IP_PEN]
+        if lost:
+            Zv[pi] = 0.0
+        else:
+            Zv[pi] = 1.0 if rec > d else (v if rec == d else 0.0)
+    return tcap, thr
+
+
+@njit(cache=True, parallel=True)
+def bar_table(d0, d1, v, on, penf, ip, rt, p_allonly, out):
+    """``out[d]`` = the best chance of ending one turn above ``d`` units, ``d`` itself tying
+    (worth ``v``), for d = d0..d1 (one turn DP each, in parallel)."""
+    for d in prange(d0, d1 + 1):
+        tcap = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+        B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
+        tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
+        out[d] = _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
+
+
+@njit(cache=True, nogil=True)
+def first_tiebreak_inputs(G, ip, B, Zv, tmin=0):
+    """Inputs of the first player's tie-break turn: banking ``t`` leaves the second player the bar
+    ``t`` (``G[x]`` = their chance against bar ``x``); a zilch leaves the bar of the permanent points."""
+    dcap = G.shape[0] - 1
+    tcap = max(dcap, tmin)
+    for t in range(tcap + 1):
+        B[t] = 1.0 - G[min(t, dcap)]
+    for pi in range(ip[IP_NP]):
+        Zv[pi] = 1.0 - G[min(pi * ip[IP_S], dcap)]
+    return tcap, ip[IP_MINB]
+
+
+@njit(cache=True)
+def tiebreak_tables(rounds, ip, rt, p_allonly, G, TB0):
+    """Tie-break turns, solved from the last round back to the first.
+
+    In round ``r`` the first player of the round (seat order) plays a turn from the tie, then the
+    second plays knowing the first's result ``x``: above ``x`` wins, ``x`` itself ties again (round
+    ``r + 1``, or a draw after the last round). ``G[r, x]`` is the second player's chance against bar
+    ``x``; ``TB0[r]`` the first player's chance at the start of round ``r`` (rows 1..rounds)."""
+    dcap = G.shape[1] - 1
+    for r in range(rounds, 0, -1):
+        v = 0.5 if r == rounds else 1.0 - TB0[r + 1]
+        bar_table(0, dcap, v, True, False, ip, rt, p_allonly, G[r])
+        B, Zv, Q, C, dQ, dC = scratch(dcap, ip)
+        tcap, thr = first_tiebreak_inputs(G[r], ip, B, Zv)
+        TB0[r] = _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
+
+
+# --------------------------------------------------------------------------------------------
+# The race: turn-start states before anyone reached the target.
+
+
+@njit(cache=True, nogil=True)
+def encode(seat, ia, za, ib, zb, ip):
+    NS, NZ = ip[IP_NS], ip[IP_NZ]
+    return (((seat * NS + ia) * NZ + za) * NS + ib) * NZ + zb
+
+
+@njit(cache=True, nogil=True)
+def decode(sid, ip):
+    NS, NZ = ip[IP_NS], ip[IP_NZ]
+    zb = sid % NZ
+    sid //= NZ
+    ib = sid % NS
+    sid //= NS
+    za = sid % NZ
+    sid //= NZ
+    ia = sid % NS
+    seat = sid // NS
+    return seat, ia, za, ib, zb
+
+
+@njit(cache=True, nogil=True)
+def after_zilch(ia, za, p, ip):
+    """The mover's (score index, streak, score) after a zilch keeping ``p`` permanent units."""
+    on = ia > 0
+    a = ia - 1 if on else 0
+    if not on:
+        if p > 0 and p >= ip[IP_ENTRY]:
+            return 1 + p, 0, p
+        return 0, 0, 0
+    A = a + p
+    z2 = 0
+    if ip[IP_PCOUNT] > 0:
+        z2 = za + 1
+        if z2 >= ip[IP_PCOUNT]:
+            z2 = 0
+            if ip[IP_RESET] == 1:
+                A = 0
+            else:
+                A = max(0, A - ip[IP_PEN])
+    return 1 + A, z2, A
+
+
+@njit(cache=True, nogil=True)
+def _guess(seat, ia, za, ib, zb, level, W, ip):
+    """A first guess for a state of a lower level, not solved yet in the first sweep (a zilch
+    penalty leads there): the same state with both scores raised until it lies above ``level``
+    (solved), keeping their difference; 0.5 if that leaves the race."""
+    Tu = ip[IP_TU]
+    a = ia - 1 if ia > 0 else 0
+    b = ib - 1 if ib > 0 else 0
+    k = (level - (a + b)) // 2 + 1
+    if a + k < Tu and b + k < Tu:
+        v = W[encode(seat, 1 + a + k, za, 1 + b + k, zb, ip)]
+        if v == v:
+            return v
+    return 0.5
+
+
+@njit(cache=True, nogil=True)
+def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
+    """Fill ``B`` (bank values) and ``Zv`` (zilch values) for the turn starting in race state ``sid``.
+
+    Banking ``t`` with ``a + t`` below the target hands the opponent the move (their win chance is
+    ``W``); at or above it, the opponent plays the last turn against the lead (``F``), or under
+    ``finish_round`` the mover, second in the round, has won. Returns ``(tcap, thr, tend)``; ``B``
+    must have room for the largest cap (``Dcap + Tu``, or ``tmin`` if larger: the cap is at least
+    ``tmin``).
+    """
+    seat, ia, za, ib, zb = decode(sid, ip)
+    Tu, Dcap = ip[IP_TU], ip[IP_DCAP]
+    on_a, on_b = ia > 0, ib > 0
+    a = ia - 1 if on_a else 0
+    b = ib - 1 if on_b else 0
+    thr = ip[IP_MINB] if on_a else ip[IP_ENTRY]
+    opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
+    wins_at_target = ip[IP_FINISH] == 1 and seat == 1
+    penb = 1 if (ip[IP_PCOUNT] > 0 and on_b and zb == ip[IP_PCOUNT] - 1) else 0
+    fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
+    Ff = F[fs, 1 if on_b else 0, penb]
+    tend = max(Tu - a, 0)
+    # zilch values
+    zmax = 0.0
+    for pi in range(ip[IP_NP]):
+        ia2, z2, A = after_zilch(ia, za, pi * ip[IP_S], ip)
+        if A >= Tu:
+            val = 1.0 if wins_at_target else 1.0 - Ff[min(A - b, Dcap)]
+        else:
+            tgt = encode(opp_seat, ib, zb, ia2, z2, ip)
+            wt = W[tgt]
+            if wt != wt:  # a penalty state not solved yet (first sweep): guess
+                wt = _guess(opp_seat, ib, zb, ia2, z2, a + b, W, ip)
+            val = 1.0 - wt
+        Zv[pi] = val
+        zmax = max(zmax, val)
+    # the turn-total cap
+    start = max(tend, thr)
+    if wins_at_target:
+        tcap = max(start, 1)
+    elif ip[IP_FORCED] == 1 or ip[IP_BONUS] > 0:
+        tcap = max(Dcap + b - a, start, 1)
+    else:
+        pz = rt[6]
+        pzmin = 1.0
+        for n in range(1, ip[IP_D] + 1):
+            pzmin = min(pzmin, pz[n])
+        need = pzmin * (1.0 - zmax)
+        d = a + start - b
+        while d < Dcap and Ff[d] > need:
+            d += 1
+        tcap = max(min(d - a + b + ip[IP_MAXPTS], Dcap + b - a), start, 1)
+    tcap = max(tcap, tmin)
+    for t in range(tcap + 1):
+        A = a + t
+        if t < thr:
+            B[t] = 0.0
+        elif A < Tu:
+            B[t] = 1.0 - W[encode(opp_seat, ib, zb, 1 + A, 0, ip)]
+        elif wins_at_target:
+            B[t] = 1.0
+        else:
+            B[t] = 1.0 - Ff[min(A - b, Dcap)]
+    return tcap, thr, tend
+
+
+@njit(cache=True, nogil=True)
+def race_eval(sid, W, F, ip, rt, p_allonly, rows):
+    """(win chance, d win chance / d same-level zilch value) at the start of race state ``sid``.
+
+    With ``rows`` (a tuple ``(row_ptr, coef, zt, zc, const)`` of non-empty arrays) the state's
+    *row* is recorded too: its value as a linear function of other race values under the optimal
+    policy found, ``W[sid] = const + sum_t coef[t] * W[bank target of t] + zc * W[zt]`` (see
+    :func:`linear_sweep`)."""
+    row_ptr, coef, zt, zc, const = rows
+    tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_MAXPTS] + 1
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv)
+    if row_ptr.shape[0] == 0:
+        return _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)
+    NP = ip[IP_NP]
+    arg = np.zeros((tcap + 1) * NP * rt[1][ip[IP_D]], np.int64)
+    res = _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
+    bank = np.zeros(tcap + 1)
+    zil = np.zeros(NP)
+    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil)
+    seat, ia, za, ib, zb = decode(sid, ip)
+    a = ia - 1 if ia > 0 else 0
+    Tu = ip[IP_TU]
+    k = 0.0
+    p0 = row_ptr[sid]
+    L = row_ptr[sid + 1] - p0
+    for t in range(L):
+        coef[p0 + t] = 0.0
+    for t in range(tcap + 1):
+        if bank[t] == 0.0:
+            continue
+        if a + t < Tu and t < L:
+            coef[p0 + t] = -bank[t]
+            k += bank[t]
+        else:
+            k += bank[t] * B[t]
+    ia2, z2, A = after_zilch(ia, za, 0, ip)
+    opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
+    zt[sid] = encode(opp_seat, ib, zb, ia2, z2, ip)
+    zc[sid] = -zil[0]
+    k += zil[0]
+    for pi in range(1, NP):
+        k += zil[pi] * Zv[pi]
+    const[sid] = k
+    return res
+
+
+@njit(cache=True)
+def linear_sweep(members, W, ip, rows):
+    """One Gauss-Seidel pass over the recorded rows, in solve order; returns the largest change.
+
+    A row fixes the policy of a turn, so this is the exact evaluation of the recorded policies:
+    cheap passes converge to the race values under them, and a full sweep of turn DPs then only
+    has to improve the policies (policy iteration)."""
+    row_ptr, coef, zt, zc, const = rows
+    stride = ip[IP_NZ]  # the banker's score index is the fourth component of encode()
+    change = 0.0
+    for q in range(members.shape[0]):
+        sid = members[q]
+        seat, ia, za, ib, zb = decode(sid, ip)
+        a = ia - 1 if ia > 0 else 0
+        opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
+        base = encode(opp_seat, ib, zb, 1 + a, 0, ip)
+        v = const[sid] + zc[sid] * W[zt[sid]]
+        p0 = row_ptr[sid]
+        for t in range(row_ptr[sid + 1] - p0):
+            c = coef[p0 + t]
+            if c != 0.0:
+                v += c * W[base + t * stride]
+        d = abs(v - W[sid])
+        if d > change:
+            change = d
+        W[sid] = v
+    return change
+
+
+@njit(cache=True, nogil=True)
+def zilch_target(sid, ip):
+    """The race state after a plain zilch (no permanent points) in ``sid``, and its score sum."""
+    seat, ia, za, ib, zb = decode(sid, ip)
+    ia2, z2, A = after_zilch(ia, za, 0, ip)
+    opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
+    b = ib - 1 if ib > 0 else 0
+    return encode(opp_seat, ib, zb, ia2, z2, ip), A + b
+
+
+@njit(cache=True, nogil=True)
+def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows):
+    """Solve a cycle of race states linked by zilches: ``members[i]``'s zilch leads to
+    ``members[i + 1]`` and the last one's to the first. Newton's method on the first member's value
+    ``x``: going round the cycle backwards gives ``G(x)``; ``h(x) = x - G(x)`` is increasing (each
+    turn's value moves by less than its zilch value does), so a bracketed Newton step converges; it
+    is exact once the policies along the cycle stop changing (values are piecewise linear)."""
+    x = W[members[0]]
+    if x != x:  # not solved before: start in the middle
+        x = 0.5
+    lo, hi = 0.0, 1.0
+    iters = 0
+    for it in range(100):
+        iters = it + 1
+        W[members[0]] = x
+        slope = 1.0
+        for i in range(k - 1, 0, -1):
+            v, s = race_eval(members[i], W, F, ip, rt, p_allonly, rows)
+            W[members[i]] = v
+            slope *= -s
+        g, s = race_eval(members[0], W, F, ip, rt, p_allonly, rows)
+        slope *= -s
+        h = x - g
+        if abs(h) <= tol:
+            W[members[0]] = g
+            break
+        if h < 0.0:
+            lo = max(lo, x)
+        else:
+            hi = min(hi, x)
+        xn = x - h / (1.0 - slope)
+        if not (lo < xn < hi):
+            xn = 0.5 * (lo + hi)
+        x = xn
+    return iters
+
+
+@njit(cache=True, parallel=True)
+def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old, rows):
+    """Solve the jobs of one stage in parallel: kind 0 = one state whose zilch leads to a solved
+    state (one turn DP), kind 1 = a cycle (:func:`_solve_cycle`). ``old`` receives each state's value
+    before this solve (for the change between sweeps). Returns the number of turn DPs done."""
+    n = kind.shape[0]
+    work = np.zeros(n, dtype=np.int64)
+    for j in prange(n):
+        s0, k = start[j], length[j]
+        for i in range(k):
+            old[s0 + i] = W[members[s0 + i]]
+        if kind[j] == 0:
+            W[members[s0]] = race_eval(members[s0], W, F, ip, rt, p_allonly, rows)[0]
+            work[j] = 1
+        else:
+            work[j] = k * _solve_cycle(members[s0:s0 + k], k, W, F, ip, rt, p_allonly, tol, rows)
+    return work.sum()
+
+
+@njit(cache=True, nogil=True)
+def valid_state(seat, ia, za, ib, zb, ip):
+    """Whether a race state can occur: off the board means score 0 and no streak (and needs an
+    entry threshold); scores are below the target."""
+    if ip[IP_ENTRY] == 0 and (ia == 0 or ib == 0):
+        return False
+    if (ia == 0 and za != 0) or (ib == 0 and zb != 0):
+        return False
+    return True
+
+
+@njit(cache=True)
+def build_schedule(ip):
+    """The order of the race solve: score sums (levels) from the highest down, and inside a level
+    the states grouped in stages of independent jobs.
+
+    A bank raises the mover's score, so it leads to a higher (solved) level. A plain zilch keeps the
+    sum, unless it completes a penalty streak (a lower level, solved in the previous sweep, see
+    :func:`agents.game_solver.solve_game`). Inside a level each state's zilch leads to at most one
+    state of the same level, so the level is a functional graph: its cycles (two players trading
+    zilches; longer ones through streaks) are jobs of the first stage, solved by Newton's method;
+    every other state is one turn DP once the state its zilch leads to is solved: stage = distance
+    to a cycle or to a state whose zilch leaves the level.
+
+    Returns (level_ptr, stage_ptr, job_kind, job_start, job_len, members): level ``i`` owns stages
+    ``level_ptr[i]:level_ptr[i+1]``, stage ``j`` owns jobs ``stage_ptr[j]:stage_ptr[j+1]``, job ``k``
+    owns ``members[job_start[k]:job_start[k]+job_len[k]]``.
+    """
+    NSEAT, NS, NZ, Tu = ip[IP_NSEAT], ip[IP_NS], ip[IP_NZ], ip[IP_TU]
+    total = NSEAT * NS * NZ * NS * NZ
+    level = np.full(total, -1, np.int64)
+    nvalid = 0
+    for sid in range(total):
+        seat, ia, za, ib, zb = decode(sid, ip)
+        if valid_state(seat, ia, za, ib, zb, ip):
+            a = ia - 1 if ia > 0 else 0
+            b = ib - 1 if ib > 0 else 0
+            level[sid] = a + b
+            nvalid += 1
+    maxlev = 2 * (Tu - 1)
+    # states by level, highest first
+    count = np.zeros(maxlev + 2, np.int64)
+    for sid in range(total):
+        if level[sid] >= 0:
+            count[maxlev - level[sid] + 1] += 1
+    for i in range(1, maxlev + 2):
+        count[i] += count[i - 1]
+    order = np.empty(nvalid, np.int64)
+    fill = count.copy()
+    for sid in range(total):
+        if level[sid] >= 0:
+            k = maxlev - level[sid]
+            order[fill[k]] = sid
+            fill[k] += 1
+    tgt = np.full(total, -1, np.int64)
+    for sid in range(total):
+        if level[sid] >= 0:
+            t, tl = zilch_target(sid, ip)
+            if tl == level[sid]:
+                tgt[sid] = t
+    color = np.zeros(total, np.int8)
+    depth = np.zeros(total, np.int64)
+    cyc_head = np.full(total, -1, np.int64)  # for cycle members: the first member of their cycle
+    path = np.empty(nvalid + 1, np.int64)
+    level_ptr = np.zeros(maxlev + 2, np.int64)
+    stage_ptr_l = [0]
+    kind_l = []
+    start_l = []
+    len_l = []
+    members = np.empty(nvalid, np.int64)
+    nm = 0
+    for li in range(maxlev + 1):
+        lo, hi = count[li], count[li + 1]
+        maxd = 0
+        for q in range(lo, hi):
+            x = order[q]
+            if color[x] != 0:
+                continue
+            n = 0
+            y = x
+            while y >= 0 and color[y] == 0:
+                color[y] = 1
+                path[n] = y
+                n += 1
+                y = tgt[y]
+            cut = n
+            if y >= 0 and color[y] == 1:  # a new cycle: path from y to the end
+                for i in range(n):
+                    if path[i] == y:
+                        cut = i
+                        break
+                for i in range(cut, n):
+                    depth[path[i]] = 0
+                    cyc_head[path[i]] = y
+                    color[path[i]] = 2
+            for i in range(cut - 1, -1, -1):
+                nxt = tgt[path[i]]
+                depth[path[i]] = 0 if nxt < 0 else depth[nxt] + 1
+                color[path[i]] = 2
+                maxd = max(maxd, depth[path[i]])
+        for d in range(maxd + 1):
+            for q in range(lo, hi):
+                x = order[q]
+                if depth[x] != d:
+                    continue
+                if cyc_head[x] >= 0:
+                    if cyc_head[x] != x:
+                        continue
+                    kind_l.append(1)
+                    start_l.append(nm)
+                    k = 0
+                    y = x
+                    while True:
+                        members[nm] = y
+                        nm += 1
+                        k += 1
+                        y = tgt[y]
+                        if y == x:
+                            break
+                    len_l.append(k)
+                else:
+                    kind_l.append(0)
+                    start_l.append(nm)
+                    members[nm] = x
+                    nm += 1
+                    len_l.append(1)
+            stage_ptr_l.append(len(kind_l))
+        level_ptr[li + 1] = len(stage_ptr_l) - 1
+    stage_ptr = np.array(stage_ptr_l, dtype=np.int64)
+    return (level_ptr, stage_ptr, np.array(kind_l, dtype=np.int64), np.array(start_l, dtype=np.int64),
+            np.array(len_l, dtype=np.int64), members[:nm])
+
+
+# --------------------------------------------------------------------------------------------
+# One situation of a real game, for the agent and the advice: the whole turn's values.
+
+
+@njit(cache=True)
+def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of race state ``sid`` with a cap of at least ``tmin``: (tcap, thr, B, Q, C)."""
+    tmax = max(ip[IP_DCAP] + ip[IP_TU], tmin) + 1
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, tmin)
+    _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True)
+def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of a last turn (or a second tie-break turn) against bar ``d``."""
+    tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1, tmin)
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, tmin)
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True)
+def tiebreak_situation(G, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of the first tie-break turn of a round (``G`` = that round's bar chances)."""
+    tmax = max(G.shape[0] - 1, tmin)
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, tmin)
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True)
+def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
+    """How the optimal turn of a situation ends: (bank[t], zil[pi], B, Zv) with ``bank[t]`` the
+    chance of banking turn total ``t`` and ``zil[pi]`` of a zilch keeping ``pi`` permanent
+    straights. ``kind``: 0 race state ``sid``, 1 a turn against bar ``d`` (tie worth ``v``),
+    2 the first tie-break turn against ``G``."""
+    if kind == 0:
+        tmax = ip[IP_DCAP] + ip[IP_TU] + 1
+    elif kind == 1:
+        tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+    else:
+        tmax = G.shape[0] - 1
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tend = 0
+    if kind == 0:
+        tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, 0)
+    elif kind == 1:
+        tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0)
+    else:
+        tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, 0)
+    arg = np.zeros((tcap + 1) * ip[IP_NP] * rt[1][ip[IP_D]], np.int64)
+    _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
+    bank = np.zeros(tcap + 1)
+    zil = np.zeros(ip[IP_NP])
+    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil)
+    return bank, zil, B[:tcap + 1].copy(), Zv.copy()

@@ -1,0 +1,742 @@
+"""The exact two-player game solver: the policy that maximises the chance of winning.
+
+Maximising points per turn (:mod:`agents.solver`) is not the same as winning: near the end, and when
+behind, optimal play changes. :func:`solve_game` computes, for two players, the probability that the
+player to move wins under optimal play by both (a draw counts as half a win) for every state of the
+game, and the agent ``optimal-win`` plays from that table.
+
+The state
+    At the start of a turn, before anyone reached the target (the *race*): the mover's position in
+    the round (only when it matters: ``end = "finish_round"``, where the second player of the round
+    reaching the target ends the game, or tie-break turns, which are played in seat order), both
+    banked scores, whether each player is on the board, and each player's zilch streak when the
+    ruleset has a ``zilch_penalty``. Inside a turn: the turn total, the dice left and the number of
+    permanent straights kept (``permanent_straight``). After the race: the last turn against the
+    leader's lead (``others_one_turn``; ``finish_round`` when the first player of the round reached
+    the target), and the tie-break turns (``tie = "tiebreak"``). Scores are counted in units of the
+    greatest common divisor of every point value (50 for the presets).
+
+How it is solved
+    * One turn is a finite decision problem once two things are known: the win chance after
+      banking each turn total (``B``) and after a zilch (``Zv``). :func:`agents._game_kernels.turn_dp`
+      solves it backwards over the turn total. Every roll class offers every legal keep (only the
+      best one under ``keep = "all_scoring"``, as ``GameState.keeps()``), then bank (when the entry
+      threshold, the minimum bank and forced hot dice allow) or roll; the six-dice zilch bonus and
+      permanent straights are positions of the turn.
+    * The last turn and the tie-break turns are turns against a bar: above it wins, on it ties.
+      They are solved first, for every lead up to ``Dcap`` units, where the best chance of beating
+      the lead in one turn falls below :data:`TAIL_EPS` (larger leads are valued as ``Dcap``).
+      Tie-break rounds (at most ``MAX_TIEBREAK_ROUNDS``, then a draw) are solved from the last back.
+    * The race is solved level by level: a level is a sum of the two banked scores. A bank raises
+      the sum, so it leads to a level already solved (from the highest sum down). A plain zilch
+      keeps the sum: inside a level each state's zilch leads to one state of the same level, and
+      the two players' turn-start values depend on each other through zilches (``W(a, b)`` uses
+      ``1 - W(b, a)``). Each level is a functional graph: its cycles are solved by Newton's method
+      on the win chance (value iteration would also converge, Newton is exact once the policies stop
+      changing, in 2-3 turn DPs per state); the other states take one turn DP each in order.
+    * A zilch penalty makes a zilch *lower* the sum (three zilches in a row cost 500 in ``farkle``),
+      into a level that the downward order has not solved yet, while banks from that lower level
+      lead back up: the levels form one coupled system. It is solved by repeating the downward
+      sweep, each sweep using the penalty states' values of the previous one (a Gauss-Seidel value
+      iteration over the whole race), until no value changes by more than ``sweep_tol``; inside a
+      level the streaks only grow, so a level stays exact given its penalty states. The number of
+      sweeps and the last change are recorded in the table.
+    * Turn totals are followed up to where banking is provably optimal: when banking reaches the
+      target the bank value only grows with the turn total, and banking beats rolling ``n`` dice
+      once the chance the opponent still wins, ``1 - B``, is at most ``P(zilch with n dice) * (1 -
+      Zv)``. This cut is exact. Under forced hot dice the cap is the largest lead ``Dcap``.
+
+The table
+    :class:`GameTable` holds the race values (float32, the only large array), the last-turn and
+    tie-break tables and the ruleset. :func:`solve_game` saves it as ``.npz`` in the cache
+    directory (``$ZILCH_SOLVER_CACHE``, else ``~/.cache/zilch-rl``) keyed by a hash of the rules,
+    and loads it from there next time; ``zilch solve --ruleset R --objective win`` builds it.
+
+Not supported (a clear :class:`UnsupportedRules` error): more than two players, the variants
+``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, and a
+zilch penalty together with tie-break turns.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import resource
+import tempfile
+import time
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+from functools import reduce
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from zilch_env import GameState, Ruleset, load_ruleset
+from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
+from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
+from zilch_env.scoring import scoring_table
+
+from . import _game_kernels as K
+
+__all__ = [
+    "GameTable", "OptimalWinAgent", "UnsupportedRules", "solve_game", "load_game_table", "cache_dir",
+    "table_path", "check_supported",
+]
+
+
+# ============================================================================================
+# Roll classes and units
+
+
+@dataclass(frozen=True)
+class RollTables:
+    """The rolls of 1 to ``dice`` dice merged into classes with the same keep options.
+
+    Class ``c`` of ``n`` dice (``cls_lo[n] <= c < cls_hi[n]``) has probability ``cls_p[c]`` and the
+    options ``opt_lo[c] <= o < opt_hi[c]``: ``opt_pts`` units scored, ``opt_m`` dice left (0 = hot
+    dice), ``opt_pinc`` 1 for a permanent straight. ``pz[n]`` is the chance that ``n`` dice score
+    nothing; ``p_allonly`` the chance that every option of a roll of all the dice uses all of them.
+    """
+
+    unit: int
+    cls_lo: np.ndarray
+    cls_hi: np.ndarray
+    cls_p: np.ndarray
+    opt_lo: np.ndarray
+    opt_hi: np.ndarray
+    opt_pts: np.ndarray
+    opt_m: np.ndarray
+    opt_pinc: np.ndarray
+    pz: np.ndarray
+    p_allonly: float
+    maxpts: int
+
+    def as_tuple(self, NP: int, D: int) -> tuple:
+        """The kernels' view: option offsets into the flat ``Q`` array for ``NP`` permanent levels."""
+        off = (self.opt_pts * NP + self.opt_pinc) * D + self.opt_m
+        return (self.cls_lo, self.cls_hi, self.cls_p, self.opt_lo, self.opt_hi, off, self.pz)
+
+
+def _roll_prob(counts: Sequence[int], n: int) -> float:
+    """Chance of one sorted roll of ``n`` dice: multinomial / 6^n."""
+    return math.factorial(n) / math.prod(math.factorial(c) for c in counts) / 6 ** n
+
+
+def _options(rs: Ruleset, info) -> tuple:
+    """The keeps a player may choose from, as ``GameState.keeps()``: all legal keeps, or under
+    ``all_scoring`` the one that scores most (ties to more dice)."""
+    if rs.keep == "all_scoring":
+        return (info.best,) if info.best is not None else ()
+    return info.keeps
+
+
+def game_unit(rs: Ruleset) -> int:
+    """The greatest common divisor of every point value the game can add or take (keeps of up to
+    ``dice`` dice, the subtracted penalty, the six-dice bonus): every score is a multiple of it."""
+    vals = set()
+    for roll, info in scoring_table(rs).rolls.items():
+        if len(roll) <= rs.dice:
+            vals.update(k.points for k in _options(rs, info))
+    zp = rs.variants.zilch_penalty
+    if zp.count and zp.mode == "subtract":
+        vals.add(zp.points)
+    vals.add(rs.variants.six_dice_zilch_bonus)
+    vals.discard(0)
+    return reduce(math.gcd, vals)
+
+
+def roll_tables(rs: Ruleset, unit: int) -> RollTables:
+    """The roll classes of ``rs`` in units of ``unit`` (see :class:`RollTables`)."""
+    tab = scoring_table(rs)
+    D = rs.dice
+    permanent = rs.scoring.permanent_straight and rs.scoring.straight > 0
+    cls_lo = np.zeros(D + 1, np.int64)
+    cls_hi = np.zeros(D + 1, np.int64)
+    pz = np.zeros(D + 1)
+    cls_p: list[float] = []
+    opt_lo: list[int] = []
+    opt_hi: list[int] = []
+    opt_pts: list[int] = []
+    opt_m: list[int] = []
+    opt_pinc: list[int] = []
+    p_allonly = 0.0
+    maxpts = 1
+    for n in range(1, D + 1):
+        classes: dict[tuple, float] = defaultdict(float)
+        for roll, info in tab.rolls.items():
+            if len(roll) != n:
+                continue
+            p = _roll_prob(info.counts, n)
+            keeps = _options(rs, info)
+            if not keeps:
+                pz[n] += p
+                continue
+            opts = tuple(sorted({(k.points // unit, n - k.n, int(permanent and k.straight)) for k in keeps}))
+            classes[opts] += p
+        cls_lo[n] = len(cls_p)
+        for opts in sorted(classes):
+            cls_p.append(classes[opts])
+            opt_lo.append(len(opt_pts))
+            for pts, m, inc in opts:
+                opt_pts.append(pts)
+                opt_m.append(m)
+                opt_pinc.append(inc)
+                maxpts = max(maxpts, pts)
+            opt_hi.append(len(opt_pts))
+            if n == D and all(m == 0 for _, m, _ in opts):
+                p_allonly += classes[opts]
+        cls_hi[n] = len(cls_p)
+    return RollTables(unit, cls_lo, cls_hi, np.array(cls_p), np.array(opt_lo, np.int64),
+                      np.array(opt_hi, np.int64), np.array(opt_pts, np.int64), np.array(opt_m, np.int64),
+                      np.array(opt_pinc, np.int64), pz, p_allonly, maxpts)
+
+
+# ============================================================================================
+# Supported rules and solve parameters
+
+#: A last-turn chance below this is treated as the largest lead's: leads beyond it are not tracked.
+TAIL_EPS = 1e-9
+#: Largest lead (units) ever tracked.
+DCAP_LIMIT = 4000
+#: Bumped whenever a change of the solver changes its tables (old cache files are then rebuilt).
+SOLVER_VERSION = 1
+
+
+class UnsupportedRules(ValueError):
+    """A ruleset (or game) the two-player game solver cannot solve; the message names the rule."""
+
+
+def check_supported(rs: Ruleset) -> None:
+    """Raise :class:`UnsupportedRules` naming the first rule the game solver does not model."""
+    v = rs.variants
+    for name in ("pyramiding", "challenge", "overcoming", "piggyback"):
+        if getattr(v, name):
+            raise UnsupportedRules(
+                f"variants.{name} = true: the game solver does not support the {name} variant "
+                f"(it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
+                f"and six_dice_zilch_bonus)")
+    zp = v.zilch_penalty
+    if zp.count and zp.mode == "halve":
+        raise UnsupportedRules("variants.zilch_penalty.mode = 'halve': the game solver supports the "
+                               "penalty modes 'subtract' and 'reset' (halving leaves the points grid)")
+    if zp.count and rs.tie == "tiebreak":
+        raise UnsupportedRules("tie = 'tiebreak' with variants.zilch_penalty: the game solver does not "
+                               "model zilch streaks running into tie-break turns (use tie = 'draw' or "
+                               "no zilch penalty)")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
+    """The kernels' integer parameters (``agents._game_kernels.IP_*``)."""
+    u = rt.unit
+    ip = np.zeros(K.IP_SIZE, np.int64)
+    Tu = _ceil_div(rs.target, u)
+    zp = rs.variants.zilch_penalty
+    ip[K.IP_TU] = Tu
+    ip[K.IP_ENTRY] = _ceil_div(rs.entry_threshold, u)
+    ip[K.IP_MINB] = _ceil_div(rs.min_bank, u)
+    ip[K.IP_NSEAT] = 2 if (rs.end == "finish_round" or rs.tie == "tiebreak") else 1
+    ip[K.IP_NS] = Tu + 1
+    ip[K.IP_NZ] = zp.count if zp.count else 1
+    ip[K.IP_PCOUNT] = zp.count
+    ip[K.IP_PEN] = zp.points // u if zp.mode == "subtract" else 0
+    ip[K.IP_RESET] = int(zp.mode == "reset")
+    ip[K.IP_FINISH] = int(rs.end == "finish_round")
+    ip[K.IP_DCAP] = dcap
+    S = rs.scoring.straight // u if (rs.scoring.permanent_straight and rs.scoring.straight and rs.dice == 6) else 0
+    ip[K.IP_S] = S
+    ip[K.IP_NP] = (dcap + Tu + 2 * rt.maxpts) // S + 2 if S else 1
+    ip[K.IP_FORCED] = int(rs.hot_dice == "forced")
+    ip[K.IP_BONUS] = rs.variants.six_dice_zilch_bonus // u
+    ip[K.IP_D] = rs.dice
+    ip[K.IP_MAXPTS] = max(rt.maxpts, 1)
+    return ip
+
+
+def _choose_dcap(rs: Ruleset, rt: RollTables) -> int:
+    """The largest lead worth tracking: where the best chance of beating it in one turn (on the
+    board, a tie as half) falls below :data:`TAIL_EPS`; at least the target."""
+    ip = _params(rs, rt, DCAP_LIMIT)
+    rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+    out = np.zeros(DCAP_LIMIT + 1)
+    d0, step = 0, 64
+    while d0 <= DCAP_LIMIT:
+        d1 = min(d0 + step - 1, DCAP_LIMIT)
+        K.bar_table(d0, d1, 0.5, True, False, ip, rtt, rt.p_allonly, out)
+        below = np.nonzero(out[d0:d1 + 1] < TAIL_EPS)[0]
+        if below.size:
+            return max(d0 + int(below[0]), int(ip[K.IP_TU]))
+        d0 = d1 + 1
+    raise UnsupportedRules(f"{rs.name}: the chance of a huge single turn decays too slowly (still above "
+                           f"{TAIL_EPS} for a lead of {DCAP_LIMIT * rt.unit} points)")
+
+
+# ============================================================================================
+# The table
+
+
+def ruleset_key(rs: Ruleset) -> str:
+    """A hash of the rules (not the name) and the solver version: equal rules share a table."""
+    d = rs.to_dict()
+    d.pop("name", None)
+    text = json.dumps(d, sort_keys=True) + f"|game-solver-{SOLVER_VERSION}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cache_dir(path: str | os.PathLike | None = None) -> Path:
+    """Where tables live: ``path``, else ``$ZILCH_SOLVER_CACHE``, else ``~/.cache/zilch-rl``."""
+    if path is not None:
+        return Path(path)
+    env = os.environ.get("ZILCH_SOLVER_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "zilch-rl"
+
+
+def table_path(ruleset: Ruleset | str, directory: str | os.PathLike | None = None) -> Path:
+    """The cache file of a ruleset's game table."""
+    rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rs.name)
+    return cache_dir(directory) / f"game-{safe}-{ruleset_key(rs)[:16]}.npz"
+
+
+@dataclass
+class TurnValues:
+    """Every position of one turn in one game situation: ``B[t]`` the win chance of banking turn
+    total ``t`` (units), ``C[(t * NP + pi) * (D + 1) + n]`` of rolling ``n`` dice there with ``pi``
+    permanent straights (-1 where banking is provably better and rolling was not computed)."""
+
+    tcap: int
+    thr: int
+    B: np.ndarray
+    C: np.ndarray
+
+
+@dataclass
+class GameTable:
+    """The solved game of one ruleset (see the module docstring for the method).
+
+    Fields: ``W`` the race values (float32, indexed by ``agents._game_kernels.encode``), ``F`` the
+    last-turn chances ``[position in the round, on the board, penalty due, lead]``, ``G`` and
+    ``TB0`` the tie-break tables, ``ip`` the kernel parameters, ``meta`` how the solve went (seconds,
+    peak memory, sweeps, ...).
+    """
+
+    ruleset: Ruleset
+    unit: int
+    ip: np.ndarray
+    W: np.ndarray
+    F: np.ndarray
+    G: np.ndarray
+    TB0: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+    _rt: RollTables | None = field(default=None, repr=False)
+    _rtt: tuple | None = field(default=None, repr=False)
+    _W64: np.ndarray | None = field(default=None, repr=False)
+    _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    cache_size: int = 4096
+
+    # ------------------------------------------------------------------ set-up
+    def __post_init__(self) -> None:
+        self._rt = roll_tables(self.ruleset, self.unit)
+        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), self.ruleset.dice)
+        self._W64 = self.W.astype(np.float64)
+        self._key = ruleset_key(self.ruleset)
+        self._checked_rules = self.ruleset
+
+    @property
+    def dcap(self) -> int:
+        return int(self.ip[K.IP_DCAP])
+
+    @property
+    def first_player_win(self) -> float:
+        """The first player's win chance at the start of the game (a draw as half)."""
+        return self.race_value(0, 0, 0, 0, 0, 0, 0, start=True)
+
+    def race_value(self, position: int, score: int, on_board: bool | int, streak: int,
+                   opp_score: int, opp_on_board: bool | int, opp_streak: int, start: bool = False) -> float:
+        """The mover's win chance at the start of a race turn (scores in points, below the target).
+
+        ``position`` is the mover's place in the round (0 = first); ``start`` sets both players off
+        the board as at the start of the game (when there is an entry threshold)."""
+        ip = self.ip
+        entry = ip[K.IP_ENTRY] > 0
+        if start:
+            on_board = opp_on_board = not entry
+        sid = self._race_sid(position, score, bool(on_board) or not entry, streak, opp_score,
+                             bool(opp_on_board) or not entry, opp_streak)
+        return float(self.W[sid])
+
+    def _race_sid(self, position, score, on, streak, opp_score, opp_on, opp_streak) -> int:
+        ip, u = self.ip, self.unit
+        Tu = int(ip[K.IP_TU])
+        for name, s in (("score", score), ("opponent score", opp_score)):
+            if s % u or not 0 <= s // u < Tu:
+                raise ValueError(f"{name} {s}: race scores are multiples of {u} from 0 to "
+                                 f"{(Tu - 1) * u} (at the target the game is in its last turns)")
+        if (not on and score) or (not opp_on and opp_score):
+            raise ValueError("a player off the board has score 0")
+        nz = int(ip[K.IP_NZ])
+        za = streak if (ip[K.IP_PCOUNT] and on) else 0
+        zb = opp_streak if (ip[K.IP_PCOUNT] and opp_on) else 0
+        if not (0 <= za < nz and 0 <= zb < nz):
+            raise ValueError(f"zilch streaks {streak}, {opp_streak}: from 0 to {nz - 1} under this penalty")
+        seat = position if ip[K.IP_NSEAT] == 2 else 0
+        ia = 1 + score // u if on else 0
+        ib = 1 + opp_score // u if opp_on else 0
+        return int(K.encode(seat, ia, za, ib, zb, ip))
+
+    # ------------------------------------------------------------------ situations of a real game
+    def tie_value(self, position: int) -> float:
+        """What a tie at the end is worth to the player at ``position`` in the round."""
+        if self.ruleset.tie == "draw":
+            return 0.5
+        return float(self.TB0[1]) if position == 0 else 1.0 - float(self.TB0[1])
+
+    def situation(self, state: GameState) -> tuple:
+        """The solver's view of whose turn it is in ``state``: ``("race", sid)``, ``("bar", d, v,
+        on, penalty_due)`` (a last turn, or the second tie-break turn of a round: end above ``d``
+        units, ``d`` ties and is worth ``v``) or ``("tiebreak", round)`` (the first tie-break turn)."""
+        if state.num_players != 2:
+            raise UnsupportedRules(f"a game of {state.num_players} players: the game solver plays "
+                                   f"two-player games only")
+        if state.done:
+            raise ValueError("the game is over: there is no move to choose")
+        if state.phase != Phase.KEEP:
+            raise UnsupportedRules(f"phase {state.phase.name}: only the variants the game solver does "
+                                   f"not support have turn-start decisions")
+        if state.ruleset is not self._checked_rules:
+            if ruleset_key(state.ruleset) != self._key:
+                raise ValueError(f"this table solves {self.ruleset.name!r}, but the game is played "
+                                 f"under other rules ({state.ruleset.name!r})")
+            self._checked_rules = state.ruleset
+        ip, u = self.ip, self.unit
+        me = state.current
+        opp = 1 - me
+        pos = (me - state.first) % 2
+        if state.tiebreak_players is not None:
+            r = state.tiebreak_round
+            if len(state.final_queue) == 2:
+                return ("tiebreak", r)
+            v = 0.5 if r >= MAX_TIEBREAK_ROUNDS else 1.0 - float(self.TB0[r + 1])
+            return ("bar", (state.scores[opp] - state.scores[me]) // u, v, True, False)
+        pc = int(ip[K.IP_PCOUNT])
+        if state.final_queue is not None:
+            on = bool(state.on_board[me])
+            penf = bool(pc and on and state.zilch_streak[me] == pc - 1)
+            return ("bar", (state.scores[opp] - state.scores[me]) // u, self.tie_value(pos), on, penf)
+        return ("race", self._race_sid(pos, state.scores[me], state.on_board[me], state.zilch_streak[me],
+                                       state.scores[opp], state.on_board[opp], state.zilch_streak[opp]))
+
+    def turn_values(self, situation: tuple, tmin: int = 0, cut: bool = True) -> TurnValues:
+        """The turn DP of a situation, with a turn-total cap of at least ``tmin`` units (cached)."""
+        key = (situation, cut)
+        hit = self._cache.get(key)
+        if hit is not None and hit.tcap >= tmin:
+            self._cache.move_to_end(key)
+            return hit
+        ip, rtt, pa = self.ip, self._rtt, self._rt.p_allonly
+        kind = situation[0]
+        if kind == "race":
+            tcap, thr, B, Q, C = K.race_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut)
+        elif kind == "bar":
+            _, d, v, on, penf = situation
+            tcap, thr, B, Q, C = K.bar_situation(d, v, on, penf, ip, rtt, pa, tmin, cut)
+        else:
+            tcap, thr, B, Q, C = K.tiebreak_situation(self.G[situation[1]], ip, rtt, pa, tmin, cut)
+        rows = tcap + 1 + max(int(ip[K.IP_MAXPTS]), int(ip[K.IP_BONUS]))
+        tv = TurnValues(int(tcap), int(thr), B[:tcap + 1].copy(),
+                        C[:rows * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].copy())
+        self._cache[key] = tv
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return tv
+
+    def action_values(self, state: GameState, cut: bool = False) -> dict[int, float]:
+        """The win chance of each legal action of the player to move, if both play optimally after
+        it. With ``cut`` the value of rolling on where banking is provably better is omitted (-1)."""
+        sit = self.situation(state)
+        u, ip, D = self.unit, self.ip, self.ruleset.dice
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = state.turn_total // u
+        pi = state.permanent // (S * u) if S else 0
+        tv = self.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, cut)
+        keeps = {k.mask: k for k in state.keeps()}
+        out = {}
+        for a in state.legal_actions():
+            mask, bank = split_keep_action(a)
+            k = keeps[mask]
+            t2 = t + k.points // u
+            if bank:
+                out[a] = float(tv.B[t2])
+            else:
+                pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
+                m = state.dice_left - k.n
+                out[a] = float(tv.C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
+        return out
+
+    def turn_outcomes(self, situation: tuple) -> tuple[dict[int, float], dict[int, float], np.ndarray, np.ndarray]:
+        """How the optimal turn of a situation (:meth:`situation`) ends, played forwards: ``(bank,
+        zilch, B, Zv)`` with ``bank[points]`` the chance of banking that turn total, ``zilch[points]``
+        the chance of a zilch keeping that many permanent points, and ``B``/``Zv`` the win chances of
+        those endings (by turn total and by permanent straights, in units); the turn's value is
+        ``sum(bank * B) + sum(zilch * Zv)``. A turn pushed past the solver's cap counts as banked there."""
+        kind = situation[0]
+        u, S = self.unit, int(self.ip[K.IP_S])
+        args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1])
+        if kind == "race":
+            k, args["sid"] = 0, situation[1]
+        elif kind == "bar":
+            k = 1
+            _, args["d"], args["v"], args["on"], args["penf"] = situation
+        else:
+            k, args["G"] = 2, self.G[situation[1]]
+        bank, zil, B, Zv = K.situation_outcomes(k, args["sid"], args["d"], args["v"], args["on"], args["penf"],
+                                                self._W64, self.F, args["G"], self.ip, self._rtt,
+                                                self._rt.p_allonly)
+        return ({t * u: float(p) for t, p in enumerate(bank) if p > 0.0},
+                {pi * S * u: float(p) for pi, p in enumerate(zil) if p > 0.0}, B, Zv)
+
+    def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
+        """The win-maximising action (ties: bank before rolling on, then the lowest action)."""
+        vals = self.action_values(state, cut=True)
+        best, bv = -1, -2.0
+        for a in sorted(vals, key=lambda a: (-(a & 1), a)):
+            if vals[a] > bv + 1e-12:
+                best, bv = a, vals[a]
+        return best
+
+    def value(self, state: GameState) -> float:
+        """The win chance of the player to move in ``state`` (under optimal play by both)."""
+        return max(self.action_values(state, cut=True).values())
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
+        os.close(fd)
+        np.savez_compressed(
+            tmp, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
+            unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
+            key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "GameTable":
+        """Read a table written by :meth:`save`."""
+        import tomllib
+
+        with np.load(path, allow_pickle=False) as z:
+            rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
+            t = cls(ruleset=rs, unit=int(z["unit"]), ip=z["ip"].astype(np.int64), W=z["W"],
+                    F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])))
+            if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:
+                raise ValueError(f"{path}: the table was built by another solver version or for other rules")
+        return t
+
+
+# ============================================================================================
+# Solving
+
+
+def solve_game(ruleset: Ruleset | str, *, cache: bool = True, directory: str | os.PathLike | None = None,
+               force: bool = False, progress: bool = True, threads: int | None = None,
+               sweep_tol: float = 1e-8, max_sweeps: int = 200) -> GameTable:
+    """The solved two-player game of ``ruleset`` (a preset name, a TOML path or a :class:`Ruleset`).
+
+    With ``cache`` the table is read from (or, once solved, written to) :func:`table_path`;
+    ``force`` solves again anyway. ``threads`` is the number of numba threads (default: numba's).
+    Penalty rulesets repeat the race sweep until no value changes by more than ``sweep_tol``.
+    """
+    rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    check_supported(rs)
+    path = table_path(rs, directory)
+    if cache and not force and path.exists():
+        try:
+            return GameTable.load(path)
+        except (ValueError, KeyError, OSError):
+            pass  # stale or damaged: solve again
+    table = _solve(rs, progress=progress, threads=threads, sweep_tol=sweep_tol, max_sweeps=max_sweeps)
+    if cache:
+        table.save(path)
+    return table
+
+
+def load_game_table(ruleset: Ruleset | str, directory: str | os.PathLike | None = None) -> GameTable | None:
+    """The cached table of ``ruleset`` if there is a valid one, else None (never solves)."""
+    rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    path = table_path(rs, directory)
+    if path.exists():
+        try:
+            return GameTable.load(path)
+        except (ValueError, KeyError, OSError):
+            return None
+    return None
+
+
+def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, max_sweeps: int,
+           tol: float = 1e-11) -> GameTable:
+    import numba
+    from tqdm import tqdm
+
+    t0 = time.perf_counter()
+    old_threads = numba.get_num_threads()
+    if threads:
+        numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    try:
+        unit = game_unit(rs)
+        rt = roll_tables(rs, unit)
+        dcap = _choose_dcap(rs, rt)
+        ip = _params(rs, rt, dcap)
+        rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+        R = MAX_TIEBREAK_ROUNDS
+        G = np.zeros((R + 2, dcap + 1))
+        TB0 = np.full(R + 2, 0.5)
+        if rs.tie == "tiebreak":
+            K.tiebreak_tables(R, ip, rtt, rt.p_allonly, G, TB0)
+        F = np.zeros((2, 2, 2, dcap + 1))
+        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[K.IP_ENTRY])
+        perm_pen = bool(ip[K.IP_S] and ip[K.IP_PCOUNT])
+        for fs in range(nseat):
+            v = 0.5 if rs.tie == "draw" else (TB0[1] if fs == 0 else 1.0 - TB0[1])
+            for on in ((0, 1) if entry else (1,)):
+                for penf in ((0, 1) if perm_pen else (0,)):
+                    K.bar_table(0, dcap, v, bool(on), bool(penf), ip, rtt, rt.p_allonly, F[fs, on, penf])
+        # fill the combinations that cannot differ (seatless rules, no entry, no permanent+penalty)
+        for fs in range(2):
+            for on in range(2):
+                for penf in range(2):
+                    src = (min(fs, nseat - 1), on if entry else 1, penf if perm_pen else 0)
+                    if (fs, on, penf) != src:
+                        F[fs, on, penf] = F[src]
+        t_tables = time.perf_counter() - t0
+        level_ptr, stage_ptr, kind, start, length, members = K.build_schedule(ip)
+        total = int(ip[K.IP_NSEAT] * ip[K.IP_NS] * ip[K.IP_NZ] * ip[K.IP_NS] * ip[K.IP_NZ])
+        # unsolved states are NaN: only penalty states of lower levels are read before they are
+        # solved (first sweep), and those reads take a guess (agents._game_kernels._guess)
+        W = np.full(total, np.nan)
+        old = np.zeros(members.shape[0])
+        nlev = level_ptr.shape[0] - 1
+        penalty = bool(ip[K.IP_PCOUNT])
+        rows = _row_arrays(ip, total) if penalty else _NO_ROWS
+        sweeps, dps, change, history, linear_passes = 0, 0, 0.0, [], 0
+        bar = tqdm(total=nlev, desc=f"solve {rs.name}", unit="level", disable=not progress,
+                   dynamic_ncols=True)
+        try:
+            for sweep in range(max_sweeps if penalty else 1):
+                sweeps += 1
+                change = 0.0
+                bar.reset(total=nlev)
+                if penalty:
+                    bar.set_description(f"solve {rs.name} (sweep {sweep + 1})")
+                for li in range(nlev):
+                    for st in range(level_ptr[li], level_ptr[li + 1]):
+                        j0, j1 = stage_ptr[st], stage_ptr[st + 1]
+                        if j0 == j1:
+                            continue
+                        dps += int(K.solve_stage(kind[j0:j1], start[j0:j1], length[j0:j1], members, W, F, ip,
+                                                 rtt, rt.p_allonly, tol, old, rows))
+                        m0, m1 = start[j0], start[j1 - 1] + length[j1 - 1]
+                        if sweep:
+                            change = max(change, float(np.abs(W[members[m0:m1]] - old[m0:m1]).max()))
+                    bar.update(1)
+                if not penalty:
+                    break
+                history.append(change if sweep else float("nan"))
+                bar.set_postfix(change=f"{change:.1e}")
+                if sweep and change < sweep_tol:
+                    break
+                # policy evaluation: the recorded rows, solved by cheap Gauss-Seidel passes
+                for _ in range(10000):
+                    linear_passes += 1
+                    if K.linear_sweep(members, W, ip, rows) < 1e-14:
+                        break
+        finally:
+            bar.close()
+        seconds = time.perf_counter() - t0
+        meta = {
+            "ruleset": rs.name, "unit": unit, "dcap_points": dcap * unit, "seconds": round(seconds, 2),
+            "table_seconds": round(t_tables, 2), "peak_rss_mb": round(_peak_rss_mb(), 1),
+            "turn_dps": dps, "sweeps": sweeps, "sweep_changes": history, "linear_passes": linear_passes,
+            "states": int(members.shape[0]),
+            "threads": numba.get_num_threads(), "solver_version": SOLVER_VERSION,
+            "converged": (not penalty) or change < sweep_tol,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        }
+    finally:
+        numba.set_num_threads(old_threads)
+    return GameTable(ruleset=rs, unit=unit, ip=ip, W=W.astype(np.float32), F=F, G=G, TB0=TB0, meta=meta)
+
+
+_NO_ROWS = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+
+
+def _row_arrays(ip: np.ndarray, total: int) -> tuple:
+    """Storage of every race state's row (see ``agents._game_kernels.race_eval``): the bank part
+    of the row of a mover at score ``a`` has one coefficient per turn total below ``target - a``."""
+    NS, NZ, Tu = int(ip[K.IP_NS]), int(ip[K.IP_NZ]), int(ip[K.IP_TU])
+    ia = (np.arange(total) // (NZ * NS * NZ)) % NS
+    a = np.where(ia > 0, ia - 1, 0)
+    row_ptr = np.zeros(total + 1, np.int64)
+    row_ptr[1:] = np.cumsum(Tu - a)
+    return (row_ptr, np.zeros(int(row_ptr[-1])), np.zeros(total, np.int64), np.zeros(total), np.zeros(total))
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB (Linux reports kilobytes)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# ============================================================================================
+# The agent
+
+
+class OptimalWinAgent:
+    """Plays the move that maximises its chance of winning the game (two players), from the game table.
+
+    Any state of a two-player game of the table's ruleset: the race, the last turn after the
+    opponent reached the target, the second player's turn of ``finish_round`` and tie-break turns.
+    """
+
+    name = "optimal-win"
+
+    def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None):
+        self.table = table if table is not None else solve_game(ruleset)
+        self.ruleset = self.table.ruleset
+
+    def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
+        return self.table.best_action(state, legal)
+
+    def win_probability(self, state: GameState) -> float:
+        """The chance that the player to move wins from ``state`` under optimal play by both."""
+        return self.table.value(state)
+
+
+def _factory(ruleset: Ruleset, arg: str | None) -> OptimalWinAgent:
+    """``optimal-win`` (the cached table, solved on first use) or ``optimal-win:PATH`` (a table file)."""
+    check_supported(ruleset)
+    if arg:
+        table = GameTable.load(arg)
+        if ruleset_key(table.ruleset) != ruleset_key(ruleset):
+            raise ValueError(f"optimal-win:{arg}: the table solves {table.ruleset.name!r}, not "
+                             f"{ruleset.name!r}")
+        return OptimalWinAgent(ruleset, table)
+    return OptimalWinAgent(ruleset)
+
+
+def _register() -> None:
+    from .base import register_agent
+
+    register_agent("optimal-win", _factory,
+                   "maximises the chance of winning a two-player game, from the exact game table "
+                   "(solved and cached on first use; optimal-win:PATH loads a table file)")
+
+
+_register()
