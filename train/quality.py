@@ -43,7 +43,7 @@ def _win(ev: dict | None, opp: str) -> str:
 
 def table(root: Path) -> str:
     lines = ["| preset | score agent: pts/turn of optimum | win agent alone: of optimum | "
-             + " | ".join(f"win % vs `{o}`" for o in OPPONENTS) + " | games/table | timesteps |",
+             + " | ".join(f"win % vs `{o}`" for o in OPPONENTS) + " | games/table | best checkpoint at step |",
              "|---" * (5 + len(OPPONENTS)) + "|"]
     for p in PRESETS:
         win, score = _load(root / p / "eval.json"), _load(root / f"{p}-score" / "eval.json")
