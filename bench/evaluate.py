@@ -7,8 +7,9 @@ machine only ever slows a run down):
 
 * ``raw cpu`` — the bare single-game loop (``GameState`` + ``legal_actions`` + ``act`` + ``apply``,
   nothing else) per CPU second: the baseline, measured in the same run;
-* ``single cpu`` — :func:`agents.evaluate.evaluate` with ``engine="single"`` in this process (deals,
-  seat orders, slot dice, per-game statistics, the report) per CPU second, and its ratio to ``raw``;
+* ``single cpu`` — the evaluation's loop on the single-game engine (deals, seat orders, slot dice,
+  per-game statistics) per CPU second, in batches alternating with ``raw``, and ``/raw`` the
+  median ratio of the two (:func:`raw_vs_single`);
 * ``1w cpu`` / ``1w wall`` — ``evaluate`` as it runs by default (``engine="auto"``: pairs the batched
   engine plays in its kernels go there) in this process, per CPU second and per elapsed second;
 * ``2w wall`` — the same with two worker processes, per elapsed second of the games (after the
@@ -36,23 +37,46 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from agents.base import make_agent  # noqa: E402
 from agents.evaluate import (DealCodes, _Context, _play_table_chunk, deal_game, deal_key, evaluate,  # noqa: E402
                              seat_orders, seat_rng)
 from zilch_env import GameState, load_ruleset  # noqa: E402
 
 
-def raw_rate(rs, agents, games: int) -> float:
-    """Games per CPU second of the bare single-game loop: no deals, no statistics."""
-    pols = [make_agent(a, rs) for a in agents]
-    rng = np.random.default_rng(0)
-    t = time.process_time()
-    for i in range(games):
-        g = GameState(rs, 2, seed=i)
-        p = pols if i % 2 == 0 else pols[::-1]
-        while g.winners is None:
-            g.apply(p[g.current].act(g, g.legal_actions(), rng))
-    return games / (time.process_time() - t)
+def raw_vs_single(rs, agents, games: int, batches: int = 10) -> tuple[float, float, float]:
+    """Games per CPU second of the bare single-game loop (``GameState(seed=i)``, one generator for
+    both players, nothing else) and of the evaluation's own loop on the single-game engine
+    (:func:`_play_table_chunk`: deals, slot dice, seat orders, statistics), played in alternating
+    batches so that a shared machine's changing load cancels; the medians over the batches, and the
+    median ratio of the two."""
+    ctx = _Context(rs, agents, 0)
+    pols = list(ctx.agents)
+    orders = seat_orders(2)
+    per = max(1, games // batches // 2)  # deals per batch, two games each
+    raw, single, ratio = [], [], []
+    for b in range(batches):
+        def bare() -> float:
+            rng = np.random.default_rng(b)
+            t = time.process_time()
+            for i in range(b * 2 * per, (b + 1) * 2 * per):
+                g = GameState(rs, 2, seed=i)
+                p = pols if i % 2 == 0 else pols[::-1]
+                while g.winners is None:
+                    g.apply(p[g.current].act(g, g.legal_actions(), rng))
+            return 2 * per / (time.process_time() - t)
+
+        def chunk() -> float:
+            t = time.process_time()
+            _play_table_chunk(ctx, (0, 1), orders, b * per, (b + 1) * per)
+            return 2 * per / (time.process_time() - t)
+
+        if b % 2:
+            c, r = chunk(), bare()
+        else:
+            r, c = bare(), chunk()
+        raw.append(r)
+        single.append(c)
+        ratio.append(c / r)
+    return float(np.median(raw)), float(np.median(single)), float(np.median(ratio))
 
 
 def cpu_rate(**kw) -> tuple[float, float]:
@@ -166,10 +190,9 @@ def main() -> int:
         engine = probe.data["tables"][0]["engine"]
         games = args.games if engine == "batched" else max(1000, args.games // 10)
         small = max(1000, args.games // 10)
-        raw = single = c1 = r1 = r2 = w2 = 0.0
+        raw, single, ratio = raw_vs_single(rs, specs, small)
+        c1 = r1 = r2 = w2 = 0.0
         for _ in range(args.repeat):
-            raw = max(raw, raw_rate(rs, specs, max(100, small // 2)))
-            single = max(single, cpu_rate(agents=specs, ruleset=rs, games=small, seed=1, engine="single")[1])
             wall1, cpu1 = cpu_rate(agents=specs, ruleset=rs, games=games, seed=1)
             r1, c1 = max(r1, wall1), max(c1, cpu1)
             t = time.perf_counter()
@@ -177,7 +200,7 @@ def main() -> int:
             wall = time.perf_counter() - t
             r2 = max(r2, two.data["timing"]["games_per_second"])
             w2 = max(w2, two.data["timing"]["games"] / wall)
-        print(f"{' vs '.join(specs):<20}{engine:>8}{games:>7}{raw:>9,.0f}{single:>11,.0f}{single / raw:>6.2f}"
+        print(f"{' vs '.join(specs):<20}{engine:>8}{games:>7}{raw:>9,.0f}{single:>11,.0f}{ratio:>6.2f}"
               f"{c1:>9,.0f}{r1:>9,.0f}{r2:>9,.0f}{w2:>9,.0f}")
     if not args.no_profile:
         a, _, b = args.pairs[0].partition(":")
