@@ -177,7 +177,7 @@ def _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, t_from, cut):
     return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
                    p_allonly, Q, C, dQ, dC, t_from, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]),
-                   np.zeros(0, np.int64))
+                   np.zeros(0, np.int32))
 
 
 @njit(cache=True, nogil=True)
@@ -485,7 +485,7 @@ def race_eval(sid, W, F, ip, rt, p_allonly, rows):
     if row_ptr.shape[0] == 0:
         return _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)
     NP = ip[IP_NP]
-    arg = np.zeros((tcap + 1) * NP * rt[1][ip[IP_D]], np.int64)
+    arg = np.empty((tcap + 1) * NP * rt[1][ip[IP_D]], np.int32)  # written where read
     res = _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
     bank = np.zeros(tcap + 1)
     zil = np.zeros(NP)
@@ -799,7 +799,7 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
         tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0)
     else:
         tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, 0)
-    arg = np.zeros((tcap + 1) * ip[IP_NP] * rt[1][ip[IP_D]], np.int64)
+    arg = np.empty((tcap + 1) * ip[IP_NP] * rt[1][ip[IP_D]], np.int32)
     _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
     bank = np.zeros(tcap + 1)
     zil = np.zeros(ip[IP_NP])

@@ -308,7 +308,7 @@ def table_path(ruleset: Ruleset | str, directory: str | os.PathLike | None = Non
 class TurnValues:
     """Every position of one turn in one game situation: ``B[t]`` the win chance of banking turn
     total ``t`` (units), ``C[(t * NP + pi) * (D + 1) + n]`` of rolling ``n`` dice there with ``pi``
-    permanent straights (-1 where banking is provably better and rolling was not computed)."""
+    permanent straights (-1 where banking is provably better and rolling was not computed); float32."""
 
     tcap: int
     thr: int
@@ -338,7 +338,8 @@ class GameTable:
     _rtt: tuple | None = field(default=None, repr=False)
     _W64: np.ndarray | None = field(default=None, repr=False)
     _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
-    cache_size: int = 4096
+    #: Turns (situations) whose solved positions are kept for play; a few kilobytes each, as float32.
+    cache_size: int = 50_000
 
     # ------------------------------------------------------------------ set-up
     def __post_init__(self) -> None:
@@ -347,6 +348,8 @@ class GameTable:
         self._W64 = self.W.astype(np.float64)
         self._key = ruleset_key(self.ruleset)
         self._checked_rules = self.ruleset
+        self._sit_key: tuple | None = None
+        self._sit: tuple | None = None
 
     @property
     def dcap(self) -> int:
@@ -448,9 +451,12 @@ class GameTable:
             tcap, thr, B, Q, C = K.bar_situation(d, v, on, penf, ip, rtt, pa, tmin, cut)
         else:
             tcap, thr, B, Q, C = K.tiebreak_situation(self.G[situation[1]], ip, rtt, pa, tmin, cut)
-        rows = tcap + 1 + max(int(ip[K.IP_MAXPTS]), int(ip[K.IP_BONUS]))
-        tv = TurnValues(int(tcap), int(thr), B[:tcap + 1].copy(),
-                        C[:rows * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].copy())
+        # Only turn totals up to the cap are read (the cap is above every total one keep can reach
+        # from the position asked about); float32 keeps a cached turn to a few kilobytes, so values
+        # read from here are rounded to about 3e-8 (the DP itself runs in float64).
+        with np.errstate(invalid="ignore", over="ignore"):  # positions the DP never reached hold garbage
+            tv = TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
+                            C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
         self._cache[key] = tv
         if len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
@@ -458,26 +464,68 @@ class GameTable:
 
     def action_values(self, state: GameState, cut: bool = False) -> dict[int, float]:
         """The win chance of each legal action of the player to move, if both play optimally after
-        it. With ``cut`` the value of rolling on where banking is provably better is omitted (-1)."""
+        it (to about 3e-8: see :meth:`turn_values`). With ``cut`` the value of rolling on where
+        banking is provably better is omitted (-1)."""
         sit = self.situation(state)
-        u, ip, D = self.unit, self.ip, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
-        t = state.turn_total // u
-        pi = state.permanent // (S * u) if S else 0
-        tv = self.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, cut)
         keeps = {k.mask: k for k in state.keeps()}
+        vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut)
         out = {}
         for a in state.legal_actions():
             mask, bank = split_keep_action(a)
-            k = keeps[mask]
-            t2 = t + k.points // u
-            if bank:
-                out[a] = float(tv.B[t2])
-            else:
-                pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
-                m = state.dice_left - k.n
-                out[a] = float(tv.C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
+            out[a] = vals[mask][1 if bank else 0]
         return out
+
+    def _keep_values(self, situation: tuple, keeps, turn_total: int, permanent: int, dice_left: int,
+                     cut: bool) -> dict[int, tuple[float, float | None]]:
+        """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""
+        u, ip, D = self.unit, self.ip, self.ruleset.dice
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = turn_total // u
+        pi = permanent // (S * u) if S else 0
+        tv = self.turn_values(situation, t + int(ip[K.IP_MAXPTS]) + 1, cut)
+        forced = self.ruleset.hot_dice == "forced"
+        out = {}
+        for k in keeps:
+            t2 = t + k.points // u
+            pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
+            m = dice_left - k.n
+            roll = float(tv.C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
+            bank = float(tv.B[t2]) if (t2 >= tv.thr and (m > 0 or not forced)) else None
+            out[k.mask] = (roll, bank)
+        return out
+
+    def choices(self, situation: tuple, roll: Sequence[int], turn_total: int = 0,
+                permanent: int = 0) -> list[dict[str, Any]]:
+        """Every legal choice after ``roll`` in a situation (:meth:`situation`, or built with
+        :meth:`race_situation` / :meth:`last_turn_situation`), best first: the keep, whether to
+        bank, the action number and the win chance under optimal play by both from then on."""
+        from zilch_env.engine import keep_action
+
+        info = scoring_table(self.ruleset).info(roll)
+        keeps = _options(self.ruleset, info)
+        vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False)
+        out = []
+        for k in keeps:
+            roll_v, bank_v = vals[k.mask]
+            out.append({"keep": k, "bank": False, "action": keep_action(k.mask, False), "value": roll_v})
+            if bank_v is not None:
+                out.append({"keep": k, "bank": True, "action": keep_action(k.mask, True), "value": bank_v})
+        out.sort(key=lambda c: (-c["value"], not c["bank"], c["action"]))
+        return out
+
+    def race_situation(self, score: int, opp_score: int, on_board: bool = True, opp_on_board: bool = True,
+                       streak: int = 0, opp_streak: int = 0, position: int = 0) -> tuple:
+        """The situation of a race turn (both scores below the target), for :meth:`choices`."""
+        return ("race", self._race_sid(position, score, on_board, streak, opp_score, opp_on_board, opp_streak))
+
+    def last_turn_situation(self, score: int, leader: int, on_board: bool = True, streak: int = 0,
+                            position: int = 1) -> tuple:
+        """The situation of a last turn against the leader's score, for :meth:`choices`."""
+        if leader <= score:
+            raise ValueError(f"a last turn is played from behind: the leader has {leader}, the player {score}")
+        pc = int(self.ip[K.IP_PCOUNT])
+        penf = bool(pc and on_board and streak == pc - 1)
+        return ("bar", (leader - score) // self.unit, self.tie_value(position), bool(on_board), penf)
 
     def turn_outcomes(self, situation: tuple) -> tuple[dict[int, float], dict[int, float], np.ndarray, np.ndarray]:
         """How the optimal turn of a situation (:meth:`situation`) ends, played forwards: ``(bank,
@@ -503,11 +551,30 @@ class GameTable:
 
     def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
         """The win-maximising action (ties: bank before rolling on, then the lowest action)."""
-        vals = self.action_values(state, cut=True)
+        key = (id(state), len(state.turns), state.tiebreak_round, state.current)
+        if key != self._sit_key:
+            self._sit = self.situation(state)
+            self._sit_key = key
+        ip, u, D = self.ip, self.unit, self.ruleset.dice
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = state.turn_total // u
+        pi = state.permanent // (S * u) if S else 0
+        tv = self.turn_values(self._sit, t + int(ip[K.IP_MAXPTS]) + 1, True)
+        B, C, thr = tv.B, tv.C, tv.thr
+        forced = self.ruleset.hot_dice == "forced"
+        left = state.dice_left
         best, bv = -1, -2.0
-        for a in sorted(vals, key=lambda a: (-(a & 1), a)):
-            if vals[a] > bv + 1e-12:
-                best, bv = a, vals[a]
+        for k in state.keeps():
+            t2 = t + k.points // u
+            m = left - k.n
+            if t2 >= thr and (m > 0 or not forced):
+                v = float(B[t2])
+                if v > bv + 1e-12 or (v > bv - 1e-12 and best & 1 == 0):
+                    best, bv = k.mask * 2 + 1, v
+            pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
+            v = float(C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
+            if v > bv + 1e-12:
+                best, bv = k.mask * 2, v
         return best
 
     def value(self, state: GameState) -> float:

@@ -803,3 +803,8 @@ def _register() -> None:
 
 
 _register()
+
+
+# The two-player game solver (maximise the chance of winning) lives in agents.game_solver, which never
+# imports this module: re-exported here so that agents.solver.solve_game names it too.
+from agents.game_solver import solve_game  # noqa: E402

@@ -350,7 +350,7 @@ def test_agent_values_are_consistent_with_the_table():
                         if total < rs.target:  # banking hands the opponent the move at turn start
                             w = table.race_value(1 - (me - state.first) % 2, state.scores[1 - me],
                                                  state.on_board[1 - me], 0, total, True, 0)
-                            assert vals[a] == pytest.approx(1 - w, abs=1e-9)
+                            assert vals[a] == pytest.approx(1 - w, abs=1e-7)  # float32 values
                             checked += 1
                 state.apply(best)
             else:

@@ -1,9 +1,13 @@
 """``zilch advise --ruleset zonk --turn-total 350 --dice 1 1 5 3 4 2 [--on-board]``: the best keep,
 whether to bank or roll, and the expected value of every choice.
 
-``--objective turn`` (the default, and for now the only one) values each choice by the exact turn
+``--objective turn`` (the default) values each choice by the exact turn
 optimum (:func:`agents.solver.solve_turn`): the expected points the turn ends with when the rest of it
-is played optimally. Each objective is one ``_advise_<objective>`` function returning the rows.
+is played optimally. ``--objective win`` (the default when ``--score`` or ``--opponent`` is given)
+values each choice by the chance of winning a two-player game from the exact game table
+(:mod:`agents.game_solver`; built on first use): ``zilch advise --ruleset zonk --score 4200 --opponent
+4800 --turn-total 350 --dice 1 1 5 3 4 2``. Each objective is one ``_advise_<objective>`` function
+returning the rows.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 from zilch_cli import add_ruleset_args, ruleset_from_args
 
 #: What ``--objective`` may ask for.
-OBJECTIVES = ("turn",)
+OBJECTIVES = ("turn", "win")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,8 +42,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--streak", type=int, default=None, metavar="K",
                    help="zilches in a row so far (with a 'subtract' zilch penalty): value choices for "
                    "the most points in the long run; values then include the cost of the streak")
-    p.add_argument("--objective", choices=OBJECTIVES, default="turn",
-                   help="what to optimise: 'turn' = the most points this turn (default)")
+    p.add_argument("--objective", choices=OBJECTIVES, default=None,
+                   help="what to optimise: 'turn' = the most points this turn (the default), 'win' = the "
+                   "chance of winning a two-player game (the default when --score or --opponent is given)")
+    g = p.add_argument_group("the game situation (objective 'win', two players)")
+    g.add_argument("--score", type=int, default=None, metavar="POINTS",
+                   help="your banked score (default 0; above 0 you are on the board)")
+    g.add_argument("--opponent", type=int, default=None, metavar="POINTS",
+                   help="the opponent's banked score (default 0); at or above the target this is your last "
+                   "turn, to beat it")
+    g.add_argument("--opponent-on-board", action="store_true",
+                   help="the opponent is on the board (implied by a score above 0)")
+    g.add_argument("--opponent-streak", type=int, default=0, metavar="K",
+                   help="the opponent's zilches in a row (with a zilch penalty)")
+    g.add_argument("--position", type=int, choices=(1, 2), default=1,
+                   help="your place in the round: 1 = you started the game (default), 2 = the opponent did "
+                   "(matters under end = finish_round and for tie-break turns)")
     p.add_argument("--json", action="store_true", help="print the choices as JSON")
     p.set_defaults(func=run)
 
@@ -59,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         return _error(f"--turn-total {args.turn_total}: a turn total is 0 or more")
     if args.streak is not None and args.streak < 0:
         return _error(f"--streak {args.streak}: a streak is 0 or more zilches")
+    objective = args.objective or ("win" if (args.score is not None or args.opponent is not None) else "turn")
+    if objective == "win":
+        return _run_win(rs, args)
     try:
         data = _advise_turn(rs, args)
     except (SolverError, ValueError) as e:
@@ -68,6 +89,98 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print(data)
     return 0
+
+
+def _run_win(rs, args: argparse.Namespace) -> int:
+    from agents.game_solver import UnsupportedRules
+
+    try:
+        data = _advise_win(rs, args)
+    except (UnsupportedRules, ValueError) as e:
+        return _error(str(e))
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        _print_win(data)
+    return 0
+
+
+def _advise_win(rs, args: argparse.Namespace) -> dict[str, Any]:
+    """Every choice valued by the chance of winning the game, as plain data (best first)."""
+    from agents.game_solver import solve_game
+
+    score = args.score or 0
+    opp = args.opponent or 0
+    unit = _unit(rs)
+    for name, v in (("--score", score), ("--opponent", opp)):
+        if v < 0 or v % unit:
+            raise ValueError(f"{name} {v}: a banked score is 0 or more and a multiple of {unit} under these rules")
+    if score >= rs.target:
+        raise ValueError(f"--score {score}: at or above the target {rs.target} you have finished; advice "
+                         f"covers the race and the last turn against a leader")
+    entry = rs.entry_threshold
+    on = args.on_board or score > 0 or entry == 0
+    opp_on = args.opponent_on_board or opp > 0 or entry == 0
+    zp = rs.variants.zilch_penalty
+    streak = (args.streak or 0) if (zp.count and on) else 0
+    opp_streak = args.opponent_streak if (zp.count and opp_on) else 0
+    for name, k in (("--streak", streak), ("--opponent-streak", opp_streak)):
+        if zp.count and not 0 <= k < zp.count:
+            raise ValueError(f"{name} {k}: under this penalty a streak is 0 to {zp.count - 1} zilches")
+    position = args.position - 1
+    if opp >= rs.target and rs.end == "finish_round" and position == 0:
+        raise ValueError("under end = finish_round only the second player of the round plays a last turn "
+                         "(use --position 2)")
+    table = solve_game(rs, progress=not args.json)
+    if opp >= rs.target:
+        situation = table.last_turn_situation(score, opp, on, streak, position)
+        phase = f"your last turn: beat {opp}"
+    else:
+        situation = table.race_situation(score, opp, on, opp_on, streak, opp_streak, position)
+        phase = "the race to the target"
+    rows = []
+    for ch in table.choices(situation, args.dice, args.turn_total, args.permanent):
+        k = ch["keep"]
+        left = len(args.dice) - k.n
+        rows.append({
+            "keep": list(k.dice), "points": k.points, "bank": ch["bank"],
+            "dice_to_roll": None if ch["bank"] else (left or rs.dice), "hot_dice": left == 0,
+            "turn_total": args.turn_total + k.points, "win_chance": ch["value"], "action": ch["action"],
+        })
+    return {
+        "ruleset": rs.name, "objective": "win", "roll": sorted(args.dice), "turn_total": args.turn_total,
+        "permanent": args.permanent, "score": score, "opponent": opp, "on_board": on,
+        "opponent_on_board": opp_on, "streak": streak, "opponent_streak": opp_streak,
+        "position": args.position, "phase": phase, "choices": rows,
+    }
+
+
+def _unit(rs) -> int:
+    from agents.game_solver import game_unit
+
+    return game_unit(rs)
+
+
+def _print_win(data: dict[str, Any]) -> None:
+    print(f"{data['ruleset']}: rolled {' '.join(map(str, data['roll']))} with {data['turn_total']} this turn; "
+          f"you {data['score']}{'' if data['on_board'] else ' (not on the board)'}, the opponent "
+          f"{data['opponent']}{'' if data['opponent_on_board'] else ' (not on the board)'}; {data['phase']}")
+    if not data["choices"]:
+        print("  no scoring die: a zilch, the turn ends")
+        return
+    width = max(len(" ".join(map(str, r["keep"]))) for r in data["choices"])
+    for i, r in enumerate(data["choices"]):
+        keep = " ".join(map(str, r["keep"]))
+        if r["bank"]:
+            what = f"bank {r['turn_total']}"
+        else:
+            k = r["dice_to_roll"]
+            what = f"roll {k} {'die' if k == 1 else 'dice'}" + (" (hot dice)" if r["hot_dice"] else "")
+        mark = "->" if i == 0 else "  "
+        print(f"  {mark} keep {keep:<{width}} {r['points']:>6}  then {what:<22} win chance {r['win_chance']:.4f}")
+    b = data["choices"][0]
+    print(f"Best: keep {' '.join(map(str, b['keep']))} and {'bank' if b['bank'] else 'roll on'} "
+          f"(wins {100 * b['win_chance']:.2f}% under optimal play by both)")
 
 
 def _advise_turn(rs, args: argparse.Namespace) -> dict[str, Any]:

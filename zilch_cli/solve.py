@@ -1,10 +1,13 @@
 """``zilch solve --ruleset farkle [--json]``: the exact optimum of a ruleset.
 
-``--objective turn`` (the default, and for now the only one) prints, on the board and before it, the
+``--objective turn`` (the default) prints, on the board and before it, the
 optimal expected points of one turn, the optimal long-run points per turn under a zilch-streak
 penalty, and the solve time, then the shape of the optimal policy: the turn total from which it banks
-with each number of dice left to roll, and the zilch odds. Each objective is one ``_solve_<objective>``
-function returning plain data, printed by ``_print_<objective>`` or as JSON.
+with each number of dice left to roll, and the zilch odds. ``--objective win`` builds (or loads from
+the cache) the exact two-player game table of :mod:`agents.game_solver`, with a progress bar, and
+prints the first player's chance of winning under optimal play, the solve's time and memory, and the
+win chances at a few scores. Each objective is one ``_solve_<objective>`` function returning plain
+data, printed by ``_print_<objective>`` or as JSON.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from zilch_cli import add_ruleset_args, ruleset_from_args
 
 #: What ``--objective`` may ask for.
-OBJECTIVES = ("turn",)
+OBJECTIVES = ("turn", "win")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,10 +30,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "one turn (backward induction over turn total and dice left), on the board and before it; "
         "under a zilch-streak penalty also the best long-run points per turn, from play that depends "
         "on the current streak. Prints the optima, the solve times, the totals from which the optimal "
-        "player banks with each number of dice, and the zilch odds.")
+        "player banks with each number of dice, and the zilch odds. Objective 'win': the play that "
+        "maximises the chance of winning a two-player game (a draw as half), for every state of the "
+        "game; the table is cached ($ZILCH_SOLVER_CACHE, else ~/.cache/zilch-rl) for the optimal-win "
+        "agent and 'zilch advise --score ... --opponent ...'.")
     add_ruleset_args(p)
     p.add_argument("--objective", choices=OBJECTIVES, default="turn",
-                   help="what to optimise: 'turn' = the most points per turn (default)")
+                   help="what to optimise: 'turn' = the most points per turn (default); 'win' = the chance "
+                   "of winning a two-player game (builds or loads the game table)")
+    p.add_argument("--force", action="store_true",
+                   help="with --objective win: solve again even if the table is cached")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
 
@@ -39,6 +48,8 @@ def run(args: argparse.Namespace) -> int:
     from agents.solver import SolverError
 
     rs = ruleset_from_args(args)
+    if args.objective == "win":
+        return _run_win(rs, args)
     try:
         data = _solve_turn(rs)
     except SolverError as e:
@@ -49,6 +60,57 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_turn(data)
     return 0
+
+
+def _run_win(rs, args: argparse.Namespace) -> int:
+    from agents.game_solver import UnsupportedRules
+
+    try:
+        data = _solve_win(rs, args.force, progress=not args.json)
+    except UnsupportedRules as e:
+        print(f"zilch solve: error: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        _print_win(data)
+    return 0
+
+
+def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:
+    """The two-player game table (solved now or loaded), as plain data."""
+    from agents.game_solver import load_game_table, solve_game, table_path
+
+    cached = not force and load_game_table(rs) is not None
+    table = solve_game(rs, force=force, progress=progress)
+    path = table_path(rs)
+    T, u = rs.target, table.unit
+    marks = sorted({0, (T // 4) // u * u, (T // 2) // u * u, (3 * T // 4) // u * u, (T - 1) // u * u})
+    on = rs.entry_threshold == 0
+    grid = {str(a): {str(b): table.race_value(0, a, on or a > 0, 0, b, on or b > 0, 0) for b in marks} for a in marks}
+    return {"ruleset": rs.name, "objective": "win", "first_player_win": table.first_player_win,
+            "loaded_from_cache": cached, "table": str(path),
+            "table_mb": round(path.stat().st_size / 1e6, 3) if path.exists() else None,
+            "solve": table.meta, "win_chance_at_turn_start": grid}
+
+
+def _print_win(data: dict[str, Any]) -> None:
+    m = data["solve"]
+    print(f"{data['ruleset']}: the chance of winning a two-player game under optimal play (exact; a draw "
+          f"counts as half)")
+    print(f"  the first player wins {data['first_player_win']:.5f}")
+    how = "loaded from the cache" if data["loaded_from_cache"] else "solved now"
+    conv = "" if m.get("converged", True) else "  NOT CONVERGED"
+    print(f"  table: {data['table']} ({data['table_mb']} MB, {how})")
+    print(f"  solve: {m['seconds']:.1f} s, peak memory {m['peak_rss_mb']:.0f} MB, {m['states']} turn-start "
+          f"states, {m['turn_dps']} turn DPs, {m['sweeps']} sweep(s), {m['threads']} thread(s){conv}")
+    grid = data["win_chance_at_turn_start"]
+    cols = list(next(iter(grid.values())))
+    print("Win chance of the player to move at the start of a turn (rows: their score, columns: the "
+          "opponent's):")
+    print("  " + " " * 7 + "".join(f"{c:>8}" for c in cols))
+    for a, row in grid.items():
+        print(f"  {a:>7}" + "".join(f"{row[c]:8.3f}" for c in cols))
 
 
 def _solve_turn(rs) -> dict[str, Any]:

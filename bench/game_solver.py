@@ -1,0 +1,109 @@
+"""The exact two-player game solver per preset: solve time, peak memory, the first player's win
+chance under optimal play, and how other agents fare against optimal-win.
+
+    python bench/game_solver.py solve [--presets zonk farkle ...] [--force] [--threads N]
+    python bench/game_solver.py play  [--presets ...] [--opponents optimal-turn heuristic]
+                                      [--games 100000] [--workers 2] [--seed 1]
+
+``solve`` solves each preset in its own process (so the peak memory is that solve's own, from
+``resource.getrusage``) and caches the table where ``optimal-win`` finds it; it prints, per preset, the
+first player's optimal win chance, the wall time, the peak resident memory, the states, turn DPs and
+sweeps, and the table file's size. Times depend on the machine's load: run it alone.
+
+``play`` runs seat-balanced games (every deal played in both seat orders, the same dice for both,
+see :mod:`agents.evaluate`) of each opponent against ``optimal-win`` and prints the opponent's score
+rate (a draw as half) with its 95% interval. Reference: optimal-win's own first-player chance.
+
+Results go to the terminal and, with ``--out FILE``, to a JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+PRESETS = ("zilch", "zilch5k", "zilch10k", "zonk", "farkle-basic", "farkle", "zilch15k")
+
+_SOLVE_ONE = """
+import json, sys
+from agents.game_solver import solve_game
+t = solve_game(sys.argv[1], force=sys.argv[2] == "1", threads=int(sys.argv[3]) or None, progress=True)
+print(json.dumps({"first_player_win": t.first_player_win, **t.meta}))
+"""
+
+
+def solve(presets: list[str], force: bool, threads: int) -> list[dict]:
+    from agents.game_solver import table_path
+
+    rows = []
+    for name in presets:
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", _SOLVE_ONE, name, "1" if force else "0", str(threads)],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
+        wall = time.perf_counter() - t0
+        info = json.loads(proc.stdout.strip().splitlines()[-1])
+        info["preset"] = name
+        info["process_seconds"] = round(wall, 1)
+        info["file_mb"] = round(table_path(name).stat().st_size / 1e6, 2)
+        rows.append(info)
+        print(f"{name:<13} first player {info['first_player_win']:.5f}  solve {info['seconds']:8.1f} s  "
+              f"peak {info['peak_rss_mb']:7.0f} MB  states {info['states']:>7}  turn DPs {info['turn_dps']:>8}  "
+              f"sweeps {info['sweeps']}  file {info['file_mb']} MB", flush=True)
+    return rows
+
+
+def play(presets: list[str], opponents: list[str], games: int, workers: int, seed: int) -> list[dict]:
+    from agents.evaluate import EvalConfig, evaluate
+    from agents.game_solver import load_game_table
+
+    rows = []
+    for name in presets:
+        table = load_game_table(name)
+        if table is None:
+            print(f"{name}: no cached game table; run 'python bench/game_solver.py solve --presets {name}' first",
+                  file=sys.stderr)
+            continue
+        for opp in opponents:
+            t0 = time.perf_counter()
+            rep = evaluate(EvalConfig(agents=["optimal-win", opp], ruleset=name, games=games, seed=seed,
+                                      workers=workers, solo_turns=0), progress=True)
+            res = rep.results()
+            row = {"preset": name, "opponent": opp, "seconds": round(time.perf_counter() - t0, 1),
+                   "first_player_win_optimal": table.first_player_win, "report": res}
+            rows.append(row)
+            print(json.dumps({k: v for k, v in row.items() if k != "report"}), flush=True)
+            rep.print()
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=("solve", "play"))
+    ap.add_argument("--presets", nargs="+", default=list(PRESETS))
+    ap.add_argument("--force", action="store_true", help="solve again even if a table is cached")
+    ap.add_argument("--threads", type=int, default=0, help="numba threads of a solve (default: all cores)")
+    ap.add_argument("--opponents", nargs="+", default=["optimal-turn", "heuristic"])
+    ap.add_argument("--games", type=int, default=100_000, help="games per preset and opponent (both seat orders)")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, help="write the results as JSON here")
+    args = ap.parse_args(argv)
+    if args.what == "solve":
+        rows = solve(args.presets, args.force, args.threads)
+    else:
+        rows = play(args.presets, args.opponents, args.games, args.workers, args.seed)
+    if args.out:
+        args.out.write_text(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
