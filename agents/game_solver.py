@@ -36,11 +36,18 @@ How it is solved
       changing, in 2-3 turn DPs per state); the other states take one turn DP each in order.
     * A zilch penalty makes a zilch *lower* the sum (three zilches in a row cost 500 in ``farkle``),
       into a level that the downward order has not solved yet, while banks from that lower level
-      lead back up: the levels form one coupled system. It is solved by repeating the downward
-      sweep, each sweep using the penalty states' values of the previous one (a Gauss-Seidel value
-      iteration over the whole race), until no value changes by more than ``sweep_tol``; inside a
-      level the streaks only grow, so a level stays exact given its penalty states. The number of
-      sweeps and the last change are recorded in the table.
+      lead back up: the levels form one coupled system, solved by policy iteration over whole
+      sweeps. A *sweep* solves every level downwards with turn DPs, reading penalty states of lower
+      levels as the previous step left them (in the first sweep, a guess: the same state with both
+      scores raised into a solved level). Inside a level the streaks only grow, so the level is
+      exact given those values. Each turn DP of a sweep also records the turn's *row*: where the
+      optimal turn ends (a forward pass), i.e. the state's value as a linear function of other race
+      values under the policy found. Cheap Gauss-Seidel passes over the rows then solve that linear
+      system (the exact value of the recorded policies), and the next sweep improves the policies.
+      It stops when a sweep changes no value by more than ``sweep_tol`` (default 1e-8, below the
+      float32 resolution of the stored table): the values then satisfy the optimality equations
+      to that tolerance. Plain repeated sweeps (value iteration) converge too, but need about
+      twice as many sweeps. The sweeps' changes are recorded in the table's ``meta``.
     * Turn totals are followed up to where banking is provably optimal: when banking reaches the
       target the bank value only grows with the turn total, and banking beats rolling ``n`` dice
       once the chance the opponent still wins, ``1 - B``, is at most ``P(zilch with n dice) * (1 -
@@ -49,8 +56,11 @@ How it is solved
 The table
     :class:`GameTable` holds the race values (float32, the only large array), the last-turn and
     tie-break tables and the ruleset. :func:`solve_game` saves it as ``.npz`` in the cache
-    directory (``$ZILCH_SOLVER_CACHE``, else ``~/.cache/zilch-rl``) keyed by a hash of the rules,
-    and loads it from there next time; ``zilch solve --ruleset R --objective win`` builds it.
+    directory (``$ZILCH_SOLVER_CACHE``, else ``~/.cache/zilch-rl``) keyed by a hash of the rules and
+    the solver version, and loads it from there next time; ``zilch solve --ruleset R --objective
+    win`` builds it. Small preset tables are shipped in ``agents/game_tables`` (same file names)
+    and used when the cache has none; a change of the rules or of the solver changes the key, so a
+    stale table is never read.
 
 Not supported (a clear :class:`UnsupportedRules` error): more than two players, the variants
 ``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, and a
@@ -297,11 +307,27 @@ def cache_dir(path: str | os.PathLike | None = None) -> Path:
     return Path(env) if env else Path.home() / ".cache" / "zilch-rl"
 
 
+#: Tables shipped with the code (small ones, for the presets): read when the cache has none.
+PACKAGED_TABLES = Path(__file__).with_name("game_tables")
+
+
 def table_path(ruleset: Ruleset | str, directory: str | os.PathLike | None = None) -> Path:
     """The cache file of a ruleset's game table."""
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rs.name)
     return cache_dir(directory) / f"game-{safe}-{ruleset_key(rs)[:16]}.npz"
+
+
+def _stored_table(rs: Ruleset, directory: str | os.PathLike | None) -> GameTable | None:
+    """A valid stored table: the cache's, else a packaged one with the same key (file name)."""
+    path = table_path(rs, directory)
+    for p in (path, PACKAGED_TABLES / path.name):
+        if p.exists():
+            try:
+                return GameTable.load(p)
+            except (ValueError, KeyError, OSError):
+                continue  # stale or damaged
+    return None
 
 
 @dataclass
@@ -338,6 +364,8 @@ class GameTable:
     _rtt: tuple | None = field(default=None, repr=False)
     _W64: np.ndarray | None = field(default=None, repr=False)
     _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    #: The file the table was loaded from (None if solved in this process).
+    path: Path | None = None
     #: Turns (situations) whose solved positions are kept for play; a few kilobytes each, as float32.
     cache_size: int = 50_000
 
@@ -603,7 +631,7 @@ class GameTable:
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
             t = cls(ruleset=rs, unit=int(z["unit"]), ip=z["ip"].astype(np.int64), W=z["W"],
-                    F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])))
+                    F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path))
             if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:
                 raise ValueError(f"{path}: the table was built by another solver version or for other rules")
         return t
@@ -624,28 +652,21 @@ def solve_game(ruleset: Ruleset | str, *, cache: bool = True, directory: str | o
     """
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     check_supported(rs)
-    path = table_path(rs, directory)
-    if cache and not force and path.exists():
-        try:
-            return GameTable.load(path)
-        except (ValueError, KeyError, OSError):
-            pass  # stale or damaged: solve again
+    if cache and not force:
+        table = _stored_table(rs, directory)
+        if table is not None:
+            return table
     table = _solve(rs, progress=progress, threads=threads, sweep_tol=sweep_tol, max_sweeps=max_sweeps)
     if cache:
-        table.save(path)
+        table.path = table.save(table_path(rs, directory))
     return table
 
 
 def load_game_table(ruleset: Ruleset | str, directory: str | os.PathLike | None = None) -> GameTable | None:
-    """The cached table of ``ruleset`` if there is a valid one, else None (never solves)."""
+    """The stored table of ``ruleset`` (cached, or shipped in ``agents/game_tables``) if there is
+    a valid one, else None (never solves)."""
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-    path = table_path(rs, directory)
-    if path.exists():
-        try:
-            return GameTable.load(path)
-        except (ValueError, KeyError, OSError):
-            return None
-    return None
+    return _stored_table(rs, directory)
 
 
 def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, max_sweeps: int,

@@ -434,3 +434,52 @@ def test_agent_moves_are_legal_against_random():
         except IllegalActionError as e:  # pragma: no cover - the failure message
             pytest.fail(f"illegal move: {e}")
         assert state.done
+
+
+# ============================================================================================
+# The command line
+
+
+def test_cli_solve_and_advise_win(tmp_path, monkeypatch, capsys):
+    import json
+
+    from zilch_cli import main
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rules = ["--ruleset", "zonk", "--set", "target=600"]
+    assert main(["solve", *rules, "--objective", "win", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert not first["loaded_from_cache"] and first["table"].startswith(str(tmp_path))
+    assert main(["solve", *rules, "--objective", "win", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["loaded_from_cache"] and again["first_player_win"] == first["first_player_win"]
+    table = load_game_table(load_ruleset("zonk", {"target": 600}))
+    assert first["first_player_win"] == table.first_player_win
+
+    # the race: every choice with its win chance, best first; --score implies the win objective
+    assert main(["advise", *rules, "--score", "200", "--opponent", "350", "--turn-total", "150",
+                 "--dice", "1", "5", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["objective"] == "win" and out["phase"] == "the race to the target"
+    chances = [c["win_chance"] for c in out["choices"]]
+    assert chances == sorted(chances, reverse=True) and len(chances) == 6  # 3 keeps, each to bank or roll on
+    sit = table.race_situation(200, 350)
+    assert chances[0] == pytest.approx(table.choices(sit, [1, 5, 2], 150)[0]["value"])
+    # the last turn: the opponent reached the target; banking to a tie is worth half
+    assert main(["advise", *rules, "--score", "300", "--opponent", "650", "--turn-total", "200",
+                 "--dice", "1", "5", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    by = {(tuple(c["keep"]), c["bank"]): c["win_chance"] for c in out["choices"]}
+    assert by[((1, 5), True)] == 0.5 and by[((1,), True)] == 0.0 and by[((5,), True)] == 0.0
+    assert 0.0 < by[((1,), False)] < 1.0
+    assert main(["advise", *rules, "--score", "300", "--opponent", "650", "--turn-total", "200",
+                 "--dice", "1", "2", "3"]) == 0  # banking 600 loses: roll on
+    assert "Best: keep 1 and roll on" in capsys.readouterr().out
+    # errors name the problem
+    assert main(["advise", *rules, "--score", "420", "--dice", "1", "2"]) == 2
+    assert "multiple of 50" in capsys.readouterr().err
+    assert main(["advise", "--ruleset", "farkle", "--opponent", "10000", "--dice", "1", "2"]) == 2
+    assert "--position 2" in capsys.readouterr().err
+    assert main(["advise", "--ruleset", "zonk", "--set", "variants.piggyback=true", "--score", "0",
+                 "--dice", "1", "2"]) == 2
+    assert "piggyback" in capsys.readouterr().err

@@ -79,18 +79,18 @@ def _run_win(rs, args: argparse.Namespace) -> int:
 
 def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:
     """The two-player game table (solved now or loaded), as plain data."""
-    from agents.game_solver import load_game_table, solve_game, table_path
+    from agents.game_solver import load_game_table, solve_game
 
     cached = not force and load_game_table(rs) is not None
     table = solve_game(rs, force=force, progress=progress)
-    path = table_path(rs)
+    path = table.path
     T, u = rs.target, table.unit
     marks = sorted({0, (T // 4) // u * u, (T // 2) // u * u, (3 * T // 4) // u * u, (T - 1) // u * u})
     on = rs.entry_threshold == 0
     grid = {str(a): {str(b): table.race_value(0, a, on or a > 0, 0, b, on or b > 0, 0) for b in marks} for a in marks}
     return {"ruleset": rs.name, "objective": "win", "first_player_win": table.first_player_win,
             "loaded_from_cache": cached, "table": str(path),
-            "table_mb": round(path.stat().st_size / 1e6, 3) if path.exists() else None,
+            "table_mb": round(path.stat().st_size / 1e6, 3) if path is not None and path.exists() else None,
             "solve": table.meta, "win_chance_at_turn_start": grid}
 
 
