@@ -309,6 +309,7 @@ def test_tiebreak_rounds_add_up():
 @pytest.mark.parametrize("name, overrides, games", [
     ("zonk", {"target": 1000}, 3000),
     ("zilch5k", {"target": 1000}, 2000),  # tie-break turns, forced hot dice
+    ("zilch", {"target": 1000}, 2000),  # all scoring dice kept, permanent straights (6 = 50)
     ("farkle", {"target": 600, "entry_threshold": 300}, 1500),  # finish the round, zilch penalty
 ])
 def test_self_play_wins_what_the_table_says(name, overrides, games):
