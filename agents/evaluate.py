@@ -92,6 +92,7 @@ import numpy as np
 from zilch_env import GameState, IllegalActionError, Policy, RandomDice, Ruleset, load_ruleset
 from zilch_env.engine import sorted_rolls_by_code
 from zilch_env.scoring import scoring_table
+from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 from .stats import bradley_terry, clustered_wilson, ratio_mean
 
@@ -157,23 +158,6 @@ def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
     if kind == "permutations":
         return list(itertools.permutations(range(players)))
     raise ValueError(f"orders = {kind!r}: choose 'rotations' or 'permutations'")
-
-
-_M64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
-
-
-def _mix64(z: int) -> int:
-    """The SplitMix64 output function (Steele, Lea and Flood 2014)."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
-
-
-def _mix64_array(z: np.ndarray) -> np.ndarray:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def deal_key(seed: int, deal: int, stream: int = 0) -> int:

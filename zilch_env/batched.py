@@ -59,6 +59,7 @@ from . import _batched_kernels as K
 from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code
 from .ruleset import Ruleset, load_ruleset
 from .scoring import scoring_table
+from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 __all__ = [
     "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "KeyedSlotDice",
@@ -205,23 +206,6 @@ def _rule_params(rs: Ruleset, num_players: int) -> np.ndarray:
 
 def _generator(x: Any) -> np.random.Generator:
     return x if isinstance(x, np.random.Generator) else np.random.default_rng(x)
-
-
-_M64 = (1 << 64) - 1
-_GOLDEN = 0x9E3779B97F4A7C15
-
-
-def _mix64(z: int) -> int:
-    """The SplitMix64 output function on a Python int (as the kernels' ``_mix``)."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return z ^ (z >> 31)
-
-
-def _mix64_array(z: np.ndarray) -> np.ndarray:
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 def stream_keys(seed: int | None, count: int, salt: int = 0) -> np.ndarray:
