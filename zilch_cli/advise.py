@@ -161,15 +161,10 @@ def _unit(rs) -> int:
     return game_unit(rs)
 
 
-def _print_win(data: dict[str, Any]) -> None:
-    print(f"{data['ruleset']}: rolled {' '.join(map(str, data['roll']))} with {data['turn_total']} this turn; "
-          f"you {data['score']}{'' if data['on_board'] else ' (not on the board)'}, the opponent "
-          f"{data['opponent']}{'' if data['opponent_on_board'] else ' (not on the board)'}; {data['phase']}")
-    if not data["choices"]:
-        print("  no scoring die: a zilch, the turn ends")
-        return
-    width = max(len(" ".join(map(str, r["keep"]))) for r in data["choices"])
-    for i, r in enumerate(data["choices"]):
+def _print_choices(choices: list[dict[str, Any]], value: Any) -> None:
+    """One line per choice, best first (marked ->): the keep, its points, bank or roll, and ``value(row)``."""
+    width = max(len(" ".join(map(str, r["keep"]))) for r in choices)
+    for i, r in enumerate(choices):
         keep = " ".join(map(str, r["keep"]))
         if r["bank"]:
             what = f"bank {r['turn_total']}"
@@ -177,7 +172,17 @@ def _print_win(data: dict[str, Any]) -> None:
             k = r["dice_to_roll"]
             what = f"roll {k} {'die' if k == 1 else 'dice'}" + (" (hot dice)" if r["hot_dice"] else "")
         mark = "->" if i == 0 else "  "
-        print(f"  {mark} keep {keep:<{width}} {r['points']:>6}  then {what:<22} win chance {r['win_chance']:.4f}")
+        print(f"  {mark} keep {keep:<{width}} {r['points']:>6}  then {what:<22} {value(r)}")
+
+
+def _print_win(data: dict[str, Any]) -> None:
+    print(f"{data['ruleset']}: rolled {' '.join(map(str, data['roll']))} with {data['turn_total']} this turn; "
+          f"you {data['score']}{'' if data['on_board'] else ' (not on the board)'}, the opponent "
+          f"{data['opponent']}{'' if data['opponent_on_board'] else ' (not on the board)'}; {data['phase']}")
+    if not data["choices"]:
+        print("  no scoring die: a zilch, the turn ends")
+        return
+    _print_choices(data["choices"], lambda r: f"win chance {r['win_chance']:.4f}")
     b = data["choices"][0]
     print(f"Best: keep {' '.join(map(str, b['keep']))} and {'bank' if b['bank'] else 'roll on'} "
           f"(wins {100 * b['win_chance']:.2f}% under optimal play by both)")
@@ -222,16 +227,7 @@ def _print(data: dict[str, Any]) -> None:
     if data["zilch"]:
         print(f"  no scoring die: a zilch, the turn ends and records {data['zilch_records']}")
         return
-    width = max(len(" ".join(map(str, r["keep"]))) for r in data["choices"])
-    for i, r in enumerate(data["choices"]):
-        keep = " ".join(map(str, r["keep"]))
-        if r["bank"]:
-            what = f"bank {r['turn_total']}"
-        else:
-            k = r["dice_to_roll"]
-            what = f"roll {k} {'die' if k == 1 else 'dice'}" + (" (hot dice)" if r["hot_dice"] else "")
-        mark = "->" if i == 0 else "  "
-        print(f"  {mark} keep {keep:<{width}} {r['points']:>6}  then {what:<22} expected {r['value']:10.2f}")
+    _print_choices(data["choices"], lambda r: f"expected {r['value']:10.2f}")
     b = data["choices"][0]
     what = "bank" if b["bank"] else "roll on"
     print(f"Best: keep {' '.join(map(str, b['keep']))} and {what} (expected {b['value']:.2f} points this turn"
