@@ -65,6 +65,7 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
     """
     ncls = cls_hi[D]
     keep_arg = arg.shape[0] > 0
+    deriv = dQ.shape[0] > 0  # track d value / d Zv[0] (Newton on zilch cycles) only when asked
     Bcap = B[tcap]
     rowq = NP * D
     rowc = NP * (D + 1)
@@ -76,20 +77,25 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
             cb = t * rowc + pi * (D + 1)
             for n in range(1, D + 1):
                 C[cb + n] = (1.0 - pz[n]) * Bcap + pz[n] * z
-                dC[cb + n] = pz[n] * dz
             for m in range(D):
                 Q[qb + m] = Bcap
-                dQ[qb + m] = 0.0
             if bonus > 0:
                 # D dice never zilch (the bonus rolls them again): banking at the cap is sure
                 C[cb + D] = Bcap
-                dC[cb + D] = 0.0
             elif forced:
                 # hot dice must be rolled: roll D dice; a class whose every option uses all the
                 # dice rolls again, any other banks
                 den = 1.0 - p_allonly
                 Q[qb] = ((1.0 - pz[D] - p_allonly) * Bcap + pz[D] * z) / den
-                dQ[qb] = pz[D] * dz / den
+            if deriv:
+                for n in range(1, D + 1):
+                    dC[cb + n] = pz[n] * dz
+                for m in range(D):
+                    dQ[qb + m] = 0.0
+                if bonus > 0:
+                    dC[cb + D] = 0.0
+                elif forced:
+                    dQ[qb] = pz[D] * dz / (1.0 - p_allonly)
     for t in range(tcap - 1, t_from - 1, -1):
         pmax = NP - 1
         if S > 0 and t // S < pmax:
@@ -106,9 +112,10 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                 # the exact end-zone cut: banking is optimal here, the roll value is never read
                 if in_end and not (m_of == 0 and (forced or bonus > 0)) and 1.0 - bt <= pz[n] * (1.0 - z):
                     Q[qb + m_of] = bt
-                    dQ[qb + m_of] = 0.0
                     C[cb + n] = -1.0
-                    dC[cb + n] = 0.0
+                    if deriv:
+                        dQ[qb + m_of] = 0.0
+                        dC[cb + n] = 0.0
                     continue
                 acc = 0.0
                 dacc = 0.0
@@ -125,27 +132,27 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                             bo = k
                             bopt = o
                     acc += cls_p[c] * best
-                    dacc += cls_p[c] * dQ[bo]
+                    if deriv:
+                        dacc += cls_p[c] * dQ[bo]
                     if keep_arg:
                         arg[ab + c] = bopt
                 if n == D and bonus > 0:
                     k = cb + bonus * rowc + D
                     acc += pz[n] * C[k]
-                    dacc += pz[n] * dC[k]
+                    if deriv:
+                        dacc += pz[n] * dC[k]
                 else:
                     acc += pz[n] * z
                     if pi == 0:
                         dacc += pz[n]
                 C[cb + n] = acc
-                dC[cb + n] = dacc
-                if bankable and (m_of > 0 or not forced) and bt >= acc:
-                    Q[qb + m_of] = bt
-                    dQ[qb + m_of] = 0.0
-                else:
-                    Q[qb + m_of] = acc
-                    dQ[qb + m_of] = dacc
+                banked = bankable and (m_of > 0 or not forced) and bt >= acc
+                Q[qb + m_of] = bt if banked else acc
+                if deriv:
+                    dC[cb + n] = dacc
+                    dQ[qb + m_of] = 0.0 if banked else dacc
     k = (t_from * NP) * (D + 1) + D
-    return C[k], dC[k]
+    return C[k], (dC[k] if deriv else 0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,11 +196,12 @@ def _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, cut, arg):
 
 
 @njit(cache=True, nogil=True)
-def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil):
+def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
     """Where the optimal turn ends: after :func:`turn_dp` with ``arg``, play the turn forwards
     from its start with the same choices and add up the chance of each ending: ``bank[t]`` (banked
     at turn total ``t``; at or past the cap counts as ``tcap``) and ``zil[pi]`` (a zilch with ``pi``
-    permanent straights). The turn's value is ``sum(bank * B) + sum(zil * Zv)``."""
+    permanent straights). The turn's value is ``sum(bank * B) + sum(zil * Zv)``. ``Mr`` and
+    ``Mp`` are work arrays of at least ``(tcap + 1 + pad) * NP * (D + 1)`` entries."""
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     forced = ip[IP_FORCED] == 1
     bonus = ip[IP_BONUS]
@@ -202,8 +210,8 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil):
     rowc = NP * (D + 1)
     pad = max(ip[IP_MAXPTS], bonus)
     rows = tcap + 1 + pad
-    Mr = np.zeros(rows * rowc)  # mass about to roll n dice
-    Mp = np.zeros(rows * NP * D)  # mass that just kept, m dice left
+    Mr[:rows * rowc] = 0.0  # mass about to roll n dice
+    Mp[:rows * NP * D] = 0.0  # mass that just kept, m dice left
     bank[:] = 0.0
     zil[:] = 0.0
     Mr[D] = 1.0
@@ -261,12 +269,14 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil):
 
 
 @njit(cache=True, nogil=True)
-def scratch(tcap, ip):
-    """Work arrays of one turn DP up to ``tcap``: (B, Zv, Q, C, dQ, dC), with the padding rows."""
+def scratch(tcap, ip, deriv=False):
+    """Work arrays of one turn DP up to ``tcap``: (B, Zv, Q, C, dQ, dC), with the padding rows;
+    ``dQ``/``dC`` are empty (no derivative tracked) unless ``deriv``."""
     NP, D = ip[IP_NP], ip[IP_D]
     rows = tcap + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    nd = rows if deriv else 0
     return (np.zeros(tcap + 1), np.zeros(NP), np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
-            np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)))
+            np.empty(nd * NP * D), np.empty(nd * NP * (D + 1)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -471,25 +481,39 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
 
 
 @njit(cache=True, nogil=True)
-def race_eval(sid, W, F, ip, rt, p_allonly, rows):
-    """(win chance, d win chance / d same-level zilch value) at the start of race state ``sid``.
+def work_buffers(ip, rt):
+    """One thread's work arrays for any race turn: (B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp).
+    Allocated once per thread and stage: fresh large arrays for every turn DP cost more than the
+    DP in the allocator (and stop two threads from scaling)."""
+    NP, D = ip[IP_NP], ip[IP_D]
+    tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_MAXPTS] + 1
+    rows = tmax + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    return (np.zeros(tmax + 1), np.zeros(NP), np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
+            np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
+            np.empty((tmax + 1) * NP * rt[1][D], np.int32), np.zeros(tmax + 1), np.zeros(NP),
+            np.empty(rows * NP * (D + 1)), np.empty(rows * NP * (D + 1)))
+
+
+@njit(cache=True, nogil=True)
+def race_eval(sid, W, F, ip, rt, p_allonly, rows, deriv, buf):
+    """(win chance, d win chance / d same-level zilch value) at the start of race state ``sid``
+    (the derivative only with ``deriv``, else 0).
 
     With ``rows`` (a tuple ``(row_ptr, coef, zt, zc, const)`` of non-empty arrays) the state's
     *row* is recorded too: its value as a linear function of other race values under the optimal
     policy found, ``W[sid] = const + sum_t coef[t] * W[bank target of t] + zc * W[zt]`` (see
     :func:`linear_sweep`)."""
     row_ptr, coef, zt, zc, const = rows
-    tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_MAXPTS] + 1
-    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp = buf
+    if not deriv:
+        dQ = dQ[:0]
+        dC = dC[:0]
     tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv)
     if row_ptr.shape[0] == 0:
         return _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)
     NP = ip[IP_NP]
-    arg = np.empty((tcap + 1) * NP * rt[1][ip[IP_D]], np.int32)  # written where read
     res = _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
-    bank = np.zeros(tcap + 1)
-    zil = np.zeros(NP)
-    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil)
+    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp)
     seat, ia, za, ib, zb = decode(sid, ip)
     a = ia - 1 if ia > 0 else 0
     Tu = ip[IP_TU]
@@ -557,7 +581,7 @@ def zilch_target(sid, ip):
 
 
 @njit(cache=True, nogil=True)
-def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows):
+def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows, buf):
     """Solve a cycle of race states linked by zilches: ``members[i]``'s zilch leads to
     ``members[i + 1]`` and the last one's to the first. Newton's method on the first member's value
     ``x``: going round the cycle backwards gives ``G(x)``; ``h(x) = x - G(x)`` is increasing (each
@@ -573,10 +597,10 @@ def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows):
         W[members[0]] = x
         slope = 1.0
         for i in range(k - 1, 0, -1):
-            v, s = race_eval(members[i], W, F, ip, rt, p_allonly, rows)
+            v, s = race_eval(members[i], W, F, ip, rt, p_allonly, rows, True, buf)
             W[members[i]] = v
             slope *= -s
-        g, s = race_eval(members[0], W, F, ip, rt, p_allonly, rows)
+        g, s = race_eval(members[0], W, F, ip, rt, p_allonly, rows, True, buf)
         slope *= -s
         h = x - g
         if abs(h) <= tol:
@@ -594,21 +618,25 @@ def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows):
 
 
 @njit(cache=True, parallel=True)
-def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old, rows):
+def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old, rows, workers):
     """Solve the jobs of one stage in parallel: kind 0 = one state whose zilch leads to a solved
-    state (one turn DP), kind 1 = a cycle (:func:`_solve_cycle`). ``old`` receives each state's value
-    before this solve (for the change between sweeps). Returns the number of turn DPs done."""
+    state (one turn DP), kind 1 = a cycle (:func:`_solve_cycle`). Worker ``w`` takes jobs ``w, w +
+    workers, ...`` (pass them sorted by cost, so that every worker gets a fair share) with its own
+    work arrays. ``old`` receives each state's value before this solve (for the change between
+    sweeps). Returns the number of turn DPs done."""
     n = kind.shape[0]
-    work = np.zeros(n, dtype=np.int64)
-    for j in prange(n):
-        s0, k = start[j], length[j]
-        for i in range(k):
-            old[s0 + i] = W[members[s0 + i]]
-        if kind[j] == 0:
-            W[members[s0]] = race_eval(members[s0], W, F, ip, rt, p_allonly, rows)[0]
-            work[j] = 1
-        else:
-            work[j] = k * _solve_cycle(members[s0:s0 + k], k, W, F, ip, rt, p_allonly, tol, rows)
+    work = np.zeros(workers, dtype=np.int64)
+    for w in prange(workers):
+        buf = work_buffers(ip, rt)
+        for j in range(w, n, workers):
+            s0, k = start[j], length[j]
+            for i in range(k):
+                old[s0 + i] = W[members[s0 + i]]
+            if kind[j] == 0:
+                W[members[s0]] = race_eval(members[s0], W, F, ip, rt, p_allonly, rows, False, buf)[0]
+                work[w] += 1
+            else:
+                work[w] += k * _solve_cycle(members[s0:s0 + k], k, W, F, ip, rt, p_allonly, tol, rows, buf)
     return work.sum()
 
 
@@ -803,5 +831,5 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
     _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
     bank = np.zeros(tcap + 1)
     zil = np.zeros(ip[IP_NP])
-    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil)
+    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, np.empty(C.shape[0]), np.empty(C.shape[0]))
     return bank, zil, B[:tcap + 1].copy(), Zv.copy()

@@ -706,6 +706,8 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                         F[fs, on, penf] = F[src]
         t_tables = time.perf_counter() - t0
         level_ptr, stage_ptr, kind, start, length, members = K.build_schedule(ip)
+        kind, start, length = _balance(ip, stage_ptr, kind, start, length, members)
+        workers = numba.get_num_threads()
         total = int(ip[K.IP_NSEAT] * ip[K.IP_NS] * ip[K.IP_NZ] * ip[K.IP_NS] * ip[K.IP_NZ])
         # unsolved states are NaN: only penalty states of lower levels are read before they are
         # solved (first sweep), and those reads take a guess (agents._game_kernels._guess)
@@ -730,8 +732,9 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                         if j0 == j1:
                             continue
                         dps += int(K.solve_stage(kind[j0:j1], start[j0:j1], length[j0:j1], members, W, F, ip,
-                                                 rtt, rt.p_allonly, tol, old, rows))
-                        m0, m1 = start[j0], start[j1 - 1] + length[j1 - 1]
+                                                 rtt, rt.p_allonly, tol, old, rows, min(workers, j1 - j0)))
+                        # a stage's members are contiguous (its jobs may be reordered, see _balance)
+                        m0, m1 = int(start[j0:j1].min()), int((start[j0:j1] + length[j0:j1]).max())
                         if sweep:
                             change = max(change, float(np.abs(W[members[m0:m1]] - old[m0:m1]).max()))
                     bar.update(1)
@@ -761,6 +764,22 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
     finally:
         numba.set_num_threads(old_threads)
     return GameTable(ruleset=rs, unit=unit, ip=ip, W=W.astype(np.float32), F=F, G=G, TB0=TB0, meta=meta)
+
+
+def _balance(ip: np.ndarray, stage_ptr: np.ndarray, kind: np.ndarray, start: np.ndarray, length: np.ndarray,
+             members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sort each stage's jobs by cost, most expensive first: a turn DP costs about the number of turn
+    totals below the target. ``solve_stage`` deals them out round-robin to its workers."""
+    NS, NZ, Tu = int(ip[K.IP_NS]), int(ip[K.IP_NZ]), int(ip[K.IP_TU])
+    ia = (members // (NZ * NS * NZ)) % NS
+    cost_m = (Tu - np.maximum(ia - 1, 0) + 20).astype(np.float64)
+    csum = np.concatenate([[0.0], np.cumsum(cost_m)])
+    cost = csum[start + length] - csum[start]
+    order = np.arange(kind.shape[0])
+    for st in range(stage_ptr.shape[0] - 1):
+        j0, j1 = int(stage_ptr[st]), int(stage_ptr[st + 1])
+        order[j0:j1] = j0 + np.argsort(-cost[j0:j1], kind="stable")
+    return kind[order], start[order], length[order]
 
 
 _NO_ROWS = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
