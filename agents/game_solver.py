@@ -215,6 +215,21 @@ DCAP_LIMIT = 4000
 SOLVER_VERSION = 1
 
 
+def _cache_mb_default() -> float:
+    """``$ZILCH_WIN_CACHE_MB`` (a positive number of megabytes) or 512."""
+    raw = os.environ.get("ZILCH_WIN_CACHE_MB", "").strip()
+    if not raw:
+        return 512.0
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not mb > 0:
+        raise ValueError(f"ZILCH_WIN_CACHE_MB={raw!r}: a positive number of megabytes (the solved turns "
+                         "optimal-win keeps in memory; default 512)")
+    return mb
+
+
 class UnsupportedRules(ValueError):
     """A ruleset (or game) the two-player game solver cannot solve; the message names the rule."""
 
@@ -366,8 +381,10 @@ class GameTable:
     _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
     #: The file the table was loaded from (None if solved in this process).
     path: Path | None = None
-    #: Turns (situations) whose solved positions are kept for play; a few kilobytes each, as float32.
-    cache_size: int = 50_000
+    #: Megabytes of solved turns (situations) kept for play, least recently used dropped first; a
+    #: turn is a few kilobytes (float32). Default ``$ZILCH_WIN_CACHE_MB`` or 512: long evaluations
+    #: (every situation a preset's games visit, up to its number of states) want more.
+    cache_mb: float = field(default_factory=lambda: _cache_mb_default())
 
     # ------------------------------------------------------------------ set-up
     def __post_init__(self) -> None:
@@ -378,6 +395,7 @@ class GameTable:
         self._checked_rules = self.ruleset
         self._sit_key: tuple | None = None
         self._sit: tuple | None = None
+        self._cache_bytes = 0
 
     @property
     def dcap(self) -> int:
@@ -485,9 +503,15 @@ class GameTable:
         with np.errstate(invalid="ignore", over="ignore"):  # positions the DP never reached hold garbage
             tv = TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
                             C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+        old = self._cache.pop(key, None)
+        if old is not None:
+            self._cache_bytes -= old.B.nbytes + old.C.nbytes
         self._cache[key] = tv
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._cache_bytes += tv.B.nbytes + tv.C.nbytes
+        limit = self.cache_mb * 1e6
+        while self._cache_bytes > limit and len(self._cache) > 1:
+            _, dropped = self._cache.popitem(last=False)
+            self._cache_bytes -= dropped.B.nbytes + dropped.C.nbytes
         return tv
 
     def action_values(self, state: GameState, cut: bool = False) -> dict[int, float]:

@@ -437,6 +437,30 @@ def test_agent_moves_are_legal_against_random():
         assert state.done
 
 
+def test_turn_cache_is_bounded_by_memory_and_keeps_the_same_moves(monkeypatch):
+    rs = load_ruleset("zonk", {"target": 1000})
+    table = _solve(rs)
+    free = OptimalWinAgent(rs, table)
+    tiny = GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0, cache_mb=0.02)
+    small = OptimalWinAgent(rs, tiny)
+    rng = np.random.default_rng(0)
+    for g in range(30):
+        state = GameState(rs, 2, seed=g, first=g % 2)
+        while not state.done:
+            legal = state.legal_actions()
+            a = small.act(state, legal, rng)
+            assert a == free.act(state, legal, rng)
+            state.apply(a)
+    sizes = [tv.B.nbytes + tv.C.nbytes for tv in tiny._cache.values()]
+    assert tiny._cache_bytes == sum(sizes) <= 0.02e6
+    assert len(table._cache) > len(tiny._cache) >= 1
+    monkeypatch.setenv("ZILCH_WIN_CACHE_MB", "64")
+    assert GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0).cache_mb == 64
+    monkeypatch.setenv("ZILCH_WIN_CACHE_MB", "lots")
+    with pytest.raises(ValueError, match="ZILCH_WIN_CACHE_MB='lots'"):
+        GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0)
+
+
 # ============================================================================================
 # The command line
 
