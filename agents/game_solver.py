@@ -699,6 +699,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
     from tqdm import tqdm
 
     t0 = time.perf_counter()
+    cpu0 = time.process_time()
     old_threads = numba.get_num_threads()
     if threads:
         numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
@@ -776,8 +777,10 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         finally:
             bar.close()
         seconds = time.perf_counter() - t0
+        cpu_seconds = time.process_time() - cpu0
         meta = {
             "ruleset": rs.name, "unit": unit, "dcap_points": dcap * unit, "seconds": round(seconds, 2),
+            "cpu_seconds": round(cpu_seconds, 1),
             "table_seconds": round(t_tables, 2), "peak_rss_mb": round(_peak_rss_mb(), 1),
             "turn_dps": dps, "sweeps": sweeps, "sweep_changes": history, "linear_passes": linear_passes,
             "states": int(members.shape[0]),

@@ -7,7 +7,8 @@ chance under optimal play, and how other agents fare against optimal-win.
 
 ``solve`` solves each preset in its own process (so the peak memory is that solve's own, from
 ``resource.getrusage``) and caches the table where ``optimal-win`` finds it; it prints, per preset, the
-first player's optimal win chance, the wall time, the peak resident memory, the states, turn DPs and
+first player's optimal win chance, the wall time, the CPU time of all the solve's threads (on a
+busy machine, CPU time / threads is what the wall time would be alone), the peak resident memory, the states, turn DPs and
 sweeps, and the table file's size. Times depend on the machine's load: run it alone.
 
 ``play`` runs seat-balanced games (every deal played in both seat orders, the same dice for both,
@@ -55,7 +56,7 @@ def solve(presets: list[str], force: bool, threads: int) -> list[dict]:
         info["file_mb"] = round(table_path(name).stat().st_size / 1e6, 2)
         rows.append(info)
         print(f"{name:<13} first player {info['first_player_win']:.5f}  solve {info['seconds']:8.1f} s  "
-              f"peak {info['peak_rss_mb']:7.0f} MB  states {info['states']:>7}  turn DPs {info['turn_dps']:>8}  "
+              f"cpu {info.get('cpu_seconds', float('nan')):8.1f} s  peak {info['peak_rss_mb']:7.0f} MB  states {info['states']:>7}  turn DPs {info['turn_dps']:>8}  "
               f"sweeps {info['sweeps']}  file {info['file_mb']} MB", flush=True)
     return rows
 
