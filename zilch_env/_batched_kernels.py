@@ -630,7 +630,9 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions,
 def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
     """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
     (float64, stored as float32). ``off`` holds the field offsets; ``finv`` = (1 / target, points
-    clip, 1 / max(zilch penalty count, 3), tie-break rounds limit)."""
+    clip, 1 / max(zilch penalty count, 3), tie-break rounds limit). ``keep_points`` / ``keep_dice``
+    are read from the roll's keeps in ``tab`` (points, dice kept; dice left 0 = hot dice, all the
+    ruleset's dice rolled next)."""
     n = rp[R_PLAYERS]
     inv = finv[0]
     ph_ = finv[1]
@@ -641,6 +643,8 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
     o_last, o_overcome, o_final, o_final_left = off[10], off[11], off[12], off[13]
     o_tb, o_tb_round, o_lead, o_deficit, o_players, o_rules = off[14], off[15], off[16], off[17], off[18], off[19]
     npf = off[20]
+    o_keep_points, o_keep_dice = off[21], off[22]
+    all_dice = rp[R_DICE]
     n_rules = rules_block.shape[0]
     out[:, :] = 0.0
     for b in range(st.shape[0]):
@@ -728,3 +732,10 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
                 o[base + 9] = 1.0
         for i in range(n_rules):
             o[o_rules + i] = rules_block[i]
+        if ph == KEEP and r >= 0:
+            left = st[b, LEFT]
+            for k in range(tab[r, T_NK]):
+                m = tab[r, T_MASK + k]
+                o[o_keep_points + m] = min(tab[r, T_PTS + k] * inv, ph_)
+                rest = left - tab[r, T_N + k]
+                o[o_keep_dice + m] = (rest if rest != 0 else all_dice) / 6

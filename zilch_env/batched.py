@@ -323,7 +323,8 @@ def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
 class _ObsEncoder:
     """What the observation kernel needs besides the state: the field offsets of
     :data:`zilch_env.observation.LAYOUT`, the scales, the constant ``rules`` field (taken from
-    ``observe`` of a new game) and each roll's ``roll_counts`` / ``roll_dice`` block."""
+    ``observe`` of a new game) and each roll's ``roll_counts`` / ``roll_dice`` block. The
+    ``keep_points`` / ``keep_dice`` fields come from the scoring tables (``tab``) in the kernel."""
 
     _cache: dict[tuple[Ruleset, int], "_ObsEncoder"] = {}
 
@@ -335,7 +336,8 @@ class _ObsEncoder:
         names = ("phase", "to_move", "roll_counts", None, "dice_left", "turn_total", "permanent",
                  "bank_threshold", "to_bank", "bank_allowed", "last_result", "to_overcome", "final_round",
                  "final_turns_left", "tiebreak", "tiebreak_round", "lead", "deficit", "players", "rules")
-        off = [at[k].start if k else at["roll_dice"].stop for k in names] + [len(PLAYER_FIELDS)]
+        off = ([at[k].start if k else at["roll_dice"].stop for k in names] + [len(PLAYER_FIELDS)]
+               + [at["keep_points"].start, at["keep_dice"].start])
         self.off = np.array(off, dtype=np.int64)
         self.finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(rs.variants.zilch_penalty.count, 3),
                               float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)

@@ -108,8 +108,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     no action follows.
 
     ## Observation Space
-    ``Box(OBS_LOW, OBS_HIGH, (151,), float32)``, built by :func:`zilch_env.observe` (layout version
-    ``OBS_VERSION`` = 1), relative to the agent's seat: its own player block first, then the other
+    ``Box(OBS_LOW, OBS_HIGH, (279,), float32)``, built by :func:`zilch_env.observe` (layout version
+    ``OBS_VERSION`` = 2: layout 1's 151 values, then ``keep_points`` and ``keep_dice``), relative to the agent's seat: its own player block first, then the other
     seats in the order they play after it, padded to six players with zero blocks. Points are divided
     by the target (1.0 = the target) and clipped to 4; dice counts are divided by 6; flags are 0/1.
 
@@ -139,6 +139,9 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     | players           | 60   | 6 blocks of: present, score, on_board, zilch_streak, to_move,    |
     |                   |      | final_pending, challenged, challenges_used / 2, tiebreak, started|
     | rules             | 18   | the ruleset's numbers and switches (so one network serves many)  |
+    | keep_points       | 64   | per keep mask (as in actions 0..127): its points / target when  |
+    |                   |      | a legal keep of the roll, else 0                                 |
+    | keep_dice         | 64   | per keep mask: dice rolled next after it (all after hot dice) / 6|
 
     ``zilch_env.observation`` documents every field in full; ``zilch_env.observation.LAYOUT`` lists
     them with their slices and bounds, and ``field_values(obs)`` splits an observation by name.

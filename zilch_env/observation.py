@@ -53,10 +53,24 @@ rules                18 the ruleset, so one network can serve several: dice / 6,
                         forced, end finish_round, tie tiebreak, pyramiding, challenge, overcoming,
                         piggyback, six-dice zilch bonus / T, zilch penalty count / 10 (clipped to
                         1), zilch penalty points / T, penalty halves, penalty resets, players / 6
+keep_points          64 per keep mask m (bit i = sorted position i, as in actions 0..127 = m * 2 +
+                        bank): the points keeping m scores, / T (pyramiding included), when m is a
+                        legal keep of the current roll (``state.keeps()``); 0 otherwise and outside
+                        the keep phase
+keep_dice            64 per keep mask m: the dice the player rolls next after keeping m and rolling
+                        on (the roll's dice minus m's, or all the ruleset's dice after hot dice), / 6;
+                        0 when m is not a legal keep
 ================== ==== ============================================================================
 
+The two ``keep_*`` fields annotate each keep action with what the rules make of it (as a legal-move
+list would), so a network need not learn the scoring table to tell the keeps apart. Like
+``roll_counts`` they describe the current roll whatever the observing seat.
+
 :data:`OBS_VERSION` numbers this layout; exported policies store it, so it must change whenever the
-layout does.
+layout does. Layout 2 is layout 1 with ``keep_points`` and ``keep_dice`` appended: the first
+``OBS_SIZES[1]`` (151) values mean exactly what layout 1's did, so a policy trained on layout 1 plays
+from ``obs[:OBS_SIZES[1]]`` (:mod:`agents.learned` does so). :data:`OBS_SIZES` gives each layout's
+size.
 """
 
 from __future__ import annotations
@@ -68,16 +82,18 @@ import numpy as np
 from .engine import CHALLENGE_SPLIT, MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState, Phase
 from .ruleset import Ruleset
 
-__all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT", "PLAYER_FIELDS", "Field",
+__all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT", "PLAYER_FIELDS", "Field",
            "observe", "field_values"]
 
 #: The version of the layout below; bump it whenever a field is added, removed, moved or rescaled.
-OBS_VERSION = 1
+OBS_VERSION = 2
 #: Points are divided by the target and clipped to this (four targets).
 POINTS_HIGH = 4.0
 #: Die faces, and dice positions in a roll (a roll has at most 6 dice).
 FACES = 6
 POSITIONS = 6
+#: Keep masks: one per subset of the six sorted roll positions.
+MASKS = 1 << POSITIONS
 
 
 class Field(NamedTuple):
@@ -124,6 +140,8 @@ _SPEC: list[tuple[str, int, float, float, str]] = [
     ("challenge_options", 3, 0, 1, "flags"),
     ("players", MAX_PLAYERS * len(PLAYER_FIELDS), 0, _P, "per seat: " + ", ".join(PLAYER_FIELDS)),
     ("rules", len(RULE_FIELDS), 0, 5, ", ".join(RULE_FIELDS)),
+    ("keep_points", MASKS, 0, _P, "per keep mask: points / target (0 = not a legal keep)"),
+    ("keep_dice", MASKS, 0, 1, "per keep mask: dice rolled next / 6 (0 = not a legal keep)"),
 ]
 
 
@@ -138,6 +156,12 @@ def _build_layout() -> tuple[list[Field], int]:
 #: Every field, in order, with its slice of the vector and its bounds.
 LAYOUT, OBS_SIZE = _build_layout()
 _AT = {f.name: f.index.start for f in LAYOUT}
+#: The size of each layout version. Every layout extends the one before it at the end, so a policy
+#: of version v reads the first ``OBS_SIZES[v]`` values of a current observation.
+OBS_SIZES: dict[int, int] = {1: _AT["keep_points"], 2: OBS_SIZE}
+#: The size of layout 1 (the prefix a version 1 policy reads).
+OBS_V1_SIZE = OBS_SIZES[1]
+assert OBS_V1_SIZE == 151 and OBS_SIZES[OBS_VERSION] == OBS_SIZE
 
 # Bounds per element: the field's bounds, tightened where an element is a flag or a dice fraction.
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -173,9 +197,13 @@ _LEAD, _DEFICIT, _CHALLENGE = _AT["lead"], _AT["deficit"], _AT["challenge_option
 _PLAYERS, _RULES = _AT["players"], _AT["rules"]
 _ROLL_END = _AT["roll_dice"] + POSITIONS * FACES
 assert _AT["roll_dice"] == _ROLL + FACES  # the roll's two fields are written as one block
+_KEEP_POINTS = _AT["keep_points"]
+_KEEP_END = _AT["keep_dice"] + MASKS
+assert _AT["keep_dice"] == _KEEP_POINTS + MASKS  # the keep fields too
 
 _roll_blocks: dict[tuple[int, ...], np.ndarray] = {}
 _rules_blocks: dict[tuple[int, int], tuple[Ruleset, np.ndarray]] = {}
+_keep_blocks: dict[int, tuple[Ruleset, dict[tuple[int, ...], np.ndarray]]] = {}
 
 
 def _roll_block(roll: tuple[int, ...]) -> np.ndarray:
@@ -213,6 +241,45 @@ def _rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
         _rules_blocks.clear()
     _rules_blocks[(id(rs), num_players)] = (rs, out)
     return out
+
+
+def _fill_keep_block(blk: np.ndarray, keeps, dice_left: int, rs: Ruleset) -> None:
+    """``keep_points`` and ``keep_dice`` (one block of 128 values) of a roll's legal ``keeps``."""
+    inv = 1.0 / rs.target
+    for k in keeps:
+        blk[k.mask] = min(k.points * inv, _P)
+        left = dice_left - k.n
+        blk[MASKS + k.mask] = (left if left else rs.dice) / 6
+
+
+def _keep_block(state: GameState) -> np.ndarray:
+    """``keep_points`` and ``keep_dice`` of a state in the keep phase.
+
+    Without pyramiding the legal keeps are a function of the roll under the ruleset (its scoring and
+    keep rule), so the block is cached per ruleset (by identity, as :func:`_rules_block`) and roll:
+    923 rolls at most. Under pyramiding the dice frozen earlier in the pass change the keeps and their
+    points, so the block is computed from ``state.keeps()`` each time.
+    """
+    rs = state.ruleset
+    if rs.variants.pyramiding:
+        blk = np.zeros(2 * MASKS, dtype=np.float32)
+        _fill_keep_block(blk, state.keeps(), state.dice_left, rs)
+        return blk
+    hit = _keep_blocks.get(id(rs))
+    if hit is None or hit[0] is not rs:
+        if len(_keep_blocks) > 64:
+            _keep_blocks.clear()
+        hit = _keep_blocks[id(rs)] = (rs, {})
+    by_roll = hit[1]
+    roll = state.roll
+    blk = by_roll.get(roll)
+    if blk is None:
+        blk = np.zeros(2 * MASKS, dtype=np.float32)
+        # the keep phase rolls every die left: dice_left is len(roll), a function of the roll
+        _fill_keep_block(blk, state.keeps(), len(roll), rs)
+        blk.flags.writeable = False
+        by_roll[roll] = blk
+    return blk
 
 
 def observe(state: GameState, seat: int) -> np.ndarray:
@@ -325,6 +392,8 @@ def observe(state: GameState, seat: int) -> np.ndarray:
         if q == state.first:
             o[b + 9] = 1.0
     o[_RULES : _RULES + len(RULE_FIELDS)] = _rules_block(rs, n)
+    if phase == Phase.KEEP and roll:
+        o[_KEEP_POINTS:_KEEP_END] = _keep_block(state)
     return o
 
 
