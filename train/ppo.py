@@ -81,7 +81,7 @@ import numpy as np  # noqa: E402
 
 import zilch_env  # noqa: E402,F401  (registers Zilch-v0)
 from zilch_env import Ruleset, load_ruleset  # noqa: E402
-from zilch_env.observation import OBS_VERSION  # noqa: E402
+from zilch_env.observation import OBS_SIZE, OBS_SIZES, OBS_VERSION  # noqa: E402
 from zilch_env.ruleset import parse_overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -314,6 +314,11 @@ def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str,
 # Checkpoints
 
 
+def _layout_of(size: int) -> str:
+    """The observation layout version whose size is ``size`` (for messages)."""
+    return next((str(v) for v, n in OBS_SIZES.items() if n == size), "unknown")
+
+
 def init_actor(model: Any, checkpoint: str) -> None:
     """Copy the actor (``mlp_extractor.policy_net`` and ``action_net``) of another checkpoint into
     ``model``. The value network is not copied: another objective's values are on another scale (the
@@ -323,7 +328,13 @@ def init_actor(model: Any, checkpoint: str) -> None:
 
     from agents.export import resolve_checkpoint
 
-    src = MaskablePPO.load(resolve_checkpoint(checkpoint), device="cpu").policy.state_dict()
+    src_model = MaskablePPO.load(resolve_checkpoint(checkpoint), device="cpu")
+    src_size = src_model.observation_space.shape[0]
+    if src_size != OBS_SIZE:
+        raise SystemExit(f"--init {checkpoint}: its network reads {src_size} observation values (layout "
+                         f"{_layout_of(src_size)}), this code writes {OBS_SIZE} (layout {OBS_VERSION}); a "
+                         "network's first layer cannot take another layout's input: train from scratch")
+    src = src_model.policy.state_dict()
     keys = [k for k in src if k.startswith(("mlp_extractor.policy_net.", "action_net."))]
     dst = model.policy.state_dict()
     bad = [k for k in keys if k not in dst or dst[k].shape != src[k].shape]
@@ -501,6 +512,10 @@ def main(argv: list[str] | None = None) -> int:
         if not (latest / "model.zip").exists():
             raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
         state = json.loads((latest / "train.json").read_text())
+        if state.get("obs_version") != OBS_VERSION:
+            raise SystemExit(f"--resume: {latest} was trained on observation layout "
+                             f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
+                             "cannot take the new input: train from scratch (another --out)")
         if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
             raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
                              "give the same --ruleset and --set as the run it continues")
