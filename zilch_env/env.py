@@ -109,9 +109,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Observation Space
     ``Box(OBS_LOW, OBS_HIGH, (279,), float32)``, built by :func:`zilch_env.observe` (layout version
-    ``OBS_VERSION`` = 2: layout 1's 151 values, then ``keep_points`` and ``keep_dice``), relative to the agent's seat: its own player block first, then the other
-    seats in the order they play after it, padded to six players with zero blocks. Points are divided
-    by the target (1.0 = the target) and clipped to 4; dice counts are divided by 6; flags are 0/1.
+    ``OBS_VERSION`` = 2: layout 1's 151 values, then ``keep_points`` and ``keep_dice``), relative to
+    the agent's seat: its own player block first, then the other seats in the order they play after
+    it, padded to six players with zero blocks. Points are divided by the target (1.0 = the target)
+    and clipped to 4; dice counts are divided by 6; flags are 0/1.
 
     | field             | size | meaning                                                         |
     |-------------------|------|-----------------------------------------------------------------|

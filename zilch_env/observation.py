@@ -82,8 +82,8 @@ import numpy as np
 from .engine import CHALLENGE_SPLIT, MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState, Phase
 from .ruleset import Ruleset
 
-__all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT", "PLAYER_FIELDS", "Field",
-           "observe", "field_values"]
+__all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT",
+           "PLAYER_FIELDS", "Field", "observe", "field_values"]
 
 #: The version of the layout below; bump it whenever a field is added, removed, moved or rescaled.
 OBS_VERSION = 2
