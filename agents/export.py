@@ -7,7 +7,8 @@ checkpoint directory (its ``best/model.zip``, else ``latest/model.zip``). The tr
 from ``train.json`` beside the zip.
 
 The graph
-    Inputs ``obs`` (float32, ``[batch, OBS_SIZE]``, :func:`zilch_env.observe` of the seat to move) and
+    Inputs ``obs`` (float32, ``[batch, obs_size]``: the first ``obs_size`` values of
+    :func:`zilch_env.observe` of the seat to move, the layout the model was trained on) and
     ``mask`` (bool, ``[batch, NUM_ACTIONS]``, True = legal); output ``action`` (int64, ``[batch]``).
     Inside: the actor MLP gives the logits, illegal actions get -1e8 (what sb3-contrib's masked
     distribution uses), and the argmax is the action: the deterministic masked action of the SB3
@@ -17,11 +18,14 @@ The graph
 
 The JSON file (``policy.json`` beside ``policy.onnx``)
     ``ruleset`` (the full rules, :meth:`Ruleset.to_dict`), ``obs_version`` / ``obs_size`` (the
-    observation layout, ``zilch_env.observation``), ``action_layout`` (``num_actions`` and what each
-    number means), ``training`` (the commands that trained it, timesteps, players, objective,
+    observation layout the model was trained on, ``zilch_env.observation``: read from the model's
+    observation space, so a layout 1 zip exports as layout 1; layouts extend each other at the end, so
+    :mod:`agents.learned` feeds it the first ``obs_size`` values), ``action_layout``
+    (``num_actions`` and what each number means), ``training`` (the commands that trained it, timesteps, players, objective,
     opponents, the best periodic evaluation), ``evaluation`` (the final evaluation's summary, filled in
     by ``train/ppo.py`` after it plays the exported agent), ``sha256`` of the ONNX file.
-    :mod:`agents.learned` refuses a policy whose ruleset or ``obs_version`` differs from the game's.
+    :mod:`agents.learned` refuses a policy whose ruleset differs from the game's, or whose
+    ``obs_version`` this code does not know.
 
 This module needs torch and stable-baselines3 (the ``train`` extra) and ``onnx``; playing the exported
 policy (:mod:`agents.learned`) needs only onnxruntime.
@@ -43,7 +47,7 @@ import numpy as np
 
 from zilch_env import NUM_ACTIONS, GameState, load_ruleset
 from zilch_env.engine import CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK
-from zilch_env.observation import OBS_SIZE, OBS_VERSION, observe
+from zilch_env.observation import OBS_SIZES, observe
 
 __all__ = ["export", "resolve_checkpoint", "train_metadata", "update_metadata", "action_layout",
            "sample_states", "check_export", "main", "POLICY_FORMAT", "MASKED_LOGIT"]
@@ -127,14 +131,16 @@ def export(checkpoint: str | Path, out: str | Path, evaluation: dict[str, Any] |
 
     zip_path = resolve_checkpoint(checkpoint)
     meta = train_metadata(zip_path)
-    if meta.get("obs_version") != OBS_VERSION:
-        raise ValueError(f"{zip_path} was trained on observation layout {meta.get('obs_version')}, "
-                         f"this code builds layout {OBS_VERSION}: retrain it")
     model = load_model(zip_path)
+    obs_size = int(model.observation_space.shape[-1])
+    obs_version = _layout_of(obs_size, zip_path)
+    if meta.get("obs_version") not in (None, obs_version):
+        raise ValueError(f"{zip_path}: its network reads {obs_size} observation values (layout "
+                         f"{obs_version}), but train.json says layout {meta.get('obs_version')}")
     module = _masked_module(model.policy)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    obs = torch.zeros(1, OBS_SIZE, dtype=torch.float32)
+    obs = torch.zeros(1, obs_size, dtype=torch.float32)
     mask = torch.ones(1, NUM_ACTIONS, dtype=torch.bool)
     tmp = out.with_name(out.name + ".tmp")
     with warnings.catch_warnings():
@@ -147,12 +153,12 @@ def export(checkpoint: str | Path, out: str | Path, evaluation: dict[str, Any] |
         "format": POLICY_FORMAT,
         "onnx": out.name,
         "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
-        "inputs": {"obs": {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
+        "inputs": {"obs": {"dtype": "float32", "shape": ["batch", obs_size]},
                    "mask": {"dtype": "bool", "shape": ["batch", NUM_ACTIONS], "meaning": "True = legal"}},
         "outputs": {"action": {"dtype": "int64", "shape": ["batch"]}},
         "ruleset": meta["ruleset"],
-        "obs_version": OBS_VERSION,
-        "obs_size": OBS_SIZE,
+        "obs_version": obs_version,
+        "obs_size": obs_size,
         "action_layout": action_layout(),
         "training": {
             "commands": meta.get("commands", []),
@@ -168,6 +174,16 @@ def export(checkpoint: str | Path, out: str | Path, evaluation: dict[str, Any] |
     }
     out.with_suffix(".json").write_text(json.dumps(doc, indent=2) + "\n")
     return out
+
+
+def _layout_of(obs_size: int, zip_path: Path) -> int:
+    """The observation layout version of a network that reads ``obs_size`` values."""
+    for version, size in OBS_SIZES.items():
+        if size == obs_size:
+            return version
+    known = ", ".join(f"layout {v}: {n}" for v, n in sorted(OBS_SIZES.items()))
+    raise ValueError(f"{zip_path}: its network reads {obs_size} observation values, which is no "
+                     f"observation layout this code knows ({known})")
 
 
 def _shown(path: Path) -> str:
@@ -216,13 +232,15 @@ def sample_states(rulesets: list[str], n: int, seed: int = 0, players: int = 2) 
 
 def check_export(checkpoint: str | Path, onnx_path: str | Path, obs: np.ndarray, masks: np.ndarray) -> int:
     """How many of the states the ONNX policy answers differently from the SB3 model's deterministic
-    masked action (0 = the export is faithful)."""
+    masked action (0 = the export is faithful). ``obs`` are current observations; both read the
+    first ``obs_size`` values of the model's layout."""
     import onnxruntime as ort
 
     model = load_model(checkpoint)
+    obs = np.ascontiguousarray(obs[:, : model.observation_space.shape[-1]], dtype=np.float32)
     want, _ = model.predict(obs, action_masks=masks, deterministic=True)
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
-    got = sess.run(["action"], {"obs": obs.astype(np.float32), "mask": masks.astype(bool)})[0]
+    got = sess.run(["action"], {"obs": obs, "mask": masks.astype(bool)})[0]
     return int((np.asarray(want) != got).sum())
 
 

@@ -17,9 +17,15 @@ Each decision: the observation of the seat to move (:func:`zilch_env.observe`) a
 go in, the policy's highest-scoring legal action comes out (deterministic: the ``rng`` is unused).
 
 A policy plays only the rules it was trained on: the agent refuses a game whose ruleset differs from
-the policy's (any rule; the ruleset's name does not count) or whose observation layout version
-(``zilch_env.observation.OBS_VERSION``) differs, naming the differences. It plays any number of
-players (the observation describes them), though it plays best at the count it was trained for.
+the policy's (any rule; the ruleset's name does not count), naming the differences. It plays any
+number of players (the observation describes them), though it plays best at the count it was trained
+for.
+
+Observation layouts: every layout extends the one before it at the end (layout 2 = layout 1's 151
+values + ``keep_points`` and ``keep_dice``), so a policy of an older layout ``v`` reads the first
+``zilch_env.observation.OBS_SIZES[v]`` values of each observation. The shipped checkpoints
+(``obs_version`` 1) play this way. A layout this code does not know (newer, or no ``obs_version``)
+is refused, naming the versions.
 """
 
 from __future__ import annotations
@@ -31,12 +37,12 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import NUM_ACTIONS, GameState, Ruleset
-from zilch_env.observation import OBS_SIZE, OBS_VERSION, observe
+from zilch_env.observation import OBS_SIZES, OBS_VERSION, observe
 
 from .base import AgentSpecError, register_agent
 
 __all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "PolicyMismatchError", "load_policy",
-           "resolve_policy_path", "check_compatible"]
+           "resolve_policy_path", "check_compatible", "policy_obs_size"]
 
 
 #: The repository root: a relative PATH not found from the current directory is looked up here.
@@ -75,13 +81,29 @@ def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: d}
 
 
-def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> None:
-    """Raise :class:`PolicyMismatchError` unless the policy's rules and layout are the game's."""
+def policy_obs_size(meta: dict[str, Any], where: str) -> int:
+    """How many leading observation values the policy reads: ``OBS_SIZES`` of its ``obs_version``
+    (layouts extend each other at the end). Raises :class:`PolicyMismatchError` for a layout this
+    code cannot write, or an ``obs_size`` that disagrees with the version."""
     version = meta.get("obs_version")
-    if version != OBS_VERSION:
+    known = ", ".join(str(v) for v in sorted(OBS_SIZES))
+    if isinstance(version, bool) or version not in OBS_SIZES:
         raise PolicyMismatchError(
             f"{where}: the policy reads observation layout {version}, this game writes layout "
-            f"{OBS_VERSION}; retrain or re-export it with this version of zilch-rl")
+            f"{OBS_VERSION} and can feed layouts {known}; retrain or re-export it with this version "
+            "of zilch-rl")
+    size = OBS_SIZES[version]
+    if meta.get("obs_size", size) != size:
+        raise PolicyMismatchError(
+            f"{where}: the policy says observation layout {version} but obs_size {meta['obs_size']}; "
+            f"layout {version} has {size} values")
+    return size
+
+
+def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> int:
+    """Raise :class:`PolicyMismatchError` unless the policy's rules are the game's and its layout is
+    one this code can feed; returns the number of leading observation values the policy reads."""
+    size = policy_obs_size(meta, where)
     mine = _flat({k: v for k, v in meta["ruleset"].items() if k != "name"})
     # as JSON holds it (integer keys such as die faces become strings)
     game = _flat({k: v for k, v in json.loads(json.dumps(ruleset.to_dict())).items() if k != "name"})
@@ -93,10 +115,14 @@ def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> None
             f"{where} was trained for the rules of {meta['ruleset'].get('name')!r}, not this game's "
             f"({ruleset.name!r}): {shown}{more}. Train a policy for these rules "
             f"(python train/ppo.py --ruleset ...) or play the rules it knows")
+    return size
 
 
 class OnnxPolicy:
-    """An exported policy run by onnxruntime: ``actions(obs, masks)`` for a batch, one thread."""
+    """An exported policy run by onnxruntime: ``actions(obs, masks)`` for a batch, one thread.
+
+    ``obs`` may be current observations (:data:`~zilch_env.observation.OBS_SIZE` values) or
+    already cut to the policy's ``obs_size``: the policy reads the first ``obs_size`` values."""
 
     def __init__(self, path: str | Path):
         import onnxruntime as ort
@@ -113,13 +139,21 @@ class OnnxPolicy:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(self.path), sess_options=opts,
                                             providers=["CPUExecutionProvider"])
+        self.obs_size = policy_obs_size(self.meta, str(self.path))
+        width = {i.name: i.shape for i in self.session.get_inputs()}.get("obs", [None, None])[-1]
+        if isinstance(width, int) and width != self.obs_size:
+            raise PolicyMismatchError(f"{self.path}: the graph takes {width} observation values, its "
+                                      f"metadata says layout {self.meta.get('obs_version')} "
+                                      f"({self.obs_size} values)")
 
     def actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.ascontiguousarray(obs[..., : self.obs_size], dtype=np.float32)
         return self.session.run(["action"], {"obs": obs, "mask": masks})[0]
 
 
 class SB3Policy:
-    """A MaskablePPO checkpoint (loads torch and sb3-contrib): the same deterministic masked action."""
+    """A MaskablePPO checkpoint (loads torch and sb3-contrib): the same deterministic masked action.
+    Reads the first ``obs_size`` values of each observation (the model's observation space)."""
 
     def __init__(self, path: str | Path):
         from sb3_contrib import MaskablePPO
@@ -131,9 +165,15 @@ class SB3Policy:
                                  "the rules and layout are checked from it)")
         self.meta = json.loads(meta_path.read_text())
         self.model = MaskablePPO.load(self.path, device="cpu")
+        self.obs_size = policy_obs_size(self.meta, str(meta_path))
+        width = self.model.observation_space.shape[-1]
+        if width != self.obs_size:
+            raise PolicyMismatchError(f"{self.path}: the network takes {width} observation values, "
+                                      f"{meta_path.name} says layout {self.meta.get('obs_version')} "
+                                      f"({self.obs_size} values)")
 
     def actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        a, _ = self.model.predict(obs, action_masks=masks, deterministic=True)
+        a, _ = self.model.predict(obs[..., : self.obs_size], action_masks=masks, deterministic=True)
         return np.asarray(a)
 
 
@@ -154,7 +194,7 @@ class LearnedAgent:
         self._mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
 
     def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
-        obs = observe(state, state.current).reshape(1, OBS_SIZE)
+        obs = observe(state, state.current).reshape(1, -1)  # the policy reads its layout's prefix
         mask = self._mask
         mask[:] = False
         mask[0, legal] = True

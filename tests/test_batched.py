@@ -420,9 +420,13 @@ def test_keyed_dice_copies_roll_the_same():
 @pytest.mark.parametrize("preset", PRESETS)
 def test_observations_equal_observe(preset):
     """The batched observation of every seat equals zilch_env.observe of the same single-engine
-    state, bit for bit, after every step of random games."""
+    state, bit for bit, after every step of random games; the per-keep fields (layout 2) included,
+    and not trivially: legal keeps show their points, and hot dice keeps all the dice to roll."""
     from zilch_env import observe
+    from zilch_env.observation import LAYOUT
 
+    at = {f.name: f.index for f in LAYOUT}
+    keep_points = keep_hot = 0
     for players, overrides in ((2, {}), (3, {"variants.overcoming": True, "tie": "tiebreak"})):
         rs = load_ruleset(preset, overrides)
         keys = stream_keys(players, 40)
@@ -438,6 +442,8 @@ def test_observations_equal_observe(preset):
                         bad = np.flatnonzero(got[g] != want)
                         pytest.fail(f"{preset}: game {g} seat {seat}: observation differs at {bad.tolist()}: "
                                     f"batched {got[g][bad].tolist()}, observe {want[bad].tolist()}")
+            keep_points += int(np.count_nonzero(got[:, at["keep_points"]]))
+            keep_hot += int(np.count_nonzero(got[:, at["keep_dice"]] == 1.0))
             if bg.done.all():
                 break
             actions = np.zeros(40, np.int64)
@@ -447,6 +453,7 @@ def test_observations_equal_observe(preset):
                     actions[g] = legal[int(rng.integers(len(legal)))]
                     s.apply(int(actions[g]))
             bg.step(actions)
+    assert keep_points > 0 and keep_hot > 0
 
 
 class _FirstLegal:

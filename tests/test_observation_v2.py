@@ -1,0 +1,209 @@
+"""Observation layout 2: ``keep_points`` and ``keep_dice`` per keep mask, appended after layout 1.
+
+The fields must equal a direct computation from ``state.keeps()`` (every variant, pyramiding
+included), stay in bounds, be zero outside the keep phase, leave the first 151 values meaning what
+layout 1 meant, and layout 1 policies (the shipped checkpoints) must keep playing from that prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from zilch_env import GameState, Phase, load_ruleset, observe
+from zilch_env.observation import (LAYOUT, OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SIZES, OBS_V1_SIZE, OBS_VERSION,
+                                   POINTS_HIGH, field_values)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Layout 1, field by field (name, size): frozen here, since layout 2 must keep it as its prefix.
+V1_FIELDS = [("phase", 4), ("to_move", 1), ("roll_counts", 6), ("roll_dice", 36), ("dice_left", 1),
+             ("turn_total", 1), ("permanent", 1), ("bank_threshold", 1), ("to_bank", 1), ("bank_allowed", 1),
+             ("last_result", 1), ("to_overcome", 1), ("offer", 3), ("frozen", 6), ("final_round", 1),
+             ("final_turns_left", 1), ("tiebreak", 1), ("tiebreak_round", 1), ("lead", 1), ("deficit", 1),
+             ("challenge_options", 3), ("players", 60), ("rules", 18)]
+
+RULESETS = [
+    ("zonk", {}),
+    ("zilch", {}),  # all_scoring: one legal keep per roll
+    ("zilch15k", {}),  # forced hot dice
+    ("farkle", {}),
+    ("farkle-basic", {}),
+    ("zonk", {"variants.pyramiding": True}),  # keeps depend on the dice frozen earlier in the pass
+    ("zilch", {"variants.pyramiding": True}),
+    ("farkle", {"variants.piggyback": True, "variants.challenge": True, "variants.overcoming": True}),
+]
+
+
+def expected_keep_fields(state: GameState) -> tuple[np.ndarray, np.ndarray]:
+    """keep_points and keep_dice as the layout defines them, straight from the engine's keeps."""
+    points = np.zeros(64, dtype=np.float32)
+    dice = np.zeros(64, dtype=np.float32)
+    if state.phase == Phase.KEEP:
+        rs = state.ruleset
+        for k in state.keeps():
+            points[k.mask] = min(k.points / rs.target, POINTS_HIGH)
+            left = state.dice_left - k.n
+            dice[k.mask] = (left if left else rs.dice) / 6
+    return points, dice
+
+
+def random_states(name: str, overrides: dict, games: int, players: int = 3, seed: int = 0):
+    """Every state of ``games`` games of uniformly random play."""
+    rs = load_ruleset(name, overrides)
+    rng = np.random.default_rng(seed)
+    for g in range(games):
+        state = GameState(rs, players, seed=seed * 1000 + g)
+        while True:
+            yield state
+            if state.done:
+                break
+            legal = state.legal_actions()
+            state.apply(legal[int(rng.integers(len(legal)))])
+
+
+def test_sizes_and_version():
+    assert OBS_VERSION == 2
+    assert OBS_SIZES == {1: 151, 2: 279} and OBS_V1_SIZE == 151 and OBS_SIZE == 279
+    at = {f.name: f.index for f in LAYOUT}
+    assert at["keep_points"] == slice(151, 215) and at["keep_dice"] == slice(215, 279)
+    assert OBS_LOW[151:].min() == 0 and OBS_HIGH[151:215].max() == POINTS_HIGH and OBS_HIGH[215:].max() == 1
+
+
+def test_layout_1_is_the_prefix():
+    """The first 151 values are layout 1's fields, in layout 1's order and sizes, with the same bounds."""
+    pos = 0
+    for (name, size), f in zip(V1_FIELDS, LAYOUT):
+        assert f.name == name and f.index == slice(pos, pos + size), name
+        pos += size
+    assert pos == OBS_V1_SIZE
+    assert [f.name for f in LAYOUT[len(V1_FIELDS):]] == ["keep_points", "keep_dice"]
+
+
+@pytest.mark.parametrize("name,overrides", RULESETS,
+                         ids=["+".join([n] + [k.split(".")[-1] for k in o]) for n, o in RULESETS])
+def test_fields_equal_the_engine_keeps(name, overrides):
+    """Over every state of random games, from every seat: the fields equal the direct computation,
+    stay in bounds, and are zero outside the keep phase; the legal keep actions are exactly the
+    masks with points."""
+    states = keep_states = hot = 0
+    for state in random_states(name, overrides, games=6):
+        want_points, want_dice = expected_keep_fields(state)
+        for seat in range(state.num_players):
+            obs = observe(state, seat)
+            v = field_values(obs)
+            assert np.array_equal(v["keep_points"], want_points)
+            assert np.array_equal(v["keep_dice"], want_dice)
+            assert np.all(obs >= OBS_LOW) and np.all(obs <= OBS_HIGH)
+        states += 1
+        if state.phase != Phase.KEEP:
+            assert not want_points.any() and not want_dice.any()
+            continue
+        keep_states += 1
+        masks = {a >> 1 for a in state.legal_actions() if a < 128}
+        assert masks == set(np.flatnonzero(want_points).tolist()) == set(np.flatnonzero(want_dice).tolist())
+        hot += int(np.count_nonzero(want_dice == 1.0))
+    assert keep_states > 50 and states > keep_states  # keep phases and others were both seen
+    assert hot > 0  # hot dice keeps were seen (keep_dice 1: all the dice again)
+
+
+def test_pyramiding_points_follow_the_frozen_dice():
+    """Under pyramiding a die can score by joining dice of its face set aside earlier in the pass:
+    the fields follow the state's keeps, not the roll alone (no per-roll cache)."""
+    rs = load_ruleset("zonk", {"variants.pyramiding": True})
+    # roll 2 2 2 3 4 6: keep the three 2s (mask 7, 200), roll 3 dice: 2 3 4, where the 2 joins them
+    g = GameState(rs, 2, dice=[[2, 2, 2, 3, 4, 6], [2, 3, 4]])
+    assert field_values(observe(g, 0))["keep_points"][7] == np.float32(200 / rs.target)
+    g.apply(7 * 2)  # keep mask 7, roll on
+    assert g.roll == (2, 3, 4) and g.frozen[1] == 3
+    v = field_values(observe(g, 1))
+    assert v["keep_points"][1] == np.float32(200 / rs.target) and v["keep_dice"][1] == np.float32(2 / 6)
+    assert np.count_nonzero(v["keep_points"]) == 1
+    # the roll alone (without the frozen 2s) scores nothing: the keep comes from the state
+    assert not g.roll_info.keeps
+    assert np.array_equal(v["keep_points"], expected_keep_fields(g)[0])
+
+
+def test_cache_is_per_ruleset():
+    """The same roll under two targets (two rulesets) gives each its own points."""
+    dice = [[1, 1, 1, 5, 2, 3]]
+    a = observe(GameState(load_ruleset("zonk"), 2, dice=dice), 0)
+    b = observe(GameState(load_ruleset("zonk", {"target": 20000}), 2, dice=dice), 0)
+    pa, pb = field_values(a)["keep_points"], field_values(b)["keep_points"]
+    assert pa.any() and np.allclose(pa, 2 * pb)
+    assert np.array_equal(field_values(a)["keep_dice"], field_values(b)["keep_dice"])
+
+
+def test_all_scoring_shows_only_the_one_keep():
+    # zilch scores single 1s and 6s: sorted 1 1 1 2 3 6, every scoring die set aside (mask 0b100111)
+    g = GameState("zilch", 2, dice=[[1, 1, 1, 6, 2, 3]])
+    v = field_values(observe(g, 0))
+    (mask,) = np.flatnonzero(v["keep_points"])
+    assert mask == 0b100111 == g.keeps()[0].mask and v["keep_points"][mask] == np.float32(1050 / 5000)
+    assert v["keep_dice"][mask] == np.float32(2 / 6)
+
+
+# ------------------------------------------------------------------ layout 1 policies
+
+
+
+
+def test_shipped_v1_checkpoint_plays():
+    """checkpoints/zonk (policy.onnx, obs_version 1) plays moves of a layout 2 game: it is fed the
+    first 151 values of each observation, and answers as it does from layout 1's vector."""
+    pytest.importorskip("onnxruntime")
+    from agents.base import make_agent
+    from agents.baselines import GreedyAgent
+
+    meta = json.loads((ROOT / "checkpoints" / "zonk" / "policy.json").read_text())
+    assert meta["obs_version"] == 1 and meta["obs_size"] == 151
+    agent = make_agent("ppo:checkpoints/zonk", "zonk")
+    assert agent.policy.obs_size == 151
+    game = GameState("zonk", 2, seed=5)
+    rng = np.random.default_rng(0)
+    greedy = GreedyAgent()
+    moves = 0
+    while not game.done and moves < 40:
+        legal = game.legal_actions()
+        if game.current == 0:
+            a = agent.act(game, legal, rng)
+            assert a in legal
+            obs = observe(game, 0)[None]
+            mask = game.legal_mask()[None]
+            assert agent.policy.actions(obs, mask)[0] == agent.policy.actions(obs[:, :151], mask)[0] == a
+            moves += 1
+        else:
+            a = greedy.act(game, legal, rng)
+        game.apply(a)
+    assert moves >= 10
+
+
+def test_unknown_layouts_are_refused(tmp_path):
+    pytest.importorskip("onnxruntime")
+    from agents.base import make_agent
+    from agents.learned import PolicyMismatchError
+
+    src = ROOT / "checkpoints" / "zonk" / "policy.onnx"
+    meta = json.loads(src.with_suffix(".json").read_text())
+    for version, match in ((3, "observation layout 3.*layouts 1, 2"), (None, "observation layout None"),
+                           (0, "observation layout 0")):
+        d = tmp_path / f"v{version}"
+        d.mkdir()
+        shutil.copy(src, d / "policy.onnx")
+        (d / "policy.json").write_text(json.dumps({**meta, "obs_version": version}))
+        with pytest.raises(PolicyMismatchError, match=match):
+            make_agent(f"ppo:{d}", "zonk")
+    # metadata that says layout 2 for a graph that reads 151 values
+    d = tmp_path / "lying"
+    d.mkdir()
+    shutil.copy(src, d / "policy.onnx")
+    (d / "policy.json").write_text(json.dumps({**meta, "obs_version": 2, "obs_size": 279}))
+    with pytest.raises(PolicyMismatchError, match="graph takes 151"):
+        make_agent(f"ppo:{d}", "zonk")
+    (d / "policy.json").write_text(json.dumps({**meta, "obs_version": 1, "obs_size": 279}))
+    with pytest.raises(PolicyMismatchError, match="obs_size 279"):
+        make_agent(f"ppo:{d}", "zonk")
