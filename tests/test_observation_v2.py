@@ -207,3 +207,36 @@ def test_unknown_layouts_are_refused(tmp_path):
     (d / "policy.json").write_text(json.dumps({**meta, "obs_version": 1, "obs_size": 279}))
     with pytest.raises(PolicyMismatchError, match="obs_size 279"):
         make_agent(f"ppo:{d}", "zonk")
+
+
+def test_export_of_a_layout_1_zip_says_layout_1(tmp_path):
+    """agents.export reads the layout from the model's observation space: the shipped zonk zip
+    (trained on layout 1) exports as layout 1, and the export plays a layout 2 game."""
+    pytest.importorskip("sb3_contrib")
+    pytest.importorskip("onnx")
+    pytest.importorskip("onnxruntime")
+    from agents.base import make_agent
+    from agents.export import check_export, export, sample_states
+
+    out = export(ROOT / "checkpoints" / "zonk" / "best" / "model.zip", tmp_path / "policy.onnx")
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["obs_version"] == 1 and meta["obs_size"] == 151
+    assert meta["inputs"]["obs"]["shape"] == ["batch", 151]
+    obs, masks = sample_states(["zonk"], 300, seed=2)
+    assert obs.shape == (300, OBS_SIZE)
+    assert check_export(ROOT / "checkpoints" / "zonk" / "best" / "model.zip", out, obs, masks) == 0
+    agent = make_agent(f"ppo:{out}", "zonk")
+    game = GameState("zonk", 2, seed=1)
+    assert agent.act(game, game.legal_actions(), np.random.default_rng(0)) in game.legal_actions()
+
+
+def test_training_refuses_to_start_from_a_layout_1_checkpoint(tmp_path):
+    """train/ppo.py --init with a layout 1 zip stops with a message naming both layouts."""
+    pytest.importorskip("sb3_contrib")
+    from train import ppo
+
+    argv = ["--ruleset", "zonk", "--init", str(ROOT / "checkpoints" / "zonk"), "--timesteps", "64",
+            "--n-envs", "1", "--n-steps", "64", "--opponents", "greedy", "--no-export", "--no-progress",
+            "--out", str(tmp_path / "ck"), "--runs", str(tmp_path / "runs")]
+    with pytest.raises(SystemExit, match=r"reads 151 observation values \(layout 1\).*279 \(layout 2\)"):
+        ppo.main(argv)
