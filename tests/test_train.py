@@ -159,3 +159,33 @@ def test_selfplay_batch_plays_legal_moves():
     masks[:, 3] = True
     actions = SelfPlayBatch(pool, np.random.default_rng(1))(rng.random((50, 151)).astype(np.float32), masks)
     assert masks[np.arange(50), actions].all() and len(set(actions.tolist())) > 1
+
+
+def test_turn_returns_cut_every_turn_and_the_game_goes_on():
+    """The score objective's wrapper: a cut exactly when the agent's turn ended (the reward of that
+    step is the turn's points), and the underlying game is not reset."""
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    env = DummyVecEnv([lambda: gym.make("Zilch-v0", ruleset="farkle", num_players=1, reward="score", turns=30,
+                                        disable_env_checker=True)])
+    venv = ppo.turn_returns(env)
+    venv.seed(3)
+    venv.reset()
+    game = env.envs[0].unwrapped
+    rng = np.random.default_rng(0)
+    cuts = real = 0
+    for _ in range(400):
+        turns_before, score_before = len(game.state.turns), game.state.scores[0]
+        mask = np.stack(venv.env_method("action_masks"))[0]
+        obs, rew, done, info = venv.step(np.array([rng.choice(np.flatnonzero(mask))]))
+        if info[0].get("turn_cut"):
+            cuts += 1
+            assert done[0] and len(game.state.turns) > turns_before  # a turn ended ...
+            assert game.state.turn_total == 0 and len(game.state.turns) >= 1  # ... and the same game goes on
+            assert rew[0] == game.state.scores[0] - score_before  # the turn's points are the step's reward
+        elif done[0]:
+            real += 1
+        else:
+            assert len(game.state.turns) == turns_before and rew[0] == 0  # no turn ended without a cut
+    assert cuts > 50 and real >= 1

@@ -107,6 +107,8 @@ class Args:
                          choices=("win", "score"))
     players: int = arg(0, "players per game; 0 = 2 for the win objective, 1 for the score objective")
     turns: int = arg(20, "score objective: agent turns per episode")
+    turn_returns: bool = arg(True, "score objective: each agent turn's points are its own return (the "
+                                   "advantage is cut at the end of every turn; the game goes on)")
     opponents: str = arg("heuristic,self", "comma-separated agent specs for the other seats, assigned "
                                            "to the envs round-robin; 'self' = self-play pool")
     selfplay_every: int = arg(50_000, "timesteps between snapshots added to the self-play pool")
@@ -210,6 +212,41 @@ class ScaledReward(gym.Wrapper):
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()
+
+
+def turn_returns(venv: Any) -> Any:
+    """The score objective's advantage, one turn at a time: a VecEnv wrapper that reports the end of
+    every agent turn as the end of an episode to PPO (``done`` without truncation, so nothing is
+    bootstrapped past it), while the game itself goes on. Once on the board the turns are
+    independent: a decision changes only the points of its own turn, so the later turns' points are
+    pure noise in its return (with gamma 1 and GAE lambda 0.95 they would add the variance of about
+    seven more turns to every advantage). A new turn is seen in the observation: the agent is to
+    keep with a turn total of 0 (every keep scores, so within a turn the total is above 0), or to
+    answer a piggyback offer. The
+    cut steps carry ``info["turn_cut"] = True``; real episode ends are passed on unchanged."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    from zilch_env.engine import Phase
+    from zilch_env.observation import LAYOUT
+
+    at = {f.name: f.index.start for f in LAYOUT}
+    keep_col, total_col = at["phase"] + int(Phase.KEEP), at["turn_total"]
+    offer_col = at["phase"] + int(Phase.PIGGYBACK)  # a piggyback offer opens a turn too
+
+    class TurnReturns(VecEnvWrapper):
+        def reset(self):
+            return self.venv.reset()
+
+        def step_wait(self):
+            obs, rewards, dones, infos = self.venv.step_wait()
+            cut = (~dones) & (((obs[:, keep_col] == 1.0) & (obs[:, total_col] == 0.0)) | (obs[:, offer_col] == 1.0))
+            if cut.any():
+                dones = dones | cut
+                for i in np.flatnonzero(cut):
+                    infos[i]["turn_cut"] = True
+            return obs, rewards, dones, infos
+
+    return TurnReturns(venv)  # masks: MaskablePPO asks env_method("action_masks"), passed through
 
 
 def opponent_specs(args: Args) -> list[str]:
@@ -420,7 +457,7 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
             infos, dones = self.locals["infos"], self.locals["dones"]
             for i, info in enumerate(infos):
                 self.points[i] += info.get("turn_points", 0)
-                if not dones[i]:
+                if not dones[i] or info.get("turn_cut"):
                     continue
                 self.window.append((self.points[i], info.get("agent_turns", 0)))
                 self.points[i] = 0
@@ -533,6 +570,8 @@ def main(argv: list[str] | None = None) -> int:
     (out / "train_command.txt").write_text("\n".join(state["commands"]) + "\n")
 
     venv = make_envs(args, rs, players, specs, pool)
+    if args.objective == "score" and args.turn_returns:
+        venv = turn_returns(venv)
     if args.resume:
         model = MaskablePPO.load(latest / "model.zip", env=venv, device="cpu")
         venv.seed(args.seed + model.num_timesteps)  # fresh dice, not a replay of the first games
