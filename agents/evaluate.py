@@ -56,12 +56,12 @@ Solo measure
 
 Engines
     A table whose agents the batched engine (:mod:`zilch_env.batched`) plays in its compiled kernels,
-    greedy and random players (:func:`kernel_agent`), runs there, tens of times faster, with the same
-    deals: its slot dice are the ones :class:`DealDice` rolls, so greedy games are the same move for
-    move on both engines (tested); its random players draw their moves from the kernels' own streams
-    (``decision_keys``), equal in distribution. Every other table, and the solo measure, runs on the
-    single-game engine. Which engine plays a table depends only on its agents and the rules;
-    ``--engine single`` sends every table to the single-game engine.
+    greedy, random and optimal-turn players (:func:`kernel_agent`), runs there, tens of times faster,
+    with the same deals: its slot dice are the ones :class:`DealDice` rolls, so greedy and
+    optimal-turn games are the same move for move on both engines (tested); its random players draw
+    their moves from the kernels' own streams (``decision_keys``), equal in distribution. Every other
+    table, and the solo measure, runs on the single-game engine. Which engine plays a table depends
+    only on its agents and the rules; ``--engine single`` sends every table to the single-game engine.
 
 Workers and determinism
     Work is split into fixed chunks of deals, run by ``--workers`` processes (the ``spawn`` start
@@ -489,14 +489,25 @@ def kernel_agent(agent: Any) -> Any:
     """The batched engine's own form of ``agent`` (:class:`zilch_env.batched.BatchAgent`), or None.
 
     Only agents the kernels play exactly qualify: :class:`zilch_env.RandomMover` and its subclasses
-    that keep its ``act`` (``agents.baselines``' ``random``), :class:`zilch_env.GreedyMover`, and
+    that keep its ``act`` (``agents.baselines``' ``random``), :class:`zilch_env.GreedyMover`,
     ``agents.baselines``' greedy players with one whole-number threshold (``greedy``, ``greedy:500``,
-    ``greedy-bold``: a GreedyMover that never banks for lack of dice, ``min_dice = 0``). Greedy games are
-    then the same move for move in both engines (tested); random players draw their moves from the
-    kernels' SplitMix64 streams, equal in distribution.
+    ``greedy-bold``: a GreedyMover that never banks for lack of dice, ``min_dice = 0``), and
+    ``optimal-turn`` / ``optimal-turn:plain`` (:class:`agents.solver.OptimalTurnAgent`, as its solved
+    values: :func:`agents.solver.turn_value_table`) on rules the batched engine plays without
+    ``overcoming``. Greedy and optimal-turn games are then the same move for move in both engines
+    (tested); random players draw their moves from the kernels' SplitMix64 streams, equal in
+    distribution.
     """
     from zilch_env import GreedyMover, RandomMover
-    from zilch_env.batched import BatchAgent
+    from zilch_env.batched import BatchAgent, UnsupportedRulesError
+
+    from .solver import OptimalTurnAgent, SolverError, turn_value_table
+
+    if type(agent) is OptimalTurnAgent:
+        try:
+            return BatchAgent("values", table=turn_value_table(agent.ruleset, agent.streak))
+        except (SolverError, UnsupportedRulesError):
+            return None  # overcoming (a bar per previous turn), or rules the kernels lack
 
     act = getattr(type(agent), "act", None)
     if isinstance(agent, RandomMover) and act is RandomMover.act:
@@ -1069,7 +1080,8 @@ class Report:
                       "of the luck).", ""]
             batched = [" vs ".join(t["agents"]) for t in d["tables"] if t.get("engine") == "batched"]
             if batched:
-                lines += [f"On the batched engine (same deals, greedy games move for move the same): "
+                lines += [f"On the batched engine (same deals, greedy and optimal-turn games move for move "
+                          f"the same): "
                           f"{'; '.join(batched)}. The other tables on the single-game engine.", ""]
         if d["ratings"]:
             lines += [f"## Ratings", "", f"{d['ratings']['scale']}, anchored at {d['ratings']['anchor']}.", "",
@@ -1265,8 +1277,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="turns from the board per agent for the solo measure against the exact turn "
                    "optimum; 0 skips it (default: 20000)")
     p.add_argument("--engine", choices=ENGINES, default="auto",
-                   help="auto: tables of greedy and random players (and other agents the batched engine "
-                   "plays in its kernels) run there, tens of times faster; single: every game on the "
+                   help="auto: tables of greedy, random and optimal-turn players (the agents the batched "
+                   "engine plays in its kernels) run there, tens of times faster; single: every game on the "
                    "single-game engine (default: auto)")
     p.add_argument("--anchor", metavar="AGENT",
                    help="the agent rated 0 (default: random if it plays, else mean rating 1500)")

@@ -79,7 +79,7 @@ from zilch_env.scoring import Keep, scoring_table
 
 __all__ = [
     "Advice", "Choice", "OptimalTurnAgent", "SolverError", "TurnPolicy", "TurnSolution",
-    "UnsupportedRuleError", "roll_probability", "solve_turn", "warm_up",
+    "UnsupportedRuleError", "roll_probability", "solve_turn", "turn_value_table", "warm_up",
 ]
 
 #: The certified bracket on the optimum (points) below which the solve stops raising the cap.
@@ -783,6 +783,62 @@ class OptimalTurnAgent:
             take = pol.roll_value(total, dice) > pol.roll_value(0, self.ruleset.dice)
             return PIGGYBACK if take and PIGGYBACK in legal else FRESH
         return pol.best_action(state, legal)
+
+
+def turn_value_table(ruleset: Ruleset | str, streak: bool = True):
+    """The ``optimal-turn`` agent in the form the batched engine plays in its kernels: a
+    :class:`zilch_env.batched.TurnValueTable` of the solved values (cached per ruleset and ``streak``).
+
+    Its policies are those :class:`OptimalTurnAgent` plays: off the board the turn optimum before the
+    board; on it the one for the mover's zilch streak (``streak=True``, under a ``subtract`` penalty)
+    or the plain turn optimum (``streak=False``, ``optimal-turn:plain``). The kernels value each
+    choice from ``TurnPolicy.R`` and its bound beyond the cap as :meth:`TurnPolicy.decide` does, so
+    both engines make the same moves. Raises :class:`UnsupportedRuleError` under ``overcoming`` (the
+    agent's bank threshold then follows the previous turn's result, a solve per bar) and
+    ``pyramiding``, and :class:`zilch_env.batched.UnsupportedRulesError` for rules the batched engine
+    does not play.
+    """
+    rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+    return _turn_value_table(rs, bool(streak))
+
+
+@lru_cache(maxsize=32)
+def _turn_value_table(rs: Ruleset, streak: bool):
+    from zilch_env.batched import TurnValueTable, check_batchable
+
+    _check_supported(rs)
+    check_batchable(rs)
+    if rs.variants.overcoming:
+        raise UnsupportedRuleError(
+            "variants.overcoming = true: optimal-turn's bank threshold is the previous turn's result plus "
+            "one, a different solve for every bar, so the batched engine does not play it; use the "
+            "single-game engine")
+    off = solve_turn(rs, False).policy_for(None)
+    on_sol = solve_turn(rs, True)
+    on = list(on_sol.streak_policies) if streak else [on_sol.policy]
+    pols: list[TurnPolicy] = []
+    for pol in [off, *on]:
+        if not any(pol is q for q in pols):
+            pols.append(pol)
+    index = [next(i for i, q in enumerate(pols) if q is pol) for pol in on]
+    select = [[0] * len(on), index]  # pols[0] is the policy off the board
+    L = max(p.R.shape[0] for p in pols)
+    N = max(p.R.shape[2] for p in pols)
+    values = np.zeros((len(pols), L, rs.dice + 1, N))
+    beyond = np.zeros((len(pols), L))
+    for q, pol in enumerate(pols):
+        J, _, n = pol.R.shape
+        values[q, :J, :, :n] = pol.R
+        # TurnPolicy._roll beyond the cap, the same expression
+        beyond[q, :J] = [pol._zpay(j) + min(pol.zilch_offset, 0.0) for j in range(J)]
+    units = {p.unit for p in pols}
+    straights = {p.straight for p in pols}
+    assert len(units) == 1 and len(straights) == 1  # both come from the ruleset's tables
+    return TurnValueTable(
+        rs, "optimal-turn" if streak else "optimal-turn:plain", values, beyond,
+        sizes=[p.R.shape[2] for p in pols], tops=[p.levels for p in pols],
+        thresholds=[p.bank_threshold for p in pols], select=select, unit=units.pop(),
+        straight=straights.pop())
 
 
 def _make_optimal_turn(ruleset: Ruleset, arg: str | None) -> OptimalTurnAgent:

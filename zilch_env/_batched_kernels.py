@@ -424,11 +424,13 @@ def step_rows(st, rows, actions, illegal, rp, dbuf, keys, code_roll, tab):
 
 
 @njit(cache=True)
-def play_opponents(st, seats, kinds, thresholds, min_dice, rng, rp, dbuf, keys, code_roll, tab):
+def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rp, dbuf, keys,
+                   code_roll, tab):
     """Play the other seats of every game until its agent (seat ``seats[b]``) is to decide, the game
     is over, or the seat to move is played from Python (kind 2). ``kinds[b, k]`` (0 random, 1 greedy,
-    2 outside) plays the seat ``k`` places after the agent's; random decisions come from stream
-    ``rng[b * players + seat]``. Returns the number of games waiting for an outside move."""
+    2 outside, 3 turn values: table ``thresholds[b, k]`` of ``vals`` ...) plays the seat ``k`` places
+    after the agent's; random decisions come from stream ``rng[b * players + seat]``. Returns the
+    number of games waiting for an outside move."""
     n = rp[R_PLAYERS]
     waiting = 0
     for b in range(st.shape[0]):
@@ -442,8 +444,10 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, rp, dbuf, keys, 
                 break
             if kind == 0:
                 a = _random_action(st, b, rp, rng, b * n + p, tab)
-            else:
+            elif kind == 1:
                 a = _greedy_action(st, b, rp, tab, thresholds[b, k], min_dice[b, k])
+            else:
+                a = _value_action(st, b, rp, tab, thresholds[b, k], vals, vbeyond, vint, vsel)
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return waiting
 
@@ -551,19 +555,92 @@ def _random_action(st, b, rp, rng, stream, tab):
     return -1  # unreachable: j < count
 
 
+# Columns of ``vint``, the integer parameters of each policy of the turn-value tables
+V_N = 0  # totals at risk stored: 0 .. N-1 units
+V_TOP = 1  # the highest permanent level stored (levels above fold onto it)
+V_THR = 2  # the least turn total that may bank (the entry threshold or the minimum bank)
+V_UNIT = 3  # points per unit of the totals at risk
+V_STRAIGHT = 4  # points of a permanent straight (0: straights are not permanent)
+V_SIZE = 5
+
+
+@njit(cache=True, inline="always")
+def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
+    """The choice of highest value under turn-value table ``t`` (zilch_env.batched.TurnValueTable;
+    agents.solver.TurnPolicy.decide and best_action, statement for statement): the table's policy
+    ``q`` for the mover's board status and zilch streak; each keep valued by rolling on,
+    ``extra + vals[q, j, dice, i]`` at ``j`` permanent straights (folded onto the top level, their
+    points above it in ``extra``) and ``i`` units at risk (``vbeyond[q, j]`` from ``N`` units on),
+    and, where banking is allowed, by banking the new turn total. The best value wins; ties go to
+    banking, then to more points, then to the lower mask."""
+    p = st[b, CUR]
+    on = 1 if st[b, ONB + p] != 0 else 0
+    streak = st[b, STREAK + p]
+    if streak > vsel.shape[2] - 1:
+        streak = vsel.shape[2] - 1
+    q = vsel[t, on, streak]
+    size = vint[q, V_N]
+    top = vint[q, V_TOP]
+    thr = vint[q, V_THR]
+    unit = vint[q, V_UNIT]
+    s = vint[q, V_STRAIGHT]
+    dice = rp[R_DICE]
+    forced = rp[R_FORCED] != 0
+    r = st[b, ROLL]
+    total = st[b, TOTAL]
+    perm = st[b, PERM]
+    n = st[b, LEFT]
+    best_a = -1
+    best_v = 0.0
+    best_bank = False
+    best_pts = 0
+    best_mask = 0
+    for k in range(tab[r, T_NK]):
+        pts = tab[r, T_PTS + k]
+        mask = tab[r, T_MASK + k]
+        t2 = total + pts
+        p2 = perm
+        if s > 0 and tab[r, T_STR + k] != 0:
+            p2 += pts
+        j = 0
+        extra = 0
+        if p2 != 0:
+            j = p2 // s
+            if j > top:
+                extra = (j - top) * s
+                j = top
+        i = (t2 - p2) // unit
+        left = n - tab[r, T_N + k]
+        nn = left if left > 0 else dice
+        v = extra + (vals[q, j, nn, i] if i < size else vbeyond[q, j])
+        # the roll choice, then the bank choice (sort key: -value, not bank, -points, mask)
+        if best_a < 0 or v > best_v or (v == best_v and not best_bank and (
+                pts > best_pts or (pts == best_pts and mask < best_mask))):
+            best_a, best_v, best_bank, best_pts, best_mask = mask * 2, v, False, pts, mask
+        if (left > 0 or not forced) and t2 >= thr:
+            v = float(t2)
+            if best_a < 0 or v > best_v or (v == best_v and (not best_bank or pts > best_pts or (
+                    pts == best_pts and mask < best_mask))):
+                best_a, best_v, best_bank, best_pts, best_mask = mask * 2 + 1, v, True, pts, mask
+    return best_a
+
+
 @njit(cache=True)
-def agent_actions(st, out, kinds, thresholds, min_dice, rng, rp, tab):
+def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rp, tab):
     """The built-in agents' actions for the player to move in every game waiting for a decision:
-    per game ``kinds[b]`` 0 random (decision stream ``rng[b]``) or 1 greedy with ``thresholds[b]``
-    and ``min_dice[b]``. ``out[b]`` is -1 for games not waiting for a decision."""
+    per game ``kinds[b]`` 0 random (decision stream ``rng[b]``), 1 greedy with ``thresholds[b]``
+    and ``min_dice[b]``, or 3 turn values (table ``thresholds[b]``). ``out[b]`` is -1 for games not
+    waiting for a decision."""
     for b in range(st.shape[0]):
         if st[b, PHASE] != KEEP:
             out[b] = -1
             continue
         if kinds[b] == 0:
             out[b] = _random_action(st, b, rp, rng, b, tab)
-        else:
+        elif kinds[b] == 1:
             out[b] = _greedy_action(st, b, rp, tab, thresholds[b], min_dice[b])
+        else:
+            out[b] = _value_action(st, b, rp, tab, thresholds[b], vals, vbeyond, vint, vsel)
 
 
 @njit(cache=True)
@@ -596,10 +673,11 @@ def play_random(st, sweeps, rng, rp, dbuf, keys, code_roll, tab, firsts):
 
 
 @njit(cache=True)
-def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions, rp, dbuf, keys, code_roll, tab):
+def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, max_decisions, rp,
+                dbuf, keys, code_roll, tab):
     """Play every game towards its end with built-in agents: ``seat_agent[b, q]`` is the agent (an
-    index into ``kinds``/``thresholds``/``min_dice``) at seat ``q`` of game ``b``, whose random
-    decisions come from stream ``rng[b * players + q]``. A game stops when it is over, waits for
+    index into ``kinds``/``thresholds``/``min_dice``; kind 3 plays turn-value table ``thresholds[a]``)
+    at seat ``q`` of game ``b``, whose random decisions come from stream ``rng[b * players + q]``. A game stops when it is over, waits for
     dice, or its seat to move is played from Python (kind 2). Returns (the row of a game that
     reached ``max_decisions`` decisions or -1, the number of games waiting for an outside move)."""
     n = rp[R_PLAYERS]
@@ -616,8 +694,10 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, max_decisions,
                 break
             if kind == 0:
                 a = _random_action(st, b, rp, rng, b * n + p, tab)
-            else:
+            elif kind == 1:
                 a = _greedy_action(st, b, rp, tab, thresholds[ag], min_dice[ag])
+            else:
+                a = _value_action(st, b, rp, tab, thresholds[ag], vals, vbeyond, vint, vsel)
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return -1, waiting
 

@@ -42,8 +42,10 @@ Rules covered
 Built-in agents
     The kernels also play the two baseline movers of :mod:`zilch_env.policy` for many games at once:
     greedy (:class:`zilch_env.GreedyMover`: the most points, bank from a threshold) and random
-    (uniform among the legal actions, from a per-seat SplitMix64 decision stream). :func:`play_games`
-    plays whole games between them and returns per-game results for tournaments.
+    (uniform among the legal actions, from a per-seat SplitMix64 decision stream), and any policy
+    given as a :class:`TurnValueTable`, the solved values of a turn (``agents.solver`` builds the
+    one of ``optimal-turn``: :func:`agents.solver.turn_value_table`). :func:`play_games` plays whole
+    games between them and returns per-game results for tournaments.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_arr
 
 __all__ = [
     "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "KeyedSlotDice",
-    "UnsupportedRulesError", "batch_tables", "check_batchable", "batch_agent", "batch_policy_actions",
+    "TurnValueTable", "UnsupportedRulesError", "batch_tables", "check_batchable", "batch_agent", "batch_policy_actions",
     "is_batch_policy", "play_games", "slot_game", "stream_keys", "MAX_KEEPS",
 ]
 
@@ -551,9 +553,18 @@ class BatchedGames:
         z = np.zeros(G, dtype=np.int64)
         return self._agent_actions(z, z, z)
 
-    def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray) -> np.ndarray:
+    def value_actions(self, table: "TurnValueTable") -> np.ndarray:
+        """What the policy of ``table`` (a :class:`TurnValueTable` for this ruleset; e.g. the
+        ``optimal-turn`` agent's) plays in every game; -1 where no decision is due."""
+        G = self.num_games
+        z = np.zeros(G, dtype=np.int64)
+        return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z, _pack_value_tables([table], self.ruleset))
+
+    def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray,
+                       values: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
         out = np.empty(self.num_games, dtype=np.int64)
-        K.agent_actions(self._st, out, kinds, thr, md, self._rng, self._rp, self.tables.packed)
+        values = _NO_VALUES if values is None else values
+        K.agent_actions(self._st, out, kinds, thr, md, self._rng, *values, self._rp, self.tables.packed)
         return out
 
     def play_random(self, sweeps: int, first: int | Sequence[int] = 0) -> tuple[int, int]:
@@ -729,28 +740,167 @@ class BatchedGames:
 # Batched play between built-in agents (tournaments)
 
 
+class TurnValueTable:
+    """A turn policy given by its values, for the kernels to play (agent kind ``"values"``).
+
+    A turn solver (``agents.solver.solve_turn``) values every state of a turn: ``values[q, j, n, i]``
+    is what rolling ``n`` dice is worth under its policy ``q`` with ``j`` permanent straights and
+    ``i * unit`` points at risk (the turn total is ``j * straight + i * unit``). The agent plays the
+    choice of highest value at every decision, exactly as ``agents.solver.TurnPolicy.best_action``:
+
+    * each legal keep is valued by rolling on: ``values[q, j', left or dice, i']`` at the state it
+      leads to (a permanent straight raises ``j``, other points raise ``i``); levels of ``j`` above the
+      top one stored (``tops[q]``) fold onto it, the straights' points above it added to the value;
+      from ``sizes[q]`` units at risk on, ``beyond[q, j]`` (the solver's bound beyond its cap);
+    * banking after the keep, where the rules allow it (a turn total of at least ``thresholds[q]``,
+      and not after forced hot dice), is valued at the new turn total;
+    * the highest value wins; ties go to banking, then to the keep of more points, then to the
+      lower mask.
+
+    The policy depends on the mover's board status and zilch streak: ``select[on_board, k]`` is the
+    policy for streak ``k`` (the last column for longer streaks). The values are read, not copied
+    per decision, and compared in the same float64 arithmetic as the solver, so the moves are the
+    solver's move for move (``tests/test_batched_optimal_turn.py``).
+
+    Args:
+        ruleset: the rules the values were solved for (games of other rules refuse the table).
+        name: the agent's name in results and errors (e.g. ``"optimal-turn"``).
+        values: float ``(policies, levels, dice + 1, N)``; ``values[q, :, 0]`` is unused.
+        beyond: float ``(policies, levels)``.
+        sizes, tops, thresholds: int ``(policies,)``: totals at risk stored (``<= N``), top level
+            stored (``< levels``), least bankable turn total.
+        select: int ``(2, streaks)``: a policy index for (off the board, on it) and each streak.
+        unit: points per unit at risk (every amount a turn adds is a multiple).
+        straight: points of a permanent straight, 0 when straights are not permanent.
+    """
+
+    def __init__(self, ruleset: Ruleset, name: str, values: np.ndarray, beyond: np.ndarray,
+                 sizes: Sequence[int], tops: Sequence[int], thresholds: Sequence[int],
+                 select: np.ndarray | Sequence[Sequence[int]], unit: int, straight: int = 0):
+        if not isinstance(ruleset, Ruleset):
+            raise TypeError(f"ruleset: a Ruleset, got {type(ruleset).__name__}")
+        self.ruleset = ruleset
+        self.name = str(name)
+        self.values = np.ascontiguousarray(values, dtype=np.float64)
+        P, L, D1, N = self.values.shape if self.values.ndim == 4 else (0, 0, 0, 0)
+        if self.values.ndim != 4 or min(P, L, N) < 1 or D1 != ruleset.dice + 1:
+            raise ValueError(f"values: expected shape (policies, levels, {ruleset.dice + 1}, totals), got "
+                             f"{np.shape(values)}")
+        self.beyond = np.ascontiguousarray(beyond, dtype=np.float64)
+        if self.beyond.shape != (P, L):
+            raise ValueError(f"beyond: expected shape {(P, L)}, got {self.beyond.shape}")
+        self.sizes, self.tops, self.thresholds = (np.asarray(x, dtype=np.int64).reshape(-1)
+                                                  for x in (sizes, tops, thresholds))
+        for label, arr, hi in (("sizes", self.sizes, N), ("tops", self.tops, L - 1)):
+            if arr.shape != (P,) or arr.min() < 0 or arr.max() > hi:
+                raise ValueError(f"{label}: {P} whole numbers from 0 to {hi}, got {arr.tolist()}")
+        if self.thresholds.shape != (P,):
+            raise ValueError(f"thresholds: {P} whole numbers, got {self.thresholds.tolist()}")
+        self.select = np.asarray(select, dtype=np.int64)
+        if self.select.ndim != 2 or self.select.shape[0] != 2 or self.select.shape[1] < 1 or (
+                self.select.min() < 0 or self.select.max() >= P):
+            raise ValueError(f"select: shape (2, streaks) of policy indices 0 to {P - 1}, got {self.select.tolist()}")
+        self.unit = _check_int("unit", unit, 1)
+        self.straight = _check_int("straight", straight, 0)
+        for a in (self.values, self.beyond, self.sizes, self.tops, self.thresholds, self.select):
+            a.flags.writeable = False
+
+    def __repr__(self) -> str:
+        return f"TurnValueTable({self.name!r}, {self.ruleset.name!r}, policies={self.values.shape[0]})"
+
+
+#: The value-table arguments of the kernels when no agent plays from a table.
+_NO_VALUES = (np.zeros((1, 1, 1, 1)), np.zeros((1, 1)), np.zeros((1, K.V_SIZE), dtype=np.int64),
+              np.zeros((1, 2, 1), dtype=np.int64))
+
+
+def _pack_value_tables(tables: Sequence[TurnValueTable], ruleset: Ruleset) -> tuple[np.ndarray, ...]:
+    """The kernels' arrays for ``tables`` (table ``t`` is kind 3 with threshold ``t``): every policy
+    of every table stacked, padded to common sizes (``vint`` holds each one's own sizes), and
+    ``vsel[t, on_board, streak]`` its global policy index (the last streak column repeated)."""
+    if not tables:
+        return _NO_VALUES
+    for t in tables:
+        if t.ruleset != ruleset:
+            raise ValueError(f"agent {t.name!r}: its turn values were solved for ruleset {t.ruleset.name!r}, "
+                             f"not for the games' ruleset {ruleset.name!r}; build it for these rules")
+    P = sum(t.values.shape[0] for t in tables)
+    L = max(t.values.shape[1] for t in tables)
+    N = max(t.values.shape[3] for t in tables)
+    S = max(t.select.shape[1] for t in tables)
+    vals = np.zeros((P, L, ruleset.dice + 1, N))
+    beyond = np.zeros((P, L))
+    vint = np.zeros((P, K.V_SIZE), dtype=np.int64)
+    vsel = np.zeros((len(tables), 2, S), dtype=np.int64)
+    q0 = 0
+    for i, t in enumerate(tables):
+        p, lv, _, n = t.values.shape
+        vals[q0: q0 + p, :lv, :, :n] = t.values
+        beyond[q0: q0 + p, :lv] = t.beyond
+        vint[q0: q0 + p, K.V_N] = t.sizes
+        vint[q0: q0 + p, K.V_TOP] = t.tops
+        vint[q0: q0 + p, K.V_THR] = t.thresholds
+        vint[q0: q0 + p, K.V_UNIT] = t.unit
+        vint[q0: q0 + p, K.V_STRAIGHT] = t.straight
+        sel = t.select + q0
+        vsel[i] = np.concatenate([sel, np.repeat(sel[:, -1:], S - sel.shape[1], axis=1)], axis=1)
+        q0 += p
+    return vals, beyond, vint, vsel
+
+
 @dataclass(frozen=True)
 class BatchAgent:
-    """A baseline the kernels play: ``kind`` ``"random"`` or ``"greedy"`` (:class:`zilch_env.GreedyMover`
-    with ``threshold`` and ``min_dice``)."""
+    """An agent the kernels play: ``kind`` ``"random"``, ``"greedy"`` (:class:`zilch_env.GreedyMover`
+    with ``threshold`` and ``min_dice``) or ``"values"`` (the policy of :class:`TurnValueTable`
+    ``table``); ``"outside"`` marks a batch policy played from Python."""
 
     kind: str
     threshold: int = 300
     min_dice: int = 2
+    table: TurnValueTable | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("random", "greedy", "values", "outside"):
+            raise ValueError(f"BatchAgent kind {self.kind!r}: 'random', 'greedy', 'values' or 'outside'")
+        if (self.kind == "values") != isinstance(self.table, TurnValueTable):
+            raise ValueError("BatchAgent: kind 'values' takes a TurnValueTable as table, the other kinds none")
 
     @property
     def name(self) -> str:
+        if self.table is not None:
+            return self.table.name
         return {"random": "random", "outside": "batch-policy"}.get(self.kind, f"greedy{self.threshold}")
+
+
+def _kernel_agents(agents: Sequence[BatchAgent], ruleset: Ruleset) -> tuple[np.ndarray, ...]:
+    """(kinds, thresholds, min_dice, *value arrays) of ``agents`` for the kernels: kind 0 random,
+    1 greedy, 2 outside, 3 values (its threshold the index of its table in the value arrays)."""
+    tables: list[TurnValueTable] = []
+    kinds, thr, md = [], [], []
+    for a in agents:
+        kinds.append({"random": 0, "greedy": 1, "outside": 2, "values": 3}[a.kind])
+        md.append(a.min_dice)
+        if a.table is not None:
+            if not any(a.table is t for t in tables):
+                tables.append(a.table)
+            thr.append(next(i for i, t in enumerate(tables) if t is a.table))
+        else:
+            thr.append(a.threshold)
+    return (np.array(kinds, dtype=np.int64), np.array(thr, dtype=np.int64), np.array(md, dtype=np.int64),
+            *_pack_value_tables(tables, ruleset))
 
 
 def batch_agent(spec: "str | BatchAgent | Any") -> BatchAgent:
     """The built-in batched agent for ``spec``: ``"random"``, ``"greedy"`` (threshold 300) or
     ``"greedy:THRESHOLD"``; a :class:`zilch_env.RandomMover` or :class:`zilch_env.GreedyMover` object;
-    or a :class:`BatchAgent`. Anything else raises ValueError naming what the kernels play."""
+    a :class:`TurnValueTable`; or a :class:`BatchAgent`. Anything else raises ValueError naming what
+    the kernels play."""
     from .policy import GreedyMover, RandomMover
 
     if isinstance(spec, BatchAgent):
         return spec
+    if isinstance(spec, TurnValueTable):
+        return BatchAgent("values", table=spec)
     if isinstance(spec, RandomMover):
         return BatchAgent("random")
     if isinstance(spec, GreedyMover):
@@ -767,7 +917,9 @@ def batch_agent(spec: "str | BatchAgent | Any") -> BatchAgent:
             except ValueError:
                 pass
     raise ValueError(f"agent {spec!r}: the batched engine plays 'random', 'greedy' and 'greedy:THRESHOLD' "
-                     f"(or RandomMover / GreedyMover objects); play other agents with the single-game engine")
+                     f"(or RandomMover / GreedyMover objects, and TurnValueTable policies such as "
+                     f"agents.solver.turn_value_table(ruleset) for optimal-turn); play other agents with "
+                     f"the single-game engine")
 
 
 @dataclass
@@ -884,9 +1036,7 @@ def play_games(
         raise ValueError(f"decision_keys: expected shape ({games}, {n}), got {dk.shape}")
     batch = _check_int("batch", batch, 1)
     firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (games,))
-    kinds = np.array([{"random": 0, "greedy": 1, "outside": 2}[a.kind] for a in ags], dtype=np.int64)
-    thr = np.array([a.threshold for a in ags], dtype=np.int64)
-    md = np.array([a.min_dice for a in ags], dtype=np.int64)
+    kinds, thr, md, *values = _kernel_agents(ags, rs)
     out = {k: np.zeros((games, n), dtype=np.int64) for k in ("scores", "turns", "points", "zilches")}
     winners = np.zeros((games, n), dtype=bool)
     length = np.zeros(games, dtype=np.int64)
@@ -901,7 +1051,8 @@ def play_games(
         sa = np.ascontiguousarray(seats[g0:g1])
         st = bg._st
         while True:
-            stuck, waiting = K.play_agents(st, sa, kinds, thr, md, bg._rng, max_decisions, bg._rp, *bg._kargs)
+            stuck, waiting = K.play_agents(st, sa, kinds, thr, md, bg._rng, *values, max_decisions, bg._rp,
+                                           *bg._kargs)
             if stuck >= 0:
                 raise RuntimeError(f"game {g0 + stuck} did not end within {max_decisions} decisions "
                                    f"(agents {[ags[a].name for a in sa[stuck]]})")

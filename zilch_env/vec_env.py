@@ -20,7 +20,9 @@ What differs from a ``DummyVecEnv`` of ``Zilch-v0``
     - Rules: those of the batched engine (every preset; not ``pyramiding``, ``challenge`` or
       ``piggyback``, which raise :class:`zilch_env.batched.UnsupportedRulesError`).
     - Opponents: the built-in baselines, ``"greedy"`` / ``"greedy:THRESHOLD"`` (:class:`GreedyMover`)
-      and ``"random"`` (uniform among the legal actions), or any *batch policy*
+      and ``"random"`` (uniform among the legal actions), a solved turn policy played in the kernels
+      (a :class:`zilch_env.batched.TurnValueTable`: ``agents.solver.turn_value_table(ruleset)`` is
+      ``optimal-turn``, move for move; ``train/ppo.py`` builds it from the spec), or any *batch policy*
       (:func:`zilch_env.batched.batch_policy_actions`): a callable taking ``(obs, masks)`` of the
       games where that opponent is to move (arrays ``(k, OBS_SIZE)`` from the opponent's seat and
       ``(k, 136)``) and returning their ``k`` actions, e.g. a snapshot of the agent's own network
@@ -53,7 +55,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from . import _batched_kernels as K
-from .batched import BatchedGames, batch_agent, batch_policy_actions, is_batch_policy, stream_keys
+from .batched import (BatchAgent, BatchedGames, _kernel_agents, batch_agent, batch_policy_actions,
+                      is_batch_policy, stream_keys)
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -75,7 +78,8 @@ class BatchedZilchVecEnv(VecEnv):
         num_players: 1 to 6.
         seed: seeds the dice, seats and random opponents (``None``: fresh entropy).
         opponent: ``"greedy"`` (default), ``"greedy:THRESHOLD"``, ``"random"``, a ``GreedyMover`` /
-            ``RandomMover``, a :class:`~zilch_env.batched.BatchAgent`, a batch policy
+            ``RandomMover``, a :class:`~zilch_env.batched.BatchAgent`, a
+            :class:`~zilch_env.batched.TurnValueTable` (e.g. ``optimal-turn``'s), a batch policy
             ``(obs, masks) -> actions``, or a list of these assigned to the envs round-robin.
         reward: ``"win"`` or ``"score"``, as Zilch-v0.
         turns: agent turns per episode (truncation), as Zilch-v0 (default: 10 under ``"score"``).
@@ -149,43 +153,46 @@ class BatchedZilchVecEnv(VecEnv):
     # ------------------------------------------------------------------ opponents
 
     def _set_opponents(self, opponent: Any, n_envs: int) -> None:
-        """Per env and seat offset k (1 .. players-1): kind 0 random, 1 greedy, 2 a batch policy."""
+        """Per env and seat offset k (1 .. players-1): kind 0 random, 1 greedy, 2 a batch policy,
+        3 a turn-value table (its index in the packed value arrays as threshold)."""
         specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         if not specs:
             raise ValueError("opponent: an empty list; give one opponent or a list of them")
-        kinds, thr, md, policies = [], [], [], []
+        agents, policies = [], []
         for spec in specs:
             if is_batch_policy(spec):
-                kinds.append(2)
-                thr.append(0)
-                md.append(0)
+                agents.append(BatchAgent("outside"))
                 policies.append(spec)
                 continue
+            if isinstance(spec, str) and spec.partition(":")[0] == "optimal-turn":
+                raise ValueError(f"opponent {spec!r}: zilch_env does not solve turns itself; pass the solved "
+                                 f"table, agents.solver.turn_value_table(ruleset) (train/ppo.py --vec batched "
+                                 f"builds it from the spec 'optimal-turn')")
             try:
-                agent = batch_agent(spec)
+                agents.append(batch_agent(spec))
             except ValueError:
                 raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
-                                 f"GreedyMover/RandomMover, or a batch policy (an object with "
-                                 f"act_batch(games, rows), or a callable (obs, masks) -> actions)") from None
-            kinds.append(0 if agent.kind == "random" else 1)
-            thr.append(agent.threshold)
-            md.append(agent.min_dice)
+                                 f"GreedyMover/RandomMover, a TurnValueTable (optimal-turn: "
+                                 f"agents.solver.turn_value_table(ruleset)), or a batch policy (an object "
+                                 f"with act_batch(games, rows), or a callable (obs, masks) -> actions)") from None
             policies.append(None)
+        kinds, thr, md, *values = _kernel_agents(agents, self.ruleset)
         which = np.arange(n_envs) % len(specs)
         n = self.num_players
         self._opp_of_env = which
         self._opp_policies = policies
-        self._kinds = np.repeat(np.array(kinds, np.int64)[which][:, None], n, axis=1)
-        self._thr = np.repeat(np.array(thr, np.int64)[which][:, None], n, axis=1)
-        self._md = np.repeat(np.array(md, np.int64)[which][:, None], n, axis=1)
+        self._kinds = np.repeat(kinds[which][:, None], n, axis=1)
+        self._thr = np.repeat(thr[which][:, None], n, axis=1)
+        self._md = np.repeat(md[which][:, None], n, axis=1)
+        self._values = tuple(values)
         self.opponent = opponent
 
     def _play_opponents(self) -> None:
         """Opponents move in every game until its agent is to decide or the game is over."""
         g = self.games
         while True:
-            waiting = K.play_opponents(g._st, self.seats, self._kinds, self._thr, self._md, g._rng, g._rp,
-                                       *g._kargs)
+            waiting = K.play_opponents(g._st, self.seats, self._kinds, self._thr, self._md, g._rng,
+                                       *self._values, g._rp, *g._kargs)
             g._service()
             if not waiting:
                 return
