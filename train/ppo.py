@@ -290,10 +290,14 @@ def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any
 def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
     """``BatchedZilchVecEnv``: the same games, rewards and episode ends as the DummyVecEnv above,
     stepped by the batched engine. Its opponents are its built-in ``greedy`` / ``greedy:T`` /
-    ``random`` and ``self`` as a batch policy (:class:`train.selfplay.SelfPlayBatch`, which draws
-    its snapshot per decision, not per game)."""
+    ``random``, ``optimal-turn`` / ``optimal-turn:plain`` as the solver's turn values played in the
+    kernels (:func:`agents.solver.turn_value_table`, the same moves as the agent), and ``self`` as a
+    batch policy (:class:`train.selfplay.SelfPlayBatch`, which draws its snapshot per decision, not
+    per game)."""
+    from zilch_env.batched import UnsupportedRulesError
     from zilch_env.vec_env import BatchedZilchVecEnv
 
+    from agents.solver import SolverError, turn_value_table
     from train.selfplay import SelfPlayBatch
 
     opponents: list[Any] = []
@@ -302,9 +306,15 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
             opponents.append(SelfPlayBatch(pool, np.random.default_rng([args.seed, 7])))
         elif spec == "random" or spec == "greedy" or spec.startswith("greedy:"):
             opponents.append(spec)
+        elif spec in ("optimal-turn", "optimal-turn:streak", "optimal-turn:plain"):
+            try:
+                opponents.append(turn_value_table(rs, streak=spec != "optimal-turn:plain"))
+            except (SolverError, UnsupportedRulesError) as e:
+                raise SystemExit(f"--vec batched: opponent {spec!r}: {e}") from None
         else:
             raise SystemExit(f"--vec batched: opponent {spec!r} has no batched version (it plays greedy, "
-                             "greedy:THRESHOLD, random and self); use --vec dummy for it")
+                             "greedy:THRESHOLD, random, optimal-turn, optimal-turn:plain and self); use "
+                             "--vec dummy for it")
     score = args.objective == "score"
     return BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=players, seed=args.seed,
                               opponent=opponents, reward="score" if score else "win",
