@@ -2,7 +2,7 @@
 against the single-game engine measured in the same run; then the SB3 VecEnv and PPO training.
 
     python bench/batched.py [--ruleset zonk] [--players 2] [--seconds 1] [--rounds 3]
-                            [--sizes 1 64 1024] [--vec-sizes 8 64 1024]
+                            [--sizes 1 64 1024] [--vec-sizes 8 64 1024] [--vec-opponents greedy optimal-turn]
                             [--ppo-steps 16384] [--ppo-envs 8 64] [--no-ppo]
 
 A *game step* is one decision applied to one game: a uniformly random legal action. Rolls that need
@@ -20,10 +20,12 @@ Every row is timed in ``--rounds`` alternating slices of ``--seconds`` each, so 
 shared machine whose load changes. Rates are per second of wall time and per second of this
 process's CPU time (which the load of other processes disturbs less). Compilation is done before.
 
-VecEnv rows (``--vec-sizes``)
-    agent steps per second (one step = the agent's decision plus the greedy opponents' moves up to
-    its next decision, and the automatic reset at an episode's end) of ``BatchedZilchVecEnv``
-    against SB3's ``DummyVecEnv`` of ``Zilch-v0`` with the same number of envs and rules. The agent
+VecEnv rows (``--vec-sizes``, ``--vec-opponents``)
+    agent steps per second (one step = the agent's decision plus the opponents' moves up to its next
+    decision, and the automatic reset at an episode's end) of ``BatchedZilchVecEnv`` with each of
+    ``--vec-opponents`` (default ``greedy`` and ``optimal-turn``, the solver's turn values played in
+    the kernels) against SB3's ``DummyVecEnv`` of ``Zilch-v0`` (greedy opponents) with the same
+    number of envs and rules, and against the batched env with greedy opponents. The agent
     picks uniformly among the legal actions; only the env's time is counted (``step`` and the mask
     query ``env_method("action_masks")``, what MaskablePPO calls), not the pick.
 
@@ -180,10 +182,15 @@ def _zilch_v0_dummy(rs, players: int, n: int):
     return venv
 
 
-def _batched_vec(rs, players: int, n: int):
+def _batched_vec(rs, players: int, n: int, opponent: str = "greedy"):
     from zilch_env.vec_env import BatchedZilchVecEnv
 
-    return BatchedZilchVecEnv(rs, n, players, seed=0, opponent="greedy")
+    if opponent.partition(":")[0] == "optimal-turn":  # the solver's values, played in the kernels
+        from agents.solver import turn_value_table
+
+        return BatchedZilchVecEnv(rs, n, players, seed=0,
+                                  opponent=turn_value_table(rs, streak=opponent != "optimal-turn:plain"))
+    return BatchedZilchVecEnv(rs, n, players, seed=0, opponent=opponent)
 
 
 class VecRunner:
@@ -209,29 +216,35 @@ class VecRunner:
         return steps
 
 
-def vec_table(rs, players: int, sizes: list[int], seconds: float, rounds: int) -> None:
+def vec_table(rs, players: int, sizes: list[int], seconds: float, rounds: int,
+              opponents: list[str] = ("greedy",)) -> None:
     rows = []
     for n in sizes:
-        rows.append(("BatchedZilchVecEnv", n, VecRunner(_batched_vec(rs, players, n))))
-        rows.append(("DummyVecEnv(Zilch-v0)", n, VecRunner(_zilch_v0_dummy(rs, players, n))))
-    for _, _, r in rows:
+        for opp in opponents:
+            rows.append(("BatchedZilchVecEnv", n, opp, VecRunner(_batched_vec(rs, players, n, opp))))
+        rows.append(("DummyVecEnv(Zilch-v0)", n, "greedy", VecRunner(_zilch_v0_dummy(rs, players, n))))
+    for *_, r in rows:
         r.run(0.05)
         r.env_clock = Clock()
     steps = [0] * len(rows)
     for _ in range(rounds):
-        for i, (_, _, r) in enumerate(rows):
+        for i, (*_, r) in enumerate(rows):
             steps[i] += r.run(seconds)
-    print(f"\nVecEnv: agent steps (the agent's decision and the greedy opponents' moves), {rs.name}, "
-          f"{players} players, env time only\n")
-    print("| VecEnv | envs | agent steps | steps/s (env wall) | steps/s (env CPU) | µs/step (env CPU) | batched vs Dummy |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for i, ((name, n, r), s) in enumerate(zip(rows, steps)):
+    print(f"\nVecEnv: agent steps (the agent's decision and the opponents' moves), {rs.name}, "
+          f"{players} players, env time only; ratios of env CPU rates against the DummyVecEnv and "
+          f"against the batched env with greedy opponents, same size\n")
+    print("| VecEnv | envs | opponent | agent steps | steps/s (env wall) | steps/s (env CPU) | µs/step (env CPU) "
+          "| vs Dummy | vs greedy |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    rate = [s / r.env_clock.cpu for s, (*_, r) in zip(steps, rows)]
+    for i, ((name, n, opp, r), s) in enumerate(zip(rows, steps)):
         c = r.env_clock
-        ratio = ""
-        if name.startswith("Batched"):
-            other = rows[i + 1][2].env_clock
-            ratio = f"{(s / c.cpu) / (steps[i + 1] / other.cpu):,.1f}x"
-        print(f"| {name} | {n} | {s:,} | {s / c.wall:,.0f} | {s / c.cpu:,.0f} | {1e6 * c.cpu / s:,.2f} | {ratio} |")
+        dummy = next(j for j in range(i, len(rows)) if rows[j][0].startswith("Dummy"))
+        greedy = next((j for j in range(len(rows)) if rows[j][:3] == ("BatchedZilchVecEnv", n, "greedy")), None)
+        vs_dummy = f"{rate[i] / rate[dummy]:,.1f}x" if name.startswith("Batched") else ""
+        vs_greedy = f"{rate[i] / rate[greedy]:,.2f}x" if name.startswith("Batched") and greedy is not None else ""
+        print(f"| {name} | {n} | {opp} | {s:,} | {s / c.wall:,.0f} | {s / c.cpu:,.0f} | {1e6 * c.cpu / s:,.2f} "
+              f"| {vs_dummy} | {vs_greedy} |")
 
 
 def ppo_run(venv, steps: int, n_envs: int) -> dict[str, float]:
@@ -307,6 +320,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 1024], help="games at once (default 1 64 1024)")
     ap.add_argument("--vec-sizes", type=int, nargs="*", default=[8, 64, 1024],
                     help="VecEnv sizes (default 8 64 1024; none to skip)")
+    ap.add_argument("--vec-opponents", nargs="+", default=["greedy", "optimal-turn"],
+                    help="opponents of the batched VecEnv rows: greedy, greedy:T, random, optimal-turn, "
+                    "optimal-turn:plain (default: greedy optimal-turn; the DummyVecEnv row plays greedy)")
     ap.add_argument("--ppo-steps", type=int, default=16384, help="PPO steps per measurement (default 16384)")
     ap.add_argument("--ppo-envs", type=int, nargs="*", default=[8, 64], help="PPO n_envs (default 8 64; none to skip)")
     ap.add_argument("--no-ppo", action="store_true", help="skip the VecEnv and PPO measurements")
@@ -318,7 +334,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.no_ppo:
         return
     if args.vec_sizes:
-        vec_table(rs, args.players, args.vec_sizes, args.seconds, args.rounds)
+        vec_table(rs, args.players, args.vec_sizes, args.seconds, args.rounds, args.vec_opponents)
     if args.ppo_envs:
         ppo_table(rs, args.players, args.ppo_envs, args.ppo_steps)
 
