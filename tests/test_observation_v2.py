@@ -138,6 +138,19 @@ def test_cache_is_per_ruleset():
     assert np.array_equal(field_values(a)["keep_dice"], field_values(b)["keep_dice"])
 
 
+def test_clones_share_the_cache():
+    """GameState.clone copies the ruleset object but shares its scoring: the cache is keyed by the
+    scoring, so observing many clones adds no cache entries (and gives the same vector)."""
+    from zilch_env import observation as obsmod
+
+    g = GameState("farkle", 2, seed=9)
+    want = observe(g, 0)
+    before = {k: len(v[1]) for k, v in obsmod._keep_blocks.items()}
+    for _ in range(20):
+        assert np.array_equal(observe(g.clone(), 0), want)
+    assert {k: len(v[1]) for k, v in obsmod._keep_blocks.items()} == before
+
+
 def test_all_scoring_shows_only_the_one_keep():
     # zilch scores single 1s and 6s: sorted 1 1 1 2 3 6, every scoring die set aside (mask 0b100111)
     g = GameState("zilch", 2, dice=[[1, 1, 1, 6, 2, 3]])

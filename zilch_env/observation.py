@@ -203,7 +203,7 @@ assert _AT["keep_dice"] == _KEEP_POINTS + MASKS  # the keep fields too
 
 _roll_blocks: dict[tuple[int, ...], np.ndarray] = {}
 _rules_blocks: dict[tuple[int, int], tuple[Ruleset, np.ndarray]] = {}
-_keep_blocks: dict[int, tuple[Ruleset, dict[tuple[int, ...], np.ndarray]]] = {}
+_keep_blocks: dict[tuple[int, int, str, int], tuple[object, dict[tuple[int, ...], np.ndarray]]] = {}
 
 
 def _roll_block(roll: tuple[int, ...]) -> np.ndarray:
@@ -255,21 +255,25 @@ def _fill_keep_block(blk: np.ndarray, keeps, dice_left: int, rs: Ruleset) -> Non
 def _keep_block(state: GameState) -> np.ndarray:
     """``keep_points`` and ``keep_dice`` of a state in the keep phase.
 
-    Without pyramiding the legal keeps are a function of the roll under the ruleset (its scoring and
-    keep rule), so the block is cached per ruleset (by identity, as :func:`_rules_block`) and roll:
-    923 rolls at most. Under pyramiding the dice frozen earlier in the pass change the keeps and their
-    points, so the block is computed from ``state.keeps()`` each time.
+    Without pyramiding the legal keeps are a function of the roll under the ruleset's scoring and keep
+    rule, and the values also depend on its target and dice count; so the block is cached per
+    (scoring, by identity; keep rule, target, dice) and roll: 923 rolls at most. The scoring object,
+    not the ruleset, is the identity, because ``GameState.clone`` copies the ruleset but shares its
+    scoring. Under pyramiding the dice frozen earlier in the pass change the keeps and their points,
+    so the block is computed from ``state.keeps()`` each time.
     """
     rs = state.ruleset
     if rs.variants.pyramiding:
         blk = np.zeros(2 * MASKS, dtype=np.float32)
         _fill_keep_block(blk, state.keeps(), state.dice_left, rs)
         return blk
-    hit = _keep_blocks.get(id(rs))
-    if hit is None or hit[0] is not rs:
+    scoring = rs.scoring
+    key = (id(scoring), rs.target, rs.keep, rs.dice)
+    hit = _keep_blocks.get(key)
+    if hit is None or hit[0] is not scoring:
         if len(_keep_blocks) > 64:
             _keep_blocks.clear()
-        hit = _keep_blocks[id(rs)] = (rs, {})
+        hit = _keep_blocks[key] = (scoring, {})
     by_roll = hit[1]
     roll = state.roll
     blk = by_roll.get(roll)
