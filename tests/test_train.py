@@ -189,3 +189,20 @@ def test_turn_returns_cut_every_turn_and_the_game_goes_on():
         else:
             assert len(game.state.turns) == turns_before and rew[0] == 0  # no turn ended without a cut
     assert cuts > 50 and real >= 1
+
+
+def test_auto_choices():
+    from zilch_env import load_ruleset
+
+    args = ppo.parse_args([])
+    assert (args.vec, args.n_envs, args.eval_opponent) == ("auto", 0, "auto")
+    zonk = load_ruleset("zonk")
+    a = ppo.resolve_auto(args, zonk, ["greedy:400", "self"])
+    assert (a.vec, a.n_envs, a.eval_opponent) == ("batched", 64, "optimal-win")  # zonk's table is shipped
+    a = ppo.resolve_auto(args, zonk, ["heuristic", "self"])
+    assert (a.vec, a.n_envs) == ("dummy", 8)
+    a = ppo.resolve_auto(args, load_ruleset("zonk", {"variants.piggyback": True}), ["self"])
+    assert (a.vec, a.n_envs, a.eval_opponent) == ("dummy", 8, "heuristic")  # not batchable, no game table
+    a = ppo.resolve_auto(ppo.parse_args(["--n-envs", "16", "--vec", "dummy", "--eval-opponent", "greedy"]),
+                         zonk, ["self"])
+    assert (a.vec, a.n_envs, a.eval_opponent) == ("dummy", 16, "greedy")

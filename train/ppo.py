@@ -115,10 +115,11 @@ class Args:
     selfplay_pool: int = arg(8, "snapshots kept in the self-play pool (the most recent)")
     # the budget and the machine
     timesteps: int = arg(2_000_000, "total environment steps of the run (a resumed run counts from 0)")
-    n_envs: int = arg(8, "environments stepped together")
-    vec: str = arg("dummy", "vectorized env: dummy = SB3 DummyVecEnv of Zilch-v0 (any opponent); batched = "
-                            "zilch_env.vec_env.BatchedZilchVecEnv (opponents greedy, greedy:T, random, self)",
-                   choices=("dummy", "batched"))
+    n_envs: int = arg(0, "environments stepped together; 0 = 64 on the batched engine, 8 on the DummyVecEnv")
+    vec: str = arg("auto", "vectorized env: batched = zilch_env.vec_env.BatchedZilchVecEnv (opponents "
+                           "greedy, greedy:T, random, optimal-turn, self; ~2x the steps/s); dummy = SB3 "
+                           "DummyVecEnv of Zilch-v0 (any opponent); auto = batched when the rules and "
+                           "every opponent allow it", choices=("auto", "batched", "dummy"))
     threads: int = arg(1, "torch threads (1 is fastest for a small MLP on this machine)")
     seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
     # PPO
@@ -138,7 +139,9 @@ class Args:
                                        "gradient under the shared clipping)")
     # evaluation, checkpoints, logs
     eval_every: int = arg(100_000, "timesteps between evaluations (and checkpoints of latest/best)")
-    eval_opponent: str = arg("heuristic", "win objective: the periodic evaluation's opponent")
+    eval_opponent: str = arg("auto", "win objective: the periodic evaluation's opponent (the best checkpoint is "
+                                     "the one that does best against it); auto = optimal-win when the "
+                                     "ruleset's game table is stored, else heuristic")
     eval_games: int = arg(400, "win objective: seat-balanced games per periodic evaluation")
     eval_solo_turns: int = arg(4000, "score objective: on-board turns per periodic evaluation")
     final_games: int = arg(2000, "games per opponent in the final evaluation; 0 = no games")
@@ -179,13 +182,15 @@ def parse_args(argv: list[str] | None = None) -> Args:
     p = build_parser()
     ns = p.parse_args(argv)
     args = Args(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in vars(ns).items()})
-    problems = [(n, v) for n, v in (("timesteps", args.timesteps), ("n_envs", args.n_envs),
+    problems = [(n, v) for n, v in (("timesteps", args.timesteps),
                                     ("n_steps", args.n_steps), ("batch_size", args.batch_size),
                                     ("n_epochs", args.n_epochs), ("eval_every", args.eval_every),
                                     ("selfplay_every", args.selfplay_every), ("turns", args.turns),
                                     ("threads", args.threads)) if v < 1]
     if problems:
         p.error("; ".join(f"--{n.replace('_', '-')} {v}: must be at least 1" for n, v in problems))
+    if args.n_envs < 0:
+        p.error(f"--n-envs {args.n_envs}: 1 or more (or 0 for 64 on the batched engine, 8 on the DummyVecEnv)")
     if not 0 <= args.players <= 6:
         p.error(f"--players {args.players}: 1 to 6 (or 0 for the objective's default)")
     return args
@@ -249,11 +254,43 @@ def turn_returns(venv: Any) -> Any:
     return TurnReturns(venv)  # masks: MaskablePPO asks env_method("action_masks"), passed through
 
 
+BATCHED_OPPONENTS = ("self", "random", "greedy", "optimal-turn")
+
+
+def batched_opponent(spec: str) -> bool:
+    """Whether ``spec`` has a batched version (:func:`make_batched_envs`)."""
+    return spec in BATCHED_OPPONENTS or spec.startswith("greedy:")
+
+
+def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
+    """Fill in the ``auto`` choices: the vectorized env, the number of envs, the evaluation opponent."""
+    vec = args.vec
+    if vec == "auto":
+        from zilch_env.batched import check_batchable
+
+        try:
+            check_batchable(rs)
+            ok = all(batched_opponent(s) for s in specs)
+        except ValueError:
+            ok = False
+        vec = "batched" if ok else "dummy"
+    n_envs = args.n_envs or (64 if vec == "batched" else 8)
+    eval_opponent = args.eval_opponent
+    if eval_opponent == "auto":
+        from agents.game_solver import load_game_table
+
+        try:
+            eval_opponent = "optimal-win" if load_game_table(rs) is not None else "heuristic"
+        except ValueError:  # rules the game solver does not cover
+            eval_opponent = "heuristic"
+    return dataclasses.replace(args, vec=vec, n_envs=n_envs, eval_opponent=eval_opponent)
+
+
 def opponent_specs(args: Args) -> list[str]:
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
         raise SystemExit("--opponents: name at least one agent spec (or 'self')")
-    if len(specs) > args.n_envs:
+    if args.n_envs and len(specs) > args.n_envs:
         raise SystemExit(f"--opponents lists {len(specs)} specs but there are only {args.n_envs} envs "
                          "(each env plays one spec): raise --n-envs or list fewer")
     return specs
@@ -549,6 +586,7 @@ def main(argv: list[str] | None = None) -> int:
     rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
     players = args.players or (2 if args.objective == "win" else 1)
     specs = opponent_specs(args) if players > 1 else []
+    args = resolve_auto(args, rs, specs)
     name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
     out = Path(args.out) if args.out else ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
     pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
