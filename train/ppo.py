@@ -16,8 +16,9 @@ What the objectives train
     ``--objective score``: ``reward="score"``, the points each of the agent's turns adds to its score
     (divided by ``--reward-scale``); one player by default; an episode is ``--turns`` agent turns, and
     its end is treated as terminal, not bootstrapped (with gamma 1 an unending sum of turns has no
-    value). The turns are independent once on the board, so every decision still sees the true
-    worth of its own turn; only the last turn of each episode sees no future (1 in ``--turns``).
+    value). The turns are independent once on the board, so with ``--turn-returns`` (default) PPO
+    sees each turn as its own return (:func:`turn_returns`: the advantage is cut at every turn's end,
+    the game goes on), and no decision's advantage carries the noise of later turns' dice.
     The scale keeps an episode's return near 1: SB3 clips the gradient of the policy and the value
     losses together, and returns in the tens (points / 1000 over 50 turns) let the value loss take
     the whole norm; the policy then stopped learning (59% of the turn optimum after 300k steps,
@@ -25,14 +26,18 @@ What the objectives train
     ``--init PATH`` starts the actor from another checkpoint (e.g. the score agent, for the win
     objective), with a fresh value network.
 
-Budget
-    The default 2,000,000 steps take about 15 minutes at the ~2,200 steps/s this script reached on
-    this 2-core machine while lightly shared (DummyVecEnv, heuristic and self-play opponents).
+Budget and speed
+    ``--vec auto`` trains on the batched engine (``zilch_env.vec_env.BatchedZilchVecEnv``, 64 envs)
+    whenever the rules and every opponent allow it (the defaults do), else on a DummyVecEnv of
+    Zilch-v0 (8 envs). The default 2,000,000 steps take about 10-15 minutes on this 2-core machine
+    (see the README for measured steps/s); the PPO update, not the environment, takes most of it.
 
 Opponents (``--opponents``, comma-separated agent specs, see ``agents.base.make_agent``)
     Assigned to the environments round-robin: env ``i`` plays against spec ``i mod k`` in every other
-    seat, for the whole run (so 8 envs and ``heuristic,self`` give 4 of each, and the mix of
-    opponents is fixed, not left to chance). ``self`` is self-play: a snapshot of the agent itself,
+    seat, for the whole run (so 64 envs and ``optimal-turn,self`` give 32 of each, and the mix of
+    opponents is fixed, not left to chance). ``optimal-turn`` (the exact turn-points maximiser, in the
+    batched engine's kernels) is the strongest fixed opponent; a win agent must learn what it ignores,
+    the scores. ``self`` is self-play: a snapshot of the agent itself,
     drawn per game from a pool of its earlier versions (``train/selfplay.py``; a new snapshot every
     ``--selfplay-every`` timesteps, the latest ``--selfplay-pool`` kept).
 
@@ -40,7 +45,7 @@ Outputs
     ``runs/<ruleset>/<run>/``: TensorBoard (SB3's losses, entropy, KL, explained variance, fps;
     ``games/*``: win, draw and points per turn of the training games, overall and per opponent;
     ``eval/*``: the periodic masked evaluation by ``agents.evaluate``, of the deterministic policy:
-    against ``--eval-opponent`` (``heuristic``) on seat-balanced games with common random numbers,
+    against ``--eval-opponent`` (``optimal-win`` where its table is stored, else ``heuristic``) on seat-balanced games with common random numbers,
     or under the score objective its points per turn alone against the exact turn optimum).
     ``<out>/`` (default ``checkpoints/<ruleset>``, ``checkpoints/<ruleset>-score`` for the score
     objective): ``latest/`` (model with optimizer state, self-play pool, ``train.json``: timesteps,
