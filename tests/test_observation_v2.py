@@ -2,7 +2,8 @@
 
 The fields must equal a direct computation from ``state.keeps()`` (every variant, pyramiding
 included), stay in bounds, be zero outside the keep phase, leave the first 151 values meaning what
-layout 1 meant, and layout 1 policies (the shipped checkpoints) must keep playing from that prefix.
+layout 1 meant, and layout 1 policies (tests/data/layout1-zonk, the zonk agent shipped before layout 2) must keep
+playing from that prefix.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from zilch_env.observation import (LAYOUT, OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SIZE
                                    POINTS_HIGH, field_values)
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The zonk win agent shipped before layout 2 (commit 47ce842): a layout 1 policy, kept to test that such
+#: policies still play.
+LAYOUT1 = ROOT / "tests" / "data" / "layout1-zonk"
 
 #: Layout 1, field by field (name, size): frozen here, since layout 2 must keep it as its prefix.
 V1_FIELDS = [("phase", 4), ("to_move", 1), ("roll_counts", 6), ("roll_dice", 36), ("dice_left", 1),
@@ -166,15 +170,15 @@ def test_all_scoring_shows_only_the_one_keep():
 
 
 def test_shipped_v1_checkpoint_plays():
-    """checkpoints/zonk (policy.onnx, obs_version 1) plays moves of a layout 2 game: it is fed the
+    """A layout 1 policy (tests/data/layout1-zonk, policy.onnx, obs_version 1) plays moves of a layout 2 game: it is fed the
     first 151 values of each observation, and answers as it does from layout 1's vector."""
     pytest.importorskip("onnxruntime")
     from agents.base import make_agent
     from agents.baselines import GreedyAgent
 
-    meta = json.loads((ROOT / "checkpoints" / "zonk" / "policy.json").read_text())
+    meta = json.loads((LAYOUT1 / "policy.json").read_text())
     assert meta["obs_version"] == 1 and meta["obs_size"] == 151
-    agent = make_agent("ppo:checkpoints/zonk", "zonk")
+    agent = make_agent(f"ppo:{LAYOUT1}", "zonk")
     assert agent.policy.obs_size == 151
     game = GameState("zonk", 2, seed=5)
     rng = np.random.default_rng(0)
@@ -200,7 +204,7 @@ def test_unknown_layouts_are_refused(tmp_path):
     from agents.base import make_agent
     from agents.learned import PolicyMismatchError
 
-    src = ROOT / "checkpoints" / "zonk" / "policy.onnx"
+    src = LAYOUT1 / "policy.onnx"
     meta = json.loads(src.with_suffix(".json").read_text())
     for version, match in ((3, "observation layout 3.*layouts 1, 2"), (None, "observation layout None"),
                            (0, "observation layout 0")):
@@ -223,21 +227,21 @@ def test_unknown_layouts_are_refused(tmp_path):
 
 
 def test_export_of_a_layout_1_zip_says_layout_1(tmp_path):
-    """agents.export reads the layout from the model's observation space: the shipped zonk zip
-    (trained on layout 1) exports as layout 1, and the export plays a layout 2 game."""
+    """agents.export reads the layout from the model's observation space: the layout 1 zonk zip
+    (tests/data/layout1-zonk) exports as layout 1, and the export plays a layout 2 game."""
     pytest.importorskip("sb3_contrib")
     pytest.importorskip("onnx")
     pytest.importorskip("onnxruntime")
     from agents.base import make_agent
     from agents.export import check_export, export, sample_states
 
-    out = export(ROOT / "checkpoints" / "zonk" / "best" / "model.zip", tmp_path / "policy.onnx")
+    out = export(LAYOUT1 / "best" / "model.zip", tmp_path / "policy.onnx")
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["obs_version"] == 1 and meta["obs_size"] == 151
     assert meta["inputs"]["obs"]["shape"] == ["batch", 151]
     obs, masks = sample_states(["zonk"], 300, seed=2)
     assert obs.shape == (300, OBS_SIZE)
-    assert check_export(ROOT / "checkpoints" / "zonk" / "best" / "model.zip", out, obs, masks) == 0
+    assert check_export(LAYOUT1 / "best" / "model.zip", out, obs, masks) == 0
     agent = make_agent(f"ppo:{out}", "zonk")
     game = GameState("zonk", 2, seed=1)
     assert agent.act(game, game.legal_actions(), np.random.default_rng(0)) in game.legal_actions()
@@ -248,7 +252,7 @@ def test_training_refuses_to_start_from_a_layout_1_checkpoint(tmp_path):
     pytest.importorskip("sb3_contrib")
     from train import ppo
 
-    argv = ["--ruleset", "zonk", "--init", str(ROOT / "checkpoints" / "zonk"), "--timesteps", "64",
+    argv = ["--ruleset", "zonk", "--init", str(LAYOUT1), "--timesteps", "64",
             "--n-envs", "1", "--n-steps", "64", "--opponents", "greedy", "--no-export", "--no-progress",
             "--out", str(tmp_path / "ck"), "--runs", str(tmp_path / "runs")]
     with pytest.raises(SystemExit, match=r"reads 151 observation values \(layout 1\).*279 \(layout 2\)"):
