@@ -206,3 +206,20 @@ def test_auto_choices():
     a = ppo.resolve_auto(ppo.parse_args(["--n-envs", "16", "--vec", "dummy", "--eval-opponent", "greedy"]),
                          zonk, ["self"])
     assert (a.vec, a.n_envs, a.eval_opponent) == ("dummy", 16, "greedy")
+
+
+def test_init_copies_the_actor_and_critic_warmup_keeps_it(tmp_path):
+    """--init copies the actor (not the critic); during --critic-warmup only the critic learns."""
+    assert ppo.main(tiny(tmp_path / "a", timesteps=128)) == 0
+    src = params(tmp_path / "a" / "ck" / "best" / "model.zip")  # what --init DIR takes
+    actor = [k for k in src if k.startswith(("mlp_extractor.policy_net.", "action_net."))]
+    critic = [k for k in src if k.startswith(("mlp_extractor.value_net.", "value_net."))]
+    assert actor and critic
+    init = ["--init", str(tmp_path / "a" / "ck")]
+    assert ppo.main(tiny(tmp_path / "b", *init, "--critic-warmup", "100000", timesteps=256, seed=5)) == 0
+    warm = params(tmp_path / "b" / "ck" / "latest" / "model.zip")
+    assert all(np.array_equal(src[k], warm[k]) for k in actor)  # the actor waited for the critic
+    assert not all(np.array_equal(src[k], warm[k]) for k in critic)  # fresh, then trained
+    assert ppo.main(tiny(tmp_path / "c", *init, "--critic-warmup", "0", timesteps=256, seed=5)) == 0
+    free = params(tmp_path / "c" / "ck" / "latest" / "model.zip")
+    assert not all(np.array_equal(src[k], free[k]) for k in actor)

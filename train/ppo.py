@@ -162,6 +162,9 @@ class Args:
     run_name: str = arg("", "TensorBoard run name; default <objective>-s<seed>-<date-time>")
     init: str = arg("", "start the actor from another checkpoint's (a .zip or a checkpoint directory, e.g. "
                         "the score agent's); the value network starts fresh")
+    critic_warmup: int = arg(100_000, "with --init: timesteps at the start during which only the value network "
+                                      "learns (the actor stays as --init left it until the critic's "
+                                      "advantages mean something)")
     resume: bool = arg(False, "continue from <out>/latest: model, optimizer, timesteps, pool, run")
     progress: bool = arg(True, "show the progress bar")
 
@@ -472,9 +475,22 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
             self.steps0 = 0
 
         # -- the progress bar
+        def _actor_frozen(self, frozen: bool) -> None:
+            """Freeze or release the actor (``--critic-warmup``): frozen parameters get no gradient,
+            so Adam leaves them as they are while the value network learns."""
+            pol = self.model.policy
+            for net in (pol.mlp_extractor.policy_net, pol.action_net):
+                for prm in net.parameters():
+                    prm.requires_grad_(not frozen)
+            self.frozen = frozen
+            self.logger.record("train/actor_frozen", float(frozen))
+
         def _on_training_start(self) -> None:
             self.steps0 = self.num_timesteps
             self.t0 = time.perf_counter()
+            self.frozen = False
+            if args.init and self.num_timesteps < args.critic_warmup:
+                self._actor_frozen(True)
             if args.progress:
                 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                            TimeElapsedColumn, TimeRemainingColumn)
@@ -528,6 +544,8 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
         # -- every rollout: logs, self-play snapshots, evaluations and checkpoints
         def _on_rollout_end(self) -> None:
             n = self.num_timesteps
+            if self.frozen and n >= args.critic_warmup:
+                self._actor_frozen(False)
             if self.results:
                 self.logger.record("games/win_rate", float(np.mean([r == 1.0 for r in self.results])))
                 self.logger.record("games/score_share", float(np.mean(self.results)))
