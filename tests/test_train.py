@@ -223,3 +223,14 @@ def test_init_copies_the_actor_and_critic_warmup_keeps_it(tmp_path):
     assert ppo.main(tiny(tmp_path / "c", *init, "--critic-warmup", "0", timesteps=256, seed=5)) == 0
     free = params(tmp_path / "c" / "ck" / "latest" / "model.zip")
     assert not all(np.array_equal(src[k], free[k]) for k in actor)
+
+
+def test_final_evaluation_skips_optimal_win_without_a_stored_table(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "cache"))  # nothing cached; nothing shipped for these rules
+    argv = tiny(tmp_path, "--set", "target=1000", "--final-games", "4", "--final-opponents", "optimal-win,greedy",
+                timesteps=128)
+    assert ppo.main(argv) == 0
+    ev = json.loads((tmp_path / "ck" / "eval.json").read_text())
+    assert "zilch solve --ruleset zonk --set target=1000 --objective win" in ev["skipped"]["optimal-win"]
+    assert set(ev["vs"]) == {"greedy"}
+    assert not list((tmp_path / "cache").glob("*.npz"))  # nothing was solved

@@ -285,12 +285,7 @@ def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
     n_envs = args.n_envs or (64 if vec == "batched" else 8)
     eval_opponent = args.eval_opponent
     if eval_opponent == "auto":
-        from agents.game_solver import load_game_table
-
-        try:
-            eval_opponent = "optimal-win" if load_game_table(rs) is not None else "heuristic"
-        except ValueError:  # rules the game solver does not cover
-            eval_opponent = "heuristic"
+        eval_opponent = "optimal-win" if stored_game_table(rs) else "heuristic"
     return dataclasses.replace(args, vec=vec, n_envs=n_envs, eval_opponent=eval_opponent)
 
 
@@ -724,6 +719,12 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
                                "players": players, "vs": {}, "skipped": {}}
     md = [f"# {rs.name}: final evaluation of `{me}`", ""]
     for spec in [s.strip() for s in args.final_opponents.split(",") if s.strip()] * (args.final_games > 0):
+        if spec == "optimal-win" and not stored_game_table(rs):
+            summary["skipped"][spec] = ("no stored game table for these rules (solving it here could take "
+                                        f"many minutes): run zilch solve --ruleset {args.ruleset}"
+                                        + "".join(f" --set {kv}" for kv in args.set) + " --objective win")
+            console.print(f"[dim]skipping {spec}: {summary['skipped'][spec]}[/dim]")
+            continue
         try:
             make_agent(spec, rs)
         except Exception as e:  # an agent the ruleset or the install does not have
@@ -755,6 +756,16 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
 
         update_metadata(out / "policy.json", evaluation=summary)
     return summary
+
+
+def stored_game_table(rs: Ruleset) -> bool:
+    """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
+    from agents.game_solver import load_game_table
+
+    try:
+        return load_game_table(rs) is not None
+    except ValueError:  # rules the game solver does not cover
+        return False
 
 
 def shown(path: Path) -> str:
