@@ -235,8 +235,8 @@ def turn_returns(venv: Any) -> Any:
     pure noise in its return (with gamma 1 and GAE lambda 0.95 they would add the variance of about
     seven more turns to every advantage). A new turn is seen in the observation: the agent is to
     keep with a turn total of 0 (every keep scores, so within a turn the total is above 0), or to
-    answer a piggyback offer. The
-    cut steps carry ``info["turn_cut"] = True``; real episode ends are passed on unchanged."""
+    answer a piggyback offer. The cut steps carry ``info["turn_cut"] = True``; real episode ends
+    are passed on unchanged."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
     from zilch_env.engine import Phase
