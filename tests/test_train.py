@@ -43,7 +43,7 @@ def test_help_shows_every_field_with_its_default():
     for f in dataclasses.fields(ppo.Args):
         assert "--" + f.name.replace("_", "-") in text, f.name
         assert f.metadata["help"].split()[0] in text
-    assert "(default: zonk)" in text and "(default: heuristic,self)" in text
+    assert "(default: zonk)" in text and "(default: optimal-turn,self)" in text
 
 
 def test_bad_arguments_are_named(capsys):
