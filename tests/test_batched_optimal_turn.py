@@ -17,6 +17,14 @@ from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, TurnValueTab
 BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k"]
 
 
+def paired_games(rs, games: int, seed: int):
+    """The table and the agent of ``rs``, and ``games`` two-player games in the batched engine and as
+    GameStates, game g of both rolling the same keyed dice."""
+    keys = stream_keys(seed, games)
+    return (turn_value_table(rs), OptimalTurnAgent(rs), BatchedGames(rs, games, 2, dice_keys=keys),
+            [GameState(rs, 2, dice=KeyedDice(k)) for k in keys])
+
+
 def test_the_batchable_presets_are_all_covered():
     assert sorted(BATCHABLE) == sorted(PRESETS)
 
@@ -27,11 +35,7 @@ def test_every_decision_equals_optimal_turn_agent(preset):
     the same keyed dice: the same action at every decision (off and on the board, every zilch streak,
     permanent straights, hot dice, totals past the solver's cap when they occur)."""
     rs = load_ruleset(preset)
-    table, agent = turn_value_table(rs), OptimalTurnAgent(rs)
-    G = 60
-    keys = stream_keys(11, G)
-    bg = BatchedGames(rs, G, 2, dice_keys=keys)
-    singles = [GameState(rs, 2, dice=KeyedDice(k)) for k in keys]
+    table, agent, bg, singles = paired_games(rs, 60, seed=11)
     rng = np.random.default_rng(0)
     decisions = 0
     while not bg.done.all():
@@ -198,12 +202,8 @@ def test_totals_near_and_past_the_solvers_cap(preset):
     from zilch_env import _batched_kernels as K
 
     rs = load_ruleset(preset)
-    table, agent = turn_value_table(rs), OptimalTurnAgent(rs)
+    table, agent, bg, singles = paired_games(rs, 20, seed=3)
     cap = int(table.sizes.max() - 1) * table.unit
-    G = 20
-    keys = stream_keys(3, G)
-    bg = BatchedGames(rs, G, 2, dice_keys=keys)
-    singles = [GameState(rs, 2, dice=KeyedDice(k)) for k in keys]
     rng = np.random.default_rng(0)
     checked = 0
     for _ in range(30):
