@@ -120,22 +120,30 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                 acc = 0.0
                 dacc = 0.0
                 ab = (t * NP + pi) * ncls
-                for c in range(cls_lo[n], cls_hi[n]):
-                    best = -1.0
-                    bo = 0
-                    bopt = 0
-                    for o in range(opt_lo[c], opt_hi[c]):
-                        k = qb + opt_off[o]
-                        v = Q[k]
-                        if v > best:
-                            best = v
-                            bo = k
-                            bopt = o
-                    acc += cls_p[c] * best
-                    if deriv:
-                        dacc += cls_p[c] * dQ[bo]
-                    if keep_arg:
-                        arg[ab + c] = bopt
+                if deriv or keep_arg:
+                    for c in range(cls_lo[n], cls_hi[n]):
+                        best = -1.0
+                        bo = 0
+                        bopt = 0
+                        for o in range(opt_lo[c], opt_hi[c]):
+                            k = qb + opt_off[o]
+                            v = Q[k]
+                            if v > best:
+                                best = v
+                                bo = k
+                                bopt = o
+                        acc += cls_p[c] * best
+                        if deriv:
+                            dacc += cls_p[c] * dQ[bo]
+                        if keep_arg:
+                            arg[ab + c] = bopt
+                else:
+                    # only the value: a branch-free max (the comparisons are unpredictable)
+                    for c in range(cls_lo[n], cls_hi[n]):
+                        best = -1.0
+                        for o in range(opt_lo[c], opt_hi[c]):
+                            best = max(best, Q[qb + opt_off[o]])
+                        acc += cls_p[c] * best
                 if n == D and bonus > 0:
                     k = cb + bonus * rowc + D
                     acc += pz[n] * C[k]
@@ -240,13 +248,9 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
                 mass = Mr[cb + n]
                 if mass == 0.0:
                     continue
+                # an option's offset from the position in Q is its offset in Mp (same layout)
                 for c in range(cls_lo[n], cls_hi[n]):
-                    off = opt_off[arg[ab + c]]
-                    m2 = off % D
-                    rest = off // D
-                    pi2 = pi + rest % NP
-                    t2 = t + rest // NP
-                    Mp[(t2 * NP + pi2) * D + m2] += mass * cls_p[c]
+                    Mp[qb + opt_off[arg[ab + c]]] += mass * cls_p[c]
                 if n == D and bonus > 0:
                     Mr[(t + bonus) * rowc + pi * (D + 1) + D] += mass * pz[n]
                 else:
@@ -401,14 +405,23 @@ def after_zilch(ia, za, p, ip):
 @njit(cache=True, nogil=True)
 def _guess(seat, ia, za, ib, zb, level, W, ip):
     """A first guess for a state of a lower level, not solved yet in the first sweep (a zilch
-    penalty leads there): the same state with both scores raised until it lies above ``level``
-    (solved), keeping their difference; 0.5 if that leaves the race."""
+    penalty leads there): the same state with its scores raised into the lowest solved level
+    (above ``level``), half each, but neither to the target (a score that would reach it gives its
+    excess to the other); 0.5 if both are too close to the target for that."""
     Tu = ip[IP_TU]
     a = ia - 1 if ia > 0 else 0
     b = ib - 1 if ib > 0 else 0
-    k = (level - (a + b)) // 2 + 1
-    if a + k < Tu and b + k < Tu:
-        v = W[encode(seat, 1 + a + k, za, 1 + b + k, zb, ip)]
+    need = level + 1 - (a + b)
+    a2 = a + need // 2
+    b2 = b + need - need // 2
+    if a2 > Tu - 1:
+        b2 += a2 - (Tu - 1)
+        a2 = Tu - 1
+    if b2 > Tu - 1:
+        a2 += b2 - (Tu - 1)
+        b2 = Tu - 1
+    if a2 <= Tu - 1:
+        v = W[encode(seat, 1 + a2, za, 1 + b2, zb, ip)]
         if v == v:
             return v
     return 0.5

@@ -38,8 +38,9 @@ How it is solved
       into a level that the downward order has not solved yet, while banks from that lower level
       lead back up: the levels form one coupled system, solved by policy iteration over whole
       sweeps. A *sweep* solves every level downwards with turn DPs, reading penalty states of lower
-      levels as the previous step left them (in the first sweep, a guess: the same state with both
-      scores raised into a solved level). Inside a level the streaks only grow, so the level is
+      levels as the previous step left them (in the first sweep, a guess: the same state with its
+      scores raised into the lowest solved level, neither to the target; this guess saves a whole
+      sweep against raising both scores equally). Inside a level the streaks only grow, so the level is
       exact given those values. Each turn DP of a sweep also records the turn's *row*: where the
       optimal turn ends (a forward pass), i.e. the state's value as a linear function of other race
       values under the policy found. Cheap Gauss-Seidel passes over the rows then solve that linear
@@ -47,7 +48,9 @@ How it is solved
       It stops when a sweep changes no value by more than ``sweep_tol`` (default 1e-8, below the
       float32 resolution of the stored table): the values then satisfy the optimality equations
       to that tolerance. Plain repeated sweeps (value iteration) converge too, but need about
-      twice as many sweeps. The sweeps' changes are recorded in the table's ``meta``.
+      twice as many sweeps. A sweep after one that changed no value by more than
+      :data:`ROWLESS_BELOW` is expected to be the last and records no rows (they cost a forward pass
+      per turn DP). The sweeps' changes are recorded in the table's ``meta``.
     * Turn totals are followed up to where banking is provably optimal: when banking reaches the
       target the bank value only grows with the turn total, and banking beats rolling ``n`` dice
       once the chance the opponent still wins, ``1 - B``, is at most ``P(zilch with n dice) * (1 -
@@ -92,7 +95,7 @@ from zilch_env.scoring import scoring_table
 from . import _game_kernels as K
 
 __all__ = [
-    "GameTable", "OptimalWinAgent", "UnsupportedRules", "solve_game", "load_game_table", "cache_dir",
+    "GameTable", "OptimalWinAgent", "WinPotential", "UnsupportedRules", "solve_game", "load_game_table", "cache_dir",
     "table_path", "check_supported",
 ]
 
@@ -213,6 +216,11 @@ TAIL_EPS = 1e-9
 DCAP_LIMIT = 4000
 #: Bumped whenever a change of the solver changes its tables (old cache files are then rebuilt).
 SOLVER_VERSION = 1
+#: A penalty solve's sweep after one that changed no value by more than this is expected to be the
+#: last (the policy iteration converges quadratically): it skips recording the turns' rows, which
+#: only the next policy evaluation would read. If it does not converge after all, the solve goes on
+#: with rows again.
+ROWLESS_BELOW = 1e-4
 
 
 def _cache_mb_default() -> float:
@@ -463,23 +471,39 @@ class GameTable:
                 raise ValueError(f"this table solves {self.ruleset.name!r}, but the game is played "
                                  f"under other rules ({state.ruleset.name!r})")
             self._checked_rules = state.ruleset
+        return self.situation_of(state.current, state.first, state.scores, state.on_board, state.zilch_streak,
+                                 state.final_queue, state.tiebreak_players, state.tiebreak_round)
+
+    def situation_of(self, me: int, first: int, scores: Sequence[int], on_board: Sequence[bool],
+                     zilch_streak: Sequence[int], final_queue: Sequence[int] | None,
+                     tiebreak_players: Sequence[int] | None, tiebreak_round: int) -> tuple:
+        """:meth:`situation` from the fields of a game (for states kept elsewhere than in a
+        ``GameState``, e.g. the batched engine's rows): the mover, the first player, per seat the
+        scores, board status and zilch streaks, the final queue and the tie-break players and round."""
         ip, u = self.ip, self.unit
-        me = state.current
         opp = 1 - me
-        pos = (me - state.first) % 2
-        if state.tiebreak_players is not None:
-            r = state.tiebreak_round
-            if len(state.final_queue) == 2:
+        pos = (me - first) % 2
+        if tiebreak_players is not None:
+            r = tiebreak_round
+            if len(final_queue) == 2:
                 return ("tiebreak", r)
             v = 0.5 if r >= MAX_TIEBREAK_ROUNDS else 1.0 - float(self.TB0[r + 1])
-            return ("bar", (state.scores[opp] - state.scores[me]) // u, v, True, False)
+            return ("bar", (scores[opp] - scores[me]) // u, v, True, False)
         pc = int(ip[K.IP_PCOUNT])
-        if state.final_queue is not None:
-            on = bool(state.on_board[me])
-            penf = bool(pc and on and state.zilch_streak[me] == pc - 1)
-            return ("bar", (state.scores[opp] - state.scores[me]) // u, self.tie_value(pos), on, penf)
-        return ("race", self._race_sid(pos, state.scores[me], state.on_board[me], state.zilch_streak[me],
-                                       state.scores[opp], state.on_board[opp], state.zilch_streak[opp]))
+        if final_queue is not None:
+            on = bool(on_board[me])
+            penf = bool(pc and on and zilch_streak[me] == pc - 1)
+            return ("bar", (scores[opp] - scores[me]) // u, self.tie_value(pos), on, penf)
+        return ("race", self._race_sid(pos, scores[me], on_board[me], zilch_streak[me],
+                                       scores[opp], on_board[opp], zilch_streak[opp]))
+
+    def start_value(self, situation: tuple) -> float:
+        """The mover's win chance at the start of the turn of ``situation`` (before its first roll),
+        under optimal play by both."""
+        if situation[0] == "race":
+            return float(self.W[situation[1]])
+        tv = self.turn_values(situation, 0, True)
+        return float(tv.C[self.ruleset.dice])  # turn total 0, no permanent straight, all dice to roll
 
     def turn_values(self, situation: tuple, tmin: int = 0, cut: bool = True) -> TurnValues:
         """The turn DP of a situation, with a turn-total cap of at least ``tmin`` units (cached)."""
@@ -741,7 +765,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         nlev = level_ptr.shape[0] - 1
         penalty = bool(ip[K.IP_PCOUNT])
         rows = _row_arrays(ip, total) if penalty else _NO_ROWS
-        sweeps, dps, change, history, linear_passes = 0, 0, 0.0, [], 0
+        sweeps, dps, change, history, linear_passes, rowless = 0, 0, 0.0, [], 0, 0
         bar = tqdm(total=nlev, desc=f"solve {rs.name}", unit="level", disable=not progress,
                    dynamic_ncols=True)
         try:
@@ -749,6 +773,9 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                 sweeps += 1
                 change = 0.0
                 bar.reset(total=nlev)
+                last = penalty and sweep >= 2 and history[-1] < ROWLESS_BELOW
+                rows_now = _NO_ROWS if last else rows
+                rowless += int(last)
                 if penalty:
                     bar.set_description(f"solve {rs.name} (sweep {sweep + 1})")
                 for li in range(nlev):
@@ -757,7 +784,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                         if j0 == j1:
                             continue
                         dps += int(K.solve_stage(kind[j0:j1], start[j0:j1], length[j0:j1], members, W, F, ip,
-                                                 rtt, rt.p_allonly, tol, old, rows, min(workers, j1 - j0)))
+                                                 rtt, rt.p_allonly, tol, old, rows_now, min(workers, j1 - j0)))
                         # a stage's members are contiguous (its jobs may be reordered, see _balance)
                         m0, m1 = int(start[j0:j1].min()), int((start[j0:j1] + length[j0:j1]).max())
                         if sweep:
@@ -769,6 +796,8 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                 bar.set_postfix(change=f"{change:.1e}")
                 if sweep and change < sweep_tol:
                     break
+                if last:
+                    continue  # no rows were recorded: the next sweep improves on these values
                 # policy evaluation: the recorded rows, solved by cheap Gauss-Seidel passes
                 for _ in range(10000):
                     linear_passes += 1
@@ -783,6 +812,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
             "cpu_seconds": round(cpu_seconds, 1),
             "table_seconds": round(t_tables, 2), "peak_rss_mb": round(_peak_rss_mb(), 1),
             "turn_dps": dps, "sweeps": sweeps, "sweep_changes": history, "linear_passes": linear_passes,
+            "rowless_sweeps": rowless,
             "states": int(members.shape[0]),
             "threads": numba.get_num_threads(), "solver_version": SOLVER_VERSION,
             "converged": (not penalty) or change < sweep_tol,
@@ -851,6 +881,61 @@ class OptimalWinAgent:
     def win_probability(self, state: GameState) -> float:
         """The chance that the player to move wins from ``state`` under optimal play by both."""
         return self.table.value(state)
+
+
+class WinPotential:
+    """The solved game as a *potential* for reward shaping: called with the batched engine's games
+    (``zilch_env.batched.BatchedGames``), rows and a seat per row, it returns each seat's chance of
+    winning (a draw as half) from the start of the turn being played in that row, under optimal
+    play by both (:meth:`GameTable.start_value`); the result itself (1, 0.5 or 0) where the game is
+    over. ``zilch_env.vec_env.BatchedZilchVecEnv(potential=...)`` pays the agent, for each of its
+    turns, the change of this value over the turn; ``train/ppo.py --shaping optimal-win`` uses it."""
+
+    def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None):
+        self.table = table if table is not None else solve_game(ruleset)
+        self.ruleset = self.table.ruleset
+
+    def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        if games.num_players != 2:
+            raise UnsupportedRules(f"a game of {games.num_players} players: the game solver plays "
+                                   f"two-player games only")
+        tab, ip, u = self.table, self.table.ip, self.table.unit
+        rows = np.asarray(rows, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        out = np.empty(rows.size)
+        done, cur = games.done[rows], games.current[rows]
+        race = ~done & ~games.final_round[rows]
+        if race.any():  # the race, vectorised: the table's value of the mover's turn start
+            r, me = rows[race], cur[race]
+            opp = 1 - me
+            sc, onb, zs = games.scores[r], games.on_board[r], games.zilch_streak[r]
+            k = np.arange(r.size)
+            entry = ip[K.IP_ENTRY] > 0
+            on_a = onb[k, me] | (not entry)
+            on_b = onb[k, opp] | (not entry)
+            pc = ip[K.IP_PCOUNT] > 0
+            ia = np.where(on_a, 1 + sc[k, me] // u, 0)
+            ib = np.where(on_b, 1 + sc[k, opp] // u, 0)
+            za = np.where(on_a & pc, zs[k, me], 0)
+            zb = np.where(on_b & pc, zs[k, opp], 0)
+            seat = (me - games.first[r]) % 2 if ip[K.IP_NSEAT] == 2 else np.zeros_like(me)
+            NS, NZ = int(ip[K.IP_NS]), int(ip[K.IP_NZ])
+            w = tab.W[(((seat * NS + ia) * NZ + za) * NS + ib) * NZ + zb].astype(np.float64)
+            out[race] = np.where(me == seats[race], w, 1.0 - w)
+        if done.any():  # the result
+            win = games.winners[rows[done]]
+            s = seats[done]
+            mine = win[np.arange(s.size), s]
+            out[done] = np.where(mine, np.where(win.sum(axis=1) > 1, 0.5, 1.0), 0.0)
+        scores, onb, streak, first, tbr = (games.scores, games.on_board, games.zilch_streak, games.first,
+                                           games.tiebreak_round)
+        for i in np.flatnonzero(~done & ~race).tolist():  # last turns and tie-break turns
+            b, me = int(rows[i]), int(cur[i])
+            sit = tab.situation_of(me, int(first[b]), scores[b].tolist(), onb[b].tolist(), streak[b].tolist(),
+                                   games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
+            v = tab.start_value(sit)
+            out[i] = v if me == seats[i] else 1.0 - v
+        return out
 
 
 def _factory(ruleset: Ruleset, arg: str | None) -> OptimalWinAgent:

@@ -508,3 +508,20 @@ def test_cli_solve_and_advise_win(tmp_path, monkeypatch, capsys):
     assert main(["advise", "--ruleset", "zonk", "--set", "variants.piggyback=true", "--score", "0",
                  "--dice", "1", "2"]) == 2
     assert "piggyback" in capsys.readouterr().err
+
+
+def test_penalty_sweeps_skip_rows_only_where_it_changes_nothing(monkeypatch):
+    """The last sweep of a penalty solve records no rows, and the first guess reads the lowest solved
+    level: the table is the one of plain policy iteration (rows in every sweep)."""
+    from agents import game_solver as gs
+
+    rs = load_ruleset("farkle", {"target": 1500, "entry_threshold": 300})
+    fast = _solve(rs)
+    assert fast.meta["converged"] and fast.meta["rowless_sweeps"] == 1
+    assert fast.meta["sweep_changes"][-1] < 1e-8
+    monkeypatch.setattr(gs, "ROWLESS_BELOW", 0.0)
+    plain = _solve(rs)
+    assert plain.meta["rowless_sweeps"] == 0 and plain.meta["sweeps"] >= fast.meta["sweeps"]
+    ok = ~np.isnan(plain.W)
+    np.testing.assert_array_equal(np.isnan(plain.W), np.isnan(fast.W))
+    assert np.abs(plain.W[ok].astype(float) - fast.W[ok]).max() < 1e-7
