@@ -884,16 +884,52 @@ class OptimalWinAgent:
 
 
 class WinPotential:
-    """The solved game as a *potential* for reward shaping: called with the batched engine's games
+    """The solved game as a *potential* for reward shaping (``zilch_env.vec_env.BatchedZilchVecEnv(
+    potential=...)``, ``train/ppo.py --shaping``): called with the batched engine's games
     (``zilch_env.batched.BatchedGames``), rows and a seat per row, it returns each seat's chance of
-    winning (a draw as half) from the start of the turn being played in that row, under optimal
-    play by both (:meth:`GameTable.start_value`); the result itself (1, 0.5 or 0) where the game is
-    over. ``zilch_env.vec_env.BatchedZilchVecEnv(potential=...)`` pays the agent, for each of its
-    turns, the change of this value over the turn; ``train/ppo.py --shaping optimal-win`` uses it."""
+    winning (a draw as half) under optimal play by both from where each row stands:
 
-    def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None):
+    * ``per="decision"``: at a decision (a roll to keep from), the value of the best choice there
+      (:meth:`GameTable.action_values`' maximum: the optimal value of the position);
+    * ``per="turn"``: the value of the current turn's start (:meth:`GameTable.start_value`), the same
+      at every decision of a turn;
+    * between turns (a turn due, not rolled yet), with either: the value of that turn's start;
+    * once the game is over: the result (1, 0.5 or 0).
+
+    The VecEnv pays the agent the change of this value over each of its moves (``per="decision"``)
+    or turns (``per="turn"``): in expectation minus the move's (or turn's) regret against
+    ``optimal-win``, zero for optimal play; the optimal policy is unchanged (potential-based shaping,
+    Ng, Harada and Russell 1999), while a move's return carries only the luck of the next roll."""
+
+    PER = ("decision", "turn")
+
+    def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None, per: str = "decision"):
+        if per not in self.PER:
+            raise ValueError(f"per = {per!r}: allowed are {', '.join(map(repr, self.PER))}")
         self.table = table if table is not None else solve_game(ruleset)
         self.ruleset = self.table.ruleset
+        self.per = per
+        self._scoring = scoring_table(self.ruleset)
+        self._keeps: dict[tuple, tuple] = {}
+
+    def _decision_value(self, sit: tuple, roll: Sequence[int], turn_total: int, permanent: int,
+                        dice_left: int) -> float:
+        """The mover's optimal value after ``roll``: the best keep, then bank or roll on."""
+        keeps = self._keeps.get(tuple(roll))
+        if keeps is None:
+            keeps = self._keeps[tuple(roll)] = _options(self.ruleset, self._scoring.info(roll))
+        return max(max(r, -1.0 if b is None else b)
+                   for r, b in self.table._keep_values(sit, keeps, turn_total, permanent, dice_left,
+                                                       False).values())
+
+    def _roll_value(self, sit: tuple, turn_total: int, permanent: int, dice: int) -> float:
+        """The mover's optimal value with ``dice`` dice to roll on at ``turn_total``."""
+        ip, u, D = self.table.ip, self.table.unit, self.ruleset.dice
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = turn_total // u
+        pi = min(permanent // (S * u) if S else 0, NP - 1)
+        tv = self.table.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, False)
+        return float(tv.C[(t * NP + pi) * (D + 1) + dice])
 
     def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         if games.num_players != 2:
@@ -904,8 +940,11 @@ class WinPotential:
         seats = np.asarray(seats, dtype=np.int64)
         out = np.empty(rows.size)
         done, cur = games.done[rows], games.current[rows]
-        race = ~done & ~games.final_round[rows]
-        if race.any():  # the race, vectorised: the table's value of the mover's turn start
+        keep = games.phase[rows] == int(Phase.KEEP)
+        mid = games.roll_due[rows] & (games.rolls_this_turn[rows] > 0)  # a roll due inside a turn
+        dense = self.per == "decision"
+        race = ~done & ~games.final_round[rows] & ~((keep | mid) & dense)
+        if race.any():  # the start of a race turn, vectorised: the table's value
             r, me = rows[race], cur[race]
             opp = 1 - me
             sc, onb, zs = games.scores[r], games.on_board[r], games.zilch_streak[r]
@@ -927,14 +966,23 @@ class WinPotential:
             s = seats[done]
             mine = win[np.arange(s.size), s]
             out[done] = np.where(mine, np.where(win.sum(axis=1) > 1, 0.5, 1.0), 0.0)
-        scores, onb, streak, first, tbr = (games.scores, games.on_board, games.zilch_streak, games.first,
-                                           games.tiebreak_round)
-        for i in np.flatnonzero(~done & ~race).tolist():  # last turns and tie-break turns
-            b, me = int(rows[i]), int(cur[i])
-            sit = tab.situation_of(me, int(first[b]), scores[b].tolist(), onb[b].tolist(), streak[b].tolist(),
-                                   games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
-            v = tab.start_value(sit)
-            out[i] = v if me == seats[i] else 1.0 - v
+        rest = np.flatnonzero(~done & ~race)  # decisions, last turns and tie-break turns
+        if rest.size:
+            scores, onb, streak, first, tbr = (games.scores, games.on_board, games.zilch_streak, games.first,
+                                               games.tiebreak_round)
+            rolls, total, perm, left = games.rolls, games.turn_total, games.permanent, games.dice_left
+            for i in rest.tolist():
+                b, me = int(rows[i]), int(cur[i])
+                sit = tab.situation_of(me, int(first[b]), scores[b].tolist(), onb[b].tolist(), streak[b].tolist(),
+                                       games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
+                if dense and keep[i]:
+                    roll = [f for f in rolls[b].tolist() if f]
+                    v = self._decision_value(sit, roll, int(total[b]), int(perm[b]), int(left[b]))
+                elif dense and mid[i]:
+                    v = self._roll_value(sit, int(total[b]), int(perm[b]), int(left[b]))
+                else:
+                    v = tab.start_value(sit)
+                out[i] = v if me == seats[i] else 1.0 - v
         return out
 
 

@@ -272,11 +272,20 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     ``six_dice_zilch_bonus`` adds the bonus and rolls again; any other zilch ends the turn and the
     next player rolls. When the game's dice codes run out the roll stays due (PENDING) until the
     caller refills them, so a refill never changes the dice a game sees. Keyed dice never run out."""
+    _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, 0)
+
+
+@njit(cache=True, inline="always")
+def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
+    """:func:`_advance`; with ``hold`` 1 it stops where a new turn is due (PENDING before the turn's
+    first roll, ``RIT == 0``), with ``hold`` 2 before any roll: :func:`advance_pending` resumes it."""
     dice = rp[R_DICE]
     bonus = rp[R_BONUS]
     ring_mask = dbuf.shape[1] - 1
     mode = rp[R_KEYED]
     while st[b, PHASE] == PENDING:
+        if hold == 2 or (hold == 1 and st[b, RIT] == 0):
+            return
         pos = st[b, DPOS]
         if mode == 1:
             code = keyed_code(keys[b], pos)
@@ -338,6 +347,12 @@ def _legal(st, b, action, rp, tab):
 @njit(cache=True, inline="always")
 def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
     """GameState.apply of a legal keep action, then GameState._apply_keep and bank or roll."""
+    _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, 0)
+
+
+@njit(cache=True, inline="always")
+def _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, hold):
+    """:func:`_apply`; with ``hold`` a turn that ends stops before the next turn's first roll."""
     r = st[b, ROLL]
     k = tab[r, T_M2K + (action >> 1)]
     pts = tab[r, T_PTS + k]
@@ -354,7 +369,7 @@ def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
     else:
         st[b, PHASE] = PENDING
         st[b, ROLL] = -1
-    _advance(st, b, rp, dbuf, keys, code_roll, tab)
+    _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold)
 
 
 @njit(cache=True)
@@ -406,6 +421,23 @@ def step(st, actions, illegal, rp, dbuf, keys, code_roll, tab):
             illegal[b] = True
             continue
         _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
+
+
+@njit(cache=True)
+def step_hold(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
+    """:func:`step`, but stopping short of some rolls, so that the state there can be read, PENDING;
+    :func:`advance_pending` then rolls on. ``hold`` 1: a game whose turn ends (a bank, or a zilch of
+    the dice rolled on) stops before the next turn's first roll (``RIT == 0``); 2: every game stops
+    before its next roll (right after the move: the turn's next roll, or the next turn's first)."""
+    for b in range(st.shape[0]):
+        illegal[b] = False
+        if st[b, PHASE] != KEEP:
+            continue
+        a = actions[b]
+        if not _legal(st, b, a, rp, tab):
+            illegal[b] = True
+            continue
+        _apply_impl(st, b, a, rp, dbuf, keys, code_roll, tab, hold)
 
 
 @njit(cache=True)

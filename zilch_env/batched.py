@@ -701,6 +701,33 @@ class BatchedGames:
             return None
         return s[K.FQ + s[K.FQ_POS]: K.FQ + s[K.FQ_LEN]].tolist()
 
+    @property
+    def roll_due(self) -> np.ndarray:
+        """Per game: a roll is due (the dice are not rolled yet: ``vec_env``'s shaping stops games
+        there, or numpy dice ran out), rather than a decision (``Phase.KEEP``) or the end."""
+        return self._st[:, K.PHASE] == K.PENDING
+
+    @property
+    def rolls_this_turn(self) -> np.ndarray:
+        """Per game: rolls made so far in the current turn (0 before its first roll)."""
+        return self._col(K.RIT)
+
+    @property
+    def final_round(self) -> np.ndarray:
+        """Per game: whether the final round (or a tie-break round) is being played: someone reached
+        the target (:meth:`final_queue` is not None)."""
+        return self._st[:, K.FQ_ON] != 0
+
+    @property
+    def tiebreak(self) -> np.ndarray:
+        """Per game: whether tie-break turns are being played (:meth:`tiebreak_players` is not None)."""
+        return self._st[:, K.TB_MASK] != 0
+
+    @property
+    def tiebreak_round(self) -> np.ndarray:
+        """Per game: the tie-break round being played (0 before any)."""
+        return self._col(K.TB_ROUND)
+
     def tiebreak_players(self, b: int) -> tuple[int, ...] | None:
         m = int(self._st[b, K.TB_MASK])
         return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None

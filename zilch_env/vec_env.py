@@ -65,6 +65,9 @@ from .ruleset import Ruleset
 __all__ = ["BatchedZilchVecEnv", "BatchPolicy"]
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+#: ``potential(games, rows, seats)``: each seat's expected result (win 1, draw 0.5, loss 0) from where
+#: each row stands (the result itself once the game is over).
+Potential = Callable[[BatchedGames, np.ndarray, np.ndarray], np.ndarray]
 #: Fresh games tried for an env whose agent gets no decision before its game ends.
 MAX_EMPTY_EPISODES = 1000
 
@@ -90,6 +93,18 @@ class BatchedZilchVecEnv(VecEnv):
         end_is_terminal: report a truncation (the turn limit) as a termination, so PPO does not
             bootstrap past it (train/ppo.py's score objective).
         overrides: rule overrides in dotted keys.
+        potential: reward shaping for ``reward="win"``: a callable ``(games, rows, seats) ->
+            values`` giving each seat's expected result (win 1, draw 0.5, loss 0) from where each row
+            of the :class:`~zilch_env.batched.BatchedGames` stands (at the agent's decisions, and
+            between turns, a turn due but not rolled yet; the result itself once the game is over),
+            e.g. ``agents.game_solver.WinPotential`` (the solved game). The agent is then paid, for
+            each move, ``2 * (value after it - value before it)`` on the scale of the +1/-1 result:
+            after it is the agent's next decision in the same turn, or the moment its turn ended,
+            before the opponents move; the game's end pays nothing more.
+        luck: with ``potential``, pay the dice's luck too (default). ``False`` reads the potential
+            right after each move, before any dice are rolled (the potential must then answer for a
+            roll due in the middle of a turn too): a move is paid the expected change of the value it
+            makes, and what the next roll brings is not paid at all (it does not depend on the move).
     """
 
     def __init__(
@@ -107,6 +122,8 @@ class BatchedZilchVecEnv(VecEnv):
         reward_scale: float = 1.0,
         end_is_terminal: bool = False,
         overrides: Mapping[str, Any] | None = None,
+        potential: Potential | None = None,
+        luck: bool = True,
     ):
         self.ruleset = rs = resolve_ruleset(ruleset, overrides)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -133,6 +150,11 @@ class BatchedZilchVecEnv(VecEnv):
         self.reward_scale = float(reward_scale)
         self.end_is_terminal = bool(end_is_terminal)
         self.illegal_reward = -1.0 if reward == "win" else -float(rs.target)
+        if potential is not None and (reward != "win" or not callable(potential)):
+            raise ValueError("potential: a callable (games, rows, seats) -> win chances, with reward='win' "
+                             f"only (got reward={reward!r}, potential={potential!r})")
+        self.potential = potential
+        self.luck = bool(luck)
         self.render_mode = None
         self._set_opponents(opponent, n_envs)
 
@@ -145,6 +167,7 @@ class BatchedZilchVecEnv(VecEnv):
         self._flags = np.zeros(n_envs, dtype=np.int64)
         self._points = np.zeros(n_envs, dtype=np.int64)
         self._agent_turns = np.zeros(n_envs, dtype=np.int64)
+        self._phi = np.zeros(n_envs)  # the potential at the start of each agent's current turn
         self._seat_rng = np.random.default_rng(seed)
         self._started = False
         super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
@@ -218,6 +241,7 @@ class BatchedZilchVecEnv(VecEnv):
         the agent play; again where the game ended before the agent had a decision. ``rewind``
         starts the dice streams from their first code (the first reset after a seeding)."""
         g = self.games
+        rows0 = rows
         for _ in range(MAX_EMPTY_EPISODES):
             if self.fixed_seat is None:
                 self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
@@ -234,6 +258,14 @@ class BatchedZilchVecEnv(VecEnv):
                                f"(target {self.ruleset.target} is reached in one turn?)")
         st = g._st
         self._own[:] = st[np.arange(self.num_envs), K.SCORE + self.seats]
+        if self.potential is not None:
+            self._phi[rows0] = self._potential(rows0)
+
+    def _potential(self, rows: np.ndarray) -> np.ndarray:
+        phi = np.asarray(self.potential(self.games, rows, self.seats[rows]), dtype=np.float64)
+        if phi.shape != rows.shape:
+            raise ValueError(f"potential returned shape {phi.shape} for {rows.size} rows")
+        return phi
 
     def reset(self) -> np.ndarray:
         seed = self._seeds[0]
@@ -266,7 +298,19 @@ class BatchedZilchVecEnv(VecEnv):
         g = self.games
         st = g._st
         n = self.num_envs
-        K.step(st, self._actions, g._illegal, g._rp, *g._kargs)
+        if self.potential is None:
+            K.step(st, self._actions, g._illegal, g._rp, *g._kargs)
+        else:  # stop where the agent's turn ended, read the potential there, then roll on
+            K.step_hold(st, self._actions, g._illegal, g._rp, *g._kargs, 1 if self.luck else 2)
+            illegal = g._illegal
+            turn_over = np.flatnonzero((((st[:, K.PHASE] == K.PENDING) & (st[:, K.RIT] == 0))
+                                        | (st[:, K.PHASE] == K.OVER)) & ~illegal)
+            if self.luck:
+                phi_end = self._potential(turn_over)
+            else:  # every move: the value right after it, before any dice
+                moved = np.flatnonzero(~illegal)
+                phi_moved = self._potential(moved)
+            K.advance_pending(st, g._rp, *g._kargs)
         g._service()
         illegal = g._illegal
         if self.illegal_action == "raise" and illegal.any():
@@ -277,6 +321,20 @@ class BatchedZilchVecEnv(VecEnv):
         rewards, flags, points, agent_turns = self._rewards, self._flags, self._points, self._agent_turns
         K.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
                       self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
+        if self.potential is not None:
+            shaped = np.where(illegal, rewards, 0.0)
+            going = np.flatnonzero(flags == 0)  # the agent decides again: in this turn or its next
+            phi = self._potential(going)
+            if self.luck:
+                shaped[turn_over] = 2.0 * (phi_end - self._phi[turn_over]) / self.reward_scale
+                same = np.ones(n, dtype=bool)
+                same[turn_over] = False
+                on = same[going]
+                shaped[going[on]] = 2.0 * (phi[on] - self._phi[going[on]]) / self.reward_scale
+            else:
+                shaped[moved] = 2.0 * (phi_moved - self._phi[moved]) / self.reward_scale
+            self._phi[going] = phi
+            rewards[:] = shaped
         obs = self._observe().copy()
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
         for i in np.flatnonzero(points):
