@@ -111,6 +111,10 @@ def main() -> int:
     ap.add_argument("--batched", type=int, default=64, metavar="N",
                     help="also zilch_env.vec_env.BatchedZilchVecEnv with --n-envs and with N envs, the same "
                          "rollout size (train/ppo.py --vec batched; 0 = skip; default 64)")
+    ap.add_argument("--shaping", default="regret", choices=("regret", "decisions", "turns", "none"),
+                    help="also the batched VecEnv with N envs under train/ppo.py's --shaping (the solved "
+                         "game's potential, read in Python every step; the ruleset's game table must be "
+                         "stored); none = skip (default regret, train/ppo.py's default where a table exists)")
     args = ap.parse_args()
     a = Args(threads=args.threads, n_steps=args.n_steps, n_epochs=args.n_epochs, batch_size=args.batch_size,
              net_arch=args.net_arch)
@@ -135,6 +139,20 @@ def main() -> int:
             b = Args(threads=a.threads, n_steps=max(1, a.n_steps * args.n_envs // n), n_epochs=a.n_epochs,
                      batch_size=a.batch_size, net_arch=a.net_arch)
             rows.append((f"batched VecEnv, {n} envs", run(None, b, args.timesteps, n, venv=venv)))
+        if args.shaping != "none":
+            from agents.game_solver import WinPotential, load_game_table
+
+            table = load_game_table(rs)
+            if table is None:
+                print(f"(no stored game table for {rs.name}: the shaped env is skipped)")
+            else:
+                n = args.batched
+                pot = WinPotential(rs, table, per="turn" if args.shaping == "turns" else "decision")
+                venv = BatchedZilchVecEnv(rs, num_envs=n, num_players=2, seed=0, opponent=args.opponents,
+                                          potential=pot, luck=args.shaping != "regret")
+                b = Args(threads=a.threads, n_steps=max(1, a.n_steps * args.n_envs // n), n_epochs=a.n_epochs,
+                         batch_size=a.batch_size, net_arch=a.net_arch)
+                rows.append((f"batched, {n} envs, shaping {args.shaping}", run(None, b, args.timesteps, n, venv=venv)))
     print(f"{'env':<34}{'steps/s':>9}{'env %':>8}{'policy %':>10}{'update %':>10}"
           f"{'env us/step':>13}{'policy us/step':>16}{'update us/step':>16}")
     for name, r in rows:

@@ -234,3 +234,13 @@ def test_final_evaluation_skips_optimal_win_without_a_stored_table(tmp_path, mon
     assert "zilch solve --ruleset zonk --set target=1000 --objective win" in ev["skipped"]["optimal-win"]
     assert set(ev["vs"]) == {"greedy"}
     assert not list((tmp_path / "cache").glob("*.npz"))  # nothing was solved
+
+
+def test_anneal_lr_decays_and_exports_the_final_model(tmp_path):
+    assert ppo.main(tiny(tmp_path, "--anneal-lr", timesteps=256)) == 0
+    st = json.loads((tmp_path / "ck" / "best" / "train.json").read_text())
+    assert st["best"]["selected"].startswith("final") and st["best"]["timesteps"] == 256
+    best, latest = params(tmp_path / "ck" / "best" / "model.zip"), params(tmp_path / "ck" / "latest" / "model.zip")
+    assert all(np.array_equal(best[k], latest[k]) for k in best)
+    assert ppo.linear_schedule(1e-3)(0.25) == pytest.approx(2.5e-4)
+    assert "final (--anneal-lr) model" in (tmp_path / "ck" / "README.md").read_text()

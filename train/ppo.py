@@ -152,7 +152,8 @@ class Args:
     seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
     # PPO
     learning_rate: float = arg(1e-3, "Adam learning rate (3e-4 gave timid updates: approx. KL ~0.003)")
-    anneal_lr: bool = arg(False, "decay the learning rate linearly to 0 over the run (as CleanRL's anneal_lr)")
+    anneal_lr: bool = arg(False, "decay the learning rate linearly to 0 over the run (as CleanRL's anneal_lr); "
+                                 "best/ and the export are then the final model")
     n_steps: int = arg(256, "steps per env per rollout (rollout = n_steps x n_envs)")
     batch_size: int = arg(512, "minibatch size of the PPO update")
     n_epochs: int = arg(4, "passes over each rollout in the PPO update")
@@ -758,6 +759,11 @@ def main(argv: list[str] | None = None) -> int:
     state["seconds"] = seconds0 + time.perf_counter() - t_learn
     state["timesteps"] = int(model.num_timesteps)
     save_checkpoint(model, latest, pool, state)
+    if args.anneal_lr and state.get("evaluations"):
+        # the learning rate has decayed to 0: the final model is the converged one, and the last
+        # periodic evaluations (a few hundred games each) are too noisy to pick among
+        state["best"] = {**state["evaluations"][-1], "selected": "final (--anneal-lr)"}
+        save_checkpoint(model, out / "best", None, state)
     if state.get("best") is None:
         save_checkpoint(model, out / "best", None, state)
     print(f"trained {model.num_timesteps:,} timesteps; best evaluation: {state.get('best')}", flush=True)
@@ -861,7 +867,11 @@ def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[st
     if best:
         what = (f"score share {best['metric']:.3f} against `{best.get('opponent')}` in {best.get('games')} games"
                 if state["objective"] == "win" else f"{best['metric']:.1f} points per turn alone")
-        lines += [f"Best periodic evaluation at {best['timesteps']:,} timesteps: {what}.", ""]
+        if best.get("selected"):
+            lines += [f"Exported: the {best['selected']} model, evaluated at {best['timesteps']:,} timesteps: "
+                      f"{what}.", ""]
+        else:
+            lines += [f"Best periodic evaluation at {best['timesteps']:,} timesteps: {what}.", ""]
     if summary:
         lines += [f"Final evaluation (`agents.evaluate`, seat-balanced, common random numbers, seed "
                   f"{summary['seed']}, {summary['games_per_table']} games per opponent):", "",
