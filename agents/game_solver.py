@@ -920,7 +920,7 @@ class WinPotential:
             keeps = self._keeps[tuple(roll)] = _options(self.ruleset, self._scoring.info(roll))
         return max(max(r, -1.0 if b is None else b)
                    for r, b in self.table._keep_values(sit, keeps, turn_total, permanent, dice_left,
-                                                       False).values())
+                                                       True).values())
 
     def _roll_value(self, sit: tuple, turn_total: int, permanent: int, dice: int) -> float:
         """The mover's optimal value with ``dice`` dice to roll on at ``turn_total``."""
@@ -928,8 +928,11 @@ class WinPotential:
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         t = turn_total // u
         pi = min(permanent // (S * u) if S else 0, NP - 1)
-        tv = self.table.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, False)
-        return float(tv.C[(t * NP + pi) * (D + 1) + dice])
+        k = (t * NP + pi) * (D + 1) + dice
+        v = float(self.table.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, True).C[k])
+        if v < 0.0:  # rolling on where banking is provably better: not computed by the cut DP
+            v = float(self.table.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, False).C[k])
+        return v
 
     def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         if games.num_players != 2:

@@ -141,7 +141,14 @@ def test_regret_shaping_pays_optimal_moves_nothing_and_others_their_regret(small
     dice: exactly 0 for optimal-win's moves, below 0 for a move that banks where rolling on is better."""
     rs = small.ruleset
     pot = WinPotential(rs, small)
-    for policy in ("optimal", "bank-early"):
+    asked = []
+
+    def spy(situation, tmin=0, cut=True):
+        asked.append(cut)
+        return GameTable.turn_values(small, situation, tmin, cut)
+
+    for policy in ("optimal", "bank-early", "roll-on"):
+        asked.clear()
         venv = BatchedZilchVecEnv(rs, num_envs=16, num_players=2, seed=6, opponent="greedy", potential=pot,
                                   luck=False)
         venv.reset()
@@ -151,7 +158,13 @@ def test_regret_shaping_pays_optimal_moves_nothing_and_others_their_regret(small
             a = _optimal_actions(small, venv)
             if policy == "bank-early":
                 a = np.where(masks[np.arange(16), a | 1], a | 1, a)
-            obs, rew, done, infos = venv.step(a)
+            elif policy == "roll-on":  # never bank where rolling on is legal, even past the target
+                a = np.where(masks[np.arange(16), a & ~1], a & ~1, a)
+            small.turn_values = spy  # the cut flags the potential asks for, during the step only
+            try:
+                obs, rew, done, infos = venv.step(a)
+            finally:
+                del small.turn_values
             paid.extend(rew.tolist())
             games += sum("winners" in i for i in infos)
         paid = np.array(paid)
@@ -160,6 +173,9 @@ def test_regret_shaping_pays_optimal_moves_nothing_and_others_their_regret(small
             assert np.abs(paid).max() < 1e-6
         else:
             assert paid.max() < 1e-6 and paid.mean() < -0.01
+        # the potential reads turns solved with the end-zone cut; rolling on where banking is
+        # provably better (only "roll-on" does) falls back to the turn solved without it
+        assert asked and (False in asked) == (policy == "roll-on")
 
 
 def test_potential_needs_the_win_reward():

@@ -1,6 +1,6 @@
 """The quality table of the trained agents, from their final evaluations (``checkpoints/*/eval.json``).
 
-    python train/quality.py [--checkpoints checkpoints] [--write checkpoints/README.md]
+    python train/quality.py [--checkpoints checkpoints] [--write checkpoints/README.md] [--brief README.md]
 
 One row per preset: the score agent's (``checkpoints/<preset>-score``) mean points per turn alone as a
 share of the exact turn optimum, and the win agent's (``checkpoints/<preset>``) win rate in
@@ -55,23 +55,52 @@ def table(root: Path) -> str:
     return "\n".join(lines)
 
 
+BRIEF = ["random", "greedy", "greedy-table", "heuristic", "optimal-turn", "optimal-win"]
+
+
+def brief(root: Path) -> str:
+    """The README's short table: the score agent's share of the turn optimum and the win agent's
+    share of the games (wins plus half the draws) against the main opponents."""
+    lines = ["| preset | score agent alone: of turn optimum | "
+             + " | ".join(f"win agent vs {o}" for o in BRIEF) + " |",
+             "|---" + "|---:" * (1 + len(BRIEF)) + "|"]
+    for p in PRESETS:
+        win, score = _load(root / p / "eval.json"), _load(root / f"{p}-score" / "eval.json")
+        r = ((score or {}).get("solo") or {}).get("of_optimum")
+        cells = [f"{100 * r['mean']:.1f}%" if r else "-"]
+        for o in BRIEF:
+            v = ((win or {}).get("vs") or {}).get(o)
+            cells.append(f"{100 * v['score_share']:.1f}" if v else "-")
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _replace(path: Path, start: str, end: str, text: str) -> None:
+    doc = path.read_text() if path.exists() else ""
+    block = f"{start}\n{text}\n{end}"
+    if start in doc and end in doc:
+        doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end):]
+    else:
+        doc = doc + ("\n" if doc else "") + block + "\n"
+    path.write_text(doc)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoints", default="checkpoints", help="the checkpoint root (default checkpoints)")
     ap.add_argument("--write", default=None, help="replace the table between the markers in this Markdown file")
+    ap.add_argument("--brief", default=None, metavar="FILE",
+                    help="also replace the short table (score agent, and the win agent's share of the games "
+                         "against the main opponents) between the brief-table markers in FILE (README.md)")
     args = ap.parse_args()
     text = table(Path(args.checkpoints))
     if args.write:
-        path = Path(args.write)
-        doc = path.read_text() if path.exists() else ""
-        start, end = "<!-- quality table: train/quality.py -->", "<!-- end of quality table -->"
-        block = f"{start}\n{text}\n{end}"
-        if start in doc and end in doc:
-            doc = doc[: doc.index(start)] + block + doc[doc.index(end) + len(end):]
-        else:
-            doc = doc + ("\n" if doc else "") + block + "\n"
-        path.write_text(doc)
+        _replace(Path(args.write), "<!-- quality table: train/quality.py -->", "<!-- end of quality table -->", text)
     print(text)
+    if args.brief:
+        short = brief(Path(args.checkpoints))
+        _replace(Path(args.brief), "<!-- brief quality table -->", "<!-- end of brief quality table -->", short)
+        print(short)
     return 0
 
 
