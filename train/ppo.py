@@ -407,6 +407,10 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
                               potential=potential, luck=args.shaping != "regret")
 
 
+#: The signal that asked the run to stop (SIGINT or SIGTERM), or None.
+_STOP: dict[str, str | None] = {"signal": None}
+
+
 def linear_schedule(lr: float) -> Any:
     """SB3's learning-rate schedule decaying from ``lr`` to 0 over the run (its argument is the
     fraction of the run still to go)."""
@@ -600,7 +604,7 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                 sps = (self.num_timesteps - self.steps0) / max(time.perf_counter() - self.t0, 1e-9)
                 self.progress.update(self.task, completed=self.num_timesteps, rate=f"{sps:,.0f} steps/s",
                                      stats=self._stats_text())
-            return True
+            return _STOP["signal"] is None  # Ctrl-C / SIGTERM: stop after this step (main saves)
 
         # -- every rollout: logs, self-play snapshots, evaluations and checkpoints
         def _on_rollout_end(self) -> None:
@@ -735,10 +739,16 @@ def main(argv: list[str] | None = None) -> int:
           + (f", opponents {', '.join(specs)}" if specs else "")
           + f"; {args.timesteps:,} timesteps ({done:,} done); TensorBoard {state['run_dir']}; "
             f"checkpoints {out}", flush=True)
-    # Ctrl-C (SIGINT) and kill (SIGTERM) both raise KeyboardInterrupt here, so both save first; the
+    # Ctrl-C (SIGINT) and kill (SIGTERM) both stop training at the end of the current step (the
+    # callback returns False), so both save first; an exception raised at any moment could land inside
+    # a compiled (numba) call and come out as another error. A second signal interrupts at once. The
     # handler is set explicitly because a shell starts background jobs with SIGINT ignored.
+    _STOP["signal"] = None
+
     def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
+        if _STOP["signal"] is not None:
+            raise KeyboardInterrupt(signal.Signals(signum).name)
+        _STOP["signal"] = signal.Signals(signum).name
 
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
@@ -748,6 +758,8 @@ def main(argv: list[str] | None = None) -> int:
         if done < args.timesteps:
             model.learn(total_timesteps=args.timesteps - done, callback=callback,
                         reset_num_timesteps=not args.resume)
+        if _STOP["signal"] is not None:
+            raise KeyboardInterrupt(_STOP["signal"])
     except KeyboardInterrupt:
         callback._on_training_end()
         state["seconds"] = seconds0 + time.perf_counter() - t_learn
