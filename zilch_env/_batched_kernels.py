@@ -408,27 +408,8 @@ def advance_pending(st, rp, dbuf, keys, code_roll, tab):
             _advance(st, b, rp, dbuf, keys, code_roll, tab)
 
 
-@njit(cache=True)
-def step(st, actions, illegal, rp, dbuf, keys, code_roll, tab):
-    """Apply ``actions[b]`` to every game waiting for a decision; an illegal action leaves its game
-    unchanged and sets ``illegal[b]``. Games that are over (or waiting for dice) are left alone."""
-    for b in range(st.shape[0]):
-        illegal[b] = False
-        if st[b, PHASE] != KEEP:
-            continue
-        a = actions[b]
-        if not _legal(st, b, a, rp, tab):
-            illegal[b] = True
-            continue
-        _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
-
-
-@njit(cache=True)
-def step_hold(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
-    """:func:`step`, but stopping short of some rolls, so that the state there can be read, PENDING;
-    :func:`advance_pending` then rolls on. ``hold`` 1: a game whose turn ends (a bank, or a zilch of
-    the dice rolled on) stops before the next turn's first roll (``RIT == 0``); 2: every game stops
-    before its next roll (right after the move: the turn's next roll, or the next turn's first)."""
+@njit(cache=True, inline="always")
+def _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
     for b in range(st.shape[0]):
         illegal[b] = False
         if st[b, PHASE] != KEEP:
@@ -438,6 +419,22 @@ def step_hold(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
             illegal[b] = True
             continue
         _apply_impl(st, b, a, rp, dbuf, keys, code_roll, tab, hold)
+
+
+@njit(cache=True)
+def step(st, actions, illegal, rp, dbuf, keys, code_roll, tab):
+    """Apply ``actions[b]`` to every game waiting for a decision; an illegal action leaves its game
+    unchanged and sets ``illegal[b]``. Games that are over (or waiting for dice) are left alone."""
+    _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, 0)
+
+
+@njit(cache=True)
+def step_hold(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
+    """:func:`step`, but stopping short of some rolls, so that the state there can be read, PENDING;
+    :func:`advance_pending` then rolls on. ``hold`` 1: a game whose turn ends (a bank, or a zilch of
+    the dice rolled on) stops before the next turn's first roll (``RIT == 0``); 2: every game stops
+    before its next roll (right after the move: the turn's next roll, or the next turn's first)."""
+    _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold)
 
 
 @njit(cache=True)
