@@ -167,7 +167,7 @@ class BatchedZilchVecEnv(VecEnv):
         self._flags = np.zeros(n_envs, dtype=np.int64)
         self._points = np.zeros(n_envs, dtype=np.int64)
         self._agent_turns = np.zeros(n_envs, dtype=np.int64)
-        self._phi = np.zeros(n_envs)  # the potential at the start of each agent's current turn
+        self._phi = np.zeros(n_envs)  # the potential at each agent's current decision
         self._seat_rng = np.random.default_rng(seed)
         self._started = False
         super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
@@ -300,12 +300,12 @@ class BatchedZilchVecEnv(VecEnv):
         n = self.num_envs
         if self.potential is None:
             K.step(st, self._actions, g._illegal, g._rp, *g._kargs)
-        else:  # stop where the agent's turn ended, read the potential there, then roll on
+        else:  # stop short of the next roll, read the potential there, then roll on
             K.step_hold(st, self._actions, g._illegal, g._rp, *g._kargs, 1 if self.luck else 2)
             illegal = g._illegal
-            turn_over = np.flatnonzero((((st[:, K.PHASE] == K.PENDING) & (st[:, K.RIT] == 0))
-                                        | (st[:, K.PHASE] == K.OVER)) & ~illegal)
-            if self.luck:
+            if self.luck:  # where the agent's turn ended
+                turn_over = np.flatnonzero((((st[:, K.PHASE] == K.PENDING) & (st[:, K.RIT] == 0))
+                                            | (st[:, K.PHASE] == K.OVER)) & ~illegal)
                 phi_end = self._potential(turn_over)
             else:  # every move: the value right after it, before any dice
                 moved = np.flatnonzero(~illegal)
