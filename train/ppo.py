@@ -253,7 +253,8 @@ class ScaledReward(gym.Wrapper):
 
 
 def turn_returns(venv: Any) -> Any:
-    """The score objective's advantage, one turn at a time: a VecEnv wrapper that reports the end of
+    """The advantage one turn at a time (the score objective, and the shaped win objective, whose
+    rewards are paid move by move too): a VecEnv wrapper that reports the end of
     every agent turn as the end of an episode to PPO (``done`` without truncation, so nothing is
     bootstrapped past it), while the game itself goes on. Once on the board the turns are
     independent: a decision changes only the points of its own turn, so the later turns' points are
