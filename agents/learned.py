@@ -22,9 +22,10 @@ number of players (the observation describes them), though it plays best at the 
 for.
 
 Observation layouts: every layout extends the one before it at the end (layout 2 = layout 1's 151
-values + ``keep_points`` and ``keep_dice``), so a policy of an older layout ``v`` reads the first
-``zilch_env.observation.OBS_SIZES[v]`` values of each observation. The shipped checkpoints
-(``obs_version`` 1) play this way. A layout this code does not know (newer, or no ``obs_version``)
+values + ``keep_points`` and ``keep_dice``; layout 3 = layout 2's 279 + ``keep_lead``, ``keep_ahead``
+and ``keep_target``), so a policy of an older layout ``v`` reads the first
+``zilch_env.observation.OBS_SIZES[v]`` values of each observation. The shipped score agents
+(``obs_version`` 2) play this way. A layout this code does not know (newer, or no ``obs_version``)
 is refused, naming the versions.
 """
 

@@ -63,9 +63,10 @@ def main() -> int:
         venv = BatchedZilchVecEnv(rs, num_envs=args.envs, num_players=2, seed=args.seed, opponent=opponent,
                                   potential=potential, luck=False)
         obs = venv.reset()
+        width = model.observation_space.shape[0]  # an earlier layout reads a prefix of the current one
         paid, games = [], 0
         for _ in range(args.steps):
-            actions, _ = model.predict(obs, action_masks=venv.action_masks(), deterministic=True)
+            actions, _ = model.predict(obs[:, :width], action_masks=venv.action_masks(), deterministic=True)
             obs, rewards, _, infos = venv.step(actions)
             paid.append(rewards.copy())
             games += sum("winners" in i for i in infos)

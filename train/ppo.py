@@ -481,18 +481,26 @@ def init_actor(model: Any, checkpoint: str) -> None:
     """Copy the actor (``mlp_extractor.policy_net`` and ``action_net``) of another checkpoint into
     ``model``. The value network is not copied: another objective's values are on another scale (the
     points of many turns against a win of +-1), and their large errors would dominate the shared
-    gradient clipping. Same ``--net-arch`` required."""
+    gradient clipping. Same ``--net-arch`` required. A checkpoint of an earlier observation layout
+    is widened (zero weights for the values appended since), so it plays exactly as before."""
+    import torch
     from sb3_contrib import MaskablePPO
 
     from agents.export import resolve_checkpoint
 
     src_model = MaskablePPO.load(resolve_checkpoint(checkpoint), device="cpu")
     src_size = src_model.observation_space.shape[0]
-    if src_size != OBS_SIZE:
-        raise SystemExit(f"--init {checkpoint}: its network reads {src_size} observation values (layout "
-                         f"{_layout_of(src_size)}), this code writes {OBS_SIZE} (layout {OBS_VERSION}); a "
-                         "network's first layer cannot take another layout's input: train from scratch")
     src = src_model.policy.state_dict()
+    first = "mlp_extractor.policy_net.0.weight"
+    if src_size != OBS_SIZE:
+        if src_size not in OBS_SIZES.values() or src_size > OBS_SIZE or first not in src:
+            raise SystemExit(f"--init {checkpoint}: its network reads {src_size} observation values (layout "
+                             f"{_layout_of(src_size)}), this code writes {OBS_SIZE} (layout {OBS_VERSION}); only "
+                             "an earlier layout's network can be widened: train from scratch")
+        # Every layout extends the one before it at the end: the old network, with zero weights for
+        # the values appended since, answers a current observation as it answered its prefix.
+        w = src[first]
+        src[first] = torch.cat([w, w.new_zeros((w.shape[0], OBS_SIZE - src_size))], dim=1)
     keys = [k for k in src if k.startswith(("mlp_extractor.policy_net.", "action_net."))]
     dst = model.policy.state_dict()
     bad = [k for k in keys if k not in dst or dst[k].shape != src[k].shape]

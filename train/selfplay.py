@@ -3,7 +3,7 @@ opponent that plays a snapshot drawn from the pool.
 
 A snapshot is the policy network of a ``MaskablePPO`` model (``policy_net`` of the MLP extractor and
 ``action_net``) copied into NumPy arrays. The opponent runs it in NumPy inside ``ZilchEnv.step``:
-for one observation a 279-128-128-136 forward pass costs a few microseconds in NumPy, far less than a
+for one observation a 471-128-128-136 forward pass costs a few microseconds in NumPy, far less than a
 torch call, and a snapshot pickles (evaluation workers) without torch.
 
 Rules of the pool (``--opponents self``):

@@ -753,7 +753,9 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
     o_tb, o_tb_round, o_lead, o_deficit, o_players, o_rules = off[14], off[15], off[16], off[17], off[18], off[19]
     npf = off[20]
     o_keep_points, o_keep_dice = off[21], off[22]
+    o_keep_lead, o_keep_ahead, o_keep_target = off[23], off[24], off[25]
     all_dice = rp[R_DICE]
+    target = rp[R_TARGET]
     n_rules = rules_block.shape[0]
     out[:, :] = 0.0
     for b in range(st.shape[0]):
@@ -843,8 +845,21 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
             o[o_rules + i] = rules_block[i]
         if ph == KEEP and r >= 0:
             left = st[b, LEFT]
+            base = st[b, SCORE + cur] + total  # the mover's score if it banked the turn so far
+            best = 0
+            for q in range(n):
+                if q != cur and st[b, SCORE + q] > best:
+                    best = st[b, SCORE + q]
             for k in range(tab[r, T_NK]):
                 m = tab[r, T_MASK + k]
-                o[o_keep_points + m] = min(tab[r, T_PTS + k] * inv, ph_)
+                pts = tab[r, T_PTS + k]
+                o[o_keep_points + m] = min(pts * inv, ph_)
                 rest = left - tab[r, T_N + k]
                 o[o_keep_dice + m] = (rest if rest != 0 else all_dice) / 6
+                banked = base + pts
+                kl = (banked - best) * inv
+                o[o_keep_lead + m] = ph_ if kl > ph_ else (-ph_ if kl < -ph_ else kl)
+                if banked > best:
+                    o[o_keep_ahead + m] = 1.0
+                if banked >= target:
+                    o[o_keep_target + m] = 1.0

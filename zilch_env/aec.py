@@ -59,7 +59,7 @@ class raw_env(AECEnv, EzPickle):
     | Agents             | `agents = ['player_0', ..., 'player_{N-1}']`, N = 1 to 6       |
     | Action Shape       | (1,)                                                          |
     | Action Values      | Discrete(136)                                                 |
-    | Observation Shape  | (279,) plus the action mask (136,)                            |
+    | Observation Shape  | (471,) plus the action mask (136,)                            |
     | Observation Values | [0, 5] (see `zilch_env.observation.OBS_LOW` / `OBS_HIGH`)     |
 
     ## Description
@@ -74,7 +74,7 @@ class raw_env(AECEnv, EzPickle):
 
     ## Observation Space
     A dict: ``"observation"`` is :func:`zilch_env.observe` from that player's own seat (its own
-    block first, then the seats after it; 279 float32 values, layout 2, documented in
+    block first, then the seats after it; 471 float32 values, layout 3, documented in
     ``zilch_env.observation``), and ``"action_mask"`` is an int8 vector of the 136 actions, 1 =
     legal, all zeros for every player except the one to move.
 

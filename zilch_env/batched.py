@@ -326,7 +326,7 @@ class _ObsEncoder:
     """What the observation kernel needs besides the state: the field offsets of
     :data:`zilch_env.observation.LAYOUT`, the scales, the constant ``rules`` field (taken from
     ``observe`` of a new game) and each roll's ``roll_counts`` / ``roll_dice`` block. The
-    ``keep_points`` / ``keep_dice`` fields come from the scoring tables (``tab``) in the kernel."""
+    ``keep_*`` fields come from the scoring tables (``tab``) and the scores, in the kernel."""
 
     _cache: dict[tuple[Ruleset, int], "_ObsEncoder"] = {}
 
@@ -339,7 +339,8 @@ class _ObsEncoder:
                  "bank_threshold", "to_bank", "bank_allowed", "last_result", "to_overcome", "final_round",
                  "final_turns_left", "tiebreak", "tiebreak_round", "lead", "deficit", "players", "rules")
         off = ([at[k].start if k else at["roll_dice"].stop for k in names] + [len(PLAYER_FIELDS)]
-               + [at["keep_points"].start, at["keep_dice"].start])
+               + [at["keep_points"].start, at["keep_dice"].start]
+               + [at["keep_lead"].start, at["keep_ahead"].start, at["keep_target"].start])
         self.off = np.array(off, dtype=np.int64)
         self.finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(rs.variants.zilch_penalty.count, 3),
                               float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)

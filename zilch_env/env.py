@@ -108,8 +108,9 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     no action follows.
 
     ## Observation Space
-    ``Box(OBS_LOW, OBS_HIGH, (279,), float32)``, built by :func:`zilch_env.observe` (layout version
-    ``OBS_VERSION`` = 2: layout 1's 151 values, then ``keep_points`` and ``keep_dice``), relative to
+    ``Box(OBS_LOW, OBS_HIGH, (471,), float32)``, built by :func:`zilch_env.observe` (layout version
+    ``OBS_VERSION`` = 3: layout 1's 151 values, then ``keep_points`` and ``keep_dice`` (layout 2),
+    then ``keep_lead``, ``keep_ahead`` and ``keep_target``), relative to
     the agent's seat: its own player block first, then the other seats in the order they play after
     it, padded to six players with zero blocks. Points are divided by the target (1.0 = the target)
     and clipped to 4; dice counts are divided by 6; flags are 0/1.
@@ -143,6 +144,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     | keep_points       | 64   | per keep mask (as in actions 0..127): its points / target when  |
     |                   |      | a legal keep of the roll, else 0                                 |
     | keep_dice         | 64   | per keep mask: dice rolled next after it (all after hot dice) / 6|
+    | keep_lead         | 64   | per keep mask: the mover's lead over the best other score if it  |
+    |                   |      | kept it and banked, / target, in [-4, 4]                         |
+    | keep_ahead        | 64   | per keep mask: that lead is above 0                              |
+    | keep_target       | 64   | per keep mask: banking after it reaches the target               |
 
     ``zilch_env.observation`` documents every field in full; ``zilch_env.observation.LAYOUT`` lists
     them with their slices and bounds, and ``field_values(obs)`` splits an observation by name.

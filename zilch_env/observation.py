@@ -60,17 +60,28 @@ keep_points          64 per keep mask m (bit i = sorted position i, as in action
 keep_dice            64 per keep mask m: the dice the player rolls next after keeping m and rolling
                         on (the roll's dice minus m's, or all the ruleset's dice after hot dice), / 6;
                         0 when m is not a legal keep
+keep_lead            64 per keep mask m: the lead of the player to move over the best other score if
+                        it kept m and banked (its score + turn total + m's points - best other),
+                        / T, clipped to [-4, 4]; 0 when m is not a legal keep
+keep_ahead           64 per keep mask m: 1 when that lead is above 0 (banking after m puts the mover
+                        ahead of everyone: in a last turn, a win)
+keep_target          64 per keep mask m: 1 when keeping m and banking brings the mover's score to the
+                        target or past it
 ================== ==== ============================================================================
 
-The two ``keep_*`` fields annotate each keep action with what the rules make of it (as a legal-move
-list would), so a network need not learn the scoring table to tell the keeps apart. Like
-``roll_counts`` they describe the current roll whatever the observing seat.
+The ``keep_points`` and ``keep_dice`` fields annotate each keep action with what the rules make of it
+(as a legal-move list would), so a network need not learn the scoring table to tell the keeps apart.
+The three ``keep_lead`` fields say what banking after each keep would make of the score: at the end
+of a game the win turns on 50 points out of 10,000, a difference a network reads badly from the sum
+of four inputs (a 2-million-step agent lost most of its win chance in exactly those decisions). Like
+``roll_counts`` they describe the current roll, and the player to move, whatever the observing seat.
 
 :data:`OBS_VERSION` numbers this layout; exported policies store it, so it must change whenever the
-layout does. Layout 2 is layout 1 with ``keep_points`` and ``keep_dice`` appended: the first
-``OBS_SIZES[1]`` (151) values mean exactly what layout 1's did, so a policy trained on layout 1 plays
-from ``obs[:OBS_SIZES[1]]`` (:mod:`agents.learned` does so). :data:`OBS_SIZES` gives each layout's
-size.
+layout does. Each layout extends the one before it at the end: layout 2 is layout 1 with
+``keep_points`` and ``keep_dice`` appended, layout 3 is layout 2 with ``keep_lead``, ``keep_ahead``
+and ``keep_target`` appended. The first ``OBS_SIZES[v]`` values mean exactly what layout v's did, so
+a policy trained on layout v plays from ``obs[:OBS_SIZES[v]]`` (:mod:`agents.learned` does so).
+:data:`OBS_SIZES` gives each layout's size (151, 279, 471).
 """
 
 from __future__ import annotations
@@ -86,7 +97,7 @@ __all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OB
            "PLAYER_FIELDS", "Field", "observe", "field_values"]
 
 #: The version of the layout below; bump it whenever a field is added, removed, moved or rescaled.
-OBS_VERSION = 2
+OBS_VERSION = 3
 #: Points are divided by the target and clipped to this (four targets).
 POINTS_HIGH = 4.0
 #: Die faces, and dice positions in a roll (a roll has at most 6 dice).
@@ -142,6 +153,9 @@ _SPEC: list[tuple[str, int, float, float, str]] = [
     ("rules", len(RULE_FIELDS), 0, 5, ", ".join(RULE_FIELDS)),
     ("keep_points", MASKS, 0, _P, "per keep mask: points / target (0 = not a legal keep)"),
     ("keep_dice", MASKS, 0, 1, "per keep mask: dice rolled next / 6 (0 = not a legal keep)"),
+    ("keep_lead", MASKS, -_P, _P, "per keep mask: the mover's lead after keeping it and banking, points / target"),
+    ("keep_ahead", MASKS, 0, 1, "per keep mask: flag, banking after it puts the mover ahead of every other score"),
+    ("keep_target", MASKS, 0, 1, "per keep mask: flag, banking after it brings the mover to the target"),
 ]
 
 
@@ -158,7 +172,7 @@ LAYOUT, OBS_SIZE = _build_layout()
 _AT = {f.name: f.index.start for f in LAYOUT}
 #: The size of each layout version. Every layout extends the one before it at the end, so a policy
 #: of version v reads the first ``OBS_SIZES[v]`` values of a current observation.
-OBS_SIZES: dict[int, int] = {1: _AT["keep_points"], 2: OBS_SIZE}
+OBS_SIZES: dict[int, int] = {1: _AT["keep_points"], 2: _AT["keep_lead"], 3: OBS_SIZE}
 #: The size of layout 1 (the prefix a version 1 policy reads).
 OBS_V1_SIZE = OBS_SIZES[1]
 assert OBS_V1_SIZE == 151 and OBS_SIZES[OBS_VERSION] == OBS_SIZE
@@ -200,10 +214,12 @@ assert _AT["roll_dice"] == _ROLL + FACES  # the roll's two fields are written as
 _KEEP_POINTS = _AT["keep_points"]
 _KEEP_END = _AT["keep_dice"] + MASKS
 assert _AT["keep_dice"] == _KEEP_POINTS + MASKS  # the keep fields too
+_KEEP_LEAD, _KEEP_AHEAD, _KEEP_TARGET = _AT["keep_lead"], _AT["keep_ahead"], _AT["keep_target"]
 
 _roll_blocks: dict[tuple[int, ...], np.ndarray] = {}
 _rules_blocks: dict[tuple[int, int], tuple[Ruleset, np.ndarray]] = {}
-_keep_blocks: dict[tuple[int, int, str, int], tuple[object, dict[tuple[int, ...], np.ndarray]]] = {}
+_keep_blocks: dict[tuple[int, int, str, int],
+                   tuple[object, dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]]] = {}
 
 
 def _roll_block(roll: tuple[int, ...]) -> np.ndarray:
@@ -252,8 +268,16 @@ def _fill_keep_block(blk: np.ndarray, keeps, dice_left: int, rs: Ruleset) -> Non
         blk[MASKS + k.mask] = (left if left else rs.dice) / 6
 
 
-def _keep_block(state: GameState) -> np.ndarray:
-    """``keep_points`` and ``keep_dice`` of a state in the keep phase.
+def _keeps_of(keeps) -> tuple[np.ndarray, np.ndarray]:
+    """The legal keeps' masks and points, as arrays (for the ``keep_lead`` block)."""
+    masks = np.array([k.mask for k in keeps], dtype=np.int64)
+    points = np.array([k.points for k in keeps], dtype=np.int64)
+    return masks, points
+
+
+def _keep_block(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``keep_points`` and ``keep_dice`` of a state in the keep phase, with the legal keeps' masks
+    and points (from which :func:`observe` writes the score-dependent ``keep_lead`` fields).
 
     Without pyramiding the legal keeps are a function of the roll under the ruleset's scoring and keep
     rule, and the values also depend on its target and dice count; so the block is cached per
@@ -265,8 +289,9 @@ def _keep_block(state: GameState) -> np.ndarray:
     rs = state.ruleset
     if rs.variants.pyramiding:
         blk = np.zeros(2 * MASKS, dtype=np.float32)
-        _fill_keep_block(blk, state.keeps(), state.dice_left, rs)
-        return blk
+        keeps = state.keeps()
+        _fill_keep_block(blk, keeps, state.dice_left, rs)
+        return (blk, *_keeps_of(keeps))
     scoring = rs.scoring
     key = (id(scoring), rs.target, rs.keep, rs.dice)
     hit = _keep_blocks.get(key)
@@ -276,14 +301,17 @@ def _keep_block(state: GameState) -> np.ndarray:
         hit = _keep_blocks[key] = (scoring, {})
     by_roll = hit[1]
     roll = state.roll
-    blk = by_roll.get(roll)
-    if blk is None:
+    entry = by_roll.get(roll)
+    if entry is None:
         blk = np.zeros(2 * MASKS, dtype=np.float32)
+        keeps = state.keeps()
         # the keep phase rolls every die left: dice_left is len(roll), a function of the roll
-        _fill_keep_block(blk, state.keeps(), len(roll), rs)
-        blk.flags.writeable = False
-        by_roll[roll] = blk
-    return blk
+        _fill_keep_block(blk, keeps, len(roll), rs)
+        masks, points = _keeps_of(keeps)
+        for x in (blk, masks, points):
+            x.flags.writeable = False
+        entry = by_roll[roll] = (blk, masks, points)
+    return entry
 
 
 def observe(state: GameState, seat: int) -> np.ndarray:
@@ -397,7 +425,19 @@ def observe(state: GameState, seat: int) -> np.ndarray:
             o[b + 9] = 1.0
     o[_RULES : _RULES + len(RULE_FIELDS)] = _rules_block(rs, n)
     if phase == Phase.KEEP and roll:
-        o[_KEEP_POINTS:_KEEP_END] = _keep_block(state)
+        blk, masks, points = _keep_block(state)
+        o[_KEEP_POINTS:_KEEP_END] = blk
+        # What banking after each keep would make of the mover's score: its lead over the best other
+        # score (the sign decides a last turn), and whether it reaches the target. Both are sums a
+        # network could form from other fields, but only to a precision far coarser than the 50
+        # points that separate a win from a loss at the end of a game.
+        banked = scores[cur] + total + points
+        others = [scores[q] for q in range(n) if q != cur]
+        best = max(others) if others else 0
+        lead = (banked - best) * inv
+        o[_KEEP_LEAD + masks] = np.clip(lead, -_P, _P)
+        o[_KEEP_AHEAD + masks] = banked > best
+        o[_KEEP_TARGET + masks] = banked >= rs.target
     return o
 
 
