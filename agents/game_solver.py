@@ -410,6 +410,22 @@ class GameTable:
         return int(self.ip[K.IP_DCAP])
 
     @property
+    def stable_cap(self) -> int:
+        """A turn-total cap (units) from which no value of a turn depends on the cap any more.
+
+        A turn DP values every position at or above its cap by banking there. The cap a situation
+        gets by default is where that is exact or harmless for choosing moves, but the values of the
+        positions below it can move slightly when a later, longer turn of the same situation
+        solves it again with a higher cap, so what a cached turn holds would depend on which turns
+        came first. At this cap (the largest lead tracked, :attr:`dcap`, plus the target) every
+        bank of a race turn beyond it is valued as that largest lead, a last or tie-break turn's as
+        a sure win or the deepest tie-break bar: any higher cap gives the same values (up to the
+        rounding of float64 sums, far below the float32 the cache keeps). The
+        evaluation's luck adjustment asks for it, so that its numbers do not depend on how the work
+        was split between processes."""
+        return int(self.ip[K.IP_DCAP] + self.ip[K.IP_TU])
+
+    @property
     def first_player_win(self) -> float:
         """The first player's win chance at the start of the game (a draw as half)."""
         return self.race_value(0, 0, 0, 0, 0, 0, 0, start=True)
@@ -538,13 +554,16 @@ class GameTable:
             self._cache_bytes -= dropped.B.nbytes + dropped.C.nbytes
         return tv
 
-    def action_values(self, state: GameState, cut: bool = False) -> dict[int, float]:
+    def action_values(self, state: GameState, cut: bool = False, tmin: int = 0) -> dict[int, float]:
         """The win chance of each legal action of the player to move, if both play optimally after
         it (to about 3e-8: see :meth:`turn_values`). With ``cut`` the value of rolling on where
-        banking is provably better is omitted (-1)."""
+        banking is provably better is omitted (-1). ``tmin`` is a least turn-total cap (units) for
+        the turn DP: :attr:`stable_cap` makes the values independent of which turns were solved
+        before (see there)."""
         sit = self.situation(state)
         keeps = {k.mask: k for k in state.keeps()}
-        vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut)
+        vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut,
+                                 tmin)
         out = {}
         for a in state.legal_actions():
             mask, bank = split_keep_action(a)
@@ -552,13 +571,13 @@ class GameTable:
         return out
 
     def _keep_values(self, situation: tuple, keeps, turn_total: int, permanent: int, dice_left: int,
-                     cut: bool) -> dict[int, tuple[float, float | None]]:
+                     cut: bool, tmin: int = 0) -> dict[int, tuple[float, float | None]]:
         """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""
         u, ip, D = self.unit, self.ip, self.ruleset.dice
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
-        tv = self.turn_values(situation, t + int(ip[K.IP_MAXPTS]) + 1, cut)
+        tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), cut)
         forced = self.ruleset.hot_dice == "forced"
         out = {}
         for k in keeps:
