@@ -521,12 +521,13 @@ def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random
     where banking is provably better (the cut DP, as the optimal-win agent plays); only an agent that
     does roll on there costs a second, uncut look-up. The last term closes on the result.
     """
-    legal_actions, apply = game.legal_actions, game.apply
+    legal_actions, apply, turns = game.legal_actions, game.apply, game.turns
     cap = table.stable_cap
     w = table.first_player_win
     prev = w if game.first == 0 else 1.0 - w  # seat 0's chance before the first roll
     luck = 0.0
     p = 0
+    turn, sit = -1, None  # the situation is the same at every decision of a turn
     try:
         while game.winners is None:
             if game.decisions >= MAX_DECISIONS:
@@ -534,12 +535,14 @@ def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random
                 raise RuntimeError(f"{text} did not end within {MAX_DECISIONS} decisions (agents {labels})")
             p = game.current
             a = pols[p].act(game, legal_actions(), rngs[p])
-            values = table.action_values(game, True, cap)
+            if len(turns) != turn:
+                turn, sit = len(turns), table.situation(game)
+            values = table.action_values(game, True, cap, sit)
             q = values.get(a)
             if q is not None:  # (an illegal action: apply names the rule below)
                 v = max(values.values())
                 if q < 0.0:  # rolling on where banking is provably better: the uncut values
-                    q = table.action_values(game, False, cap)[a]
+                    q = table.action_values(game, False, cap, sit)[a]
                 if p:
                     v, q = 1.0 - v, 1.0 - q
                 luck += v - prev

@@ -554,13 +554,15 @@ class GameTable:
             self._cache_bytes -= dropped.B.nbytes + dropped.C.nbytes
         return tv
 
-    def action_values(self, state: GameState, cut: bool = False, tmin: int = 0) -> dict[int, float]:
+    def action_values(self, state: GameState, cut: bool = False, tmin: int = 0,
+                      situation: tuple | None = None) -> dict[int, float]:
         """The win chance of each legal action of the player to move, if both play optimally after
         it (to about 3e-8: see :meth:`turn_values`). With ``cut`` the value of rolling on where
         banking is provably better is omitted (-1). ``tmin`` is a least turn-total cap (units) for
         the turn DP: :attr:`stable_cap` makes the values independent of which turns were solved
-        before (see there)."""
-        sit = self.situation(state)
+        before (see there). ``situation`` is ``situation(state)`` if the caller has it already (it
+        is the same at every decision of a turn)."""
+        sit = self.situation(state) if situation is None else situation
         keeps = {k.mask: k for k in state.keeps()}
         vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut,
                                  tmin)
