@@ -66,7 +66,7 @@ Luck-adjusted results (``--luck``)
     table); ``off`` never adjusts. With the adjustment on every table plays on the single-game
     engine (the batched engine's kernels do not consult the table), and each decision costs one
     look-up of the table's values (a solved turn is cached per situation, up to
-    ``$ZILCH_WIN_CACHE_MB``; the turns are solved with :attr:`GameTable.stable_cap`, so the values
+    ``$ZILCH_WIN_CACHE_MB``; the turns are solved with :meth:`GameTable.stable_cap`, so the values
     do not depend on what a process solved before and the results stay the same for any number of
     workers).
 
@@ -522,12 +522,11 @@ def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random
     does roll on there costs a second, uncut look-up. The last term closes on the result.
     """
     legal_actions, apply, turns = game.legal_actions, game.apply, game.turns
-    cap = table.stable_cap
     w = table.first_player_win
     prev = w if game.first == 0 else 1.0 - w  # seat 0's chance before the first roll
     luck = 0.0
     p = 0
-    turn, sit = -1, None  # the situation is the same at every decision of a turn
+    turn, sit, cap = -1, None, 0  # the situation (and its cap) is the same at every decision of a turn
     try:
         while game.winners is None:
             if game.decisions >= MAX_DECISIONS:
@@ -537,6 +536,7 @@ def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random
             a = pols[p].act(game, legal_actions(), rngs[p])
             if len(turns) != turn:
                 turn, sit = len(turns), table.situation(game)
+                cap = table.stable_cap(sit)
             values = table.action_values(game, True, cap, sit)
             q = values.get(a)
             if q is not None:  # (an illegal action: apply names the rule below)

@@ -409,21 +409,25 @@ class GameTable:
     def dcap(self) -> int:
         return int(self.ip[K.IP_DCAP])
 
-    @property
-    def stable_cap(self) -> int:
-        """A turn-total cap (units) from which no value of a turn depends on the cap any more.
+    def stable_cap(self, situation: tuple) -> int:
+        """The least turn-total cap (units) from which no value of the turn of ``situation``
+        depends on the cap any more (a ``tmin`` for :meth:`turn_values` / :meth:`action_values`).
 
-        A turn DP values every position at or above its cap by banking there. The cap a situation
-        gets by default is where that is exact or harmless for choosing moves, but the values of the
-        positions below it can move slightly when a later, longer turn of the same situation
-        solves it again with a higher cap, so what a cached turn holds would depend on which turns
-        came first. At this cap (the largest lead tracked, :attr:`dcap`, plus the target) every
-        bank of a race turn beyond it is valued as that largest lead, a last or tie-break turn's as
-        a sure win or the deepest tie-break bar: any higher cap gives the same values (up to the
-        rounding of float64 sums, far below the float32 the cache keeps). The
+        A turn DP values every position at or above its cap by banking there. The cap a race turn
+        gets by default is where that is exact or harmless for choosing moves (the end-zone cut), but
+        the values below it can move slightly when a later, longer turn of the same situation solves
+        it again with a higher cap, so what a cached turn holds would depend on which turns came
+        first. From a lead of :attr:`dcap` (the largest lead tracked) on, every bank of a race turn
+        is valued as that lead, so from the cap ``dcap + b - a`` (mover at ``a``, opponent at ``b``)
+        on, any higher cap gives the same values (up to the rounding of float64 sums, far below the
+        float32 the cache keeps). A last or tie-break turn's default cap is already there (above the
+        bar every bank wins; the first tie-break turn's cap is the deepest bar tracked): 0. The
         evaluation's luck adjustment asks for it, so that its numbers do not depend on how the work
-        was split between processes."""
-        return int(self.ip[K.IP_DCAP] + self.ip[K.IP_TU])
+        was split between processes; it costs about 7% more per turn DP than the default cap."""
+        if situation[0] != "race":
+            return 0
+        _, ia, _, ib, _ = K.decode(situation[1], self.ip)
+        return int(self.ip[K.IP_DCAP]) + max(int(ib) - 1, 0) - max(int(ia) - 1, 0)
 
     @property
     def first_player_win(self) -> float:
@@ -559,7 +563,7 @@ class GameTable:
         """The win chance of each legal action of the player to move, if both play optimally after
         it (to about 3e-8: see :meth:`turn_values`). With ``cut`` the value of rolling on where
         banking is provably better is omitted (-1). ``tmin`` is a least turn-total cap (units) for
-        the turn DP: :attr:`stable_cap` makes the values independent of which turns were solved
+        the turn DP: :meth:`stable_cap` makes the values independent of which turns were solved
         before (see there). ``situation`` is ``situation(state)`` if the caller has it already (it
         is the same at every decision of a turn)."""
         sit = self.situation(state) if situation is None else situation
