@@ -1243,6 +1243,9 @@ class Report:
                       "turn; turns: every player's turns per game; design effect: the variance of the win rate "
                       "against that of as many independent games (below 1: the common dice cancelled that much "
                       "of the luck).", ""]
+            lk = cfg.get("luck") or {}
+            if not luck and lk.get("mode") == "auto" and lk.get("why_off"):
+                lines += [f"No luck-adjusted results: {lk['why_off']}.", ""]
             if luck:
                 lines += ["luck-adjusted share: each game's result minus the luck of its dice, measured with the "
                           "exact game table (the changes of the optimal win chance that the dice caused, each "
