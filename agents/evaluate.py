@@ -879,10 +879,15 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     tables = list(itertools.combinations(range(len(specs)), n)) if len(specs) >= n else []
     orders = seat_orders(n, cfg.orders)
     deals = -(-cfg.games // len(orders))
-    gt, luck_why = (None, "luck = 'off'") if cfg.luck == "off" else luck_table(rs, n)
-    if cfg.luck == "on" and gt is None:
-        raise ValueError(f"luck = 'on' is impossible here: {luck_why}")
-    luck = gt is not None and bool(tables)
+    if cfg.luck == "off":
+        gt, luck_why = None, "luck = 'off'"
+    elif not tables:  # the solo measure alone: no game to adjust, no table to load
+        gt, luck_why = None, "no table of players"
+    else:
+        gt, luck_why = luck_table(rs, n)
+        if cfg.luck == "on" and gt is None:
+            raise ValueError(f"luck = 'on' is impossible here: {luck_why}")
+    luck = gt is not None
     # Which engine plays each table depends only on the rules, the agents and the luck adjustment
     # (the batched kernels do not consult the game table), never on the workers.
     batch_ok = cfg.engine == "auto" and not luck and _batchable(rs)
@@ -931,8 +936,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     timing = {"seconds": elapsed, "startup_seconds": runner.startup_seconds, "tournament_seconds": t_games,
               "games": total_games,
               "games_per_second": total_games / t_games if t_games > 0 else math.nan, "workers": cfg.workers}
-    luck_info = {"mode": cfg.luck, "on": luck,
-                 "why_off": None if luck else (luck_why or "no table to play")}
+    luck_info = {"mode": cfg.luck, "on": luck, "why_off": None if luck else luck_why}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
                         optimum_source, anchor, timing, engines, luck_info)
 
