@@ -35,6 +35,41 @@ Results per table and agent
     narrower than Wilson's interval for independent games, wider if the games of a deal ever pull
     together. Means per turn are clustered by deal.
 
+Luck-adjusted results (``--luck``)
+    In two-player games of rules the exact game solver handles (:mod:`agents.game_solver`) the
+    luck of the dice can be taken out of each game's result exactly, as GNU Backgammon's
+    luck-adjusted results do. From seat 0's side, with ``V`` its optimal win chance in a state
+    (the mover's table value, or one minus it; the result once the game is over) and ``Q`` the
+    value of the action taken, a game's luck is ``(V(s_0) - W_start) + sum_t (V(s_{t+1}) -
+    Q(s_t, a_t))``: ``W_start`` is seat 0's chance before the first roll (seat 0 always begins a
+    deal's game, so the table's ``first_player_win``), ``s_t`` the states where a player decides
+    and ``s_{t+1}`` the next one (after the dice that followed: rolls, zilches, the opponent's
+    first rolls); ``s_0`` already holds the opening roll, since a game rolls as it is built. Under
+    fair dice ``Q(s, a)`` is the expectation of ``V`` at the next decision, so each term has mean 0
+    whatever the agents do, and ``result - luck`` is an unbiased estimate of the result with far
+    less variance: it telescopes to ``W_start`` plus the sum of the moves' values minus the best
+    values there (each side's regrets against optimal play). Seat 1's adjusted result is one minus
+    seat 0's. The report gives each agent's mean adjusted share with Student's t 95% interval over
+    the deals (adjusted results are not confined to [0, 1], so no Wilson interval;
+    :func:`agents.stats.cluster_mean`) and ``luck_sd_reduction``, the standard deviation of the
+    per-deal raw share over that of the adjusted one (a reduction ``k`` is worth ``k**2`` times
+    the games). Every state of such a game is one the table values: race turns, the last turns
+    after the target, the second player's turn of ``finish_round`` and tie-break turns; forced
+    moves add nothing. The rules the solver does not model (the variants ``piggyback``,
+    ``challenge``, ``overcoming`` and ``pyramiding``, and the others
+    :func:`agents.game_solver.check_supported` names) have no table, so no adjustment. The only inexactness is the table's: float32 values
+    (about 3e-8) and leads beyond the largest one tracked valued as it (below 1e-9).
+
+    ``--luck auto`` (the default) adjusts when the game has two players and the rules' table is
+    stored (cached or shipped; solving one takes minutes and is never done here); ``on`` insists
+    (an error naming why it cannot: players, rules, or the ``zilch solve`` command that builds the
+    table); ``off`` never adjusts. With the adjustment on every table plays on the single-game
+    engine (the batched engine's kernels do not consult the table), and each decision costs one
+    look-up of the table's values (a solved turn is cached per situation, up to
+    ``$ZILCH_WIN_CACHE_MB``; the turns are solved with :meth:`GameTable.stable_cap`, so the values
+    do not depend on what a process solved before and the results stay the same for any number of
+    workers).
+
 Ratings
     Bradley-Terry maximum likelihood on the Elo scale (:func:`agents.stats.bradley_terry`) from every
     game of every table: in a game each winner beats each non-winner, winners draw with each other
@@ -94,15 +129,17 @@ from zilch_env.engine import sorted_rolls_by_code
 from zilch_env.scoring import scoring_table
 from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
-from .stats import bradley_terry, clustered_wilson, ratio_mean
+from .stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
 
 __all__ = [
     "EvalConfig", "Report", "evaluate", "seat_orders", "DealCodes", "DealDice", "deal_game", "deal_key", "seat_rng",
-    "decision_keys", "kernel_agent", "turn_optimum",
+    "decision_keys", "kernel_agent", "turn_optimum", "luck_table", "LUCK_MODES",
     "add_arguments", "run_from_args", "main",
 ]
 
-REPORT_FORMAT = "zilch-rl/eval/1"
+#: The schema of ``report.json``. 2 adds, per result row, ``luck_adjusted`` and ``luck_sd_reduction``
+#: (None when the luck adjustment is off) and ``config.luck``; every field of 1 is unchanged.
+REPORT_FORMAT = "zilch-rl/eval/2"
 #: Deals per unit of work. Fixed (not derived from the number of workers) so that the work, and
 #: therefore every result, is the same however many processes share it.
 CHUNK_DEALS = 25
@@ -149,6 +186,9 @@ class EvalConfig:
     engine: str = "auto"
     """``auto``: tables of agents the batched engine plays in its kernels go there; ``single``: every
     game on the single-game engine."""
+    luck: str = "auto"
+    """Luck-adjusted results (see the module docstring): ``on`` (an error when impossible), ``off``,
+    or ``auto``: on for two players when a game table is stored for the rules (never solved here)."""
 
 
 def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
@@ -331,6 +371,30 @@ def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
     return float(sol.points_per_turn), "agents.solver.solve_turn(ruleset).points_per_turn"
 
 
+LUCK_MODES = ("auto", "on", "off")
+
+
+def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
+    """The game table that adjusts these games for luck, and why there is none: ``(table, "")`` or
+    ``(None, reason)``. Only a stored table (cached or shipped with the package) counts: solving one
+    takes minutes, which an evaluation never spends unasked."""
+    from .game_solver import UnsupportedRules, check_supported, load_game_table
+
+    if players != 2:
+        return None, (f"luck adjustment needs two-player games (the exact game table solves those), "
+                      f"not {players} players")
+    try:
+        check_supported(ruleset)
+    except UnsupportedRules as e:
+        return None, f"the game solver does not handle these rules, so there is no table to adjust with: {e}"
+    table = load_game_table(ruleset)
+    if table is None:
+        return None, (f"no game table is stored for the rules {ruleset.name!r}; build it (minutes) with "
+                      f"`zilch solve --ruleset {ruleset.name} --objective win` (with the same --set "
+                      "options if any), then evaluate again")
+    return table, ""
+
+
 # --------------------------------------------------------------------------------------------
 # The work done in each process
 
@@ -339,9 +403,10 @@ class _Context:
     """What a process needs to play: the ruleset and one agent object per entrant."""
 
     def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int,
-                 agents: Sequence[Policy] | None = None):
+                 agents: Sequence[Policy] | None = None, luck: Any = None):
         from .base import make_agent
 
+        self._luck = luck
         self.ruleset = ruleset
         self.solo_ruleset = solo_ruleset(ruleset)
         self.seed = seed
@@ -349,6 +414,16 @@ class _Context:
         self.labels = _labels(specs)
         self.agents = list(agents) if agents is not None else [make_agent(s, ruleset) for s in specs]
         self._solo_agents: list[Policy] | None = None
+
+    def luck_table(self) -> Any:
+        """The game table of the luck adjustment (a worker loads its own on first use: its cache of
+        solved turns is the process's, which the stable cap keeps from changing any value)."""
+        if self._luck is None:
+            table, why = luck_table(self.ruleset, 2)
+            if table is None:
+                raise RuntimeError(f"a worker process found no game table for the luck adjustment: {why}")
+            self._luck = table
+        return self._luck
 
     def solo_agent(self, i: int) -> Policy:
         """Entrant ``i`` for the one-player games: built for :func:`solo_ruleset` when that differs
@@ -410,12 +485,16 @@ def _run_task(ctx: _Context, task: tuple) -> tuple:
 
 
 def _play(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Generator],
-          where: Callable[[], tuple[list[str], str]], max_turns: int = MAX_DECISIONS) -> GameState:
+          where: Callable[[], tuple[list[str], str]], max_turns: int = MAX_DECISIONS,
+          luck: Any = None) -> float | None:
     """Play ``game`` to its end (or ``max_turns`` turns) with one policy and one rng per seat.
 
     ``where()`` names the seats' agents and the game, for the error messages only (formatting them
-    for every game would cost more than the bookkeeping of the game).
+    for every game would cost more than the bookkeeping of the game). With ``luck``, the game table
+    of a two-player game, returns the luck of seat 0 (see the module docstring), else None.
     """
+    if luck is not None:
+        return _play_luck(game, pols, rngs, where, luck)
     legal_actions, apply, turns = game.legal_actions, game.apply, game.turns
     p = 0
     try:
@@ -428,13 +507,58 @@ def _play(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Gene
     except IllegalActionError as e:
         labels, text = where()
         raise RuntimeError(f"agent {labels[p]!r} chose an illegal action in {text}: {e}") from None
-    return game
+    return None
+
+
+def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Generator],
+               where: Callable[[], tuple[list[str], str]], table: Any) -> float:
+    """:func:`_play` of a two-player game to its end, returning seat 0's luck
+    ``(V(s_0) - W_start) + sum_t (V(s_{t+1}) - Q(s_t, a_t))``.
+
+    One look-up of the table per decision gives both terms there: the values of every legal action,
+    whose maximum is the mover's optimal value ``V(s_t)`` (which closes the previous term) and one of
+    which is the chosen action's ``Q(s_t, a_t)`` (which opens the next). The look-up skips rolling on
+    where banking is provably better (the cut DP, as the optimal-win agent plays); only an agent that
+    does roll on there costs a second, uncut look-up. The last term closes on the result.
+    """
+    legal_actions, apply, turns = game.legal_actions, game.apply, game.turns
+    w = table.first_player_win
+    prev = w if game.first == 0 else 1.0 - w  # seat 0's chance before the first roll
+    luck = 0.0
+    p = 0
+    turn, sit, cap = -1, None, 0  # the situation (and its cap) is the same at every decision of a turn
+    try:
+        while game.winners is None:
+            if game.decisions >= MAX_DECISIONS:
+                labels, text = where()
+                raise RuntimeError(f"{text} did not end within {MAX_DECISIONS} decisions (agents {labels})")
+            p = game.current
+            a = pols[p].act(game, legal_actions(), rngs[p])
+            if len(turns) != turn:
+                turn, sit = len(turns), table.situation(game)
+                cap = table.stable_cap(sit)
+            values = table.action_values(game, True, cap, sit)
+            q = values.get(a)
+            if q is not None:  # (an illegal action: apply names the rule below)
+                v = max(values.values())
+                if q < 0.0:  # rolling on where banking is provably better: the uncut values
+                    q = table.action_values(game, False, cap, sit)[a]
+                if p:
+                    v, q = 1.0 - v, 1.0 - q
+                luck += v - prev
+                prev = q
+            apply(a)
+    except IllegalActionError as e:
+        labels, text = where()
+        raise RuntimeError(f"agent {labels[p]!r} chose an illegal action in {text}: {e}") from None
+    return luck + game.result()[0] - prev
 
 
 def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[int, ...]],
-                      d0: int, d1: int) -> dict[str, np.ndarray]:
+                      d0: int, d1: int, luck: bool = False) -> dict[str, np.ndarray]:
     """Deals ``d0 .. d1-1`` of one table, each in every seat order; arrays indexed by game and by
-    table position (not seat)."""
+    table position (not seat). With ``luck`` (two players) also ``luck``: each position's luck in
+    each game (seat 0's luck, or minus it for seat 1)."""
     rs, seed = ctx.ruleset, ctx.seed
     n = len(table)
     games = (d1 - d0) * len(orders)
@@ -447,6 +571,8 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
     length = np.zeros(games, np.int32)
     agents = [ctx.agents[m] for m in table]
     names = [ctx.labels[m] for m in table]
+    gt = ctx.luck_table() if luck else None
+    luck_out = np.zeros((games, n), np.float64) if luck else None
     i = 0
     for d in range(d0, d1):
         # Seeding a generator costs ten times more than restoring its state: seed once per deal and
@@ -459,7 +585,8 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
                 x.bit_generator.state = st
             pols = [agents[order[s]] for s in range(n)]
             g = deal_game(rs, n, codes)
-            _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"))
+            lk = _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"),
+                       luck=gt)
             g.dice_source.unbind()  # no reference cycle left for the garbage collector
             t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
             for t in g.turns:
@@ -476,10 +603,15 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
                 points[i, m] = t_points[s]
                 zilches[i, m] = t_zilch[s]
                 seat[i, m] = s
+                if luck_out is not None:
+                    luck_out[i, m] = lk if s == 0 else -lk
             length[i] = len(g.turns)
             i += 1
-    return {"score": score, "result": result, "turns": turns, "points": points, "zilches": zilches,
-            "seat": seat, "length": length}
+    out = {"score": score, "result": result, "turns": turns, "points": points, "zilches": zilches,
+           "seat": seat, "length": length}
+    if luck_out is not None:
+        out["luck"] = luck_out
+    return out
 
 
 ENGINES = ("auto", "single")
@@ -592,12 +724,12 @@ class _Runner:
     """Runs tasks in order, in this process (``workers == 1``) or in a ``spawn`` pool."""
 
     def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int,
-                 agents: Sequence[Policy], kernels: bool = False):
+                 agents: Sequence[Policy], kernels: bool = False, luck: Any = None):
         self.workers = workers
         self.pool = None
         t = time.perf_counter()
         if workers == 1:
-            self.ctx = _Context(ruleset, specs, seed, agents)
+            self.ctx = _Context(ruleset, specs, seed, agents, luck)
             if kernels:
                 _warm_kernels(ruleset)
         else:
@@ -714,6 +846,8 @@ def _check(cfg: EvalConfig, n_agents: int) -> None:
     seat_orders(2, cfg.orders)
     if cfg.engine not in ENGINES:
         raise ValueError(f"engine = {cfg.engine!r}: choose one of {', '.join(ENGINES)}")
+    if cfg.luck not in LUCK_MODES:
+        raise ValueError(f"luck = {cfg.luck!r}: choose one of {', '.join(LUCK_MODES)}")
 
 
 def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: Any) -> "Report":
@@ -745,8 +879,19 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     tables = list(itertools.combinations(range(len(specs)), n)) if len(specs) >= n else []
     orders = seat_orders(n, cfg.orders)
     deals = -(-cfg.games // len(orders))
-    # Which engine plays each table depends only on the rules and the agents, never on the workers.
-    kernels = [kernel_agent(a) for a in agents] if cfg.engine == "auto" and _batchable(rs) else [None] * len(agents)
+    if cfg.luck == "off":
+        gt, luck_why = None, "luck = 'off'"
+    elif not tables:  # the solo measure alone: no game to adjust, no table to load
+        gt, luck_why = None, "no table of players"
+    else:
+        gt, luck_why = luck_table(rs, n)
+        if cfg.luck == "on" and gt is None:
+            raise ValueError(f"luck = 'on' is impossible here: {luck_why}")
+    luck = gt is not None
+    # Which engine plays each table depends only on the rules, the agents and the luck adjustment
+    # (the batched kernels do not consult the game table), never on the workers.
+    batch_ok = cfg.engine == "auto" and not luck and _batchable(rs)
+    kernels = [kernel_agent(a) for a in agents] if batch_ok else [None] * len(agents)
     engines = {t: "batched" if all(kernels[i] is not None for i in t) else "single" for t in tables}
     table_tasks = []
     for t in tables:
@@ -754,7 +899,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
             table_tasks += [("batch", t, orders, d0, min(deals, d0 + BATCH_CHUNK_DEALS), [kernels[i] for i in t])
                             for d0 in range(0, deals, BATCH_CHUNK_DEALS)]
         else:
-            table_tasks += [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS))
+            table_tasks += [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS), luck)
                             for d0 in range(0, deals, CHUNK_DEALS)]
     optimum, optimum_source = turn_optimum(solo_ruleset(rs)) if cfg.solo_turns else (None, "")
 
@@ -762,7 +907,8 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     bar = _Progress(progress)
     bar.add("start", f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
     try:
-        runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents, kernels="batched" in engines.values())
+        runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents, kernels="batched" in engines.values(),
+                         luck=gt if luck else None)
     except BaseException:
         bar.close()
         raise
@@ -790,8 +936,9 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     timing = {"seconds": elapsed, "startup_seconds": runner.startup_seconds, "tournament_seconds": t_games,
               "games": total_games,
               "games_per_second": total_games / t_games if t_games > 0 else math.nan, "workers": cfg.workers}
+    luck_info = {"mode": cfg.luck, "on": luck, "why_off": None if luck else luck_why}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
-                        optimum_source, anchor, timing, engines)
+                        optimum_source, anchor, timing, engines, luck_info)
 
 
 def _batchable(rs: Ruleset) -> bool:
@@ -895,7 +1042,8 @@ class Report:
               tables: list[tuple[int, ...]], orders: list[tuple[int, ...]], deals: int,
               merged: dict[tuple, dict[str, np.ndarray]], solo: list[dict[str, np.ndarray]],
               optimum: float | None, optimum_source: str, anchor: int | None,
-              timing: dict[str, Any], engines: dict[tuple, str] | None = None) -> "Report":
+              timing: dict[str, Any], engines: dict[tuple, str] | None = None,
+              luck: dict[str, Any] | None = None) -> "Report":
         k = len(labels)
         pair_wins = np.zeros((k, k))  # pairwise results from every game: win 1, draw 1/2 each
         scores: dict[str, list[np.ndarray]] = {lab: [] for lab in labels}
@@ -914,6 +1062,16 @@ class Report:
                 ppt = ratio_mean(by_deal(m["points"][:, pos]).sum(1), by_deal(m["turns"][:, pos]).sum(1))
                 sc = m["score"][:, pos]
                 scores[labels[a]].append(sc)
+                adjusted, reduction = None, None
+                if "luck" in m:
+                    # Per deal, as the raw share's interval: the deal is the independent unit.
+                    adj = by_deal(r - m["luck"][:, pos])
+                    cm = cluster_mean(adj)
+                    adjusted = {"mean": cm.mean, "low": _num(cm.low), "high": _num(cm.high),
+                                "stderr": _num(cm.stderr), "deals": cm.clusters}
+                    raw_sd = float(by_deal(r).mean(axis=1).std(ddof=1)) if cm.clusters > 1 else math.nan
+                    # None when undefined: one deal, or no spread left (optimal play against itself)
+                    reduction = _num(raw_sd / cm.sd) if cm.sd > 0 else None
                 rows.append({
                     "agent": labels[a], "games": g, "wins": wins, "draws": draws, "losses": losses,
                     "win": _rate(by_deal(win)), "draw": _rate(by_deal(draw)), "loss": _rate(by_deal(r == 0)),
@@ -925,6 +1083,9 @@ class Report:
                     "points_per_turn": ppt.to_dict(),
                     "zilch_rate": float(m["zilches"][:, pos].sum() / max(1, m["turns"][:, pos].sum())),
                     "turns_per_game": float(m["turns"][:, pos].mean()),
+                    # The score share with the dice's luck removed (see the module docstring);
+                    # None when the adjustment is off.
+                    "luck_adjusted": adjusted, "luck_sd_reduction": reduction,
                 })
             for i, j in itertools.combinations(range(len(t)), 2):
                 wi, wj = res[:, i] > 0, res[:, j] > 0
@@ -972,6 +1133,7 @@ class Report:
                 "ruleset": rs.name, "games": cfg.games, "deals": deals, "seed": cfg.seed,
                 "players": cfg.players, "orders": cfg.orders, "seat_orders": [list(o) for o in orders],
                 "solo_turns": cfg.solo_turns, "engine": cfg.engine,
+                "luck": luck or {"mode": cfg.luck, "on": False, "why_off": "not asked"},
             },
             "ruleset": rs.to_dict(),
             "tables": table_out,
@@ -1006,15 +1168,20 @@ class Report:
         if d["tables"]:
             tb = Table(title=f"{cfg['ruleset']}: {cfg['players']}-player tables, {d['tables'][0]['games']} "
                        f"games each, seed {cfg['seed']}", title_justify="left")
+            luck = _has_luck(d)
             tb.add_column("agent", no_wrap=True)
             tb.add_column("vs", no_wrap=True)
-            for col in RESULT_COLUMNS:
-                tb.add_column(col, justify="right", no_wrap="CI" in col)
+            for col in RESULT_COLUMNS + (LUCK_COLUMNS_SHORT if luck else ()):
+                tb.add_column(col, justify="right", no_wrap="CI" in col or col == LUCK_COLUMNS_SHORT[0])
             for t in d["tables"]:
                 for ri, r in enumerate(t["results"]):
                     others = ", ".join(a for k, a in enumerate(t["agents"]) if k != ri)
-                    tb.add_row(r["agent"], others, *_row_cells(r, t), end_section=ri == len(t["results"]) - 1)
+                    tb.add_row(r["agent"], others, *_row_cells(r, t, luck), end_section=ri == len(t["results"]) - 1)
             out.append(tb)
+            if luck:
+                out.append(Text("luck-adj. share: the score share % with the dice's luck removed by the exact "
+                                "game table (unbiased; Student's t 95% interval over the deals); sd ÷: how many "
+                                "times smaller the spread of the per-deal share became", style="dim"))
         if d["ratings"]:
             rt = Table(title=f"Elo ratings, {d['ratings']['anchor']}", title_justify="left")
             rt.add_column("agent")
@@ -1064,12 +1231,14 @@ class Report:
                   f"{cfg['deals']} deals per table, each played in {len(cfg['seat_orders'])} seat orders "
                   f"with the same dice (common random numbers); seed {cfg['seed']}.", ""]
         if d["tables"]:
-            lines += ["| table | agent | " + " | ".join(RESULT_COLUMNS) + " | design effect |",
-                      "|---|---|" + "---:|" * (len(RESULT_COLUMNS) + 1)]
+            luck = _has_luck(d)
+            cols = RESULT_COLUMNS + (LUCK_COLUMNS if luck else ())
+            lines += ["| table | agent | " + " | ".join(cols) + " | design effect |",
+                      "|---|---|" + "---:|" * (len(cols) + 1)]
             for t in d["tables"]:
                 for ri, r in enumerate(t["results"]):
                     name = " vs ".join(t["agents"]) if ri == 0 else ""
-                    lines.append("| " + " | ".join([name, f"`{r['agent']}`", *_row_cells(r, t),
+                    lines.append("| " + " | ".join([name, f"`{r['agent']}`", *_row_cells(r, t, luck),
                                                     f"{r['win']['design_effect']:.2f}"]) + " |")
             lines += ["", "win and draw: rates with Wilson 95% intervals (on the effective number of games when "
                       "the games of a deal pull together, never narrower than for independent games); share: "
@@ -1078,6 +1247,16 @@ class Report:
                       "turn; turns: every player's turns per game; design effect: the variance of the win rate "
                       "against that of as many independent games (below 1: the common dice cancelled that much "
                       "of the luck).", ""]
+            lk = cfg.get("luck") or {}
+            if not luck and lk.get("mode") == "auto" and lk.get("why_off"):
+                lines += [f"No luck-adjusted results: {lk['why_off']}.", ""]
+            if luck:
+                lines += ["luck-adjusted share: each game's result minus the luck of its dice, measured with the "
+                          "exact game table (the changes of the optimal win chance that the dice caused, each "
+                          "zero on average): an unbiased estimate of the share with far less variance, with "
+                          "Student's t 95% interval over the deals; luck sd ÷: the standard deviation of the "
+                          "per-deal share over that of the adjusted share (a reduction k is worth k² times the "
+                          "games).", ""]
             batched = [" vs ".join(t["agents"]) for t in d["tables"] if t.get("engine") == "batched"]
             if batched:
                 lines += [f"On the batched engine (same deals, greedy and optimal-turn games move for move "
@@ -1242,15 +1421,31 @@ def _ci_text(d: dict[str, float], f: str) -> str:
 
 #: The columns of the results table (terminal and Markdown).
 RESULT_COLUMNS = ("win % [95% CI]", "draw %", "share % [95% CI]", "score", "pts/turn", "zilch %", "turns")
+#: The columns added when the results are adjusted for luck.
+LUCK_COLUMNS = ("luck-adjusted share [95% CI]", "luck sd ÷")
+#: Their shorter names on the terminal, where the table is already wide.
+LUCK_COLUMNS_SHORT = ("luck-adj. share", "sd ÷")
 
 
-def _row_cells(r: dict[str, Any], t: dict[str, Any]) -> list[str]:
+def _has_luck(d: dict[str, Any]) -> bool:
+    return any(r.get("luck_adjusted") for t in d["tables"] for r in t["results"])
+
+
+def _row_cells(r: dict[str, Any], t: dict[str, Any], luck: bool = False) -> list[str]:
     w, sh = r["win"], r["score_share"]
-    return [f"{100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}]",
-            f"{100 * r['draw']['rate']:.1f}", f"{100 * sh['rate']:.1f} [{100 * sh['low']:.1f}, {100 * sh['high']:.1f}]",
-            f"{r['mean_score']:.0f}",
-            _fmt(r["points_per_turn"]["mean"], "{:.1f}"), f"{100 * r['zilch_rate']:.1f}",
-            f"{t['mean_length']:.1f}"]
+    cells = [f"{100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}]",
+             f"{100 * r['draw']['rate']:.1f}", f"{100 * sh['rate']:.1f} [{100 * sh['low']:.1f}, {100 * sh['high']:.1f}]",
+             f"{r['mean_score']:.0f}",
+             _fmt(r["points_per_turn"]["mean"], "{:.1f}"), f"{100 * r['zilch_rate']:.1f}",
+             f"{t['mean_length']:.1f}"]
+    if luck:
+        la = r.get("luck_adjusted")
+        if la is None:
+            cells += ["-", "-"]
+        else:
+            pct = {k: None if la[k] is None else 100 * la[k] for k in ("mean", "low", "high")}
+            cells += [_ci_text(pct, "{:.1f}"), _fmt(r["luck_sd_reduction"], "{:.1f}×")]
+    return cells
 
 
 # --------------------------------------------------------------------------------------------
@@ -1280,6 +1475,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="auto: tables of greedy, random and optimal-turn players (the agents the batched "
                    "engine plays in its kernels) run there, tens of times faster; single: every game on the "
                    "single-game engine (default: auto)")
+    p.add_argument("--luck", choices=LUCK_MODES, default="auto",
+                   help="luck-adjusted results: each game's result minus the luck of its dice, measured "
+                   "with the exact two-player game table (the change of the optimal win chance the dice "
+                   "caused at each step, zero on average), so an unbiased share with a much narrower "
+                   "interval. auto: on for 2 players when the rules' table is stored (cached or shipped; "
+                   "never solved here); on: required, an error says why it cannot be (players, rules, or "
+                   "the 'zilch solve --objective win' command to run); off: never. When on, every table "
+                   "plays on the single-game engine (default: auto)")
     p.add_argument("--anchor", metavar="AGENT",
                    help="the agent rated 0 (default: random if it plays, else mean rating 1500)")
     p.add_argument("--out", "-o", metavar="DIR", help="write report.md, report.json and the PNG plots into DIR")
@@ -1303,7 +1506,7 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
         return 2
     cfg = EvalConfig(agents=args.agents, ruleset=ruleset, games=args.games, seed=args.seed,
                      workers=args.workers, players=args.players, orders=args.orders,
-                     solo_turns=args.solo_turns, anchor=args.anchor, engine=args.engine)
+                     solo_turns=args.solo_turns, anchor=args.anchor, engine=args.engine, luck=args.luck)
     try:
         report = evaluate(cfg, progress=not args.quiet)
     except (AgentSpecError, ValueError) as e:

@@ -409,6 +409,26 @@ class GameTable:
     def dcap(self) -> int:
         return int(self.ip[K.IP_DCAP])
 
+    def stable_cap(self, situation: tuple) -> int:
+        """The least turn-total cap (units) from which no value of the turn of ``situation``
+        depends on the cap any more (a ``tmin`` for :meth:`turn_values` / :meth:`action_values`).
+
+        A turn DP values every position at or above its cap by banking there. The cap a race turn
+        gets by default is where that is exact or harmless for choosing moves (the end-zone cut), but
+        the values below it can move slightly when a later, longer turn of the same situation solves
+        it again with a higher cap, so what a cached turn holds would depend on which turns came
+        first. From a lead of :attr:`dcap` (the largest lead tracked) on, every bank of a race turn
+        is valued as that lead, so from the cap ``dcap + b - a`` (mover at ``a``, opponent at ``b``)
+        on, any higher cap gives the same values (up to the rounding of float64 sums, far below the
+        float32 the cache keeps). A last or tie-break turn's default cap is already there (above the
+        bar every bank wins; the first tie-break turn's cap is the deepest bar tracked): 0. The
+        evaluation's luck adjustment asks for it, so that its numbers do not depend on how the work
+        was split between processes; it costs about 7% more per turn DP than the default cap."""
+        if situation[0] != "race":
+            return 0
+        _, ia, _, ib, _ = K.decode(situation[1], self.ip)
+        return int(self.ip[K.IP_DCAP]) + max(int(ib) - 1, 0) - max(int(ia) - 1, 0)
+
     @property
     def first_player_win(self) -> float:
         """The first player's win chance at the start of the game (a draw as half)."""
@@ -538,13 +558,18 @@ class GameTable:
             self._cache_bytes -= dropped.B.nbytes + dropped.C.nbytes
         return tv
 
-    def action_values(self, state: GameState, cut: bool = False) -> dict[int, float]:
+    def action_values(self, state: GameState, cut: bool = False, tmin: int = 0,
+                      situation: tuple | None = None) -> dict[int, float]:
         """The win chance of each legal action of the player to move, if both play optimally after
         it (to about 3e-8: see :meth:`turn_values`). With ``cut`` the value of rolling on where
-        banking is provably better is omitted (-1)."""
-        sit = self.situation(state)
+        banking is provably better is omitted (-1). ``tmin`` is a least turn-total cap (units) for
+        the turn DP: :meth:`stable_cap` makes the values independent of which turns were solved
+        before (see there). ``situation`` is ``situation(state)`` if the caller has it already (it
+        is the same at every decision of a turn)."""
+        sit = self.situation(state) if situation is None else situation
         keeps = {k.mask: k for k in state.keeps()}
-        vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut)
+        vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut,
+                                 tmin)
         out = {}
         for a in state.legal_actions():
             mask, bank = split_keep_action(a)
@@ -552,13 +577,13 @@ class GameTable:
         return out
 
     def _keep_values(self, situation: tuple, keeps, turn_total: int, permanent: int, dice_left: int,
-                     cut: bool) -> dict[int, tuple[float, float | None]]:
+                     cut: bool, tmin: int = 0) -> dict[int, tuple[float, float | None]]:
         """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""
         u, ip, D = self.unit, self.ip, self.ruleset.dice
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
-        tv = self.turn_values(situation, t + int(ip[K.IP_MAXPTS]) + 1, cut)
+        tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), cut)
         forced = self.ruleset.hot_dice == "forced"
         out = {}
         for k in keeps:

@@ -15,6 +15,9 @@ Three estimates, each with the rule it follows:
   a score situation and, under ``zilch_penalty``, a zilch streak, so they are not independent. The
   variance is the usual ratio-estimator (delta-method) one; with one turn per game it is the plain
   CLT interval of the per-turn points.
+* :func:`cluster_mean` — a mean of outcomes that are not confined to [0, 1] (the luck-adjusted
+  results of :mod:`agents.evaluate`, which can leave it) with Student's t interval on the cluster
+  means: the clusters (deals) are the independent units, whatever happens inside one.
 * :func:`bradley_terry` — ratings fitted by maximum likelihood to pairwise results, a draw counting
   as half a win for each side (Bradley and Terry 1952). ``P(i beats j) = 1 / (1 + 10 ** (-(r_i - r_j)
   / 400))``: the Elo scale, so 400 points of difference are 10 : 1 odds. Standard errors come from the
@@ -29,8 +32,8 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["Z95", "ELO", "wilson", "clustered_wilson", "design_effect", "ratio_mean", "RatioMean", "bradley_terry",
-           "Ratings", "expected_score"]
+__all__ = ["Z95", "ELO", "wilson", "clustered_wilson", "design_effect", "ratio_mean", "RatioMean", "cluster_mean",
+           "ClusterMean", "t95", "bradley_terry", "Ratings", "expected_score"]
 
 #: The two-sided 95% normal quantile.
 Z95 = 1.959963984540054
@@ -140,6 +143,74 @@ def ratio_mean(points: Sequence[float] | np.ndarray, turns: Sequence[float] | np
     resid = p - m * t
     se = math.sqrt(g / (g - 1) * float(resid @ resid)) / total
     return RatioMean(m, m - z * se, m + z * se, se, int(total), g)
+
+
+#: Student's t two-sided 95% quantiles for 3 to 9 degrees of freedom, where the expansion is too rough.
+_T95_SMALL = {3: 3.182446, 4: 2.776445, 5: 2.570582, 6: 2.446912, 7: 2.364624, 8: 2.306004, 9: 2.262157}
+
+
+def t95(df: float) -> float:
+    """The two-sided 95% quantile of Student's t with ``df`` degrees of freedom (``Z95`` for infinity).
+
+    Exact for 1 and 2 degrees of freedom (closed forms), the tabulated values (to 6 decimals) for 3
+    to 9; from 10 on the Cornish-Fisher expansion in ``1 / df`` of Abramowitz and Stegun (26.7.5)
+    to the fourth order, within 1e-4 (scipy is not a dependency for one quantile).
+    """
+    if not df >= 1:
+        raise ValueError(f"t95({df!r}): at least 1 degree of freedom")
+    if df == 1:
+        return math.tan(0.475 * math.pi)
+    if df == 2:
+        return 0.95 / math.sqrt(2 * 0.975 * 0.025)
+    if df < 10:
+        return _T95_SMALL[int(df)]  # whole degrees of freedom here (clusters - 1)
+    z = Z95
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+@dataclass(frozen=True)
+class ClusterMean:
+    """A mean over independent clusters with its 95% interval (:func:`cluster_mean`)."""
+
+    mean: float
+    low: float
+    high: float
+    stderr: float
+    sd: float  # standard deviation of the cluster means
+    clusters: int
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"mean": self.mean, "low": self.low, "high": self.high, "stderr": self.stderr,
+                "sd": self.sd, "clusters": self.clusters}
+
+
+def cluster_mean(x: np.ndarray) -> ClusterMean:
+    """The mean of outcomes ``x`` shaped ``(clusters, m)`` with Student's t 95% interval over the
+    cluster means.
+
+    For outcomes that may leave [0, 1] (Wilson's interval assumes they do not) and whose clusters
+    are the independent units: the standard error is the spread of the G cluster means over
+    ``sqrt(G)`` and the interval uses ``t95(G - 1)``, honest however the outcomes of a cluster
+    correlate. NaN bounds with fewer than 2 clusters.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"cluster_mean needs a (clusters, m) array, got shape {x.shape}")
+    g = x.shape[0]
+    if g == 0 or x.shape[1] == 0:
+        return ClusterMean(math.nan, math.nan, math.nan, math.nan, math.nan, g)
+    means = x.mean(axis=1)
+    m = float(means.mean())
+    if g < 2:
+        return ClusterMean(m, math.nan, math.nan, math.nan, math.nan, g)
+    sd = float(means.std(ddof=1))
+    se = sd / math.sqrt(g)
+    half = t95(g - 1) * se
+    return ClusterMean(m, m - half, m + half, se, sd, g)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def raw_vs_single(rs, agents, games: int, batches: int = 10) -> tuple[float, flo
 def cpu_rate(**kw) -> tuple[float, float]:
     """``evaluate(workers=1, **kw)``: games per wall second (of the games) and per CPU second (of the call)."""
     t = time.process_time()
-    r = evaluate(workers=1, solo_turns=0, **kw)
+    r = evaluate(workers=1, solo_turns=0, luck="off", **kw)  # the engines' speed, not the luck look-ups
     cpu = time.process_time() - t
     return r.data["timing"]["games_per_second"], r.data["timing"]["games"] / cpu
 
@@ -186,7 +186,7 @@ def main() -> int:
     for pair in args.pairs:
         a, _, b = pair.partition(":")
         specs = [a, b or a]
-        probe = evaluate(agents=specs, ruleset=rs, games=2, seed=1, workers=1, solo_turns=0)
+        probe = evaluate(agents=specs, ruleset=rs, games=2, seed=1, workers=1, solo_turns=0, luck="off")
         engine = probe.data["tables"][0]["engine"]
         games = args.games if engine == "batched" else max(1000, args.games // 10)
         small = max(1000, args.games // 10)
@@ -196,7 +196,7 @@ def main() -> int:
             wall1, cpu1 = cpu_rate(agents=specs, ruleset=rs, games=games, seed=1)
             r1, c1 = max(r1, wall1), max(c1, cpu1)
             t = time.perf_counter()
-            two = evaluate(agents=specs, ruleset=rs, games=games, seed=1, workers=2, solo_turns=0)
+            two = evaluate(agents=specs, ruleset=rs, games=games, seed=1, workers=2, solo_turns=0, luck="off")
             wall = time.perf_counter() - t
             r2 = max(r2, two.data["timing"]["games_per_second"])
             w2 = max(w2, two.data["timing"]["games"] / wall)

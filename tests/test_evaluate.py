@@ -305,9 +305,10 @@ def test_solo_measure_failure_is_reported_not_fatal():
 def test_greedy_tables_are_the_same_on_both_engines(players, orders):
     """Same deals, same seat orders, same moves: the batched engine's tables equal the single-game
     engine's, number for number, for agents it plays exactly (agents.baselines greedy players and
-    zilch_env's GreedyMover, which also banks for lack of dice)."""
+    zilch_env's GreedyMover, which also banks for lack of dice). (The luck adjustment, which would
+    send farkle's two-player tables to the single-game engine, is off.)"""
     kw = dict(agents=["greedy", "greedy:500", GreedyMover(400)], ruleset="farkle", games=120, seed=7,
-              workers=1, solo_turns=0, players=players, orders=orders)
+              workers=1, solo_turns=0, players=players, orders=orders, luck="off")
     auto, single = evaluate(engine="auto", **kw), evaluate(engine="single", **kw)
     assert {t["engine"] for t in auto.data["tables"]} == {"batched"}
     assert {t["engine"] for t in single.data["tables"]} == {"single"}
@@ -326,7 +327,8 @@ def test_kernel_agents_and_random_copies_on_the_batched_engine():
     assert kernel_agent(make_agent("greedy-table", rs)) is None  # thresholds by dice: not in the kernels
     assert kernel_agent(make_agent("heuristic", rs)) is None
     assert kernel_agent(NeedsOpponents()) is None  # a GreedyMover with its own act
-    r = evaluate(agents=["random", "random"], ruleset="zonk", games=200, seed=1, workers=1, solo_turns=0)
+    r = evaluate(agents=["random", "random"], ruleset="zonk", games=200, seed=1, workers=1, solo_turns=0,
+                 luck="off")
     a, b = r.data["tables"][0]["results"]
     assert r.data["tables"][0]["engine"] == "batched"
     assert (a["wins"], a["mean_score"]) == (b["wins"], b["mean_score"])
@@ -411,3 +413,131 @@ def test_zilch_eval_subcommand(tmp_path, capsys):
 
 def _baseline_specs() -> list[str]:
     return ["greedy", "random"]
+
+
+# --------------------------------------------------------------------------------------------
+# Luck-adjusted results
+
+
+@pytest.fixture
+def shipped_tables_only(tmp_path, monkeypatch):
+    """Game tables from the package only (agents/game_tables), never this machine's cache: the
+    tests see the tables CI sees. Worker processes inherit the variable."""
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "empty-cache"))
+
+
+def test_t95_and_cluster_mean():
+    # Student's t 0.975 quantiles (tables) and the normal limit.
+    for df, t in [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (10, 2.2281), (20, 2.0860),
+                  (60, 2.0003), (1000, 1.9623)]:
+        assert stats.t95(df) == pytest.approx(t, abs=1e-4), df
+    x = np.array([[0.2, 0.4], [0.9, 1.1], [-0.1, 0.5]])  # deal means 0.3, 1.0, 0.2
+    cm = stats.cluster_mean(x)
+    se = np.std([0.3, 1.0, 0.2], ddof=1) / math.sqrt(3)
+    assert (cm.mean, cm.stderr, cm.clusters) == (pytest.approx(0.5), pytest.approx(se), 3)
+    assert cm.high - cm.mean == pytest.approx(stats.t95(2) * se)
+    assert math.isnan(stats.cluster_mean(x[:1]).low)
+
+
+def test_luck_adjustment_is_unbiased_and_narrows_the_interval(shipped_tables_only):
+    """Two different agents over 400 games: the adjusted share agrees with the raw one (the luck
+    has mean 0 whatever the agents do), with a much narrower interval; the seats' adjusted shares
+    add up to one."""
+    r = evaluate(agents=["heuristic", "greedy"], ruleset="zilch5k", games=400, seed=1, workers=1, solo_turns=0)
+    assert r.data["config"]["luck"] == {"mode": "auto", "on": True, "why_off": None}
+    assert r.data["tables"][0]["engine"] == "single"
+    a, b = r.data["tables"][0]["results"]
+    raw, adj = a["score_share"], a["luck_adjusted"]
+    assert raw["low"] <= adj["mean"] <= raw["high"]
+    assert adj["high"] - adj["low"] < 0.5 * (raw["high"] - raw["low"])
+    assert a["luck_sd_reduction"] > 2 and a["luck_sd_reduction"] == pytest.approx(b["luck_sd_reduction"])
+    assert a["luck_adjusted"]["mean"] + b["luck_adjusted"]["mean"] == pytest.approx(1.0)
+    assert adj["deals"] == 200
+    md = r.markdown()
+    assert "luck-adjusted share [95% CI]" in md and f"{100 * adj['mean']:.1f} [" in md
+    assert json.loads(r.to_json())["tables"][0]["results"][0]["luck_adjusted"] == adj
+
+
+def test_optimal_play_against_itself_has_no_regret(shipped_tables_only):
+    """optimal-win against itself: every move's value is the best there, so each game's adjusted
+    result is exactly the start value (the first player's chance for seat 0), whatever the dice
+    did, and every deal's adjusted share exactly 1/2."""
+    from agents.evaluate import _Context, _play_table_chunk
+    from agents.game_solver import load_game_table
+    from zilch_env import load_ruleset
+
+    rs = load_ruleset("zilch")
+    fpw = load_game_table(rs).first_player_win
+    ctx = _Context(rs, ["optimal-win", "optimal-win"], seed=3)
+    out = _play_table_chunk(ctx, (0, 1), seat_orders(2), 0, 12, luck=True)
+    adjusted = out["result"] - out["luck"]
+    seat0 = np.where(out["seat"] == 0, adjusted, 1.0 - adjusted)  # seat 0's adjusted result
+    assert np.abs(seat0 - fpw).max() < 1e-6
+    assert np.abs(out["luck"]).max() > 0.1  # the dice did matter
+    assert set(out["result"].ravel()) <= {0.0, 0.5, 1.0}
+    r = evaluate(agents=["optimal-win", "optimal-win"], ruleset="zilch", games=16, seed=3, workers=1,
+                 solo_turns=0, luck="on")
+    for row in r.data["tables"][0]["results"]:
+        assert row["luck_adjusted"]["mean"] == pytest.approx(0.5, abs=1e-6)
+        assert row["luck_adjusted"]["high"] - row["luck_adjusted"]["low"] < 1e-5
+
+
+def test_luck_on_refuses_clearly_and_auto_steps_aside(shipped_tables_only, capsys):
+    from zilch_env import load_ruleset
+
+    kw = dict(games=4, seed=0, workers=1, solo_turns=0, luck="on")
+    with pytest.raises(ValueError, match="two-player games.*not 3 players"):
+        evaluate(agents=["greedy", "random", "heuristic"], players=3, ruleset="zilch5k", **kw)
+    no_table = load_ruleset("zilch5k", {"target": 3000})
+    with pytest.raises(ValueError, match=r"`zilch solve --ruleset zilch5k --objective win`"):
+        evaluate(agents=["greedy", "random"], ruleset=no_table, **kw)
+    with pytest.raises(ValueError, match="piggyback"):
+        evaluate(agents=["greedy", "random"], ruleset=load_ruleset("zilch5k", {"variants.piggyback": True}), **kw)
+    with pytest.raises(ValueError, match="luck = 'sometimes'"):
+        evaluate(agents=["greedy", "random"], ruleset="zilch5k", **{**kw, "luck": "sometimes"})
+    # auto: off where it cannot be on, and the report says why; off: off (and the batched engine).
+    r = evaluate(agents=["greedy", "random"], ruleset=no_table, **{**kw, "luck": "auto"})
+    assert not r.data["config"]["luck"]["on"] and "zilch solve" in r.data["config"]["luck"]["why_off"]
+    assert r.data["tables"][0]["results"][0]["luck_adjusted"] is None
+    assert "No luck-adjusted results: no game table is stored" in r.markdown()
+    r = evaluate(agents=["greedy", "random"], ruleset="zilch5k", **{**kw, "luck": "off"})
+    assert r.data["tables"][0]["engine"] == "batched" and r.data["tables"][0]["results"][0]["luck_sd_reduction"] is None
+    # The command line names the problem.
+    assert main(["--ruleset", "zilch5k", "--agents", "greedy", "random", "heuristic", "--players", "3",
+                 "--luck", "on", "--games", "3", "--workers", "1", "--solo-turns", "0", "--quiet"]) == 2
+    assert "luck = 'on' is impossible here: luck adjustment needs two-player games" in capsys.readouterr().err
+
+
+def test_luck_adjusted_results_identical_with_one_and_two_workers(shipped_tables_only):
+    kw = dict(agents=["heuristic", "greedy", "random"], ruleset="zilch5k", games=60, seed=4, solo_turns=0,
+              luck="on")
+    one, two = evaluate(workers=1, **kw), evaluate(workers=2, **kw)
+    assert one.data["tables"][0]["results"][0]["luck_adjusted"] is not None
+    assert json.dumps(one.results(), sort_keys=True) == json.dumps(two.results(), sort_keys=True)
+
+
+@pytest.mark.parametrize("preset, overrides", [
+    # tie-break turns and forced hot dice
+    ("zilch15k", {"target": 500}),
+    # finish_round, the entry threshold, a subtracted zilch penalty and the six-dice bonus
+    ("farkle", {"target": 700, "entry_threshold": 300, "variants.six_dice_zilch_bonus": 500}),
+])
+def test_luck_has_mean_zero_under_every_game_flow(preset, overrides, tmp_path, monkeypatch):
+    """The luck terms have mean 0 only if every step of the game is valued as the table expects
+    (Q(s, a) = E[V(next decision)]): the last turns after the target, the second player's turn of
+    finish_round, tie-break rounds, zilch streaks and penalties, bonus rolls, forced hot dice. On
+    small rules with all of these (tables solved here in seconds), the mean luck of 500 deals is
+    within 4 standard errors of 0 for agents far from optimal play and for optimal-win itself."""
+    from agents.evaluate import _Context, _play_table_chunk
+    from agents.game_solver import solve_game
+    from zilch_env import load_ruleset
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rs = load_ruleset(preset, overrides)
+    solve_game(rs, progress=False, threads=1)  # stored in tmp_path, where the evaluation finds it
+    for pair in (["greedy", "random"], ["heuristic", "optimal-win"]):
+        out = _play_table_chunk(_Context(rs, pair, seed=2), (0, 1), seat_orders(2), 0, 500, luck=True)
+        per_deal = out["luck"][:, 0].reshape(-1, 2).mean(axis=1)
+        se = per_deal.std(ddof=1) / math.sqrt(len(per_deal))
+        assert abs(per_deal.mean()) < 4 * se, (pair, per_deal.mean(), se)
+        assert se > 0

@@ -525,3 +525,25 @@ def test_penalty_sweeps_skip_rows_only_where_it_changes_nothing(monkeypatch):
     ok = ~np.isnan(plain.W)
     np.testing.assert_array_equal(np.isnan(plain.W), np.isnan(fast.W))
     assert np.abs(plain.W[ok].astype(float) - fast.W[ok]).max() < 1e-7
+
+
+def test_values_do_not_depend_on_the_cap_from_the_stable_cap_on(tmp_path, monkeypatch):
+    """What the luck adjustment of agents.evaluate relies on for worker-independent results: from
+    GameTable.stable_cap on, a higher turn-total cap changes no action value (float32 as cached),
+    so it does not matter which turns of a situation a process happened to solve first."""
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the shipped table, not this machine's
+    table = load_game_table("zilch")
+    agents = [make_agent("heuristic", table.ruleset), make_agent("greedy", table.ruleset)]
+    rng = np.random.default_rng(0)
+    g, checked = GameState(table.ruleset, 2, seed=8), 0
+    while not g.done:
+        sit = table.situation(g)
+        cap = table.stable_cap(sit)
+        values = []
+        for extra in (0, 37, 300):
+            table._cache.clear()  # solve afresh with this cap
+            values.append(table.action_values(g, True, cap + extra, sit))
+        assert values[0] == values[1] == values[2]
+        checked += 1
+        g.apply(agents[g.current].act(g, g.legal_actions(), rng))
+    assert checked > 20
