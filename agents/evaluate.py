@@ -61,10 +61,12 @@ Luck-adjusted results (``--luck``)
     (about 3e-8) and leads beyond the largest one tracked valued as it (below 1e-9).
 
     ``--luck auto`` (the default) adjusts when the game has two players and the rules' table is
-    stored (cached or shipped; solving one takes minutes and is never done here); ``on`` insists
-    (an error naming why it cannot: players, rules, or the ``zilch solve`` command that builds the
-    table); ``off`` never adjusts. With the adjustment on every table plays on the single-game
-    engine (the batched engine's kernels do not consult the table), and each decision costs one
+    stored (cached or shipped; solving one takes minutes and is never done here), in the tables that
+    play on the single-game engine: a table of agents the batched engine's kernels play (greedy,
+    random, ``optimal-turn``) stays there unadjusted, since those kernels play about a hundred times
+    more games in the time the adjustment would take. ``on`` insists (an error naming why it cannot:
+    players, rules, or the ``zilch solve`` command that builds the table) and adjusts every table,
+    all of them then on the single-game engine; ``off`` never adjusts. Each adjusted decision costs one
     look-up of the table's values (a solved turn is cached per situation, up to
     ``$ZILCH_WIN_CACHE_MB``; the turns are solved with :meth:`GameTable.stable_cap`, so the values
     do not depend on what a process solved before and the results stay the same for any number of
@@ -187,8 +189,9 @@ class EvalConfig:
     """``auto``: tables of agents the batched engine plays in its kernels go there; ``single``: every
     game on the single-game engine."""
     luck: str = "auto"
-    """Luck-adjusted results (see the module docstring): ``on`` (an error when impossible), ``off``,
-    or ``auto``: on for two players when a game table is stored for the rules (never solved here)."""
+    """Luck-adjusted results (see the module docstring): ``on`` (every table; an error when
+    impossible), ``off``, or ``auto``: for two players when a game table is stored for the rules
+    (never solved here), in the tables the batched engine does not play."""
 
 
 def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
@@ -888,9 +891,11 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
         if cfg.luck == "on" and gt is None:
             raise ValueError(f"luck = 'on' is impossible here: {luck_why}")
     luck = gt is not None
-    # Which engine plays each table depends only on the rules, the agents and the luck adjustment
-    # (the batched kernels do not consult the game table), never on the workers.
-    batch_ok = cfg.engine == "auto" and not luck and _batchable(rs)
+    # Which engine plays each table depends only on the rules, the agents and the luck mode (the
+    # batched kernels do not consult the game table), never on the workers. Under ``auto`` a table
+    # the kernels play stays there, unadjusted: the batched engine plays ~100x more games in the time
+    # the adjustment would take, which narrows its interval more; ``on`` adjusts every table.
+    batch_ok = cfg.engine == "auto" and not (luck and cfg.luck == "on") and _batchable(rs)
     kernels = [kernel_agent(a) for a in agents] if batch_ok else [None] * len(agents)
     engines = {t: "batched" if all(kernels[i] is not None for i in t) else "single" for t in tables}
     table_tasks = []
@@ -901,6 +906,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
         else:
             table_tasks += [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS), luck)
                             for d0 in range(0, deals, CHUNK_DEALS)]
+    luck = luck and any(e == "single" for e in engines.values())  # some table is adjusted
     optimum, optimum_source = turn_optimum(solo_ruleset(rs)) if cfg.solo_turns else (None, "")
 
     t_start = time.perf_counter()
@@ -1481,8 +1487,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "caused at each step, zero on average), so an unbiased share with a much narrower "
                    "interval. auto: on for 2 players when the rules' table is stored (cached or shipped; "
                    "never solved here); on: required, an error says why it cannot be (players, rules, or "
-                   "the 'zilch solve --objective win' command to run); off: never. When on, every table "
-                   "plays on the single-game engine (default: auto)")
+                   "the 'zilch solve --objective win' command to run), and every table then plays on the "
+                   "single-game engine; auto leaves the tables the batched engine plays (greedy, random, "
+                   "optimal-turn) there, unadjusted; off: never (default: auto)")
     p.add_argument("--anchor", metavar="AGENT",
                    help="the agent rated 0 (default: random if it plays, else mean rating 1500)")
     p.add_argument("--out", "-o", metavar="DIR", help="write report.md, report.json and the PNG plots into DIR")

@@ -502,6 +502,17 @@ def test_luck_on_refuses_clearly_and_auto_steps_aside(shipped_tables_only, capsy
     assert "No luck-adjusted results: no game table is stored" in r.markdown()
     r = evaluate(agents=["greedy", "random"], ruleset="zilch5k", **{**kw, "luck": "off"})
     assert r.data["tables"][0]["engine"] == "batched" and r.data["tables"][0]["results"][0]["luck_sd_reduction"] is None
+    # auto with a table: the tables the batched engine plays stay there, unadjusted; the others are adjusted.
+    r = evaluate(agents=["greedy", "random", "heuristic"], ruleset="zilch5k", **{**kw, "luck": "auto"})
+    by = {tuple(t["agents"]): t for t in r.data["tables"]}
+    assert by[("greedy", "random")]["engine"] == "batched"
+    assert by[("greedy", "random")]["results"][0]["luck_adjusted"] is None
+    for pair in (("greedy", "heuristic"), ("random", "heuristic")):
+        assert by[pair]["engine"] == "single" and by[pair]["results"][0]["luck_adjusted"] is not None
+    assert r.data["config"]["luck"]["on"]
+    # on: every table adjusted, on the single-game engine
+    r = evaluate(agents=["greedy", "random"], ruleset="zilch5k", **kw)
+    assert r.data["tables"][0]["engine"] == "single" and r.data["tables"][0]["results"][0]["luck_adjusted"] is not None
     # The command line names the problem.
     assert main(["--ruleset", "zilch5k", "--agents", "greedy", "random", "heuristic", "--players", "3",
                  "--luck", "on", "--games", "3", "--workers", "1", "--solo-turns", "0", "--quiet"]) == 2

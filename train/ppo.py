@@ -454,7 +454,12 @@ def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str,
         rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
                        games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
         row = rep.data["tables"][0]["results"][0]
-        return {"metric": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
+        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
+        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
+        adjusted = (row.get("luck_adjusted") or {}).get("mean")
+        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
+                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
+                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
                 "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
                 "opponent": args.eval_opponent}
     rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
@@ -837,6 +842,9 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
         row = rep.data["tables"][0]["results"][0]
         summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"],
                                "score_share": rate(row["score_share"]),
+                               "score_share_ci": row["score_share"] if isinstance(row["score_share"], dict) else None,
+                               "luck_adjusted": row.get("luck_adjusted"),
+                               "luck_sd_reduction": row.get("luck_sd_reduction"),
                                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"]}
         md.append(rep.markdown())
     if args.final_solo_turns:
@@ -886,7 +894,8 @@ def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[st
              f"`ppo:{shown(out)}`), `best/model.zip` + `best/train.json` (the SB3 checkpoint with the "
              "best periodic evaluation), `eval.md` / `eval.json` (the final evaluation).", ""]
     if best:
-        what = (f"score share {best['metric']:.3f} against `{best.get('opponent')}` in {best.get('games')} games"
+        what = (f"{best.get('metric_kind', 'score share')} {best['metric']:.3f} against `{best.get('opponent')}` "
+                f"in {best.get('games')} games"
                 if state["objective"] == "win" else f"{best['metric']:.1f} points per turn alone")
         if best.get("selected"):
             lines += [f"Exported: the {best['selected']} model, evaluated at {best['timesteps']:,} timesteps: "
@@ -896,13 +905,20 @@ def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[st
     if summary:
         lines += [f"Final evaluation (`agents.evaluate`, seat-balanced, common random numbers, seed "
                   f"{summary['seed']}, {summary['games_per_table']} games per opponent):", "",
-                  "| opponent | win % [95% CI] | draw % | score share | pts/turn |", "|---|---|---|---|---|"]
+                  "| opponent | win % [95% CI] | draw % | score share | luck-adjusted share % [95% CI] | "
+                  "pts/turn |", "|---|---|---|---|---|---|"]
         for opp, r in summary["vs"].items():
             w = r["win"]
+            la = r.get("luck_adjusted")
+            adj = (f"{100 * la['mean']:.2f} [{100 * la['low']:.2f}, {100 * la['high']:.2f}]" if la else "-")
             lines.append(f"| `{opp}` | {100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}] | "
-                         f"{100 * r['draw']:.1f} | {r['score_share']:.3f} | {r['points_per_turn']:.0f} |")
+                         f"{100 * r['draw']:.1f} | {r['score_share']:.3f} | {adj} | {r['points_per_turn']:.0f} |")
         for opp, why in summary["skipped"].items():
-            lines.append(f"| `{opp}` | not played: {why} | | | |")
+            lines.append(f"| `{opp}` | not played: {why} | | | | |")
+        if any(r.get("luck_adjusted") for r in summary["vs"].values()):
+            lines += ["", "Luck-adjusted share: each game's result minus the luck of its dice, measured with the "
+                          "exact game table (`agents.evaluate --luck`): the same expectation as the score share, "
+                          "with a Student's t interval over the deals."]
         solo = summary.get("solo") or {}
         if solo.get("points_per_turn"):
             p = solo["points_per_turn"]

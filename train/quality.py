@@ -4,7 +4,9 @@
 
 One row per preset: the score agent's (``checkpoints/<preset>-score``) mean points per turn alone as a
 share of the exact turn optimum, and the win agent's (``checkpoints/<preset>``) win rate in
-seat-balanced two-player games against each opponent of its final evaluation, with 95% intervals.
+seat-balanced two-player games against each opponent of its final evaluation, with 95% intervals:
+the luck-adjusted share (marked *: wins plus half the draws, with the dice's luck removed by the exact
+game table, ``agents.evaluate --luck``) where the preset has one, else the win rate.
 Every number is read from the ``eval.json`` that ``train/ppo.py`` wrote after training; nothing here
 plays a game. A cell is "-" where that evaluation was not run.
 """
@@ -34,9 +36,14 @@ def _ratio(ev: dict | None) -> str:
 
 
 def _win(ev: dict | None, opp: str) -> str:
+    """The share of the games (wins + half draws) with its interval: luck-adjusted where the final
+    evaluation had the game table (marked *), else the plain win rate."""
     r = ((ev or {}).get("vs") or {}).get(opp)
     if not r:
         return "-"
+    la = r.get("luck_adjusted")
+    if la:
+        return f"{100 * la['mean']:.1f}* [{100 * la['low']:.1f}, {100 * la['high']:.1f}]"
     w = r["win"]
     return f"{100 * w['rate']:.1f} [{100 * w['low']:.0f}, {100 * w['high']:.0f}]"
 
@@ -70,7 +77,8 @@ def brief(root: Path) -> str:
         cells = [f"{100 * r['mean']:.1f}%" if r else "-"]
         for o in BRIEF:
             v = ((win or {}).get("vs") or {}).get(o)
-            cells.append(f"{100 * v['score_share']:.1f}" if v else "-")
+            la = (v or {}).get("luck_adjusted")
+            cells.append("-" if not v else f"{100 * la['mean']:.1f}*" if la else f"{100 * v['score_share']:.1f}")
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
