@@ -936,6 +936,7 @@ class WinPotential:
         self.per = per
         self._scoring = scoring_table(self.ruleset)
         self._keeps: dict[tuple, tuple] = {}
+        self._caps: dict[tuple, int] = {}
 
     def _decision_value(self, sit: tuple, roll: Sequence[int], turn_total: int, permanent: int,
                         dice_left: int) -> float:
@@ -945,7 +946,19 @@ class WinPotential:
             keeps = self._keeps[tuple(roll)] = _options(self.ruleset, self._scoring.info(roll))
         return max(max(r, -1.0 if b is None else b)
                    for r, b in self.table._keep_values(sit, keeps, turn_total, permanent, dice_left,
-                                                       True).values())
+                                                       True, self._cap(sit)).values())
+
+    def _cap(self, sit: tuple) -> int:
+        """The turn-total cap to solve a turn with: :meth:`GameTable.stable_cap`. Its DP costs about
+        7% more than the default cap's, but a turn that goes on past the default cap no longer solves
+        its situation again at a higher one (40% of the turn DPs a farkle run solved were such
+        repeats), and the values no longer depend on which turns came first."""
+        cap = self._caps.get(sit)
+        if cap is None:
+            if len(self._caps) > 1_000_000:
+                self._caps.clear()
+            cap = self._caps[sit] = self.table.stable_cap(sit)
+        return cap
 
     def _roll_value(self, sit: tuple, turn_total: int, permanent: int, dice: int) -> float:
         """The mover's optimal value with ``dice`` dice to roll on at ``turn_total``."""
@@ -954,9 +967,10 @@ class WinPotential:
         t = turn_total // u
         pi = min(permanent // (S * u) if S else 0, NP - 1)
         k = (t * NP + pi) * (D + 1) + dice
-        v = float(self.table.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, True).C[k])
+        tmin = max(t + int(ip[K.IP_MAXPTS]) + 1, self._cap(sit))
+        v = float(self.table.turn_values(sit, tmin, True).C[k])
         if v < 0.0:  # rolling on where banking is provably better: not computed by the cut DP
-            v = float(self.table.turn_values(sit, t + int(ip[K.IP_MAXPTS]) + 1, False).C[k])
+            v = float(self.table.turn_values(sit, tmin, False).C[k])
         return v
 
     def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
