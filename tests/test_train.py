@@ -66,6 +66,10 @@ def test_run_logs_checkpoints_and_resumes(tmp_path):
         assert (ck / d / "model.zip").is_file() and (ck / d / "train.json").is_file()
     st = json.loads((ck / "latest" / "train.json").read_text())
     assert st["timesteps"] == 256 and [e["timesteps"] for e in st["evaluations"]] == [128, 256]
+    # zonk's game table is shipped: the periodic evaluation against optimal-win ranks by the
+    # luck-adjusted share
+    assert st["evaluations"][0]["opponent"] == "optimal-win"
+    assert st["evaluations"][0]["metric_kind"] == "luck-adjusted score share"
     assert st["run_dir"] == str(run) and len(st["commands"]) == 1
     assert (ck / "latest" / "pool.npz").is_file()
     pool_before = int(np.load(ck / "latest" / "pool.npz")["timesteps"].size)
@@ -244,3 +248,14 @@ def test_anneal_lr_decays_and_exports_the_final_model(tmp_path):
     assert all(np.array_equal(best[k], latest[k]) for k in best)
     assert ppo.linear_schedule(1e-3)(0.25) == pytest.approx(2.5e-4)
     assert "final (--anneal-lr) model" in (tmp_path / "ck" / "README.md").read_text()
+
+
+def test_final_evaluation_reports_the_luck_adjusted_share(tmp_path):
+    """With the game table stored (zonk's is shipped), the final evaluation carries each opponent's
+    luck-adjusted share with its interval into eval.json and the checkpoint's README."""
+    argv = tiny(tmp_path, "--final-games", "4", "--final-opponents", "heuristic", timesteps=128)
+    assert ppo.main(argv) == 0
+    ev = json.loads((tmp_path / "ck" / "eval.json").read_text())
+    la = ev["vs"]["heuristic"]["luck_adjusted"]
+    assert la["low"] <= la["mean"] <= la["high"] and ev["vs"]["heuristic"]["luck_sd_reduction"] is not None
+    assert "Luck-adjusted share" in (tmp_path / "ck" / "README.md").read_text()
