@@ -259,3 +259,20 @@ def test_final_evaluation_reports_the_luck_adjusted_share(tmp_path):
     la = ev["vs"]["heuristic"]["luck_adjusted"]
     assert la["low"] <= la["mean"] <= la["high"] and ev["vs"]["heuristic"]["luck_sd_reduction"] is not None
     assert "Luck-adjusted share" in (tmp_path / "ck" / "README.md").read_text()
+
+
+def test_resume_with_a_new_learning_rate_anneals_over_the_steps_left(tmp_path):
+    """--resume --learning-rate X --anneal-lr: the continuation decays from X to 0 over the steps left
+    to --timesteps (SB3's count goes on from the steps done, so the schedule is rescaled)."""
+    assert ppo.linear_schedule(1e-3, 0.25)(0.25) == pytest.approx(1e-3)
+    assert ppo.linear_schedule(1e-3, 0.25)(0.125) == pytest.approx(5e-4)
+    assert ppo.linear_schedule(1e-3, 0.25)(0.0) == 0.0
+    assert ppo.main(tiny(tmp_path, "--anneal-lr", timesteps=128)) == 0
+    assert ppo.main(tiny(tmp_path, "--resume", "--anneal-lr", "--learning-rate", "5e-4", timesteps=256)) == 0
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(tmp_path / "ck" / "latest" / "model.zip", device="cpu")
+    assert model.lr_schedule(0.5) == pytest.approx(5e-4)  # 128 of 256 steps left when it resumed
+    assert model.lr_schedule(0.25) == pytest.approx(2.5e-4)
+    st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
+    assert st["args"]["learning_rate"] == 5e-4 and st["timesteps"] == 256

@@ -190,7 +190,9 @@ class Args:
     critic_warmup: int = arg(100_000, "with --init: timesteps at the start during which only the value network "
                                       "learns (the actor stays as --init left it until the critic's "
                                       "advantages mean something)")
-    resume: bool = arg(False, "continue from <out>/latest: model, optimizer, timesteps, pool, run")
+    resume: bool = arg(False, "continue from <out>/latest: model, optimizer, timesteps, pool, run (a "
+                              "--learning-rate or --anneal-lr other than the saved run's applies to the "
+                              "continuation: annealed, it decays to 0 over the steps left to --timesteps)")
     progress: bool = arg(True, "show the progress bar")
 
 
@@ -412,11 +414,13 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
 _STOP: dict[str, str | None] = {"signal": None}
 
 
-def linear_schedule(lr: float) -> Any:
+def linear_schedule(lr: float, start: float = 1.0) -> Any:
     """SB3's learning-rate schedule decaying from ``lr`` to 0 over the run (its argument is the
-    fraction of the run still to go)."""
+    fraction of SB3's count still to go). A resumed run's count goes on from the steps done before
+    it: ``start`` is that fraction when this run starts (its steps over the new total), so the decay
+    spans this run's own steps."""
     def schedule(progress_remaining: float) -> float:
-        return lr * progress_remaining
+        return lr * min(1.0, progress_remaining / start)
     return schedule
 
 
@@ -727,6 +731,15 @@ def main(argv: list[str] | None = None) -> int:
         env_seed = args.seed + model.num_timesteps  # fresh dice, not a replay of the first games
         venv.seed(env_seed)
         done = model.num_timesteps
+        saved = state.get("args") or {}
+        if (args.learning_rate, args.anneal_lr) != (saved.get("learning_rate"), saved.get("anneal_lr")):
+            # A new --learning-rate / --anneal-lr for the continuation (else the saved schedule goes on):
+            # annealed, it decays from the new rate to 0 over this run's --timesteps.
+            left = max(args.timesteps - done, 1)  # --timesteps is the run's total, the steps done included
+            model.learning_rate = (linear_schedule(args.learning_rate, left / (done + left))
+                                   if args.anneal_lr else args.learning_rate)
+            model._setup_lr_schedule()
+            state.setdefault("args", {}).update(learning_rate=args.learning_rate, anneal_lr=args.anneal_lr)
     else:
         env_seed = args.seed
         venv.seed(env_seed)  # env i: seed + i
