@@ -43,14 +43,14 @@ def _win(ev: dict | None, opp: str) -> str:
         return "-"
     la = r.get("luck_adjusted")
     if la:
-        return f"{100 * la['mean']:.1f}* [{100 * la['low']:.1f}, {100 * la['high']:.1f}]"
+        return f"{100 * la['mean']:.2f}* [{100 * la['low']:.2f}, {100 * la['high']:.2f}]"
     w = r["win"]
     return f"{100 * w['rate']:.1f} [{100 * w['low']:.0f}, {100 * w['high']:.0f}]"
 
 
 def table(root: Path) -> str:
     lines = ["| preset | score agent: pts/turn of optimum | win agent alone: of optimum | "
-             + " | ".join(f"win % vs `{o}`" for o in OPPONENTS) + " | games/table | best checkpoint at step |",
+             + " | ".join(f"share % vs `{o}`" for o in OPPONENTS) + " | games/table | best checkpoint at step |",
              "|---" * (5 + len(OPPONENTS)) + "|"]
     for p in PRESETS:
         win, score = _load(root / p / "eval.json"), _load(root / f"{p}-score" / "eval.json")
@@ -78,7 +78,7 @@ def brief(root: Path) -> str:
         for o in BRIEF:
             v = ((win or {}).get("vs") or {}).get(o)
             la = (v or {}).get("luck_adjusted")
-            cells.append("-" if not v else f"{100 * la['mean']:.1f}*" if la else f"{100 * v['score_share']:.1f}")
+            cells.append("-" if not v else f"{100 * la['mean']:.2f}*" if la else f"{100 * v['score_share']:.1f}")
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
