@@ -6,7 +6,7 @@ One row per preset: the score agent's (``checkpoints/<preset>-score``) mean poin
 share of the exact turn optimum, and the win agent's (``checkpoints/<preset>``) win rate in
 seat-balanced two-player games against each opponent of its final evaluation, with 95% intervals:
 the luck-adjusted share (marked *: wins plus half the draws, with the dice's luck removed by the exact
-game table, ``agents.evaluate --luck``) where the preset has one, else the win rate.
+game table, ``agents.evaluate --luck``) where the preset has one, else the plain share.
 Every number is read from the ``eval.json`` that ``train/ppo.py`` wrote after training; nothing here
 plays a game. A cell is "-" where that evaluation was not run.
 """
@@ -37,14 +37,15 @@ def _ratio(ev: dict | None) -> str:
 
 def _win(ev: dict | None, opp: str) -> str:
     """The share of the games (wins + half draws) with its interval: luck-adjusted where the final
-    evaluation had the game table (marked *), else the plain win rate."""
+    evaluation had the game table (marked *), else the plain share (the win rate in an ``eval.json``
+    written before the share's interval was kept)."""
     r = ((ev or {}).get("vs") or {}).get(opp)
     if not r:
         return "-"
     la = r.get("luck_adjusted")
     if la:
         return f"{100 * la['mean']:.2f}* [{100 * la['low']:.2f}, {100 * la['high']:.2f}]"
-    w = r["win"]
+    w = r.get("score_share_ci") or r["win"]
     return f"{100 * w['rate']:.1f} [{100 * w['low']:.0f}, {100 * w['high']:.0f}]"
 
 
