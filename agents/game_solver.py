@@ -223,6 +223,19 @@ SOLVER_VERSION = 1
 ROWLESS_BELOW = 1e-4
 
 
+_TURN_POOLS: dict[int, Any] = {}
+
+
+def _turn_pool(threads: int):
+    """A thread pool for :meth:`GameTable.prefetch`, one per size, made on first use."""
+    pool = _TURN_POOLS.get(threads)
+    if pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = _TURN_POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="zilch-turn-dp")
+    return pool
+
+
 def _cache_mb_default() -> float:
     """``$ZILCH_WIN_CACHE_MB`` (a positive number of megabytes) or 512."""
     raw = os.environ.get("ZILCH_WIN_CACHE_MB", "").strip()
@@ -532,6 +545,35 @@ class GameTable:
         if hit is not None and hit.tcap >= tmin:
             self._cache.move_to_end(key)
             return hit
+        return self._store(key, self._solve_turn(situation, tmin, cut))
+
+    def prefetch(self, requests: Sequence[tuple[tuple, int]], cut: bool = True, threads: int = 2) -> int:
+        """Solve the turns of ``requests`` (``(situation, tmin)`` pairs, as :meth:`turn_values`
+        takes them) that the cache does not hold yet, on up to ``threads`` threads (the turn DP
+        releases the GIL), and cache them in the order asked; returns how many were solved. The
+        values are those :meth:`turn_values` would compute one by one (the DP is a pure function of
+        its situation and cap), so a caller that prefetches what it is about to read gets the same
+        numbers, sooner on a machine with a free core."""
+        need: dict[tuple, int] = {}
+        for sit, tmin in requests:
+            hit = self._cache.get((sit, cut))
+            if hit is not None and hit.tcap >= tmin:
+                continue
+            if need.get(sit, -1) < tmin:
+                need[sit] = tmin
+        if not need:
+            return 0
+        jobs = list(need.items())
+        if threads < 2 or len(jobs) < 2:
+            solved = [self._solve_turn(sit, tmin, cut) for sit, tmin in jobs]
+        else:
+            solved = list(_turn_pool(threads).map(lambda job: self._solve_turn(job[0], job[1], cut), jobs))
+        for (sit, _), tv in zip(jobs, solved):
+            self._store((sit, cut), tv)
+        return len(jobs)
+
+    def _solve_turn(self, situation: tuple, tmin: int, cut: bool) -> TurnValues:
+        """The turn DP of a situation (not cached; safe to call from several threads at once)."""
         ip, rtt, pa = self.ip, self._rtt, self._rt.p_allonly
         kind = situation[0]
         if kind == "race":
@@ -544,9 +586,12 @@ class GameTable:
         # Only turn totals up to the cap are read (the cap is above every total one keep can reach
         # from the position asked about); float32 keeps a cached turn to a few kilobytes, so values
         # read from here are rounded to about 3e-8 (the DP itself runs in float64).
-        with np.errstate(invalid="ignore", over="ignore"):  # positions the DP never reached hold garbage
-            tv = TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
-                            C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+        with np.errstate(invalid="ignore", over="ignore"):
+            return TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
+                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+
+    def _store(self, key: tuple, tv: TurnValues) -> TurnValues:
+        """Cache a solved turn (least recently used dropped first beyond :attr:`cache_mb`)."""
         old = self._cache.pop(key, None)
         if old is not None:
             self._cache_bytes -= old.B.nbytes + old.C.nbytes
@@ -924,13 +969,25 @@ class WinPotential:
     The VecEnv pays the agent the change of this value over each of its moves (``per="decision"``)
     or turns (``per="turn"``): in expectation minus the move's (or turn's) regret against
     ``optimal-win``, zero for optimal play; the optimal policy is unchanged (potential-based shaping,
-    Ng, Harada and Russell 1999), while a move's return carries only the luck of the next roll."""
+    Ng, Harada and Russell 1999), while a move's return carries only the luck of the next roll.
+
+    The turns a call reads that are not solved yet are solved first, together, on ``threads``
+    threads (default: 2 where the machine has them; :meth:`GameTable.prefetch`): early in a run most
+    of the potential's time is such turn DPs, and the PPO process leaves the second core idle while
+    the games step. The values do not depend on ``threads``."""
 
     PER = ("decision", "turn")
 
-    def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None, per: str = "decision"):
+    def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None, per: str = "decision",
+                 threads: int | None = None):
         if per not in self.PER:
             raise ValueError(f"per = {per!r}: allowed are {', '.join(map(repr, self.PER))}")
+        if threads is None:
+            threads = min(2, os.cpu_count() or 1)
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ValueError(f"threads = {threads!r}: a whole number, 1 or more (threads solving new turns)")
+        #: Threads that solve the turns a call meets for the first time (:meth:`GameTable.prefetch`).
+        self.threads = int(threads)
         self.table = table if table is not None else solve_game(ruleset)
         self.ruleset = self.table.ruleset
         self.per = per
@@ -985,9 +1042,11 @@ class WinPotential:
         keep = games.phase[rows] == int(Phase.KEEP)
         mid = games.roll_due[rows] & (games.rolls_this_turn[rows] > 0)  # a roll due inside a turn
         dense = self.per == "decision"
-        race = ~done & ~games.final_round[rows] & ~((keep | mid) & dense)
-        if race.any():  # the start of a race turn, vectorised: the table's value
-            r, me = rows[race], cur[race]
+        inrace = ~done & ~games.final_round[rows]  # a race situation: the table's state ids, vectorised
+        race = inrace & ~((keep | mid) & dense)  # of these, the start of a turn: the table's value
+        sid = np.zeros(rows.size, np.int64)
+        if inrace.any():
+            r, me = rows[inrace], cur[inrace]
             opp = 1 - me
             sc, onb, zs = games.scores[r], games.on_board[r], games.zilch_streak[r]
             k = np.arange(r.size)
@@ -1001,8 +1060,10 @@ class WinPotential:
             zb = np.where(on_b & pc, zs[k, opp], 0)
             seat = (me - games.first[r]) % 2 if ip[K.IP_NSEAT] == 2 else np.zeros_like(me)
             NS, NZ = int(ip[K.IP_NS]), int(ip[K.IP_NZ])
-            w = tab.W[(((seat * NS + ia) * NZ + za) * NS + ib) * NZ + zb].astype(np.float64)
-            out[race] = np.where(me == seats[race], w, 1.0 - w)
+            sid[inrace] = (((seat * NS + ia) * NZ + za) * NS + ib) * NZ + zb
+        if race.any():
+            w = tab.W[sid[race]].astype(np.float64)
+            out[race] = np.where(cur[race] == seats[race], w, 1.0 - w)
         if done.any():  # the result
             win = games.winners[rows[done]]
             s = seats[done]
@@ -1013,10 +1074,25 @@ class WinPotential:
             scores, onb, streak, first, tbr = (games.scores, games.on_board, games.zilch_streak, games.first,
                                                games.tiebreak_round)
             rolls, total, perm, left = games.rolls, games.turn_total, games.permanent, games.dice_left
+            sits = []
+            need = []  # the turns the rows read, solved up front (in parallel where a core is free)
+            extra = int(ip[K.IP_MAXPTS]) + 1
             for i in rest.tolist():
+                b = int(rows[i])
+                if inrace[i]:
+                    sit = ("race", int(sid[i]))
+                else:
+                    sit = tab.situation_of(int(cur[i]), int(first[b]), scores[b].tolist(), onb[b].tolist(),
+                                           streak[b].tolist(), games.final_queue(b), games.tiebreak_players(b),
+                                           int(tbr[b]))
+                sits.append(sit)
+                if dense and (keep[i] or mid[i]):
+                    need.append((sit, max(int(total[b]) // u + extra, self._cap(sit))))
+                elif sit[0] != "race":
+                    need.append((sit, 0))
+            tab.prefetch(need, True, self.threads)
+            for i, sit in zip(rest.tolist(), sits):
                 b, me = int(rows[i]), int(cur[i])
-                sit = tab.situation_of(me, int(first[b]), scores[b].tolist(), onb[b].tolist(), streak[b].tolist(),
-                                       games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
                 if dense and keep[i]:
                     roll = [f for f in rolls[b].tolist() if f]
                     v = self._decision_value(sit, roll, int(total[b]), int(perm[b]), int(left[b]))

@@ -200,3 +200,44 @@ def test_training_shaping_choices(tmp_path):
         ppo.resolve_auto(ppo.parse_args(["--shaping", "decisions", "--vec", "dummy"]), zonk, ["self"])
     with pytest.raises(SystemExit, match="2 players only"):
         ppo.resolve_auto(ppo.parse_args(["--shaping", "turns", "--players", "3"]), zonk, ["self"])
+
+
+def _fresh(table: GameTable) -> GameTable:
+    """The same solved game with an empty turn cache."""
+    return GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0)
+
+
+def test_prefetch_solves_what_is_missing_once_with_the_serial_values(small):
+    tab = _fresh(small)
+    sits = [("race", int(s)) for s in np.flatnonzero(small.W > 0)[:40:4]] + [("bar", 3, 0.5, True, False)]
+    reqs = [(s, tab.stable_cap(s)) for s in sits]
+    assert tab.prefetch(reqs + reqs[:3], threads=2) == len(sits)  # asked twice, solved once
+    assert tab.prefetch(reqs, threads=2) == 0
+    for s, tmin in reqs:
+        a = tab.turn_values(s, tmin)
+        b = small._solve_turn(s, tmin, True)
+        assert (a.tcap, a.thr) == (b.tcap, b.thr)
+        np.testing.assert_array_equal(a.B, b.B)
+        np.testing.assert_array_equal(a.C, b.C)
+
+
+def test_potential_threads_do_not_change_what_is_paid(small):
+    rs = small.ruleset
+    paid, solved = {}, {}
+    for threads in (1, 2):
+        tab = _fresh(small)
+        venv = BatchedZilchVecEnv(rs, num_envs=16, num_players=2, seed=4, opponent="greedy",
+                                  potential=WinPotential(rs, tab, threads=threads), luck=False)
+        venv.reset()
+        rng = np.random.default_rng(1)
+        rews = []
+        for _ in range(150):
+            masks = venv.action_masks()
+            _, rew, _, _ = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+            rews.append(rew)
+        paid[threads], solved[threads] = np.concatenate(rews), list(tab._cache)
+    assert len(solved[1]) > 10
+    np.testing.assert_array_equal(paid[1], paid[2])
+    assert solved[1] == solved[2]  # the same turns, cached in the same order
+    with pytest.raises(ValueError, match="threads = 0"):
+        WinPotential(rs, small, threads=0)
