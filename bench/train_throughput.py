@@ -15,6 +15,10 @@ Both runs use ``train/ppo.py``'s PPO settings (its ``Args`` defaults unless give
 With ``--batched N`` (default 64) it also measures ``BatchedZilchVecEnv`` (``train/ppo.py --vec
 batched``: the same games stepped by the compiled batched engine), with ``--n-envs`` envs and with N
 envs at the same rollout size (``n_steps`` scaled down), where one policy call serves N games.
+With ``--shaping`` (default ``regret``, ``train/ppo.py``'s default where the ruleset's game table is
+stored) it then measures that batched VecEnv with the solved game's potential: every turn situation
+not met before solves its turn DP first, so this rate is lowest at the start of a run and rises as
+the turns are cached; ``--shaping-timesteps`` measures it over a longer window.
 
 The trivial env (``bench/env.py``'s ``TrivialEnv``: a constant observation and mask, episodes of 50
 steps) costs almost nothing to step, so its rate is the ceiling that PPO itself sets on this machine.
@@ -23,6 +27,7 @@ steps) costs almost nothing to step, so its rate is the ceiling that PPO itself 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import time
@@ -80,6 +85,8 @@ def run(make_env, a: Args, timesteps: int, n_envs: int, venv=None) -> dict[str, 
                         ent_coef=a.ent_coef, policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}},
                         seed=0, device="cpu")
     model.learn(a.n_steps * n_envs)  # warm-up: tables, caches, first allocations
+    gc.collect()
+    gc.freeze()  # as train/ppo.py does before it learns
     tm = Timed()
     tm.wrap(venv, "step", "env")
     tm.wrap(venv, "env_method", "env")  # get_action_masks -> env_method("action_masks")
@@ -115,6 +122,9 @@ def main() -> int:
                     help="also the batched VecEnv with N envs under train/ppo.py's --shaping (the solved "
                          "game's potential, read in Python every step; the ruleset's game table must be "
                          "stored); none = skip (default regret, train/ppo.py's default where a table exists)")
+    ap.add_argument("--shaping-timesteps", type=int, default=None, metavar="N",
+                    help="measured steps of the shaped run (default --timesteps): its rate rises as the "
+                         "solved turns it meets are cached, so a longer window shows more of a whole run")
     args = ap.parse_args()
     a = Args(threads=args.threads, n_steps=args.n_steps, n_epochs=args.n_epochs, batch_size=args.batch_size,
              net_arch=args.net_arch)
@@ -152,12 +162,16 @@ def main() -> int:
                                           potential=pot, luck=args.shaping != "regret")
                 b = Args(threads=a.threads, n_steps=max(1, a.n_steps * args.n_envs // n), n_epochs=a.n_epochs,
                          batch_size=a.batch_size, net_arch=a.net_arch)
-                rows.append((f"batched, {n} envs, shaping {args.shaping}", run(None, b, args.timesteps, n, venv=venv)))
-    print(f"{'env':<34}{'steps/s':>9}{'env %':>8}{'policy %':>10}{'update %':>10}"
+                steps = args.shaping_timesteps or args.timesteps
+                label = f"batched, {n} envs, shaping {args.shaping}"
+                if steps != args.timesteps:
+                    label += f" ({steps:,} steps)"
+                rows.append((label, run(None, b, steps, n, venv=venv)))
+    print(f"{'env':<50}{'steps/s':>9}{'env %':>8}{'policy %':>10}{'update %':>10}"
           f"{'env us/step':>13}{'policy us/step':>16}{'update us/step':>16}")
     for name, r in rows:
         s = r["seconds"]
-        print(f"{name:<34}{r['sps']:>9,.0f}{100 * r['env'] / s:>8.1f}{100 * r['policy'] / s:>10.1f}"
+        print(f"{name:<50}{r['sps']:>9,.0f}{100 * r['env'] / s:>8.1f}{100 * r['policy'] / s:>10.1f}"
               f"{100 * r['update'] / s:>10.1f}{1e6 * r['env'] / r['steps']:>13.1f}"
               f"{1e6 * r['policy'] / r['steps']:>16.1f}{1e6 * r['update'] / r['steps']:>16.1f}")
     z, b = rows[0][1], rows[1][1]

@@ -77,6 +77,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import json
 import os
 import random
@@ -779,12 +780,20 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, interrupt)
     signal.signal(signal.SIGTERM, interrupt)
+    # Everything built so far (torch, SB3, the envs, the solved tables: some 400,000 objects) lives as
+    # long as the run; frozen, the garbage collector's full passes no longer walk it (they had cost
+    # about 100 ms each, a few percent of a run's time).
+    gc.collect()
+    gc.freeze()
     t_learn = time.perf_counter()
     seconds0 = state.get("seconds", 0.0)
     try:
-        if done < args.timesteps:
-            model.learn(total_timesteps=args.timesteps - done, callback=callback,
-                        reset_num_timesteps=not args.resume)
+        try:
+            if done < args.timesteps:
+                model.learn(total_timesteps=args.timesteps - done, callback=callback,
+                            reset_num_timesteps=not args.resume)
+        finally:
+            gc.unfreeze()
         if _STOP["signal"] is not None:
             raise KeyboardInterrupt(_STOP["signal"])
     except KeyboardInterrupt:
