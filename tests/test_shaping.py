@@ -241,25 +241,3 @@ def test_potential_threads_do_not_change_what_is_paid(small):
     assert solved[1] == solved[2]  # the same turns, cached in the same order
     with pytest.raises(ValueError, match="threads = 0"):
         WinPotential(rs, small, threads=0)
-
-
-def test_regret_potential_computed_while_the_caller_moves_raises_at_the_next_step(small):
-    """``luck=False`` computes the value at the next decision on a helper thread; an error there
-    comes out of the next ``step`` (or ``reset``), and ``close`` waits for the thread."""
-    rs = small.ruleset
-    pot = WinPotential(rs, small)
-    calls = {"n": 0}
-
-    def failing(games, rows, seats):
-        calls["n"] += 1
-        if calls["n"] > 6:
-            raise RuntimeError("potential failed")
-        return pot(games, rows, seats)
-
-    venv = BatchedZilchVecEnv(rs, num_envs=4, num_players=2, seed=1, opponent="greedy", potential=failing,
-                              luck=False)
-    venv.reset()
-    with pytest.raises(RuntimeError, match="potential failed"):
-        for _ in range(10):
-            venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
-    venv.close()

@@ -105,10 +105,6 @@ class BatchedZilchVecEnv(VecEnv):
             right after each move, before any dice are rolled (the potential must then answer for a
             roll due in the middle of a turn too): a move is paid the expected change of the value it
             makes, and what the next roll brings is not paid at all (it does not depend on the move).
-            The value at the agent's next decision is then only needed when it moves from there, so
-            ``step`` computes it on a helper thread while the caller chooses the next actions (the
-            policy's forward pass), and the next ``step`` (or ``reset``) waits for it: the same
-            numbers, in the same order, computed sooner on a machine with a free core.
     """
 
     def __init__(
@@ -172,8 +168,6 @@ class BatchedZilchVecEnv(VecEnv):
         self._points = np.zeros(n_envs, dtype=np.int64)
         self._agent_turns = np.zeros(n_envs, dtype=np.int64)
         self._phi = np.zeros(n_envs)  # the potential at each agent's current decision
-        self._phi_pending: Any = None  # (rows, future) of a potential computed on the helper thread
-        self._phi_pool: Any = None
         self._seat_rng = np.random.default_rng(seed)
         self._started = False
         super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
@@ -273,24 +267,7 @@ class BatchedZilchVecEnv(VecEnv):
             raise ValueError(f"potential returned shape {phi.shape} for {rows.size} rows")
         return phi
 
-    def _potential_later(self, rows: np.ndarray) -> None:
-        """``_phi[rows]`` = the potential there, computed on the helper thread; the games must not
-        change until :meth:`_phi_wait` (every method that steps or resets them calls it first)."""
-        if self._phi_pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._phi_pool = ThreadPoolExecutor(1, thread_name_prefix="zilch-potential")
-        self._phi_pending = (rows, self._phi_pool.submit(self._potential, rows))
-
-    def _phi_wait(self) -> None:
-        """Store the potential :meth:`_potential_later` computes (its error, if any, is raised here)."""
-        pending, self._phi_pending = self._phi_pending, None
-        if pending is not None:
-            rows, future = pending
-            self._phi[rows] = future.result()
-
     def reset(self) -> np.ndarray:
-        self._phi_wait()
         seed = self._seeds[0]
         rewind = not self._started
         if seed is not None:
@@ -318,7 +295,6 @@ class BatchedZilchVecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        self._phi_wait()
         g = self.games
         st = g._st
         n = self.num_envs
@@ -348,16 +324,16 @@ class BatchedZilchVecEnv(VecEnv):
         if self.potential is not None:
             shaped = np.where(illegal, rewards, 0.0)
             going = np.flatnonzero(flags == 0)  # the agent decides again: in this turn or its next
+            phi = self._potential(going)
             if self.luck:
-                phi = self._potential(going)
                 shaped[turn_over] = 2.0 * (phi_end - self._phi[turn_over]) / self.reward_scale
                 same = np.ones(n, dtype=bool)
                 same[turn_over] = False
                 on = same[going]
                 shaped[going[on]] = 2.0 * (phi[on] - self._phi[going[on]]) / self.reward_scale
-                self._phi[going] = phi
             else:
                 shaped[moved] = 2.0 * (phi_moved - self._phi[moved]) / self.reward_scale
+            self._phi[going] = phi
             rewards[:] = shaped
         obs = self._observe().copy()
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
@@ -384,9 +360,6 @@ class BatchedZilchVecEnv(VecEnv):
                     info["is_success"] = winners == [seat]
             self._start(ended)
             obs[ended] = self._observe()[ended]
-        if self.potential is not None and not self.luck:
-            # read only when the agent moves from there: computed while the caller picks the moves
-            self._potential_later(going)
         return obs, rewards.copy(), dones, infos
 
     def _observe(self) -> np.ndarray:
@@ -406,10 +379,7 @@ class BatchedZilchVecEnv(VecEnv):
         return self._mask_now().copy()
 
     def close(self) -> None:
-        self._phi_wait()
-        if self._phi_pool is not None:
-            self._phi_pool.shutdown()
-            self._phi_pool = None
+        pass
 
     # ------------------------------------------------------------------ the VecEnv attribute API
 
