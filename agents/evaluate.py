@@ -377,6 +377,12 @@ def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
 LUCK_MODES = ("auto", "on", "off")
 
 
+#: The luck adjustment's table, kept between evaluations in one process (``train/ppo.py``'s periodic
+#: ones): the turns it solved stay cached. Safe because it solves every turn at its stable cap, so no
+#: value it gives depends on which turns were solved before.
+_LUCK_TABLES: dict[str, Any] = {}
+
+
 def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
     """The game table that adjusts these games for luck, and why there is none: ``(table, "")`` or
     ``(None, reason)``. Only a stored table (cached or shipped with the package) counts: solving one
@@ -390,7 +396,15 @@ def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
         check_supported(ruleset)
     except UnsupportedRules as e:
         return None, f"the game solver does not handle these rules, so there is no table to adjust with: {e}"
-    table = load_game_table(ruleset)
+    from .game_solver import ruleset_key
+
+    key = ruleset_key(ruleset)
+    table = _LUCK_TABLES.get(key)
+    if table is None:
+        table = load_game_table(ruleset)
+        if table is not None:
+            _LUCK_TABLES.clear()  # one table kept: a run evaluates one ruleset again and again
+            _LUCK_TABLES[key] = table
     if table is None:
         return None, (f"no game table is stored for the rules {ruleset.name!r}; build it (minutes) with "
                       f"`zilch solve --ruleset {ruleset.name} --objective win` (with the same --set "

@@ -527,6 +527,24 @@ def test_luck_adjusted_results_identical_with_one_and_two_workers(shipped_tables
     assert json.dumps(one.results(), sort_keys=True) == json.dumps(two.results(), sort_keys=True)
 
 
+def test_luck_table_kept_between_evaluations_changes_nothing(shipped_tables_only):
+    """The luck table stays loaded between in-process evaluations (train/ppo.py's periodic ones),
+    its solved turns cached: a second evaluation over other deals first, then the first again, gives
+    the first's numbers exactly."""
+    import agents.evaluate as ev
+
+    ev._LUCK_TABLES.clear()
+    kw = dict(agents=["heuristic", "greedy"], ruleset="zilch5k", games=40, solo_turns=0, luck="on", workers=1)
+    first = evaluate(seed=4, **kw)
+    (table,) = ev._LUCK_TABLES.values()
+    solved = len(table._cache)
+    assert solved > 0
+    evaluate(seed=5, **kw)
+    assert ev._LUCK_TABLES[next(iter(ev._LUCK_TABLES))] is table and len(table._cache) > solved
+    again = evaluate(seed=4, **kw)
+    assert json.dumps(first.results(), sort_keys=True) == json.dumps(again.results(), sort_keys=True)
+
+
 @pytest.mark.parametrize("preset, overrides", [
     # tie-break turns and forced hot dice
     ("zilch15k", {"target": 500}),
