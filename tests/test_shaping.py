@@ -241,3 +241,21 @@ def test_potential_threads_do_not_change_what_is_paid(small):
     assert solved[1] == solved[2]  # the same turns, cached in the same order
     with pytest.raises(ValueError, match="threads = 0"):
         WinPotential(rs, small, threads=0)
+
+
+def test_training_shaping_cache_size(monkeypatch):
+    """--shaping-cache-mb as asked, else $ZILCH_WIN_CACHE_MB, else a quarter of the available memory
+    within [512, 4000] MB; a negative size is refused by name."""
+    from train import ppo
+
+    monkeypatch.delenv("ZILCH_WIN_CACHE_MB", raising=False)
+    assert ppo.shaping_cache_mb(700) == 700.0
+    pages = {"SC_PAGE_SIZE": 4096}
+    monkeypatch.setattr(ppo.os, "sysconf", lambda name: pages.get(name, pages["avail"]))
+    for avail_mb, want in ((1000, 512.0), (8000, 2000.0), (100_000, 4000.0)):
+        pages["avail"] = int(avail_mb * 1e6 / 4096)
+        assert ppo.shaping_cache_mb(0) == pytest.approx(want, rel=1e-3)
+    monkeypatch.setenv("ZILCH_WIN_CACHE_MB", "1234")
+    assert ppo.shaping_cache_mb(0) == 1234.0
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--shaping-cache-mb", "-1"])

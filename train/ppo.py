@@ -138,6 +138,10 @@ class Args:
                                "+1/-1 at the end only. Needs --vec batched; auto = regret when the ruleset's "
                                "game table is stored and the env is batched, else none",
                        choices=("auto", "regret", "decisions", "turns", "none"))
+    shaping_cache_mb: int = arg(0, "megabytes of solved turns the shaping keeps in memory (a turn is solved once "
+                                   "and read at every later visit; the values do not depend on it); 0 = "
+                                   "$ZILCH_WIN_CACHE_MB if set, else a quarter of the memory available, from "
+                                   "512 up to 4000")
     opponents: str = arg("optimal-turn,self", "comma-separated agent specs for the other seats, assigned "
                                               "to the envs round-robin; 'self' = self-play pool")
     selfplay_every: int = arg(50_000, "timesteps between snapshots added to the self-play pool")
@@ -229,6 +233,9 @@ def parse_args(argv: list[str] | None = None) -> Args:
         p.error(f"--n-envs {args.n_envs}: 1 or more (or 0 for 64 on the batched engine, 8 on the DummyVecEnv)")
     if not 0 <= args.players <= 6:
         p.error(f"--players {args.players}: 1 to 6 (or 0 for the objective's default)")
+    if args.shaping_cache_mb < 0:
+        p.error(f"--shaping-cache-mb {args.shaping_cache_mb}: megabytes, 1 or more (or 0 for the default: "
+                "$ZILCH_WIN_CACHE_MB, else a quarter of the available memory from 512 to 4000)")
     return args
 
 
@@ -404,11 +411,30 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
             potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
         except UnsupportedRules as e:
             raise SystemExit(f"--shaping {args.shaping}: {e}") from None
+        potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
     return BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=players, seed=args.seed,
                               opponent=opponents, reward="score" if score else "win",
                               turns=args.turns if score else None,
                               reward_scale=args.reward_scale if score else 1.0, end_is_terminal=score,
                               potential=potential, luck=args.shaping != "regret")
+
+
+def shaping_cache_mb(asked: int) -> float:
+    """The turn cache of the shaping potential (``--shaping-cache-mb``): as asked, else
+    ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. farkle's
+    722,402 situations do not fit in the 512 MB that suits play; a run that drops solved turns solves
+    them again when it meets them next (its rate fell to about 2,900 steps/s)."""
+    if asked > 0:
+        return float(asked)
+    if os.environ.get("ZILCH_WIN_CACHE_MB", "").strip():
+        from agents.game_solver import _cache_mb_default
+
+        return _cache_mb_default()
+    try:
+        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except (ValueError, OSError, AttributeError):  # not a POSIX system that says
+        return 512.0
+    return float(min(4000.0, max(512.0, avail / 4)))
 
 
 #: The signal that asked the run to stop (SIGINT or SIGTERM), or None.
