@@ -423,7 +423,7 @@ def shaping_cache_mb(asked: int) -> float:
     """The turn cache of the shaping potential (``--shaping-cache-mb``): as asked, else
     ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. farkle's
     722,402 situations do not fit in the 512 MB that suits play; a run that drops solved turns solves
-    them again when it meets them next (its rate fell to about 2,900 steps/s)."""
+    them again when it meets them next (the default farkle run took 11.0 minutes instead of 9.5)."""
     if asked > 0:
         return float(asked)
     if os.environ.get("ZILCH_WIN_CACHE_MB", "").strip():
