@@ -45,6 +45,17 @@ def add_ruleset_args(p: argparse.ArgumentParser, default: str | None = "zonk") -
                    "(repeatable)")
 
 
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: a whole number 0 or more (what NumPy's generators take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
+    return value
+
+
 def ruleset_from_args(args: argparse.Namespace):
     from zilch_env.ruleset import load_ruleset, parse_overrides
 

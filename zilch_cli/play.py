@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from zilch_cli import add_ruleset_args, ruleset_from_args
+from zilch_cli import add_ruleset_args, ruleset_from_args, seed_arg
 
 FACES = "⚀⚁⚂⚃⚄⚅"
 
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", "-p", default="you,cpu", metavar="NAMES",
                    help="comma-separated players in turn order (default: you,cpu); 'cpu' or 'cpu:SPEC' "
                    "is a computer player (a bare 'cpu' plays the 'heuristic' agent)")
-    p.add_argument("--seed", type=int, default=None, help="dice seed (default: a random one; the "
+    p.add_argument("--seed", type=seed_arg, default=None, help="dice seed (default: a random one; the "
                    "same seed and moves give the same game)")
     p.add_argument("--delay", type=float, default=None, metavar="SECONDS",
                    help="pause between the computer's steps (default: 0.5 on a terminal, 0 otherwise)")

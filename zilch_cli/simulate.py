@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from zilch_cli import add_ruleset_args, ruleset_from_args
+from zilch_cli import add_ruleset_args, ruleset_from_args, seed_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "result. The same seed prints the same game.")
     add_ruleset_args(p)
     p.add_argument("--players", "-n", type=int, default=2, help="1 to 6 players (default: 2)")
-    p.add_argument("--seed", type=int, default=0, help="dice seed (default: 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="dice seed (default: 0)")
     p.add_argument("--threshold", type=int, default=350,
                    help="the movers bank once the turn total reaches this (default: 350)")
     p.add_argument("--record", metavar="FILE", help="also write the JSON game record to FILE")

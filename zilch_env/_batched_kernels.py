@@ -78,7 +78,7 @@ CODES = 6**6
 # The packed table ``tab`` (int32, one row per sorted roll; built by zilch_env.batched.batch_tables):
 # helpers take one table array instead of seven, because every array passed to a compiled helper
 # costs reference counting on each call, which dominated the step time.
-MAX_KEEPS = 16
+MAX_KEEPS = 63  # the most keeps any roll can have: six different faces, every one scoring (2**6 - 1)
 T_NK = 0  # legal keeps of the roll (0: a zilch)
 T_BEST = 1  # the best keep (all_scoring's keep, the greedy choice), -1 for a zilch
 T_MASK = 2  # MAX_KEEPS columns each: canonical mask, points, dice, scored as a straight

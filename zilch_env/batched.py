@@ -162,7 +162,7 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
         faces[r, : len(roll)] = roll
         info = table.rolls[roll]
         keeps = ((info.best,) if info.best is not None else ()) if all_scoring else info.keeps
-        if len(keeps) > MAX_KEEPS:  # pragma: no cover - 15 at most for six dice
+        if len(keeps) > MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
             raise ValueError(f"roll {roll} has {len(keeps)} keeps; the batched tables hold {MAX_KEEPS}")
         nk[r] = len(keeps)
         for k, keep in enumerate(keeps):

@@ -83,7 +83,6 @@ def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
         if verbose:
             head = f"  {names[p]} rolls {' '.join(map(str, game.roll))}: " if game.roll else f"  {names[p]}: "
             yield head + game.describe(action)
-        n_rolls = len(game.rolls)
         game.apply(action)
         for t in game.turns[n_turns:]:
             turn_no += 1
@@ -91,8 +90,7 @@ def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
             if t["banked"]:
                 what = f"banks {t['turn_total']}"
             else:
-                zilch_roll = game.rolls[n_rolls] if n_rolls < len(game.rolls) else ()
-                what = f"zilch ({' '.join(map(str, zilch_roll))})"
+                what = f"zilch ({' '.join(map(str, t['zilch_roll']))})"
                 if t["recorded"]:
                     what += f", keeps {t['recorded']} permanent"
             if t["banked"] and not t["recorded"]:
@@ -100,7 +98,6 @@ def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
             extra = f" [{t['penalty']}]" if t["penalty"] else ""
             yield f"Turn {turn_no:>3} {names[q]:<4} {what}{extra} -> {t['score']}   scores: " + " ".join(
                 str(s) for s in game.scores)
-            n_rolls = len(game.rolls)
     w = game.winners or ()
     yield ("Draw between " if len(w) > 1 else "Winner: ") + ", ".join(names[q] for q in w) + \
         f" with {game.scores[w[0]]} after {len(game.turns)} turns"
