@@ -13,7 +13,7 @@ from zilch_env import (GameState, IllegalActionError, RecordError, RulesetError,
                        loads_ruleset, replay)
 from zilch_env.engine import PIGGYBACK, Phase, keep_action, mask_of
 from zilch_env.playable import turn_reach, why_unplayable
-from zilch_env.ruleset import MAX_POINTS, Ruleset, ruleset_from_dict
+from zilch_env.ruleset import MAX_POINTS, MAX_TARGET, Ruleset, ruleset_from_dict
 from zilch_env.scoring import score_dice
 
 
@@ -108,7 +108,7 @@ def test_kind_values_must_match_kinds(capsys):
 
 
 @pytest.mark.parametrize("key, value", [
-    ("scoring.triples.1", 5_000_000_000), ("target", 10**23), ("scoring.singles.1", 2**62),
+    ("scoring.triples.1", 5_000_000_000), ("scoring.singles.1", 2**62),
     ("entry_threshold", 10**30), ("scoring.straight", 10**19), ("variants.zilch_penalty.points", 10**7),
     ("variants.six_dice_zilch_bonus", MAX_POINTS + 1),
 ])
@@ -121,7 +121,9 @@ def test_points_beyond_the_engines_integers_are_refused(key, value):
 def test_the_eval_command_refuses_huge_points(capsys):
     code, _, err = run(capsys, "eval", "--ruleset", "zonk", "--set", "target=99999999999999999999999",
                        "--agents", "greedy", "random", "--games", "10", "--luck", "off")
-    assert code == 2 and "allowed values are whole numbers from 1 to 1000000" in err
+    assert code == 2 and "allowed values are whole numbers from 1 to 1000000000" in err
+    with pytest.raises(RulesetError, match="target = 1000000001: allowed values are whole numbers from 1 to 1000000000"):
+        load_ruleset("zonk", {"target": MAX_TARGET + 1})
 
 
 def test_rules_with_many_keeps_play_on_the_batched_engine():
@@ -194,7 +196,7 @@ def test_numpy_dice_are_faces_and_bools_are_not():
     assert score_dice(rs, [np.int64(1)]) == 100 and score_dice(rs, np.array([1, 5])) == 150
     with pytest.raises(ValueError, match="die True is not a face"):
         score_dice(rs, [True, 1])
-    with pytest.raises(ValueError, match="a roll is 1 to 6 dice, each a face 1 to 6"):
+    with pytest.raises(ValueError, match="a roll is 1 to 6 dice with faces 1 to 6"):
         GameState("zonk", 2, dice=[[True, 1, 1, 2, 3, 4]])
 
 

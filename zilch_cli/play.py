@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from zilch_cli import add_ruleset_args, ruleset_from_args, seed_arg
+from zilch_cli import add_ruleset_args, ruleset_from_args, seconds_arg, seed_arg
 
 FACES = "⚀⚁⚂⚃⚄⚅"
 
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "is a computer player (a bare 'cpu' plays the 'heuristic' agent)")
     p.add_argument("--seed", type=seed_arg, default=None, help="dice seed (default: a random one; the "
                    "same seed and moves give the same game)")
-    p.add_argument("--delay", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--delay", type=seconds_arg, default=None, metavar="SECONDS",
                    help="pause between the computer's steps (default: 0.5 on a terminal, 0 otherwise)")
     p.add_argument("--record", metavar="FILE", help="write the JSON game record to FILE at the end")
     p.set_defaults(func=run)

@@ -200,7 +200,7 @@ class ScriptedDice:
                 faces = ()
             if not 1 <= len(faces) <= 6:
                 shown = r.tolist() if isinstance(r, np.ndarray) else r
-                raise ValueError(f"scripted roll #{i + 1} {shown!r}: a roll is 1 to 6 dice, each a face 1 to 6")
+                raise ValueError(f"scripted roll #{i + 1} {shown!r}: a roll is 1 to 6 dice with faces 1 to 6")
             self.rolls.append(faces)
         self.pos = 0
 

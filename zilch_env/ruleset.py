@@ -34,6 +34,8 @@ PENALTY_MODES = ("subtract", "halve", "reset")
 #: score then fits the fast engine's integer tables (32-bit keep points, 64-bit scores) and the
 #: solvers' arrays with room to spare; the family's games use a few thousand points.
 MAX_POINTS = 1_000_000
+#: The largest target: a score stays within 32-bit integers even after a long last turn beyond it.
+MAX_TARGET = 1_000_000_000
 #: The largest factor of the triple under ``kinds = "multiple"`` (six of a kind at most 100 triples).
 MAX_KIND_FACTOR = 100
 #: The longest ``name`` a ruleset may have.
@@ -335,7 +337,7 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     if len(data["name"]) > MAX_NAME or not data["name"].isprintable():
         raise RulesetError(f"name = {toml_repr(data['name'])}: a name is printable text of at most {MAX_NAME} characters")
     _check_range("dice", data["dice"], 1, 6)
-    _check_points("target", data["target"], 1)
+    _check_range("target", data["target"], 1, MAX_TARGET, "so that every score fits the engines' integers")
     _check_choice("end", data["end"], ENDS)
     _check_choice("tie", data["tie"], TIES)
     _check_points("entry_threshold", data["entry_threshold"])

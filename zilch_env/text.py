@@ -71,11 +71,18 @@ def rules_summary(rs: Ruleset) -> str:
 
 
 def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
-            names: Sequence[str] | None = None, verbose: bool = True) -> Iterator[str]:
-    """Play ``game`` to the end with ``policies``, yielding a line per roll decision and per turn."""
+            names: Sequence[str] | None = None, verbose: bool = True,
+            max_turns: int | None = None) -> Iterator[str]:
+    """Play ``game`` to the end with ``policies``, yielding a line per roll decision and per turn;
+    with ``max_turns``, stop once that many turns are played without a winner (movers that never bank
+    under some rules would otherwise play for ever)."""
     names = names or [f"P{q + 1}" for q in range(game.num_players)]
     turn_no = 0
     while not game.done:
+        if max_turns is not None and len(game.turns) >= max_turns:
+            yield (f"No winner after {len(game.turns)} turns (the turn limit); scores: "
+                   + " ".join(str(s) for s in game.scores))
+            return
         p = game.current
         n_turns = len(game.turns)
         legal = game.legal_actions()
