@@ -17,7 +17,7 @@ Actions are small integers, the same flat layout the Gymnasium environment uses:
 * ``130`` ``NO_CHALLENGE`` / ``131 + k - 1`` — at turn start under ``challenge``: no challenge, or
   challenge the opponent *k* seats after you (k = 1 .. 5).
 
-The rules themselves are in ``../shared/RULES.md``; each method below says which rule it applies.
+The rules themselves are in ``docs/rules.md``; each method below says which rule it applies.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Rulesets: the rules of one member of the Zilch / Farkle / 10000 / Zonk family, as data.
 
-A ruleset is a TOML file (``../shared/RULES.md`` section 6). Every preset is such a file shipped in
+A ruleset is a TOML file (``docs/rules.md``). Every preset is such a file shipped in
 ``zilch_env/presets/``; a user's file may start from a preset with ``extends`` and change only what
 differs. :func:`load_ruleset` reads a preset name or a path, applies dotted-key overrides
 (``{"target": 20000, "variants.pyramiding": True}``) and validates everything: unknown keys, wrong
