@@ -107,6 +107,12 @@ def _split(scoring: Scoring, counts: Counts) -> int | None:
     return best
 
 
+def split_points(scoring: Scoring, counts: Counts) -> int | None:
+    """Most points from splitting ``counts`` into singles, triples and n-of-a-kinds (None: they cannot
+    all score); what a keep of these dice is worth short of the six-dice combinations."""
+    return _split(scoring, counts)
+
+
 @lru_cache(maxsize=None)
 def score_counts(scoring: Scoring, counts: Counts) -> tuple[int | None, bool]:
     """(most points, scored as a straight) for keeping exactly ``counts``; points None = illegal."""
