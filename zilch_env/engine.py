@@ -245,7 +245,16 @@ class GameState:
         challenges_used: challenges each player has declared; challenge_brackets: which brackets
             (0 below 5000, 1 at or above) each player has used.
         winners: the seats sharing the win once the game is over (more than one is a draw).
-        turns: one summary dict per completed turn.
+        turns: one summary dict per completed turn: ``player``, ``banked``, ``turn_total``, ``recorded``
+            (what joined the score: the bank, or permanent straight points at a zilch), ``score``
+            after the turn, ``challenged`` (the seat, or None), ``piggyback`` (the turn took over an
+            offer), ``zilch_roll`` (the roll that ended it, None after a bank), ``penalty`` (a short
+            note for people, None without one) and ``events``: what happened besides, as typed
+            records in order, each a dict with ``kind`` and ``points``: ``"piggyback"`` (the total
+            taken over, and ``dice``), ``"bonus"`` (a six-dice zilch bonus), ``"permanent"``
+            (permanent straight points recorded at a zilch), ``"challenge_transfer"`` (points taken
+            from the challenged ``seat``), ``"challenge_cost"`` (what a zilch in a challenge cost)
+            and ``"zilch_penalty"`` (``mode``, ``count``, and the points it took).
     """
 
     __slots__ = (
@@ -255,7 +264,7 @@ class GameState:
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
         "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
-        "_rolling", "_roll_pending",
+        "_rolling", "_roll_pending", "_events",
     )  # fmt: skip
 
     def __init__(
@@ -427,6 +436,7 @@ class GameState:
                 # play on from there: the previous player's pass goes on, frozen dice included
                 self.frozen, self.frozen_points = (list(x) for x in self._offer_frozen)  # type: ignore[union-attr]
                 self._piggybacked = True
+                self._events.append({"kind": "piggyback", "points": self.turn_total, "dice": self.dice_left})
             self._roll()
 
     def step(self, action: int) -> "GameState":
@@ -511,6 +521,7 @@ class GameState:
         self.frozen_points = [0] * 6
         self.challenged: int | None = None
         self._piggybacked = False
+        self._events: list[dict[str, Any]] = []
         self._legal: list[int] | None = None
         self._keeps: tuple[Keep, ...] | None = None
         p = self.current
@@ -556,6 +567,7 @@ class GameState:
             if self.dice_left == rs.dice and rs.variants.six_dice_zilch_bonus:
                 # Seed 003: all dice rolled and nothing scores: a bonus and a fresh roll instead of a zilch.
                 self.turn_total += rs.variants.six_dice_zilch_bonus
+                self._events.append({"kind": "bonus", "points": rs.variants.six_dice_zilch_bonus})
                 self._keeps = None
                 continue
             self._roll_pending = False
@@ -588,13 +600,20 @@ class GameState:
                 recorded = 0  # below the entry threshold nothing is recorded
         score = self.scores[p] + recorded
         penalty_note = None
+        events = self._events
+        if recorded and not banked:
+            events.append({"kind": "permanent", "points": recorded})
         if self.challenged is not None:
             if banked:
                 q = self.challenged
-                self.scores[q] = max(0, self.scores[q] - total)
+                taken = min(self.scores[q], total)
+                self.scores[q] -= taken
+                events.append({"kind": "challenge_transfer", "seat": q, "points": taken})
             else:
-                score -= CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]
-                penalty_note = f"challenge zilch -{CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]}"
+                cost = CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]
+                score -= cost
+                penalty_note = f"challenge zilch -{cost}"
+                events.append({"kind": "challenge_cost", "points": cost})
         zp = rs.variants.zilch_penalty
         if banked:
             self.zilch_streak[p] = 0
@@ -603,6 +622,7 @@ class GameState:
             if zp.count and self.zilch_streak[p] >= zp.count:
                 self.zilch_streak[p] = 0
                 score = max(0, score)
+                before = score
                 if zp.mode == "subtract":
                     score -= zp.points
                 elif zp.mode == "halve":
@@ -610,6 +630,8 @@ class GameState:
                 else:
                     score = 0
                 penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
+                events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count,
+                               "points": before - max(0, score)})
         self.scores[p] = max(0, score)
         self.last_result = recorded
         # piggyback is offered on another player's bank only: a one-player game has no offer
@@ -619,6 +641,7 @@ class GameState:
             "player": p, "banked": banked, "turn_total": total, "recorded": recorded,
             "score": self.scores[p], "challenged": self.challenged, "penalty": penalty_note,
             "piggyback": self._piggybacked, "zilch_roll": None if banked else list(self.roll),
+            "events": events,
         })
         self.roll = ()
         self.roll_info = None
