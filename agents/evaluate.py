@@ -257,73 +257,41 @@ class DealDice(RandomDice):
     These are the dice of :class:`zilch_env.batched.KeyedSlotDice` with the same key, roll for roll
     (tested), so a table plays the same deals in either engine; this class is the fast form for many
     games (pages of codes shared by a deal instead of one hash per roll and a table per game). Like
-    it, the dice follow the game they are bound to (``game``: the seat to move and the turns ended);
-    rolls made while the game is being built follow the rule that a roll without a legal keep (and no
-    six-dice bonus) ends the turn and the next seat rolls. A copy (``GameState.clone``, an agent's
-    look-ahead) gets ordinary random dice seeded from the slot: an agent cannot peek at the deal.
+    it, it is a slot dice source (``by_slot``): the game asks for each roll by its slot. A copy
+    (``GameState.clone``, an agent's look-ahead) gets ordinary random dice seeded from the slot: an
+    agent cannot peek at the deal.
     """
 
-    def __init__(self, codes: DealCodes, ruleset: Ruleset, first: int = 0):
+    by_slot = True
+
+    def __init__(self, codes: DealCodes, ruleset: Ruleset | None = None, first: int = 0):
         self.codes = codes
-        self.game: GameState | None = None
-        self._tl: list | None = None  # the bound game's list of ended turns
         self._by_code = sorted_rolls_by_code()
-        self._rolls = scoring_table(ruleset).rolls
-        self._dice, self._bonus = ruleset.dice, ruleset.variants.six_dice_zilch_bonus
-        self._turns = [0] * codes.players  # turns each seat has ended
-        self._ended = 0
-        self._unbound_end = False
-        self._at(first)
+        self._key = (-1, -1)  # the (seat, turn) whose page and base are held
+        self._slot = (first, 0, 0)
 
-    def bind(self, game: GameState) -> None:
-        """Follow ``game`` from now on (its turns so far were followed by the zilch rule)."""
-        self.game = game
-        self._tl = game.turns
-        self._ended = len(game.turns)
-
-    def unbind(self) -> None:
-        """Forget the game (a finished game and its dice then hold no reference to each other)."""
-        self.game = self._tl = None
-
-    def _at(self, seat: int) -> None:
+    def roll_slot(self, n: int, seat: int, turn: int, index: int) -> tuple[int, ...]:
+        """The ``index``-th roll (of ``n`` dice) of the ``turn``-th turn of ``seat``."""
         c = self.codes
-        t = self._turns[seat]
-        self._seat, self._turn, self._roll = seat, t, 0
-        self._page = c.page(t // c.PAGE_TURNS)
-        self._base = (seat * c.PAGE_TURNS + t % c.PAGE_TURNS) * c.SLOT_ROLLS
+        if self._key != (seat, turn):
+            self._key = (seat, turn)
+            self._page = c.page(turn // c.PAGE_TURNS)
+            self._base = (seat * c.PAGE_TURNS + turn % c.PAGE_TURNS) * c.SLOT_ROLLS
+        self._slot = (seat, turn, index + 1)
+        if index < _SLOT_ROLLS:
+            return self._by_code[n][self._page[self._base + index] % _POW6[n]]
+        return self._by_code[n][c.code(seat, turn, index) % _POW6[n]]
 
     def roll(self, n: int) -> tuple[int, ...]:
-        tl = self._tl
-        if tl is not None:
-            if len(tl) != self._ended:  # turns ended since the last roll: a new turn starts
-                for t in tl[self._ended:]:
-                    self._turns[t["player"]] += 1
-                self._ended = len(tl)
-                self._at(self.game.current)  # type: ignore[union-attr]
-        elif self._unbound_end:  # being built: the previous roll ended its turn
-            self._turns[self._seat] += 1
-            self._at((self._seat + 1) % self.codes.players)
-            self._unbound_end = False
-        r = self._roll
-        self._roll = r + 1
-        if r < _SLOT_ROLLS:
-            roll = self._by_code[n][self._page[self._base + r] % _POW6[n]]
-        else:
-            roll = self._by_code[n][self.codes.code(self._seat, self._turn, r) % _POW6[n]]
-        if tl is None and self._rolls[roll].best is None and not (n == self._dice and self._bonus):
-            self._unbound_end = True
-        return roll
+        raise TypeError("deal dice roll by turn slot: a GameState asks roll_slot(n, seat, turn, index)")
 
     def __deepcopy__(self, memo: dict) -> RandomDice:
-        return RandomDice(np.random.default_rng([self.codes.key, self._seat, self._turn, self._roll]))
+        return RandomDice(np.random.default_rng([self.codes.key, *self._slot]))
 
 
 def deal_game(ruleset: Ruleset, players: int, codes: DealCodes) -> GameState:
-    """A new game of the deal ``codes``: ``GameState`` rolling its :class:`DealDice`, bound."""
-    dice = DealDice(codes, ruleset)
-    game = GameState(ruleset, players, dice=dice)
-    dice.bind(game)
-    return game
+    """A new game of the deal ``codes``: ``GameState`` rolling its :class:`DealDice`."""
+    return GameState(ruleset, players, dice=DealDice(codes))
 
 
 _POW6 = [6**n for n in range(7)]
@@ -604,7 +572,6 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
             g = deal_game(rs, n, codes)
             lk = _play(g, pols, rngs, lambda: ([names[order[s]] for s in range(n)], f"deal {d} (seed {seed})"),
                        luck=gt)
-            g.dice_source.unbind()  # no reference cycle left for the garbage collector
             t_turns, t_points, t_zilch = [0] * n, [0] * n, [0] * n
             for t in g.turns:
                 s = t["player"]
@@ -720,7 +687,6 @@ def _play_solo_chunk(ctx: _Context, agent: int, g0: int, g1: int) -> dict[str, n
         g = deal_game(rs, 1, DealCodes(deal_key(seed, gi, 2), 1))
         _play(g, [pol], [solo_rng(seed, gi)], lambda: ([label], f"solo game {gi} (seed {seed})"),
               max_turns=SOLO_MAX_TURNS)
-        g.dice_source.unbind()
         on = rs.entry_threshold == 0
         before = 0
         for t in g.turns:

@@ -74,14 +74,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import resource
 import tempfile
 import time
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
-from functools import reduce
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
@@ -90,6 +88,7 @@ import numpy as np
 from zilch_env import GameState, Ruleset, load_ruleset
 from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
 from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
+from zilch_env.rules import compile as compile_rules
 from zilch_env.scoring import scoring_table
 
 from . import _game_kernels as K
@@ -133,37 +132,20 @@ class RollTables:
         return (self.cls_lo, self.cls_hi, self.cls_p, self.opt_lo, self.opt_hi, off, self.pz)
 
 
-def _roll_prob(counts: Sequence[int], n: int) -> float:
-    """Chance of one sorted roll of ``n`` dice: multinomial / 6^n."""
-    return math.factorial(n) / math.prod(math.factorial(c) for c in counts) / 6 ** n
-
-
 def _options(rs: Ruleset, info) -> tuple:
-    """The keeps a player may choose from, as ``GameState.keeps()``: all legal keeps, or under
-    ``all_scoring`` the one that scores most (ties to more dice)."""
-    if rs.keep == "all_scoring":
-        return (info.best,) if info.best is not None else ()
-    return info.keeps
+    """The keeps a player may choose from after the roll of ``info`` (the compiled rules')."""
+    return compile_rules(rs).keeps_of(info.dice)
 
 
 def game_unit(rs: Ruleset) -> int:
     """The greatest common divisor of every point value the game can add or take (keeps of up to
     ``dice`` dice, the subtracted penalty, the six-dice bonus): every score is a multiple of it."""
-    vals = set()
-    for roll, info in scoring_table(rs).rolls.items():
-        if len(roll) <= rs.dice:
-            vals.update(k.points for k in _options(rs, info))
-    zp = rs.variants.zilch_penalty
-    if zp.count and zp.mode == "subtract":
-        vals.add(zp.points)
-    vals.add(rs.variants.six_dice_zilch_bonus)
-    vals.discard(0)
-    return reduce(math.gcd, vals)
+    return compile_rules(rs).score_unit
 
 
 def roll_tables(rs: Ruleset, unit: int) -> RollTables:
     """The roll classes of ``rs`` in units of ``unit`` (see :class:`RollTables`)."""
-    tab = scoring_table(rs)
+    cr = compile_rules(rs)
     D = rs.dice
     permanent = rs.scoring.permanent_straight and rs.scoring.straight > 0
     cls_lo = np.zeros(D + 1, np.int64)
@@ -179,11 +161,9 @@ def roll_tables(rs: Ruleset, unit: int) -> RollTables:
     maxpts = 1
     for n in range(1, D + 1):
         classes: dict[tuple, float] = defaultdict(float)
-        for roll, info in tab.rolls.items():
-            if len(roll) != n:
-                continue
-            p = _roll_prob(info.counts, n)
-            keeps = _options(rs, info)
+        for r in cr.rolls_of(n):
+            p = cr.roll_p[r]
+            keeps = cr.keeps[r]
             if not keeps:
                 pz[n] += p
                 continue

@@ -63,11 +63,10 @@ Unsupported: ``pyramiding`` (the state would need the dice frozen in the pass an
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache, reduce
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -75,6 +74,8 @@ from numba import njit
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, Ruleset, load_ruleset
 from zilch_env.engine import keep_action
+from zilch_env.rules import compile as compile_rules
+from zilch_env.rules import roll_probability
 from zilch_env.scoring import Keep, scoring_table
 
 __all__ = [
@@ -102,17 +103,6 @@ class UnsupportedRuleError(SolverError):
 # Chance
 
 
-def roll_probability(dice: Sequence[int]) -> Fraction:
-    """The exact probability of a sorted roll: the multinomial count of its orderings over ``6**n``."""
-    counts = [0] * 6
-    for d in dice:
-        counts[d - 1] += 1
-    ways = math.factorial(len(dice))
-    for c in counts:
-        ways //= math.factorial(c)
-    return Fraction(ways, 6 ** len(dice))
-
-
 @dataclass(frozen=True)
 class _Tables:
     """The turn's chance and keep structure as flat arrays (rolls grouped by dice count)."""
@@ -131,47 +121,35 @@ class _Tables:
 
 
 def _keeps_of(rs: Ruleset, info) -> tuple[Keep, ...]:
-    """The keeps the player may choose from (one forced keep under all_scoring, as GameState.keeps)."""
-    if rs.keep == "all_scoring" and info.keeps:
-        return (info.best,)
-    return info.keeps
+    """The keeps the player may choose from after the roll of ``info`` (the compiled rules')."""
+    return compile_rules(rs).keeps_of(info.dice)
 
 
 @lru_cache(maxsize=64)
 def _tables(rs: Ruleset) -> _Tables:
-    table = scoring_table(rs)
+    """The compiled rules (:func:`zilch_env.rules.compile`) as the turn solver's flat arrays."""
+    cr = compile_rules(rs)
     D = rs.dice
     perm = rs.scoring.permanent_straight and rs.scoring.straight > 0 and D == 6
     bonus = rs.variants.six_dice_zilch_bonus
     n_start = [0] * (D + 2)
-    roll_p, k_start, k_pts, k_left, k_perm, amounts = [], [0], [], [], [], []
-    zilch = [Fraction(0)] * (D + 1)
+    roll_p, k_start, k_pts, k_left, k_perm = [], [0], [], [], []
     for n in range(1, D + 1):
         n_start[n] = len(roll_p)
-        for roll, info in table.rolls.items():
-            if len(roll) != n:
-                continue
-            pr = roll_probability(roll)
-            roll_p.append(float(pr))
-            keeps = _keeps_of(rs, info)
-            if not keeps:
-                zilch[n] += pr
-            for k in keeps:
+        for r in cr.rolls_of(n):
+            roll_p.append(cr.roll_p[r])
+            for k in cr.keeps[r]:
                 k_pts.append(k.points)
                 k_left.append(n - k.n)
                 k_perm.append(bool(perm and k.straight))
-                amounts.append(k.points)
             k_start.append(len(k_pts))
     n_start[D + 1] = len(roll_p)
-    if bonus:
-        amounts.append(bonus)
-    unit = reduce(math.gcd, amounts, 0) or 1
     return _Tables(
-        dice=D, unit=unit, straight=rs.scoring.straight if perm else 0, bonus=bonus,
+        dice=D, unit=cr.unit, straight=rs.scoring.straight if perm else 0, bonus=bonus,
         n_start=np.array(n_start, dtype=np.int64), roll_p=np.array(roll_p),
         k_start=np.array(k_start, dtype=np.int64), k_pts=np.array(k_pts, dtype=np.int64),
         k_left=np.array(k_left, dtype=np.int64), k_perm=np.array(k_perm, dtype=np.bool_),
-        zilch=tuple(zilch),
+        zilch=cr.zilch[:D + 1],
     )
 
 

@@ -11,7 +11,7 @@ import pytest
 from zilch_cli import main
 from zilch_env import (GameState, IllegalActionError, RecordError, RulesetError, load_ruleset,
                        loads_ruleset, replay)
-from zilch_env.engine import PIGGYBACK, Phase, keep_action, mask_of
+from zilch_env.engine import PIGGYBACK, Phase
 from zilch_env.playable import turn_reach, why_unplayable
 from zilch_env.ruleset import MAX_POINTS, MAX_TARGET, Ruleset, ruleset_from_dict
 from zilch_env.scoring import score_dice

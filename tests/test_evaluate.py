@@ -167,29 +167,17 @@ def test_deal_dice_are_the_batched_engines_slot_dice(ruleset, players):
     assert built_zilch > 0  # the zilch rule while the game is built was exercised
 
 
-class _Table:
-    """What slot dice read of a game: the seat to move and the turns ended."""
-
-    def __init__(self):
-        self.current, self.turns = 0, []
-
-
 def test_deal_dice_long_turns_match_the_batched_engine():
-    """A turn of 30 rolls (past the rolls a page holds), then other seats' turns."""
+    """Turns of up to 30 rolls (past the rolls a page holds) of several seats, slot by slot."""
     from zilch_env.batched import KeyedSlotDice
 
-    rs = load_ruleset_zonk()
     key = deal_key(3, 9)
-    ours, theirs = DealDice(DealCodes(key, 3), rs), KeyedSlotDice(key, rs, 3)
-    tables = _Table(), _Table()
-    ours.bind(tables[0])
-    theirs.bind(tables[1])
+    ours, theirs = DealDice(DealCodes(key, 3)), KeyedSlotDice(key)
+    turns = [0, 0, 0]
     for seat, rolls in [(0, 30), (1, 2), (2, 9), (0, 1), (1, 12)]:
-        for t in tables:
-            if t.current != seat or rolls != 30:
-                t.turns.append({"player": t.current})
-            t.current = seat
-        assert [ours.roll(6 - i % 6) for i in range(rolls)] == [theirs.roll(6 - i % 6) for i in range(rolls)]
+        got = [ours.roll_slot(6 - i % 6, seat, turns[seat], i) for i in range(rolls)]
+        assert got == [theirs.roll_slot(6 - i % 6, seat, turns[seat], i) for i in range(rolls)]
+        turns[seat] += 1
 
 
 def test_deal_codes_pages_match_single_slots():

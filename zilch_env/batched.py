@@ -50,7 +50,6 @@ Built-in agents
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Callable, Sequence
@@ -58,10 +57,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _batched_kernels as K
-from .engine import (CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS,
-                     RandomDice, sorted_rolls_by_code)
+from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code
 from .ruleset import Ruleset, load_ruleset
-from .scoring import scoring_table, split_points
+from .rules import ROLLS, _code_roll
+from .rules import compile as compile_rules
+from .scoring import scoring_table
 from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 __all__ = [
@@ -91,19 +91,10 @@ def check_batchable(ruleset: Ruleset) -> None:
 # Tables
 
 
-@lru_cache(maxsize=1)
 def _rolls_and_codes() -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
-    """Every sorted roll of 1 to 6 dice (in the order of ``itertools.combinations_with_replacement``)
-    and ``code_roll[n, code]``: the index of ``sorted_rolls_by_code()[n][code % 6**n]``."""
-    rolls = tuple(r for n in range(1, 7) for r in itertools.combinations_with_replacement(range(1, 7), n))
-    index = {r: i for i, r in enumerate(rolls)}
-    by_code = sorted_rolls_by_code()
-    code_roll = np.zeros((7, _CODES), dtype=np.int16)
-    for n in range(1, 7):
-        row = np.array([index[r] for r in by_code[n]], dtype=np.int16)
-        code_roll[n] = np.tile(row, _CODES // _POW6[n])
-    code_roll.flags.writeable = False
-    return rolls, code_roll
+    """Every sorted roll of 1 to 6 dice (roll ids, :data:`zilch_env.rules.ROLLS`) and
+    ``code_roll[n, code]``, the roll id of a dice code (:func:`zilch_env.rules.compile`)."""
+    return ROLLS, _code_roll()
 
 
 @dataclass(frozen=True)
@@ -136,85 +127,26 @@ class BatchTables:
 
 @lru_cache(maxsize=32)
 def batch_tables(ruleset: Ruleset) -> BatchTables:
-    """The arrays of ``scoring_table(ruleset)`` under the ruleset's keep policy (cached per ruleset)."""
-    rolls, code_roll = _rolls_and_codes()
-    table = scoring_table(ruleset)
-    all_scoring = ruleset.keep == "all_scoring"
-    R = len(rolls)
-    # small integer types keep the tables (about 40 kB with code_roll's 650 kB) in the core's caches
-    roll_n = np.array([len(r) for r in rolls], dtype=np.int8)
+    """The compiled keep tables of ``ruleset`` (:func:`zilch_env.rules.compile`) as named arrays."""
+    cr = compile_rules(ruleset)
+    t = cr.table
+    R = len(ROLLS)
+    roll_n = t[:, K.T_LEN].astype(np.int8)
     faces = np.zeros((R, 6), dtype=np.int8)
-    nk = np.zeros(R, dtype=np.int8)
-    kmask = np.zeros((R, MAX_KEEPS), dtype=np.int8)
-    kpts = np.zeros((R, MAX_KEEPS), dtype=np.int32)
-    kn = np.zeros((R, MAX_KEEPS), dtype=np.int8)
-    kstr = np.zeros((R, MAX_KEEPS), dtype=np.bool_)
-    m2k = np.full((R, 64), -1, dtype=np.int8)
-    best = np.full(R, -1, dtype=np.int8)
-    for r, roll in enumerate(rolls):
+    for r, roll in enumerate(ROLLS):
         faces[r, : len(roll)] = roll
-        info = table.rolls[roll]
-        keeps = ((info.best,) if info.best is not None else ()) if all_scoring else info.keeps
-        if len(keeps) > MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
-            raise ValueError(f"roll {roll} has {len(keeps)} keeps; the batched tables hold {MAX_KEEPS}")
-        nk[r] = len(keeps)
-        for k, keep in enumerate(keeps):
-            kmask[r, k], kpts[r, k], kn[r, k], kstr[r, k] = keep.mask, keep.points, keep.n, keep.straight
-            m2k[r, keep.mask] = k
-            if keep == info.best:
-                best[r] = k
-    packed = np.zeros((R, K.T_WIDTH), dtype=np.int32)
-    packed[:, K.T_NK] = nk
-    packed[:, K.T_BEST] = best
-    packed[:, K.T_MASK: K.T_MASK + MAX_KEEPS] = kmask
-    packed[:, K.T_PTS: K.T_PTS + MAX_KEEPS] = kpts
-    packed[:, K.T_N: K.T_N + MAX_KEEPS] = kn
-    packed[:, K.T_STR: K.T_STR + MAX_KEEPS] = kstr
-    packed[:, K.T_M2K: K.T_M2K + 64] = m2k
-    for r, roll in enumerate(rolls):  # what the pyramiding kernels read of each roll
-        packed[r, K.T_LEN] = len(roll)
-        for i, d in enumerate(roll):
-            if packed[r, K.T_CNT + d - 1] == 0:
-                packed[r, K.T_FIRST + d - 1] = i
-            packed[r, K.T_CNT + d - 1] += 1
-    arrays = (roll_n, faces, nk, kmask, kpts, kn, kstr, m2k, best, packed)
+    cols = (t[:, K.T_NK].astype(np.int8), t[:, K.T_MASK: K.T_MASK + MAX_KEEPS].astype(np.int8),
+            t[:, K.T_PTS: K.T_PTS + MAX_KEEPS].copy(), t[:, K.T_N: K.T_N + MAX_KEEPS].astype(np.int8),
+            t[:, K.T_STR: K.T_STR + MAX_KEEPS].astype(np.bool_), t[:, K.T_M2K: K.T_M2K + 64].astype(np.int8),
+            t[:, K.T_BEST].astype(np.int8))
+    arrays = (roll_n, faces, *cols)
     for a in arrays:
         a.flags.writeable = False
-    return BatchTables(rolls, code_roll, *arrays)
+    return BatchTables(ROLLS, cr.code_roll, *arrays, t)
 
 
 def _rule_params(rs: Ruleset, num_players: int) -> np.ndarray:
-    v = rs.variants
-    zp = v.zilch_penalty
-    rp = np.zeros(K.R_SIZE, dtype=np.int64)
-    rp[K.R_DICE] = rs.dice
-    rp[K.R_TARGET] = rs.target
-    rp[K.R_ENTRY] = rs.entry_threshold
-    rp[K.R_MIN_BANK] = rs.min_bank
-    rp[K.R_FORCED] = rs.hot_dice == "forced"
-    rp[K.R_OVERCOMING] = v.overcoming
-    rp[K.R_PERM_STRAIGHT] = rs.scoring.permanent_straight
-    rp[K.R_BONUS] = v.six_dice_zilch_bonus
-    rp[K.R_ZP_COUNT] = zp.count
-    rp[K.R_ZP_POINTS] = zp.points
-    rp[K.R_ZP_MODE] = ("subtract", "halve", "reset").index(zp.mode)
-    rp[K.R_FINISH_ROUND] = rs.end == "finish_round"
-    rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
-    rp[K.R_PLAYERS] = num_players
-    rp[K.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
-    rp[K.R_PYR] = v.pyramiding
-    rp[K.R_CHALLENGE] = v.challenge
-    rp[K.R_PIGGYBACK] = v.piggyback
-    rp[K.R_ALL_SCORING] = rs.keep == "all_scoring"
-    rp[K.R_CH_SPLIT] = CHALLENGE_SPLIT
-    rp[K.R_CH_COST1], rp[K.R_CH_COST2] = CHALLENGE_ZILCH_COST
-    for f in range(6):  # dice of one face scored alone: the pyramiding kernels' scoring
-        for m in range(7):
-            c = [0] * 6
-            c[f] = m
-            pts = split_points(rs.scoring, tuple(c))
-            rp[K.R_SPLIT1 + f * 7 + m] = -1 if pts is None else pts
-    return rp
+    return compile_rules(rs).params(num_players)
 
 
 def _generator(x: Any) -> np.random.Generator:
@@ -265,63 +197,37 @@ class KeyedSlotDice:
     (the seat orders of one deal) meet the same dice turn by turn: common random numbers that hold
     even when players bank at different moments.
 
-    The dice must know the game to tell whose turn a roll belongs to: make the game with
-    :func:`slot_game`, or call :meth:`bind` right after ``GameState(...)``. Rolls made while the
-    game is being built (its first turns, when they zilch at once) are followed by the rule that a
-    roll without a legal keep (no six-dice bonus) ends the turn and the next seat rolls; that holds
-    for every rule the batched engine plays."""
+    A slot dice source (``by_slot = True``): the game asks for each roll by its slot
+    (:meth:`roll_slot`), so the dice need not know the game."""
 
-    def __init__(self, key: int, ruleset: Ruleset | str, num_players: int, first: int = 0):
-        rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    by_slot = True
+
+    def __init__(self, key: int, ruleset: Ruleset | str | None = None, num_players: int | None = None,
+                 first: int = 0):
         self.key = int(key) & _M64
-        self.players = num_players
-        self.game: Any = None
         self._by_code = sorted_rolls_by_code()
-        table = scoring_table(rs)
-        self._zilch = {roll: info.best is None for roll, info in table.rolls.items()}
-        self._dice, self._bonus = rs.dice, rs.variants.six_dice_zilch_bonus
-        self._turns = [0] * num_players
-        self._seat, self._roll, self._ended = first, 0, 0
-        self._unbound_end = False
+        self._slot = (first, 0, 0)
 
-    def bind(self, game: Any) -> None:
-        """Follow ``game`` from now on (its turns so far were followed by the zilch rule)."""
-        self.game = game
-        self._ended = len(game.turns)
+    def roll_slot(self, n: int, seat: int, turn: int, index: int) -> tuple[int, ...]:
+        """The ``index``-th roll (of ``n`` dice) of the ``turn``-th turn of ``seat``."""
+        self._slot = (seat, turn, index + 1)  # where the next roll would come from (a copy's seed)
+        slot = (seat << 40) | (turn << 16) | index
+        code = _mix64((self.key + (slot + 1) * _GOLDEN) & _M64) % _CODES
+        return self._by_code[n][code % _POW6[n]]
 
     def roll(self, n: int) -> tuple[int, ...]:
-        g = self.game
-        if g is not None:
-            if len(g.turns) != self._ended:  # turns ended since the last roll: a new turn starts
-                for t in g.turns[self._ended:]:
-                    self._turns[t["player"]] += 1
-                self._ended = len(g.turns)
-                self._seat, self._roll = g.current, 0
-        elif self._unbound_end:  # being built: the previous roll ended its turn
-            self._turns[self._seat] += 1
-            self._seat, self._roll = (self._seat + 1) % self.players, 0
-            self._unbound_end = False
-        slot = (self._seat << 40) | (self._turns[self._seat] << 16) | self._roll
-        self._roll += 1
-        code = _mix64((self.key + (slot + 1) * _GOLDEN) & _M64) % _CODES
-        roll = self._by_code[n][code % _POW6[n]]
-        if g is None and self._zilch[roll] and not (n == self._dice and self._bonus):
-            self._unbound_end = True
-        return roll
+        raise TypeError("slot dice roll by turn slot: a GameState asks roll_slot(n, seat, turn, index)")
 
     def __deepcopy__(self, memo: dict) -> "RandomDice":
         """A copy (an agent's look-ahead) gets ordinary random dice: no peeking at the deal."""
-        return RandomDice(np.random.default_rng([self.key, self._seat, self._turns[self._seat], self._roll]))
+        return RandomDice(np.random.default_rng([self.key, *self._slot]))
 
 
 def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0) -> Any:
-    """``GameState(ruleset, num_players, first=first)`` rolling :class:`KeyedSlotDice` ``key``, bound."""
+    """``GameState(ruleset, num_players, first=first)`` rolling :class:`KeyedSlotDice` ``key``."""
     from .engine import GameState
 
-    dice = KeyedSlotDice(key, ruleset, num_players, first)
-    game = GameState(ruleset, num_players, dice=dice, first=first)
-    dice.bind(game)
-    return game
+    return GameState(ruleset, num_players, dice=KeyedSlotDice(key), first=first)
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:

@@ -264,7 +264,7 @@ class GameState:
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
         "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
-        "_rolling", "_roll_pending", "_events",
+        "_rolling", "_roll_pending", "_events", "_by_slot", "_seat_turns", "_rit",
     )  # fmt: skip
 
     def __init__(
@@ -284,7 +284,9 @@ class GameState:
         check_seed(seed)
         if dice is None:
             self.dice_source: RandomDice | ScriptedDice = RandomDice(seed)
-        elif hasattr(dice, "roll"):  # any dice source: an object whose roll(n) returns n sorted faces
+        elif hasattr(dice, "roll") or hasattr(dice, "roll_slot"):
+            # any dice source: an object whose roll(n) returns n sorted faces, or, with by_slot = True,
+            # whose roll_slot(n, seat, turn, index) returns the index-th roll of seat's turn-th turn
             self.dice_source = dice
         else:
             self.dice_source = ScriptedDice(dice)
@@ -319,6 +321,8 @@ class GameState:
         self.actions: list[int] = []
         self.decisions = 0
         self._rolling = self._roll_pending = False
+        self._by_slot = bool(getattr(self.dice_source, "by_slot", False))
+        self._seat_turns = [0] * n
         self._start_turn()
 
     # ------------------------------------------------------------------ queries
@@ -522,6 +526,7 @@ class GameState:
         self.challenged: int | None = None
         self._piggybacked = False
         self._events: list[dict[str, Any]] = []
+        self._rit = 0
         self._legal: list[int] | None = None
         self._keeps: tuple[Keep, ...] | None = None
         p = self.current
@@ -556,7 +561,12 @@ class GameState:
         self._legal = None
         self._keeps = None
         while True:
-            roll = self.dice_source.roll(self.dice_left)
+            if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
+                p = self.current
+                roll = self.dice_source.roll_slot(self.dice_left, p, self._seat_turns[p], self._rit)
+            else:
+                roll = self.dice_source.roll(self.dice_left)
+            self._rit += 1
             self.rolls.append(roll)
             self.roll = roll
             info = self.roll_info = self._rolls_by_dice[roll]
@@ -634,6 +644,7 @@ class GameState:
                                "points": before - max(0, score)})
         self.scores[p] = max(0, score)
         self.last_result = recorded
+        self._seat_turns[p] += 1
         # piggyback is offered on another player's bank only: a one-player game has no offer
         self.offer = (total, self.dice_left) if banked and rs.variants.piggyback and n > 1 else None
         self._offer_frozen = (list(self.frozen), list(self.frozen_points)) if self.offer else None
@@ -697,6 +708,7 @@ class GameState:
         new.final_queue = list(self.final_queue) if self.final_queue is not None else None
         new.challenge_brackets = [list(b) for b in self.challenge_brackets]
         new.dice_source = copy.deepcopy(self.dice_source)
+        new._by_slot = bool(getattr(new.dice_source, "by_slot", False))
         new.turns = [dict(t) for t in self.turns]
         return new
 
