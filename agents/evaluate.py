@@ -1254,7 +1254,9 @@ class Report:
         if tm.get("games"):
             w = tm["workers"]
             console.print(f"{tm['games']} games in {tm['tournament_seconds']:.1f} s "
-                          f"({tm['games_per_second']:,.0f} games/s, {w} worker{'s' * (w > 1)})", style="dim")
+                          f"({tm['games_per_second']:,.0f} games/s, "
+                          + (f"Ray, {w} CPU{'s' * (w > 1)})" if tm.get("ray") else f"{w} worker{'s' * (w > 1)})"),
+                          style="dim")
 
     def markdown(self, plots: Sequence[str] = (), command: str | None = None) -> str:
         """The report as Markdown; ``plots`` are image paths relative to the Markdown file."""

@@ -20,6 +20,7 @@ Ray is imported here only: nothing else in :mod:`agents` imports it, so an evalu
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import sys
 import time
@@ -84,10 +85,10 @@ class RayRunner:
         self._started = False
         if not ray.is_initialized():
             if address:
-                ray.init(address=address, log_to_driver=False)
+                ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                         runtime_env=local_runtime_env())
+                         logging_level=logging.WARNING, runtime_env=local_runtime_env())
             self._started = True
         self.workers = int(ray.cluster_resources().get("CPU", workers))
         self._remote = ray.remote(num_cpus=1, max_retries=0)(_task)

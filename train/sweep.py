@@ -261,6 +261,11 @@ def run_trial(config: dict[str, Any]) -> None:
     if t.get("cwd") and os.path.isdir(t["cwd"]):
         os.chdir(t["cwd"])  # relative paths of the arguments (--init, a TOML ruleset) as on the driver
     argv = list(t["argv"]) + (["--resume"] if t["resume"] else [])
+    if t.get("table") and not has_game_table(t["ruleset"], t["grid"].get("set")):
+        # Without it the run would choose other settings (no shaping, another evaluation opponent)
+        # than the same command on the driver's machine: fail, never train something else.
+        raise RuntimeError(f"the game table of {t['ruleset']} is stored on the driver's machine but not on "
+                           f"this worker ({os.uname().nodename}): copy the solver cache (docs/cluster.md)")
 
     def on_evaluation(res: dict[str, Any]) -> None:
         tune.report({"timesteps": int(res["timesteps"]), "eval_metric": float(res["metric"]),
@@ -283,6 +288,15 @@ def run_trial(config: dict[str, Any]) -> None:
     os.replace(tmp, out / "trial.json")
     tune.report({"timesteps": int(row["timesteps"]), "done": True,
                  "final_score": float(row["final_score"]) if row["final_score"] is not None else float("nan")})
+
+
+def has_game_table(ruleset: str, override: str | None = None) -> bool:
+    """Whether this machine stores the game table of ``ruleset`` (with the grid's ``set`` override, if
+    any), shipped or in the solver cache."""
+    from zilch_env import load_ruleset
+    from zilch_env.ruleset import parse_overrides
+
+    return ppo.stored_game_table(load_ruleset(ruleset, parse_overrides([override] if override else [])))
 
 
 def trial_row(out: Path, name: str, ruleset: str, seed: int, grid: dict[str, Any]) -> dict[str, Any]:
@@ -495,8 +509,11 @@ def run_tune(todo: list[Trial], states: dict[str, str], a: argparse.Namespace, o
             ray.init(num_cpus=a.cpus, include_dashboard=False, log_to_driver=False,
                      logging_level=logging.WARNING, runtime_env=local_runtime_env())
     cwd = os.getcwd()
+    tables = {(t.ruleset, t.grid.get("set")) for t in todo}
+    tables = {k: has_game_table(*k) for k in tables}
     configs = [{"name": t.name, "ruleset": t.ruleset, "seed": t.seed, "grid": t.grid, "argv": t.argv,
-                "out": str(t.out), "resume": states[t.name] == "resume", "cwd": cwd} for t in todo]
+                "out": str(t.out), "resume": states[t.name] == "resume", "cwd": cwd, "table": tables[(t.ruleset, t.grid.get("set"))]}
+               for t in todo]
     bar = TrialProgress(not a.quiet, total, done, {t.name: 0 for t in todo}, todo[0].argv)
     # Tune imports the trainable's module by name in its workers: train.sweep, not __main__.
     from train.sweep import run_trial as trainable
