@@ -213,7 +213,7 @@ def make_trials(rulesets: list[str], seeds: list[int], timesteps: int, grid: dic
                 ppo.parse_args(argv)
         except SystemExit:
             msg = err.getvalue().strip().splitlines()
-            raise SweepError(f"trial {name}: {msg[-1].removeprefix('train/ppo.py: ') if msg else 'rejected'}") from None
+            raise SweepError(f"trial {name}: {msg[-1].removeprefix('train/ppo.py: ').removeprefix('error: ') if msg else 'rejected'}") from None
         trials.append(Trial(name, rs, seed, values, argv, where))
     names = [t.name for t in trials]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -415,9 +415,10 @@ def markdown(summary: dict[str, Any], grid_keys: list[str]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="train/sweep.py", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Ray Tune sweep of train/ppo.py: one trial per (ruleset, seed, grid point); outputs "
-        "under DIR/<trial>/, a summary table (DIR/summary.md, DIR/summary.json) with the best trial per "
-        "ruleset; run the same command again to resume.",
+        description="Ray Tune sweep of train/ppo.py: one trial per (ruleset, seed, grid point), each\n"
+        "running train/ppo.py's training function; outputs under DIR/<trial>/, a summary table\n"
+        "(DIR/summary.md, DIR/summary.json) with the best trial per ruleset. Run the same command\n"
+        "again to resume: finished trials are not rerun.",
         epilog="Examples:\n  python train/sweep.py --rulesets zonk zilch5k --seeds 1 2 3 --timesteps 300000\n"
         "  python train/sweep.py --rulesets zilch --seeds 1 2 --grid learning_rate=3e-4,1e-3 "
         "--grid final_games=400\n  python train/sweep.py --rulesets farkle --seeds 1 2 --address auto\n"
@@ -494,8 +495,12 @@ def run_tune(todo: list[Trial], states: dict[str, str], a: argparse.Namespace, o
     # Tune's older console output honours verbose=0 (the sweep shows its own progress bar); the newer
     # one prints its configuration box and paths whatever the verbosity.
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
-    import ray
-    from ray import tune
+    try:
+        import ray
+        from ray import tune
+    except ImportError as e:
+        raise SystemExit(f"train/sweep.py: error: Ray Tune is not installed ({e}): pip install -e '.[ray]' "
+                         "(or pip install 'ray[tune]')") from None
 
     from agents.ray_eval import local_runtime_env
 
