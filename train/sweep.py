@@ -421,10 +421,10 @@ def build_parser() -> argparse.ArgumentParser:
         "again to resume: finished trials are not rerun.",
         epilog="Examples:\n  python train/sweep.py --rulesets zonk zilch5k --seeds 1 2 3 --timesteps 300000\n"
         "  python train/sweep.py --rulesets zilch --seeds 1 2 --grid learning_rate=3e-4,1e-3 "
-        "--grid final_games=400\n  python train/sweep.py --rulesets farkle --seeds 1 2 --address auto\n"
-        "Grid keys: any train/ppo.py argument (python train/ppo.py --help) but ruleset, seed, timesteps, out, "
-        "runs, run_name, resume, progress. Values of opponents, final_opponents and net_arch are separated "
-        "by ';'. docs/cluster.md: running on a Ray cluster.")
+        "--grid final_games=400\n  python train/sweep.py --rulesets farkle --seeds 1 2 --address auto\n\n"
+        "Grid keys: any train/ppo.py argument (python train/ppo.py --help) but ruleset, seed,\n"
+        "timesteps, out, runs, run_name, resume and progress. The values of opponents,\n"
+        "final_opponents and net_arch are separated by ';'. Running on a Ray cluster: docs/cluster.md.")
     p.add_argument("--rulesets", nargs="+", default=["zonk"], metavar="RULESET",
                    help="presets or TOML files, one trial set each (default: zonk)")
     p.add_argument("--seeds", nargs="+", type=int, default=[1], metavar="SEED", help="seeds (default: 1)")
