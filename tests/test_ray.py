@@ -1,12 +1,17 @@
-"""``--ray`` evaluations (agents.ray_eval): the same report, number for number, as local workers for
-the same seed, on a local Ray with 2 CPUs; and Ray stays out of every path that does not ask for it.
-About 15 s together (the local Ray's start-up is most of it)."""
+"""Ray, on one local Ray with 2 CPUs started for this module: ``--ray`` evaluations
+(agents.ray_eval) give the same report, number for number, as local workers for the same seed; a
+tiny ``train/sweep.py`` sweep interrupted after its first trial and restarted does not rerun the
+finished trial; and Ray stays out of every path that does not ask for it. About 40 s together."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -107,16 +112,82 @@ class Broken(__import__("zilch_env").RandomMover):
         return -1
 
 
-def test_cli_eval_ray_matches_local(tmp_path):
-    """``python -m agents.evaluate --ray`` (its own local Ray) writes the same report as --workers 1."""
-    args = [sys.executable, "-m", "agents.evaluate", "--ruleset", "zonk", "--agents", "greedy", "random",
-            "--games", "40", "--seed", "5", "--solo-turns", "100", "--no-plots", "--quiet"]
-    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT)}
-    a = subprocess.run(args + ["--workers", "1", "--out", str(tmp_path / "a")], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=120)
-    b = subprocess.run(args + ["--ray", "--workers", "2", "--out", str(tmp_path / "b")], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=120)
-    assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
-    ra, rb = (json.loads((tmp_path / d / "report.json").read_text()) for d in "ab")
-    ra.pop("timing"), rb.pop("timing")
-    assert ra == rb
+def test_cli_eval_ray_matches_local(tmp_path, local_ray, capsys):
+    """``python -m agents.evaluate --ray`` and ``zilch eval --ray`` write the same report as --workers 1
+    (on the module's Ray: a command given no --address uses the Ray already started in its process)."""
+    from agents.evaluate import main
+    from zilch_cli import main as zilch
+
+    args = ["--ruleset", "zonk", "--agents", "greedy", "random", "--games", "40", "--seed", "5",
+            "--solo-turns", "100", "--no-plots", "--quiet"]
+    assert main(args + ["--workers", "1", "--out", str(tmp_path / "a")]) == 0
+    assert main(args + ["--ray", "--out", str(tmp_path / "b")]) == 0
+    assert zilch(["eval", *args, "--ray", "--out", str(tmp_path / "c")]) == 0
+    assert "Ray, 2 CPUs" in capsys.readouterr().out
+    ra, rb, rc = (json.loads((tmp_path / d / "report.json").read_text()) for d in "abc")
+    for r in (ra, rb, rc):
+        r.pop("timing")
+    assert ra == rb == rc
+
+
+def test_cli_eval_address_needs_ray(capsys):
+    from agents.evaluate import main
+
+    assert main(["--agents", "greedy", "random", "--games", "2", "--address", "auto"]) == 2
+    assert "needs ray = True (--ray)" in capsys.readouterr().err
+
+
+TINY = ["--rulesets", "zonk", "--seeds", "1", "2", "--timesteps", "256", "--cpus", "2", "--max-concurrent", "1",
+        "--grid", "n_envs=2", "--grid", "n_steps=64", "--grid", "batch_size=64", "--grid", "n_epochs=2",
+        "--grid", "net_arch=16,16", "--grid", "eval_every=128", "--grid", "eval_games=4",
+        "--grid", "final_games=4", "--grid", "final_solo_turns=50", "--grid", "final_opponents=random",
+        "--grid", "export=false", "--grid", "opponents=greedy", "--quiet"]
+
+
+def test_sweep_interrupted_and_restarted_does_not_rerun_finished_trials(tmp_path, local_ray, capsys):
+    """Ctrl-C (SIGINT, which Tune's handler turns into a stop) once the first of two trials has
+    finished, one trial at a time; then the same command again: the finished trial is not run again,
+    the other one is, and the summary has both."""
+    from train import sweep
+
+    out = tmp_path / "sw"
+    first = out / "zonk-s1" / "trial.json"
+
+    def interrupt() -> None:
+        t0 = time.time()
+        while not first.exists() and time.time() - t0 < 120:
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)  # the second trial is under way
+
+    watcher = threading.Thread(target=interrupt, daemon=True)
+    watcher.start()
+    assert sweep.main([*TINY, "--out", str(out)]) == 130
+    watcher.join()
+    assert first.exists() and not (out / "zonk-s2" / "trial.json").exists()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["finished"] == 1 and summary["unfinished"] == ["zonk-s2"]
+    record, mtime = first.read_text(), first.stat().st_mtime_ns
+    capsys.readouterr()
+
+    assert sweep.main([*TINY, "--out", str(out)]) == 0
+    stdout = capsys.readouterr().out
+    assert "2 trials in" in stdout and "1 already done" in stdout
+    assert first.read_text() == record and first.stat().st_mtime_ns == mtime  # not run again
+    assert (out / "zonk-s1" / "train.log").read_text().count("$ python train/ppo.py") == 1
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["finished"] == 2 and not summary["unfinished"] and not summary["errors"]
+    rows = {row["trial"]: row for row in summary["rows"]}
+    for name in ("zonk-s1", "zonk-s2"):
+        d = out / name
+        assert rows[name]["timesteps"] >= 256 and rows[name]["final"]["vs"]["random"]["games"] == 4
+        assert (d / "best" / "model.zip").exists() and (d / "eval.md").exists()
+        assert list((d / "tensorboard" / "zonk" / name).glob("events.out.tfevents.*"))
+        assert json.loads((d / "latest" / "train.json").read_text())["evaluations"]
+    assert summary["best"]["zonk"]["trial"] in rows
+    # Tune got the periodic evaluations (128 and 256 timesteps) and the final report of the trial
+    reported = [json.loads(line) for f in (out / "_tune").glob("sweep-*/zonk-s2/result.json")
+                for line in f.read_text().splitlines()]
+    assert [x["timesteps"] for x in reported if "eval_metric" in x][-2:] == [128, 256]
+    assert reported[-1].get("done") is True
+    md = (out / "summary.md").read_text()
+    assert "| zonk-s1 | zonk | 1 |" in md and "## Best trial per ruleset" in md

@@ -1,15 +1,13 @@
-"""train/sweep.py: the grid's checks (no Ray), and a tiny sweep on a local Ray with 2 CPUs that is
-interrupted after its first trial and restarted: the finished trial is not run again, the other one
-is, and the summary ranks both. About 30 s (two local Ray start-ups and two tiny trainings)."""
+"""train/sweep.py without Ray: the grid's checks, the trials and their arguments, resuming's record.
+(The sweep on a local Ray, interrupted and restarted, is in tests/test_ray.py, which starts one
+local Ray for all the Ray tests.) Under a second together."""
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -77,53 +75,3 @@ def test_command_line_errors_exit_2():
     r = subprocess.run([sys.executable, "train/sweep.py", "--grid", "lr=1e-3", "--list"], cwd=ROOT,
                        capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert r.returncode == 2 and "--grid lr: not an argument of train/ppo.py" in r.stderr
-
-
-TINY = ["--rulesets", "zonk", "--seeds", "1", "2", "--timesteps", "256", "--cpus", "2", "--max-concurrent", "1",
-        "--grid", "n_envs=2", "--grid", "n_steps=64", "--grid", "batch_size=64", "--grid", "n_epochs=2",
-        "--grid", "net_arch=16,16", "--grid", "eval_every=128", "--grid", "eval_games=4",
-        "--grid", "final_games=4", "--grid", "final_solo_turns=50", "--grid", "final_opponents=random",
-        "--grid", "export=false", "--grid", "opponents=greedy", "--quiet"]
-
-
-def test_sweep_interrupted_and_restarted_does_not_rerun_finished_trials(tmp_path):
-    pytest.importorskip("ray")
-    out = tmp_path / "sw"
-    cmd = [sys.executable, "train/sweep.py", *TINY, "--out", str(out)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    first = out / "zonk-s1" / "trial.json"
-    log = open(tmp_path / "first.log", "w")
-    p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    t0 = time.time()
-    while not first.exists() and p.poll() is None and time.time() - t0 < 120:
-        time.sleep(0.1)
-    assert first.exists(), (tmp_path / "first.log").read_text()
-    p.send_signal(signal.SIGINT)  # the second trial is under way (one trial at a time)
-    assert p.wait(timeout=120) == 130, (tmp_path / "first.log").read_text()
-    assert not (out / "zonk-s2" / "trial.json").exists()
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["finished"] == 1 and summary["unfinished"] == ["zonk-s2"]
-    record, mtime = first.read_text(), first.stat().st_mtime_ns
-
-    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "2 trials in" in r.stdout and "1 already done" in r.stdout
-    assert first.read_text() == record and first.stat().st_mtime_ns == mtime  # not run again
-    assert (out / "zonk-s1" / "train.log").read_text().count("$ python train/ppo.py") == 1
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["finished"] == 2 and not summary["unfinished"] and not summary["errors"]
-    rows = {row["trial"]: row for row in summary["rows"]}
-    for name in ("zonk-s1", "zonk-s2"):
-        d = out / name
-        assert rows[name]["timesteps"] >= 256 and rows[name]["final"]["vs"]["random"]["games"] == 4
-        assert (d / "best" / "model.zip").exists() and (d / "eval.md").exists()
-        assert list((d / "tensorboard" / "zonk" / name).glob("events.out.tfevents.*"))
-        assert json.loads((d / "latest" / "train.json").read_text())["evaluations"]
-    assert summary["best"]["zonk"]["trial"] in rows
-    # Tune got the periodic evaluations (128 and 256 timesteps) and the final report of the trial
-    reported = [json.loads(line) for f in (out / "_tune").glob("sweep-*/zonk-s2/result.json")
-                for line in f.read_text().splitlines()]
-    assert [x["timesteps"] for x in reported if "eval_metric" in x][-2:] == [128, 256]
-    assert reported[-1].get("done") is True
-    md = (out / "summary.md").read_text()
-    assert "| zonk-s1 | zonk | 1 |" in md and "## Best trial per ruleset" in md

@@ -505,7 +505,7 @@ def run_tune(todo: list[Trial], states: dict[str, str], a: argparse.Namespace, o
     from agents.ray_eval import local_runtime_env
 
     # SIGTERM stops the sweep as Ctrl-C does (Tune's handler: the trials stop, the results are kept).
-    signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+    on_term = signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
     started = not ray.is_initialized()
     if started:
         if a.address:
@@ -536,6 +536,7 @@ def run_tune(todo: list[Trial], states: dict[str, str], a: argparse.Namespace, o
         results = tuner.fit()
     finally:
         bar.close()
+        signal.signal(signal.SIGTERM, on_term)
         if started:
             ray.shutdown()
     errors = {}
