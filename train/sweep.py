@@ -305,16 +305,21 @@ def trial_row(out: Path, name: str, ruleset: str, seed: int, grid: dict[str, Any
     final = json.loads((out / "eval.json").read_text()) if (out / "eval.json").exists() else None
     best = state.get("best") or {}
     objective = state["objective"]
-    score, ranked_by = None, None
+    score, ci, ranked_by = None, None, None
     if final and objective == "win":
         opp = (state.get("args") or {}).get("eval_opponent") or best.get("opponent")
         r = (final.get("vs") or {}).get(opp)
         if r:
             la = r.get("luck_adjusted")
-            score, ranked_by = ((la["mean"], f"final luck-adjusted share vs {opp}") if la
-                                else (r["score_share"], f"final score share vs {opp}"))
+            if la:
+                score, ci, ranked_by = la["mean"], [la["low"], la["high"]], f"final luck-adjusted share vs {opp}"
+            else:
+                c = r.get("score_share_ci") or {}
+                score, ranked_by = r["score_share"], f"final score share vs {opp}"
+                ci = [c["low"], c["high"]] if "low" in c else None
     elif final and (final.get("solo") or {}).get("points_per_turn"):
-        score, ranked_by = final["solo"]["points_per_turn"]["mean"], "final solo points per turn"
+        ppt = final["solo"]["points_per_turn"]
+        score, ci, ranked_by = ppt["mean"], [ppt.get("low"), ppt.get("high")], "final solo points per turn"
     if score is None and best:
         score, ranked_by = best["metric"], f"best periodic {best.get('metric_kind', 'points per turn')}"
     return {
@@ -322,7 +327,7 @@ def trial_row(out: Path, name: str, ruleset: str, seed: int, grid: dict[str, Any
         "timesteps": int(state.get("timesteps", 0)), "train_minutes": state.get("seconds", 0.0) / 60,
         "best_eval": {k: best.get(k) for k in ("metric", "metric_kind", "opponent", "timesteps", "games")} if best else None,
         "evaluations": len(state.get("evaluations", [])),
-        "final": final, "final_score": score, "ranked_by": ranked_by,
+        "final": final, "final_score": score, "final_score_ci95": ci, "ranked_by": ranked_by,
         "dir": str(out), "checkpoint": str(out / "best" / "model.zip"),
         "policy": str(out / "policy.onnx") if (out / "policy.onnx").exists() else None,
         "tensorboard": state.get("run_dir"),
@@ -339,8 +344,10 @@ def summarize(trials: list[Trial], out: Path, errors: dict[str, str], grid_keys:
     rows, unfinished = [], []
     for t in trials:
         rec = t.out / "trial.json"
-        if rec.exists():
-            rows.append(json.loads(rec.read_text())["row"])
+        if rec.exists():  # the row from the trial's files as they are now (the record says it is done)
+            row = trial_row(t.out, t.name, t.ruleset, t.seed, t.grid)
+            row["wall_minutes"] = json.loads(rec.read_text()).get("row", {}).get("wall_minutes")
+            rows.append(row)
         elif t.name not in errors:
             unfinished.append(t.name)
     best: dict[str, dict[str, Any]] = {}
@@ -373,7 +380,7 @@ def markdown(summary: dict[str, Any], grid_keys: list[str]) -> str:
              "(the best trial of each ruleset is the one with the highest).", "",
              "| trial | ruleset | seed | " + "".join(f"{k} | " for k in grid_keys)
              + "timesteps | train min | best periodic eval | " + "".join(f"final vs `{o}` | " for o in opps)
-             + "solo pts/turn (of optimum) | final score | ranked by |",
+             + "solo pts/turn (of optimum) | final score [95% CI] | ranked by |",
              "|" + "---|" * (9 + len(grid_keys) + len(opps))]
     for r in rows:
         b = r.get("best_eval") or {}
@@ -391,11 +398,12 @@ def markdown(summary: dict[str, Any], grid_keys: list[str]) -> str:
         ppt = solo.get("points_per_turn")
         of = solo.get("of_optimum")
         solo_text = (f"{ppt['mean']:.1f}" + (f" ({100 * of['mean']:.1f}%)" if of else "")) if ppt else "-"
-        fs = r["final_score"]
+        fs, ci = r["final_score"], r.get("final_score_ci95")
+        fs_text = "-" if fs is None else f"{fs:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else "")
         lines.append(f"| {r['trial']} | {r['ruleset']} | {r['seed']} | "
                      + "".join(f"{r['grid'].get(k)} | " for k in grid_keys)
                      + f"{r['timesteps']:,} | {r['train_minutes']:.1f} | {best} | " + "".join(c + " | " for c in cells)
-                     + f"{solo_text} | {'-' if fs is None else f'{fs:.3f}'} | {r['ranked_by'] or '-'} |")
+                     + f"{solo_text} | {fs_text} | {r['ranked_by'] or '-'} |")
     if summary["best"]:
         lines += ["", "## Best trial per ruleset", "", "| ruleset | trial | final score | ranked by | checkpoint |",
                   "|---|---|---|---|---|"]
