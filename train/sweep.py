@@ -278,7 +278,13 @@ def run_trial(config: dict[str, Any]) -> None:
         try:
             status = ppo.main(argv, on_evaluation=on_evaluation)
         except SystemExit as e:  # train/ppo.py's errors: a message, not a traceback
+            print(f"train/ppo.py stopped: {e}", flush=True)
             raise RuntimeError(f"train/ppo.py stopped: {e}") from None
+        except Exception:
+            import traceback
+
+            traceback.print_exc()  # into train.log (the summary gives the message)
+            raise
     if status != 0:
         raise RuntimeError(f"train/ppo.py ended with status {status} (see {out / 'train.log'})")
     row = trial_row(out, t["name"], t["ruleset"], t["seed"], t["grid"])
@@ -514,6 +520,9 @@ def run_tune(todo: list[Trial], states: dict[str, str], a: argparse.Namespace, o
 
     # SIGTERM stops the sweep as Ctrl-C does (Tune's handler: the trials stop, the results are kept).
     on_term = signal.signal(signal.SIGTERM, lambda *_: os.kill(os.getpid(), signal.SIGINT))
+    # A failed trial is reported by the summary (its message) and its train.log (the traceback), not
+    # by a traceback from Tune's controller in the middle of the progress bar.
+    logging.getLogger("ray.tune").setLevel(logging.CRITICAL)
     started = not ray.is_initialized()
     if started:
         if a.address:
