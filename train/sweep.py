@@ -41,7 +41,9 @@ Resuming
     (``train/ppo.py --resume``), the others start afresh. Ctrl-C (or SIGTERM) stops the sweep; the
     summary then lists what is finished. More seeds or grid values with the same ``--out`` add trials
     to the sweep. A finished trial whose arguments differ from the new command's is an error (give
-    another ``--out``), never overwritten.
+    another ``--out``), never overwritten. A trial that fails is in the summary with its error (its
+    traceback in its ``train.log``), the other trials go on, and the sweep exits 1; the same command
+    runs the failed trial again.
 
 Ray
     A local Ray on this machine's CPUs (``--cpus``) by default; ``--address`` joins a running cluster
