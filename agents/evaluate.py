@@ -104,7 +104,8 @@ Workers and determinism
     Work is split into fixed chunks of deals, run by ``--workers`` processes (the ``spawn`` start
     method; every worker builds the agents from their specs), and reduced in deal order. Every game
     depends only on the seed, the deal, the seat order and the engine, so the results are identical
-    for a given seed whatever the number of workers.
+    for a given seed whatever the number of workers. ``--ray`` runs the same chunks as Ray tasks
+    (:mod:`agents.ray_eval`: a local Ray, or a cluster with ``--address``), with the same results.
 
 Output
     A table on the terminal; with ``--out DIR``: ``report.md``, ``report.json`` and the plots
@@ -192,6 +193,11 @@ class EvalConfig:
     """Luck-adjusted results (see the module docstring): ``on`` (every table; an error when
     impossible), ``off``, or ``auto``: for two players when a game table is stored for the rules
     (never solved here), in the tables the batched engine does not play."""
+    ray: bool = False
+    """Run the chunks as Ray tasks (:mod:`agents.ray_eval`) instead of ``workers`` processes; the
+    results are the same."""
+    address: str | None = None
+    """With ``ray``: the Ray cluster to use; None starts a local Ray with ``workers`` CPUs."""
 
 
 def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
@@ -831,6 +837,8 @@ def _check(cfg: EvalConfig, n_agents: int) -> None:
         raise ValueError(f"engine = {cfg.engine!r}: choose one of {', '.join(ENGINES)}")
     if cfg.luck not in LUCK_MODES:
         raise ValueError(f"luck = {cfg.luck!r}: choose one of {', '.join(LUCK_MODES)}")
+    if cfg.address and not cfg.ray:
+        raise ValueError(f"address = {cfg.address!r} is a Ray cluster's: it needs ray = True (--ray)")
 
 
 def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: Any) -> "Report":
@@ -891,10 +899,16 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
 
     t_start = time.perf_counter()
     bar = _Progress(progress)
-    bar.add("start", f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
+    bar.add("start", "starting Ray" if cfg.ray else f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
     try:
-        runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents, kernels="batched" in engines.values(),
-                         luck=gt if luck else None)
+        if cfg.ray:  # the same tasks as Ray tasks (Ray is imported there only)
+            from .ray_eval import RayRunner
+
+            runner = RayRunner(rs, specs, cfg.seed, cfg.workers, kernels="batched" in engines.values(),
+                               address=cfg.address)
+        else:
+            runner = _Runner(rs, specs, cfg.seed, cfg.workers, agents, kernels="batched" in engines.values(),
+                             luck=gt if luck else None)
     except BaseException:
         bar.close()
         raise
@@ -921,7 +935,8 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     total_games = len(tables) * deals * len(orders)
     timing = {"seconds": elapsed, "startup_seconds": runner.startup_seconds, "tournament_seconds": t_games,
               "games": total_games,
-              "games_per_second": total_games / t_games if t_games > 0 else math.nan, "workers": cfg.workers}
+              "games_per_second": total_games / t_games if t_games > 0 else math.nan,
+              "workers": runner.workers, "ray": cfg.ray}
     luck_info = {"mode": cfg.luck, "on": luck, "why_off": None if luck else luck_why}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
                         optimum_source, anchor, timing, engines, luck_info)
@@ -1205,7 +1220,9 @@ class Report:
         if tm.get("games"):
             w = tm["workers"]
             console.print(f"{tm['games']} games in {tm['tournament_seconds']:.1f} s "
-                          f"({tm['games_per_second']:,.0f} games/s, {w} worker{'s' * (w > 1)})", style="dim")
+                          f"({tm['games_per_second']:,.0f} games/s, "
+                          + (f"Ray, {w} CPU{'s' * (w > 1)})" if tm.get("ray") else f"{w} worker{'s' * (w > 1)})"),
+                          style="dim")
 
     def markdown(self, plots: Sequence[str] = (), command: str | None = None) -> str:
         """The report as Markdown; ``plots`` are image paths relative to the Markdown file."""
@@ -1461,6 +1478,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seed of the dice and of the agents' choices, 0 or more (default: 0)")
     p.add_argument("--workers", "-j", type=int, default=DEFAULT_WORKERS,
                    help=f"worker processes; results do not depend on it (default: all cores, {DEFAULT_WORKERS})")
+    p.add_argument("--ray", action="store_true",
+                   help="play the deals as Ray tasks (needs ray[tune]): a local Ray with --workers CPUs, or "
+                   "the cluster at --address; the same results as local workers")
+    p.add_argument("--address", metavar="ADDR",
+                   help="with --ray: a running Ray cluster (auto, HOST:6379 or ray://HOST:10001); default: "
+                   "start a local Ray")
     p.add_argument("--players", "-n", type=int, default=2,
                    help="players per game, 2 to 6; every set of that many agents is a table (default: 2)")
     p.add_argument("--orders", choices=("rotations", "permutations"), default="rotations",
@@ -1505,12 +1528,16 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
         return 2
     cfg = EvalConfig(agents=args.agents, ruleset=ruleset, games=args.games, seed=args.seed,
                      workers=args.workers, players=args.players, orders=args.orders,
-                     solo_turns=args.solo_turns, anchor=args.anchor, engine=args.engine, luck=args.luck)
+                     solo_turns=args.solo_turns, anchor=args.anchor, engine=args.engine, luck=args.luck,
+                     ray=args.ray, address=args.address)
     try:
         report = evaluate(cfg, progress=not args.quiet)
     except (AgentSpecError, ValueError) as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
+    except RuntimeError as e:  # (a worker or a Ray task that failed, or Ray missing)
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 1
     report.print()
     if args.out:
         command = " ".join([prog, *(_quote(a) for a in sys.argv[1:])])

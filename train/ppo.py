@@ -84,11 +84,12 @@ import random
 import shlex
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 # One BLAS thread per process: a small MLP gains nothing from threads, and the machine is shared.
 for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -566,8 +567,10 @@ def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -
 
 
 def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any, out: Path,
-                  state: dict[str, Any]):
-    """The SB3 callback of the run (built here so that ``--help`` imports no torch)."""
+                  state: dict[str, Any], on_evaluation: Callable[[dict[str, Any]], None] | None = None):
+    """The SB3 callback of the run (built here so that ``--help`` imports no torch). ``on_evaluation``
+    is given each periodic evaluation once its checkpoints are saved (``train/sweep.py`` reports it
+    to Ray Tune)."""
     from stable_baselines3.common.callbacks import BaseCallback
 
     from train.selfplay import PolicySnapshot
@@ -689,6 +692,8 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                 state["best"] = res
                 save_checkpoint(self.model, out / "best", None, state)
                 save_checkpoint(self.model, out / "latest", pool, state)  # latest knows the new best
+            if on_evaluation is not None:
+                on_evaluation(dict(res))
 
     return TrainingCallback()
 
@@ -697,7 +702,11 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
 # The run
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None,
+         on_evaluation: Callable[[dict[str, Any]], None] | None = None) -> int:
+    """The whole run of ``python train/ppo.py ARGV``; returns the exit status. ``on_evaluation``
+    (optional) is called with every periodic evaluation (``train/sweep.py`` runs each Ray Tune trial
+    through this function and reports them)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     command = shlex.join(["python", "train/ppo.py", *argv])
@@ -787,7 +796,7 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(venv)
         venv.seed(env_seed)  # the run's first reset starts from the seed as without the warm-up
     model.set_logger(configure(state["run_dir"], ["tensorboard"]))
-    callback = make_callback(args, rs, players, specs, pool, out, state)
+    callback = make_callback(args, rs, players, specs, pool, out, state, on_evaluation)
 
     print(f"{rs.name}: objective {args.objective}, {players} player{'s' * (players > 1)}"
           + (f", opponents {', '.join(specs)}" if specs else "")
@@ -804,8 +813,9 @@ def main(argv: list[str] | None = None) -> int:
             raise KeyboardInterrupt(signal.Signals(signum).name)
         _STOP["signal"] = signal.Signals(signum).name
 
-    signal.signal(signal.SIGINT, interrupt)
-    signal.signal(signal.SIGTERM, interrupt)
+    if threading.current_thread() is threading.main_thread():  # (a Ray Tune trial runs in a thread)
+        signal.signal(signal.SIGINT, interrupt)
+        signal.signal(signal.SIGTERM, interrupt)
     # Everything built so far (torch, SB3, the envs, the solved tables: some 400,000 objects) lives as
     # long as the run; frozen, the garbage collector's full passes no longer walk it (they had cost
     # about 100 ms each, a few percent of a run's time).
