@@ -19,7 +19,7 @@ import numpy as np
 
 from zilch_env import GameState, Policy, Ruleset, load_ruleset
 
-__all__ = ["Agent", "Policy", "AgentSpecError", "register_agent", "make_agent", "agent_names"]
+__all__ = ["Agent", "Policy", "AgentSpecError", "register_agent", "make_agent", "agent_names", "kernel_agent"]
 
 
 class Agent(Protocol):
@@ -68,6 +68,62 @@ def make_agent(spec: str | Agent, ruleset: Ruleset | str) -> Agent:
 
 
 _BUILTINS_LOADED = False
+
+
+def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = None) -> "object":
+    """The one answer to "can the fast engine play this agent?": the agent's form in the batched
+    engine's kernels (a :class:`zilch_env.batched.BatchAgent`), or :class:`zilch_env.UnsupportedRulesError`
+    naming why not. The fast engine plays every ruleset; what decides is the agent.
+
+    ``agent`` is a spec (then ``ruleset`` is needed), an agent object, a ``BatchAgent`` or a
+    ``TurnValueTable``. The kernels play exactly: :class:`zilch_env.RandomMover` and its subclasses that
+    keep its ``act`` (``random``); :class:`zilch_env.GreedyMover` with a whole-number threshold, and
+    ``agents.baselines``' greedy players with one threshold for every dice count (``greedy``,
+    ``greedy:500``, ``greedy-bold``, ...); ``optimal-turn`` / ``optimal-turn:plain``
+    (:class:`agents.solver.OptimalTurnAgent`, as its solved values, :func:`agents.solver.turn_value_table`)
+    under every rule the turn solver solves once per ruleset (not ``pyramiding``, which it does not
+    model, nor ``overcoming``, whose bar needs a solve per previous turn). Greedy and optimal-turn
+    games are the same move for move in both engines (tested); random players draw their moves from
+    the kernels' SplitMix64 streams, equal in distribution.
+    """
+    import math
+
+    from zilch_env import GreedyMover, RandomMover, UnsupportedRulesError
+    from zilch_env.batched import BatchAgent, TurnValueTable
+
+    if isinstance(agent, BatchAgent):
+        return agent
+    if isinstance(agent, TurnValueTable):
+        return BatchAgent("values", table=agent)
+    if isinstance(agent, str):
+        if ruleset is None:
+            raise ValueError(f"kernel_agent({agent!r}): a spec needs the ruleset it plays")
+        agent = make_agent(agent, ruleset)
+    from .solver import OptimalTurnAgent, SolverError, turn_value_table
+
+    name = getattr(agent, "name", type(agent).__name__)
+    if type(agent) is OptimalTurnAgent:
+        try:
+            return BatchAgent("values", table=turn_value_table(agent.ruleset, agent.streak))
+        except SolverError as e:
+            raise UnsupportedRulesError(f"agent {name!r}: {e}") from None
+    act = getattr(type(agent), "act", None)
+    if isinstance(agent, RandomMover) and act is RandomMover.act:
+        return BatchAgent("random")
+    if isinstance(agent, GreedyMover) and act is GreedyMover.act and float(agent.threshold).is_integer():
+        return BatchAgent("greedy", int(agent.threshold), int(agent.min_dice))
+    from .baselines import GreedyAgent
+
+    if type(agent) is GreedyAgent:
+        thresholds = set(agent.thresholds.values())
+        if len(thresholds) == 1:
+            t = thresholds.pop()
+            if math.isfinite(t) and float(t).is_integer():
+                return BatchAgent("greedy", int(t), 0)
+        raise UnsupportedRulesError(f"agent {name!r}: its bank thresholds differ by dice left, which the "
+                                    f"kernels' greedy player does not take; it plays on the single-game engine")
+    raise UnsupportedRulesError(f"agent {name!r} has no form in the fast engine's kernels (they play random, "
+                                f"greedy players and optimal-turn); it plays on the single-game engine")
 
 
 def _load_builtins() -> None:

@@ -129,7 +129,6 @@ import numpy as np
 
 from zilch_env import GameState, IllegalActionError, Policy, RandomDice, Ruleset, load_ruleset
 from zilch_env.engine import sorted_rolls_by_code
-from zilch_env.scoring import scoring_table
 from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 from .stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
@@ -608,45 +607,16 @@ ENGINES = ("auto", "single")
 
 
 def kernel_agent(agent: Any) -> Any:
-    """The batched engine's own form of ``agent`` (:class:`zilch_env.batched.BatchAgent`), or None.
+    """The batched engine's form of ``agent`` (:func:`agents.base.kernel_agent`, the one answer), or
+    None where the agent plays on the single-game engine."""
+    from zilch_env import UnsupportedRulesError
 
-    Only agents the kernels play exactly qualify: :class:`zilch_env.RandomMover` and its subclasses
-    that keep its ``act`` (``agents.baselines``' ``random``), :class:`zilch_env.GreedyMover`,
-    ``agents.baselines``' greedy players with one whole-number threshold (``greedy``, ``greedy:500``,
-    ``greedy-bold``: a GreedyMover that never banks for lack of dice, ``min_dice = 0``), and
-    ``optimal-turn`` / ``optimal-turn:plain`` (:class:`agents.solver.OptimalTurnAgent`, as its solved
-    values: :func:`agents.solver.turn_value_table`) on rules the batched engine plays without
-    ``overcoming``. Greedy and optimal-turn games are then the same move for move in both engines
-    (tested); random players draw their moves from the kernels' SplitMix64 streams, equal in
-    distribution.
-    """
-    from zilch_env import GreedyMover, RandomMover
-    from zilch_env.batched import BatchAgent, UnsupportedRulesError
+    from .base import kernel_agent as fast_form
 
-    from .solver import OptimalTurnAgent, SolverError, turn_value_table
-
-    if type(agent) is OptimalTurnAgent:
-        try:
-            return BatchAgent("values", table=turn_value_table(agent.ruleset, agent.streak))
-        except (SolverError, UnsupportedRulesError):
-            return None  # overcoming (a bar per previous turn), or rules the kernels lack
-
-    act = getattr(type(agent), "act", None)
-    if isinstance(agent, RandomMover) and act is RandomMover.act:
-        return BatchAgent("random")
-    if isinstance(agent, GreedyMover) and act is GreedyMover.act and float(agent.threshold).is_integer():
-        return BatchAgent("greedy", int(agent.threshold), int(agent.min_dice))
     try:
-        from .baselines import GreedyAgent
-    except ImportError:  # pragma: no cover - the baselines ship with the package
+        return fast_form(agent)
+    except UnsupportedRulesError:
         return None
-    if type(agent) is GreedyAgent:
-        thresholds = set(agent.thresholds.values())
-        if len(thresholds) == 1:
-            t = thresholds.pop()
-            if math.isfinite(t) and float(t).is_integer():
-                return BatchAgent("greedy", int(t), 0)
-    return None
 
 
 def decision_keys(seed: int, deal: int, players: int) -> np.ndarray:
@@ -883,7 +853,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     # batched kernels do not consult the game table), never on the workers. Under ``auto`` a table
     # the kernels play stays there, unadjusted: the batched engine plays ~100x more games in the time
     # the adjustment would take, which narrows its interval more; ``on`` adjusts every table.
-    batch_ok = cfg.engine == "auto" and not (luck and cfg.luck == "on") and _batchable(rs)
+    batch_ok = cfg.engine == "auto" and not (luck and cfg.luck == "on")  # every ruleset plays there
     kernels = [kernel_agent(a) for a in agents] if batch_ok else [None] * len(agents)
     engines = {t: "batched" if all(kernels[i] is not None for i in t) else "single" for t in tables}
     table_tasks = []
@@ -940,17 +910,6 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     luck_info = {"mode": cfg.luck, "on": luck, "why_off": None if luck else luck_why}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
                         optimum_source, anchor, timing, engines, luck_info)
-
-
-def _batchable(rs: Ruleset) -> bool:
-    """Whether the batched engine plays these rules (not pyramiding, challenge or piggyback)."""
-    from zilch_env.batched import UnsupportedRulesError, check_batchable
-
-    try:
-        check_batchable(rs)
-    except UnsupportedRulesError:
-        return False
-    return True
 
 
 def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int) -> list[list[dict[str, Any]]]:

@@ -65,7 +65,7 @@ The table
     and used when the cache has none; a change of the rules or of the solver changes the key, so a
     stale table is never read.
 
-Not supported (a clear :class:`UnsupportedRules` error): more than two players, the variants
+Not supported (a clear :class:`zilch_env.UnsupportedRulesError`): more than two players, the variants
 ``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, and a
 zilch penalty together with tie-break turns.
 """
@@ -85,7 +85,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from zilch_env import GameState, Ruleset, load_ruleset
+from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
 from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules import compile as compile_rules
@@ -94,7 +94,7 @@ from zilch_env.scoring import scoring_table
 from . import _game_kernels as K
 
 __all__ = [
-    "GameTable", "OptimalWinAgent", "WinPotential", "UnsupportedRules", "solve_game", "load_game_table", "cache_dir",
+    "GameTable", "OptimalWinAgent", "WinPotential", "UnsupportedRules", "UnsupportedRulesError", "solve_game", "load_game_table", "cache_dir",
     "table_path", "check_supported",
 ]
 
@@ -231,25 +231,26 @@ def _cache_mb_default() -> float:
     return mb
 
 
-class UnsupportedRules(ValueError):
-    """A ruleset (or game) the two-player game solver cannot solve; the message names the rule."""
+#: The former name of :class:`zilch_env.UnsupportedRulesError` here: rules (or a game) the game solver
+#: cannot solve.
+UnsupportedRules = UnsupportedRulesError
 
 
 def check_supported(rs: Ruleset) -> None:
-    """Raise :class:`UnsupportedRules` naming the first rule the game solver does not model."""
+    """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule the game solver does not model."""
     v = rs.variants
     for name in ("pyramiding", "challenge", "overcoming", "piggyback"):
         if getattr(v, name):
-            raise UnsupportedRules(
+            raise UnsupportedRulesError(
                 f"variants.{name} = true: the game solver does not support the {name} variant "
                 f"(it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
                 f"and six_dice_zilch_bonus)")
     zp = v.zilch_penalty
     if zp.count and zp.mode == "halve":
-        raise UnsupportedRules("variants.zilch_penalty.mode = 'halve': the game solver supports the "
+        raise UnsupportedRulesError("variants.zilch_penalty.mode = 'halve': the game solver supports the "
                                "penalty modes 'subtract' and 'reset' (halving leaves the points grid)")
     if zp.count and rs.tie == "tiebreak":
-        raise UnsupportedRules("tie = 'tiebreak' with variants.zilch_penalty: the game solver does not "
+        raise UnsupportedRulesError("tie = 'tiebreak' with variants.zilch_penalty: the game solver does not "
                                "model zilch streaks running into tie-break turns (use tie = 'draw' or "
                                "no zilch penalty)")
 
@@ -299,7 +300,7 @@ def _choose_dcap(rs: Ruleset, rt: RollTables) -> int:
         if below.size:
             return max(d0 + int(below[0]), int(ip[K.IP_TU]))
         d0 = d1 + 1
-    raise UnsupportedRules(f"{rs.name}: the chance of a huge single turn decays too slowly (still above "
+    raise UnsupportedRulesError(f"{rs.name}: the chance of a huge single turn decays too slowly (still above "
                            f"{TAIL_EPS} for a lead of {DCAP_LIMIT * rt.unit} points)")
 
 
@@ -475,12 +476,12 @@ class GameTable:
         on, penalty_due)`` (a last turn, or the second tie-break turn of a round: end above ``d``
         units, ``d`` ties and is worth ``v``) or ``("tiebreak", round)`` (the first tie-break turn)."""
         if state.num_players != 2:
-            raise UnsupportedRules(f"a game of {state.num_players} players: the game solver plays "
+            raise UnsupportedRulesError(f"a game of {state.num_players} players: the game solver plays "
                                    f"two-player games only")
         if state.done:
             raise ValueError("the game is over: there is no move to choose")
         if state.phase != Phase.KEEP:
-            raise UnsupportedRules(f"phase {state.phase.name}: only the variants the game solver does "
+            raise UnsupportedRulesError(f"phase {state.phase.name}: only the variants the game solver does "
                                    f"not support have turn-start decisions")
         if state.ruleset is not self._checked_rules:
             if ruleset_key(state.ruleset) != self._key:
@@ -1031,7 +1032,7 @@ class WinPotential:
 
     def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         if games.num_players != 2:
-            raise UnsupportedRules(f"a game of {games.num_players} players: the game solver plays "
+            raise UnsupportedRulesError(f"a game of {games.num_players} players: the game solver plays "
                                    f"two-player games only")
         tab, ip, u = self.table, self.table.ip, self.table.unit
         rows = np.asarray(rows, dtype=np.int64)

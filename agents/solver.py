@@ -58,7 +58,7 @@ system), which ends exactly in finitely many steps. The penalties ``halve`` and 
 score, so they have no per-turn average (:attr:`TurnSolution.points_per_turn` is ``None`` then).
 
 Unsupported: ``pyramiding`` (the state would need the dice frozen in the pass and their points);
-:func:`solve_turn` raises :class:`UnsupportedRuleError` naming it.
+:func:`solve_turn` raises :class:`zilch_env.UnsupportedRulesError` naming it.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, Ruleset, load_ruleset
+from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import keep_action
 from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
@@ -80,7 +80,7 @@ from zilch_env.scoring import Keep, scoring_table
 
 __all__ = [
     "Advice", "Choice", "OptimalTurnAgent", "SolverError", "TurnPolicy", "TurnSolution",
-    "UnsupportedRuleError", "roll_probability", "solve_turn", "turn_value_table", "warm_up",
+    "UnsupportedRuleError", "UnsupportedRulesError", "roll_probability", "solve_turn", "turn_value_table", "warm_up",
 ]
 
 #: The certified bracket on the optimum (points) below which the solve stops raising the cap.
@@ -95,8 +95,8 @@ class SolverError(ValueError):
     """A ruleset the solver cannot give a finite answer for (e.g. every roll scores)."""
 
 
-class UnsupportedRuleError(SolverError):
-    """A rule the turn solver does not model; the message names it."""
+#: The former name of :class:`zilch_env.UnsupportedRulesError` here: a rule the turn solver does not model.
+UnsupportedRuleError = UnsupportedRulesError
 
 
 # --------------------------------------------------------------------------------------------
@@ -587,7 +587,7 @@ class TurnSolution:
 
 def _check_supported(rs: Ruleset) -> None:
     if rs.variants.pyramiding:
-        raise UnsupportedRuleError(
+        raise UnsupportedRulesError(
             "variants.pyramiding = true is not supported by the turn solver: a state would need the "
             "dice frozen in this pass of the dice and their points; solve the ruleset without it")
 
@@ -639,7 +639,7 @@ def solve_turn(ruleset: Ruleset | str, on_board: bool = True, bank_threshold: in
     ``entry_threshold`` before it); the ``optimal-turn`` agent passes the bar of ``overcoming`` here.
     ``reach`` is the largest turn total the caller will ask about: the solve then stores totals far
     enough beyond it that every value up to it is certified within :data:`TAIL_TOLERANCE`, as the
-    turn-start value always is. Raises :class:`UnsupportedRuleError` under ``pyramiding``.
+    turn-start value always is. Raises :class:`zilch_env.UnsupportedRulesError` under ``pyramiding``.
     """
     rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
     return _solve_turn(rs, bool(on_board), bank_threshold, max(0, int(reach)))
@@ -781,10 +781,9 @@ def turn_value_table(ruleset: Ruleset | str, streak: bool = True):
     board; on it the one for the mover's zilch streak (``streak=True``, under a ``subtract`` penalty)
     or the plain turn optimum (``streak=False``, ``optimal-turn:plain``). The kernels value each
     choice from ``TurnPolicy.R`` and its bound beyond the cap as :meth:`TurnPolicy.decide` does, so
-    both engines make the same moves. Raises :class:`UnsupportedRuleError` under ``overcoming`` (the
+    both engines make the same moves. Raises :class:`zilch_env.UnsupportedRulesError` under ``overcoming`` (the
     agent's bank threshold then follows the previous turn's result, a solve per bar) and
-    ``pyramiding``, and :class:`zilch_env.batched.UnsupportedRulesError` for rules the batched engine
-    does not play.
+    ``pyramiding``.
     """
     rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
     return _turn_value_table(rs, bool(streak))
@@ -792,12 +791,11 @@ def turn_value_table(ruleset: Ruleset | str, streak: bool = True):
 
 @lru_cache(maxsize=32)
 def _turn_value_table(rs: Ruleset, streak: bool):
-    from zilch_env.batched import TurnValueTable, check_batchable
+    from zilch_env.batched import TurnValueTable
 
     _check_supported(rs)
-    check_batchable(rs)
     if rs.variants.overcoming:
-        raise UnsupportedRuleError(
+        raise UnsupportedRulesError(
             "variants.overcoming = true: optimal-turn's bank threshold is the previous turn's result plus "
             "one, a different solve for every bar, so the batched engine does not play it; use the "
             "single-game engine")

@@ -230,3 +230,24 @@ def test_totals_near_and_past_the_solvers_cap(preset):
         bg.step(acts)
         assert bg.turn_total.tolist() == [s.turn_total for s in singles]
     assert checked > 1000
+
+
+def test_one_answer_for_the_fast_engine_and_one_exception():
+    """agents.base.kernel_agent answers for specs, agent objects and tables alike, and every part
+    refuses with zilch_env.UnsupportedRulesError (the solvers' former names are the same class)."""
+    from agents import kernel_agent
+    from agents.game_solver import UnsupportedRules
+    from zilch_env import UnsupportedRulesError
+
+    assert UnsupportedRuleError is UnsupportedRulesError and UnsupportedRules is UnsupportedRulesError
+    rs = load_ruleset("zonk")
+    assert kernel_agent("optimal-turn:plain", rs).table.name == "optimal-turn:plain"
+    assert kernel_agent("greedy-bold", rs).kind == "greedy" and kernel_agent("random", rs).kind == "random"
+    with pytest.raises(UnsupportedRulesError, match="heuristic.*single-game engine"):
+        kernel_agent("heuristic", rs)
+    with pytest.raises(UnsupportedRulesError, match="pyramiding"):
+        kernel_agent("optimal-turn", load_ruleset("zonk", {"variants.pyramiding": True}))
+    from train.ppo import batched_opponent
+
+    assert batched_opponent("optimal-turn:plain", rs) and batched_opponent("self", rs)
+    assert not batched_opponent("heuristic", rs)

@@ -299,26 +299,27 @@ def turn_returns(venv: Any) -> Any:
     return TurnReturns(venv)  # masks: MaskablePPO asks env_method("action_masks"), passed through
 
 
-BATCHED_OPPONENTS = ("self", "random", "greedy", "optimal-turn")
+def batched_opponent(spec: str, rs: Ruleset) -> bool:
+    """Whether opponent ``spec`` plays on the batched engine (``self``, or any agent with a kernel
+    form: :func:`agents.base.kernel_agent`, the one answer)."""
+    from zilch_env import UnsupportedRulesError
 
+    from agents.base import kernel_agent
 
-def batched_opponent(spec: str) -> bool:
-    """Whether ``spec`` has a batched version (:func:`make_batched_envs`)."""
-    return spec in BATCHED_OPPONENTS or spec.startswith("greedy:")
+    if spec == "self":
+        return True
+    try:
+        kernel_agent(spec, rs)
+    except (UnsupportedRulesError, ValueError):
+        return False
+    return True
 
 
 def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
     """Fill in the ``auto`` choices: the vectorized env, the number of envs, the evaluation opponent."""
     vec = args.vec
-    if vec == "auto":
-        from zilch_env.batched import check_batchable
-
-        try:
-            check_batchable(rs)
-            ok = all(batched_opponent(s) for s in specs)
-        except ValueError:
-            ok = False
-        vec = "batched" if ok else "dummy"
+    if vec == "auto":  # the batched engine plays every ruleset; the opponents decide
+        vec = "batched" if all(batched_opponent(s, rs) for s in specs) else "dummy"
     n_envs = args.n_envs or (64 if vec == "batched" else 8)
     eval_opponent = args.eval_opponent
     if eval_opponent == "auto":
@@ -377,32 +378,26 @@ def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any
 
 def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
     """``BatchedZilchVecEnv``: the same games, rewards and episode ends as the DummyVecEnv above,
-    stepped by the batched engine. Its opponents are its built-in ``greedy`` / ``greedy:T`` /
-    ``random``, ``optimal-turn`` / ``optimal-turn:plain`` as the solver's turn values played in the
-    kernels (:func:`agents.solver.turn_value_table`, the same moves as the agent), and ``self`` as a
-    batch policy (:class:`train.selfplay.SelfPlayBatch`, which draws its snapshot per decision, not
+    stepped by the batched engine. Its opponents are the agents with a kernel form
+    (:func:`agents.base.kernel_agent`: random, the greedy players, ``optimal-turn`` /
+    ``optimal-turn:plain`` as the solver's turn values, the same moves as the agent), and ``self`` as
+    a batch policy (:class:`train.selfplay.SelfPlayBatch`, which draws its snapshot per decision, not
     per game)."""
-    from zilch_env.batched import UnsupportedRulesError
+    from zilch_env import UnsupportedRulesError
     from zilch_env.vec_env import BatchedZilchVecEnv
 
-    from agents.solver import SolverError, turn_value_table
+    from agents.base import kernel_agent
     from train.selfplay import SelfPlayBatch
 
     opponents: list[Any] = []
     for spec in specs or ["greedy"]:
         if spec == "self":
             opponents.append(SelfPlayBatch(pool, np.random.default_rng([args.seed, 7])))
-        elif spec == "random" or spec == "greedy" or spec.startswith("greedy:"):
-            opponents.append(spec)
-        elif spec in ("optimal-turn", "optimal-turn:streak", "optimal-turn:plain"):
-            try:
-                opponents.append(turn_value_table(rs, streak=spec != "optimal-turn:plain"))
-            except (SolverError, UnsupportedRulesError) as e:
-                raise SystemExit(f"--vec batched: opponent {spec!r}: {e}") from None
-        else:
-            raise SystemExit(f"--vec batched: opponent {spec!r} has no batched version (it plays greedy, "
-                             "greedy:THRESHOLD, random, optimal-turn, optimal-turn:plain and self); use "
-                             "--vec dummy for it")
+            continue
+        try:
+            opponents.append(kernel_agent(spec, rs))
+        except (UnsupportedRulesError, ValueError) as e:
+            raise SystemExit(f"--vec batched: opponent {spec!r}: {e}; use --vec dummy for it") from None
     score = args.objective == "score"
     potential = None
     if args.shaping != "none":

@@ -46,13 +46,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from agents.solver import SolverError
+    from zilch_env import UnsupportedRulesError
 
     rs = ruleset_from_args(args)
     if args.objective == "win":
         return _run_win(rs, args)
     try:
         data = _solve_turn(rs)
-    except SolverError as e:
+    except (SolverError, UnsupportedRulesError) as e:
         print(f"zilch solve: error: {e}", file=sys.stderr)
         return 2
     if args.json:

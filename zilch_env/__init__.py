@@ -28,13 +28,14 @@ from .engine import (
     split_keep_action,
 )
 from .policy import GreedyMover, Policy, RandomMover, play_game
-from .ruleset import PRESETS, Ruleset, RulesetError, load_ruleset, loads_ruleset, ruleset_to_toml
+from .ruleset import (PRESETS, Ruleset, RulesetError, UnsupportedRulesError, load_ruleset, loads_ruleset,
+                      ruleset_to_toml)
 from .scoring import legal_keeps, score_dice, scoring_table
 
 __all__ = [
     "CHALLENGE_BASE", "FRESH", "NO_CHALLENGE", "NUM_ACTIONS", "PIGGYBACK", "PRESETS",
     "GameState", "GreedyMover", "IllegalActionError", "Match", "Phase", "Policy", "RandomDice",
-    "RandomMover", "RecordError", "Ruleset", "RulesetError", "ScriptedDice", "keep_action", "legal_keeps",
+    "RandomMover", "RecordError", "Ruleset", "RulesetError", "UnsupportedRulesError", "ScriptedDice", "keep_action", "legal_keeps",
     "load_ruleset", "loads_ruleset", "mask_of", "new_game", "play_game", "replay",
     "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]

@@ -58,15 +58,14 @@ import numpy as np
 
 from . import _batched_kernels as K
 from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code
-from .ruleset import Ruleset, load_ruleset
+from .ruleset import Ruleset, UnsupportedRulesError, load_ruleset
 from .rules import ROLLS, _code_roll
 from .rules import compile as compile_rules
-from .scoring import scoring_table
 from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 __all__ = [
     "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "KeyedSlotDice",
-    "TurnValueTable", "UnsupportedRulesError", "batch_tables", "check_batchable", "batch_agent", "batch_policy_actions",
+    "TurnValueTable", "UnsupportedRulesError", "batch_tables", "batch_agent", "batch_policy_actions",
     "is_batch_policy", "play_games", "slot_game", "stream_keys", "MAX_KEEPS",
 ]
 
@@ -74,17 +73,6 @@ __all__ = [
 MAX_KEEPS = K.MAX_KEEPS
 _POW6 = [6**n for n in range(7)]
 _CODES = 6**6
-
-
-class UnsupportedRulesError(ValueError):
-    """Rules or an agent the batched engine cannot play (every ruleset it can: see :func:`check_batchable`)."""
-
-
-def check_batchable(ruleset: Ruleset) -> None:
-    """The batched engine plays every ruleset the loader accepts (every variant, 1 to 6 players):
-    this check passes for all of them and stays for the callers that ask."""
-    if not isinstance(ruleset, Ruleset):
-        raise UnsupportedRulesError(f"{ruleset!r} is not a Ruleset (load one with zilch_env.load_ruleset)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -319,7 +307,6 @@ class BatchedGames:
                  *, dice_keys: Sequence[int] | np.ndarray | None = None, dice_slots: bool = False,
                  dice_block: int = RandomDice.BLOCK):
         self.ruleset = rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-        check_batchable(rs)
         self.num_games = G = _check_int("num_games", num_games, 1)
         self.num_players = n = _check_int("num_players", num_players, 1, MAX_PLAYERS)
         if dice is not None and dice_keys is not None:

@@ -48,6 +48,11 @@ class RulesetError(ValueError):
     """A ruleset that cannot be loaded: the message names the key, the value and what is allowed."""
 
 
+class UnsupportedRulesError(ValueError):
+    """Rules, a game or an agent that one part of the project cannot play or solve (a solver, the
+    fast engine for an agent): the message names the rule and the part. One exception for all."""
+
+
 def toml_repr(value: Any) -> str:
     """A value as the user writes it in TOML (``true``, ``{4 = 0}``, ``"halve"``), for messages."""
     if isinstance(value, bool):
