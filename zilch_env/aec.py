@@ -129,8 +129,9 @@ class raw_env(AECEnv, EzPickle):
     ## Arguments
     - ``ruleset="zonk"``: a preset name, a TOML ruleset path or a ``Ruleset``.
     - ``num_players=2``: 1 to 6.
-    - ``render_mode=None``: ``"ansi"`` (``render()`` returns text) or ``"human"`` (printed after
-      every step).
+    - ``render_mode=None``: ``"ansi"`` (``render()`` returns text), ``"human"`` (printed after
+      every step) or ``"rgb_array"`` (a ``(400, 640, 3)`` uint8 picture: the roll, the turn total,
+      the scores; ``zilch_env.render``).
     - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.challenge": True}``.
     - ``max_turns=1000``: the horizon, completed game turns of all seats (see Episode End).
 
@@ -146,7 +147,7 @@ class raw_env(AECEnv, EzPickle):
     """
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": "zilch_v1",
         "is_parallelizable": False,
         "render_fps": 4,
@@ -269,8 +270,14 @@ class raw_env(AECEnv, EzPickle):
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode; make the environment "
-                                  'with render_mode="ansi" or "human"')
+                                  'with render_mode="ansi", "human" or "rgb_array"')
             return None
+        if self.render_mode == "rgb_array":
+            from .render import draw
+
+            if self.state is None:
+                raise RuntimeError("render(): no game yet, call reset() first")
+            return draw(self.state, list(self.possible_agents))
         if self.state is None:
             text = "(no game yet: call reset())"
         else:

@@ -256,7 +256,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     - ``illegal_action="penalty"``: ``"penalty"`` or ``"raise"``.
     - ``render_mode=None``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed
       after every reset and step): the moves since the last observation, the scores, the roll and
-      the turn total.
+      the turn total; or ``"rgb_array"`` (``render()`` returns a ``(400, 640, 3)`` uint8 picture of
+      the roll as dice with the last keep outlined, the last move, the turn total and the scores;
+      ``zilch_env.render``), which ``gymnasium.wrappers.RecordVideo`` records (it needs moviepy,
+      in the ``dev`` extra) and ``HumanRendering`` shows.
     - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.piggyback": True}``.
 
     All randomness (the dice, the agent's seat, opponents' choices) comes from ``self.np_random``:
@@ -280,7 +283,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
       and it has no vector entry point: use ``Zilch-v1`` for results.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -321,6 +324,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             raise RenderModeError(f"render_mode = {render_mode!r}: allowed are None, "
                                   f"{', '.join(map(repr, self.metadata['render_modes']))}")
         self.render_mode = render_mode
+        self._last_move: tuple[str, int, tuple[int, ...]] = ("", 0, ())
         self.opponents = self._check_opponents(opponents, n)
         self.illegal_reward = -1.0 if reward == "win" else -float(self.ruleset.target)
 
@@ -372,6 +376,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self._agent_turns = 0
         self._log = []
         self._n_turns = 0
+        self._last_move = ("", 0, ())
         self._play_opponents()
         turn_points = self._take_turns()
         obs, info = self._observation(turn_points, illegal=False)
@@ -423,8 +428,15 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | None:
         if self.render_mode is None:
             gym.logger.warn("render() was called without a render_mode; make the environment with "
-                            'render_mode="ansi" or "human"')
+                            'render_mode="ansi", "human" or "rgb_array"')
             return None
+        if self.render_mode == "rgb_array":
+            from .render import draw
+
+            if self.state is None:
+                raise RuntimeError("render(): no game yet, call reset() first")
+            move, mask, roll = self._last_move
+            return draw(self.state, self._names(), move, mask, roll)
         text = self._render_text()
         if self.render_mode == "ansi":
             return text
@@ -441,6 +453,9 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             who = self._names()[p]
             head = f"{who} rolls {' '.join(map(str, state.roll))}: " if state.roll else f"{who}: "
             self._log.append(head + state.describe(action))
+            if self.render_mode == "rgb_array":
+                self._last_move = (f"{who}: {state.describe(action)}", action >> 1 if action < 128 else 0,
+                                   tuple(state.roll))
         state.apply(action)
 
     def _play_opponents(self) -> None:

@@ -258,7 +258,7 @@ class ZilchVectorEnv(VectorEnv):
             "seat": seats,
             "scores": scores,
             "turn_total": st[:, K.TOTAL].copy(),
-            "turn_points": np.asarray(points, dtype=np.int64),
+            "turn_points": np.array(points, dtype=np.int64),
             "agent_turns": st[np.arange(N), K.P_TURNS + seats].copy(),
             "game_turns": st[:, K.TURNS].copy(),
             "illegal_action": illegal,
