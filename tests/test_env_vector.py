@@ -189,3 +189,34 @@ def test_bench_script_runs():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "x SyncVectorEnv" in out.stdout
+
+
+def test_unseeded_reset_goes_on_and_a_seeded_one_repeats():
+    envs = make_vec(4, ruleset="zonk")
+    a, _ = envs.reset(seed=3)
+    b, _ = envs.reset()
+    c, _ = envs.reset(seed=3)
+    assert np.array_equal(a, c) and not np.array_equal(a, b)
+
+
+def test_runs_without_stable_baselines3():
+    """Stable-Baselines3 is in the train extra: the native vector env must not need it."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+for m in ("stable_baselines3", "stable_baselines3.common", "stable_baselines3.common.vec_env",
+          "stable_baselines3.common.vec_env.base_vec_env"):
+    sys.modules[m] = None  # importing them raises ImportError
+import gymnasium as gym, numpy as np, zilch_env
+envs = gym.make_vec("Zilch-v1", num_envs=3, ruleset="farkle")
+obs, infos = envs.reset(seed=0)
+for _ in range(30):
+    obs, r, te, tr, infos = envs.step([np.flatnonzero(m)[0] if m.any() else 0 for m in infos["action_mask"]])
+import zilch_env.vec_env as v
+assert v.VecEnv.__module__ == "zilch_env.vec_env"
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

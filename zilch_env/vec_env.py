@@ -56,7 +56,39 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.vector (Gymnasium) needs none of it
+    VecEnvIndices = Any  # type: ignore[misc]
+    VecEnvStepReturn = tuple  # type: ignore[misc]
+
+    class VecEnv:  # type: ignore[no-redef]
+        """The members of SB3's ``VecEnv`` that :class:`BatchedZilchVecEnv` uses, for an install
+        without Stable-Baselines3 (where the native Gymnasium vector env runs on this class)."""
+
+        def __init__(self, num_envs: int, observation_space: spaces.Space, action_space: spaces.Space):
+            self.num_envs = num_envs
+            self.observation_space, self.action_space = observation_space, action_space
+            self.reset_infos: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+            self._seeds: list[int | None] = [None] * num_envs
+            self._options: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+            self.metadata = {"render_modes": []}
+
+        def _reset_seeds(self) -> None:
+            self._seeds = [None] * self.num_envs
+
+        def _reset_options(self) -> None:
+            self._options = [{} for _ in range(self.num_envs)]
+
+        def seed(self, seed: int | None = None) -> list[int | None]:
+            if seed is None:
+                seed = int(np.random.randint(0, 2**32 - 1, dtype=np.uint32))
+            self._seeds = [seed + i for i in range(self.num_envs)]
+            return self._seeds
+
+        def step(self, actions: np.ndarray):
+            self.step_async(actions)
+            return self.step_wait()
 
 from . import _batched_kernels as K
 from .batched import (BatchAgent, BatchedGames, _kernel_agents, batch_agent, batch_policy_actions,

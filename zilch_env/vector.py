@@ -156,8 +156,9 @@ class ZilchVectorEnv(VectorEnv):
         if mask is None:
             if seed is not None:
                 self._seed = int(seed)
-            v.seed(self._seed if seed is not None or not self._started else None)
-            v.reset()
+            if seed is not None or (not self._started and self._seed is not None):
+                v.seed(self._seed)  # takes effect in v.reset(): the games' dice, seats, random opponents
+            v.reset()  # unseeded: every game's dice stream goes on
             self._started = True
             self._ended[:] = False
             return self._obs(), self._infos(np.zeros(self.num_envs, dtype=np.int64))
