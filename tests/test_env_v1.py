@@ -139,3 +139,21 @@ def test_pettingzoo_classic_module_names():
     assert e.metadata["name"] == "zilch_v1" and not e.metadata["is_parallelizable"]
     api_test(e, num_cycles=50)
     assert "Why there is no Parallel API" in raw_env.__doc__
+
+
+def test_action_mask_dict_wrapper_for_rllib():
+    from gymnasium.utils.env_checker import check_env
+
+    from zilch_env.wrappers import ActionMaskDict
+
+    env = ActionMaskDict(gym.make("Zilch-v1", ruleset="farkle"))
+    check_env(env.unwrapped)
+    obs, info = env.reset(seed=0)
+    assert set(obs) == {"action_mask", "observations"} and env.observation_space.contains(obs)
+    assert np.array_equal(obs["action_mask"], info["action_mask"]) and obs["action_mask"].dtype == np.float32
+    while True:
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert env.observation_space.contains(obs)
+        if term or trunc:
+            break
+    assert not obs["action_mask"].any()
