@@ -28,7 +28,7 @@ import torch  # noqa: E402
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm  # noqa: E402
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E402
 from tianshou.algorithm.optim import AdamOptimizerFactory  # noqa: E402
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer  # noqa: E402
+from tianshou.data import Collector, CollectStats, ReplayBuffer, VectorReplayBuffer  # noqa: E402
 from tianshou.env import DummyVectorEnv  # noqa: E402
 from tianshou.env.pettingzoo_env import PettingZooEnv  # noqa: E402
 from tianshou.trainer import OffPolicyTrainerParams  # noqa: E402
@@ -101,18 +101,19 @@ def main(argv=None) -> dict:
     marl = MultiAgentOffPolicyAlgorithm(algorithms=[opponent, learner], env=env)  # DQN plays player_1
 
     train_envs = DummyVectorEnv([lambda: make_env(args) for _ in range(args.envs)])
-    test_envs = DummyVectorEnv([lambda: make_env(args) for _ in range(2)])
+    test_envs = DummyVectorEnv([lambda: make_env(args)])
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 1)
-    train = Collector[CollectStats](marl, train_envs, VectorReplayBuffer(args.buffer, args.envs),
-                                    exploration_noise=True)
+    # one env: a plain ReplayBuffer (VectorReplayBuffer compiles its numba kernels first, ~20 s)
+    buffer = ReplayBuffer(args.buffer) if args.envs == 1 else VectorReplayBuffer(args.buffer, args.envs)
+    train = Collector[CollectStats](marl, train_envs, buffer, exploration_noise=True)
     test = Collector[CollectStats](marl, test_envs, exploration_noise=True)
     train.reset()
     train.collect(n_step=args.batch_size * args.envs)
     t0 = time.perf_counter()
     marl.run_training(OffPolicyTrainerParams(
         training_collector=train, test_collector=test, max_epochs=args.epochs,
-        epoch_num_steps=args.steps_per_epoch, collection_step_num_env_steps=2 * args.envs, test_step_num_episodes=2,
+        epoch_num_steps=args.steps_per_epoch, collection_step_num_env_steps=args.envs * -(-10 // args.envs), test_step_num_episodes=1,
         batch_size=args.batch_size, update_step_num_gradient_steps_per_sample=0.1, test_in_training=False,
         multi_agent_return_reduction=lambda rews: rews[:, 1], show_progress=False))
     seconds = time.perf_counter() - t0
