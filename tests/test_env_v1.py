@@ -129,7 +129,7 @@ def test_record_video_records_one_episode(tmp_path):
 
 
 def test_pettingzoo_classic_module_names():
-    from pettingzoo.test import api_test
+    from pettingzoo.test import api_test, render_test, seed_test
 
     from zilch_env import zilch_v1
     from zilch_env.aec import raw_env
@@ -138,6 +138,8 @@ def test_pettingzoo_classic_module_names():
     e = zilch_v1.env(ruleset="zonk", num_players=2)
     assert e.metadata["name"] == "zilch_v1" and not e.metadata["is_parallelizable"]
     api_test(e, num_cycles=50)
+    seed_test(lambda: zilch_v1.env(ruleset="zonk"), num_cycles=20)
+    render_test(lambda render_mode=None: zilch_v1.env(ruleset="zonk", render_mode=render_mode))  # rgb_array too
     assert "Why there is no Parallel API" in raw_env.__doc__
 
 
