@@ -187,3 +187,13 @@ def test_bench_script_runs():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "random_sim_test" in out.stdout and "deepcopy" in out.stdout
+
+
+def test_openspiels_pytorch_algorithms_import():
+    """open-spiel does not declare dm-tree; the dev extra does (its PyTorch DQN imports ``tree``)."""
+    from open_spiel.python.pytorch import dqn  # noqa: F401
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment(pyspiel.load_game("python_zilch", {"overrides": "target:1000"}))
+    step = env.reset()
+    assert step.observations["legal_actions"][step.observations["current_player"]]
