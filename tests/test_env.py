@@ -379,8 +379,8 @@ def test_bad_arguments_name_the_value():
         ZilchEnv(turns=0)
     with pytest.raises(ValueError, match="illegal_action = 'ignore'"):
         ZilchEnv(illegal_action="ignore")
-    with pytest.raises(ValueError, match="render_mode = 'rgb_array'"):
-        ZilchEnv(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode = 'rgb'"):
+        ZilchEnv(render_mode="rgb")
     with pytest.raises(ValueError, match="3 given"):
         ZilchEnv(num_players=3, opponents=[GreedyMover()] * 3)
     with pytest.raises(TypeError, match="not a policy"):
@@ -466,9 +466,9 @@ def test_maskable_ppo_smoke(one_torch_thread):
     from sb3_contrib.common.maskable.utils import get_action_masks
     from stable_baselines3.common.env_util import make_vec_env
 
-    # SB3 first asks for render_mode="rgb_array", which Zilch-v0 refuses with a TypeError; SB3 retries
-    with pytest.warns(UserWarning, match="rgb_array"):
-        venv = make_vec_env("Zilch-v0", n_envs=2, seed=0, env_kwargs={"ruleset": "zonk"})
+    # SB3 asks for render_mode="rgb_array" by default, which Zilch-v0 has
+    venv = make_vec_env("Zilch-v0", n_envs=2, seed=0, env_kwargs={"ruleset": "zonk"})
+    assert venv.render_mode == "rgb_array"
     model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=128, n_epochs=2, seed=0,
                         policy_kwargs={"net_arch": [32, 32]}, device="cpu")
     model.learn(total_timesteps=2048)

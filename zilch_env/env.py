@@ -448,14 +448,14 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     def _apply(self, action: int) -> None:
         """Apply a move of the player to move, noting it for ``render`` when rendering."""
         state = self.state
-        if self.render_mode is not None:
-            p = state.current
-            who = self._names()[p]
+        if self.render_mode == "rgb_array":  # the picture shows the last move only
+            who = self._names()[state.current]
+            self._last_move = (f"{who}: {state.describe(action)}", action >> 1 if action < 128 else 0,
+                               tuple(state.roll))
+        elif self.render_mode is not None:
+            who = self._names()[state.current]
             head = f"{who} rolls {' '.join(map(str, state.roll))}: " if state.roll else f"{who}: "
             self._log.append(head + state.describe(action))
-            if self.render_mode == "rgb_array":
-                self._last_move = (f"{who}: {state.describe(action)}", action >> 1 if action < 128 else 0,
-                                   tuple(state.roll))
         state.apply(action)
 
     def _play_opponents(self) -> None:
@@ -487,7 +487,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
                 self._agent_turns += 1
             elif t["banked"] and t["challenged"] == seat:
                 self._own_score = max(0, self._own_score - t["turn_total"])
-            if self.render_mode is not None:
+            if self.render_mode in ("ansi", "human"):
                 self._log.append(self._turn_line(t))
         self._n_turns = len(turns)
         assert self._own_score == state.scores[seat], "the agent's score bookkeeping went wrong"
