@@ -60,8 +60,8 @@ class raw_env(AECEnv, EzPickle):
     # Zilch
 
     | Import             | `from zilch_env import zilch_v1`                              |
-    | Creation           | `zilch_v1.env(ruleset="zonk", num_players=2)`                 |
     |--------------------|---------------------------------------------------------------|
+    | Creation           | `zilch_v1.env(ruleset="zonk", num_players=2)`                 |
     | Actions            | Discrete                                                      |
     | Parallel API       | No                                                            |
     | Agents             | `agents = ['player_0', ..., 'player_{N-1}']`, N = 1 to 6       |
@@ -73,7 +73,7 @@ class raw_env(AECEnv, EzPickle):
     ## Description
     Zilch (Farkle, 10000, Zonk) for 1 to 6 players under any ruleset and variants, every seat an
     agent. Seat *i* is ``player_i``; ``player_0`` begins. The game is the same as in the Gymnasium
-    environment ``Zilch-v0`` (:class:`zilch_env.ZilchEnv`); here no seat is played by a built-in
+    environment ``Zilch-v1`` (:class:`zilch_env.ZilchEnv`); here no seat is played by a built-in
     opponent.
 
     ``agent_selection`` is always the player the rules say is to move. Turns go round the table,
