@@ -6,8 +6,9 @@ for bit), the same legal-action masks, rewards, terminations and truncations, wi
 moves played inside :meth:`step_wait` by vectorised baselines and the episodes restarted
 automatically as SB3 expects. ``tests/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
 roll the same dice and compares every step.
+
 Gymnasium's vector API (``gymnasium.make_vec("Zilch-v1")``) is :mod:`zilch_env.vector`, which runs
-on this class; this one is for Stable-Baselines3 and needs it only when SB3 is installed.
+on this class; this one is Stable-Baselines3's VecEnv API (it subclasses SB3's ``VecEnv`` when SB3 is installed).
 
     from sb3_contrib import MaskablePPO
     from zilch_env.vec_env import BatchedZilchVecEnv
