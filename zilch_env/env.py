@@ -259,7 +259,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
       the turn total; or ``"rgb_array"`` (``render()`` returns a ``(400, 640, 3)`` uint8 picture of
       the roll as dice with the last keep outlined, the last move, the turn total and the scores;
       ``zilch_env.render``), which ``gymnasium.wrappers.RecordVideo`` records (it needs moviepy,
-      in the ``dev`` extra) and ``HumanRendering`` shows.
+      in the ``dev`` extra) and ``HumanRendering`` shows (with pygame installed).
     - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.piggyback": True}``.
 
     All randomness (the dice, the agent's seat, opponents' choices) comes from ``self.np_random``:

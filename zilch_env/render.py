@@ -3,7 +3,8 @@
 :func:`draw` shows the roll of the player to move as dice (the dice of the last keep, if it was made
 from this roll, outlined), the last move in words, the turn total, and every seat's score with the
 player to move marked, in a frame of :data:`WIDTH` x :data:`HEIGHT` pixels (both even, as video
-encoders want), so that ``gymnasium.wrappers.RecordVideo`` and ``HumanRendering`` work.
+encoders want), so that ``gymnasium.wrappers.RecordVideo`` (with moviepy) and ``HumanRendering`` (with
+pygame) work.
 """
 
 from __future__ import annotations
