@@ -6,7 +6,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: run test install clean bench
+.PHONY: run test install clean bench bench-vector build-check
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -36,6 +36,15 @@ test: $(STAMP) $(CHROMIUM)
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
+
+# The native vector env (Zilch-v1's vector_entry_point) against a SyncVectorEnv at N = 64.
+bench-vector: $(STAMP)
+	$(BIN)/python bench/vector.py --num-envs 64
+
+# python -m build: the sdist and the wheel (from the sdist) install into a fresh venv and run
+# `zilch --help` and a Zilch-v1 episode (also part of `make test`).
+build-check: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_build.py
 
 clean:
 	rm -rf $(VENV)

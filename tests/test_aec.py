@@ -170,7 +170,7 @@ def test_render_and_pickle(capsys):
 def test_bad_arguments():
     with pytest.raises(ValueError, match="num_players = 0"):
         aec_env("zonk", 0)
-    with pytest.raises(ValueError, match="render_mode = 'rgb_array'"):
-        aec_env("zonk", 2, render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode = 'rgb'"):
+        aec_env("zonk", 2, render_mode="rgb")
     with pytest.raises(zilch_env.RulesetError, match="nosuch"):
         aec_env("nosuch", 2)

@@ -539,8 +539,8 @@ def _mirror_run(rs, players, n_envs, steps, seed, reward="win", turns=None, oppo
                 assert got["TimeLimit.truncated"] == (trunc and not term), where
                 assert got["seat"] == info["seat"] and got["agent_turns"] == info["agent_turns"], where
                 assert got["illegal_action"] == info["illegal_action"], where
-                for k in ("winners", "final_scores", "is_success"):
-                    assert got.get(k) == info.get(k), f"{where}: {k}"
+                for k in ("game_over", "winners", "final_scores", "is_success", "game_turns"):
+                    assert np.array_equal(got[k], info[k]), f"{where}: {k}"
                 assert np.array_equal(start(i), obs[i]), f"{where}: observation after the reset"
             else:
                 assert np.array_equal(obs[i], o), f"{where}: observation"

@@ -128,7 +128,7 @@ def test_vec_env_optimal_turn_opponent_moves_like_the_agent():
             assert np.isclose(rewards[i], r) and dones[i] == (term or trunc), f"step {t} env {i}"
             if dones[i]:
                 episodes += 1
-                assert infos[i].get("final_scores") == info.get("final_scores"), f"step {t} env {i}"
+                assert np.array_equal(infos[i]["final_scores"], info["final_scores"]), f"step {t} env {i}"
                 assert np.array_equal(start(i), obs[i]), f"step {t} env {i}: after the reset"
                 continue
             want = envs[i].state.snapshot()

@@ -637,10 +637,10 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                     continue
                 self.window.append((self.points[i], info.get("agent_turns", 0)))
                 self.points[i] = 0
-                if "winners" in info and players > 1:
-                    w = info["winners"]
+                if info.get("game_over") and players > 1:
+                    w = info["winners"]  # a bool per seat
                     seat = info["seat"]
-                    r = 1.0 if w == [seat] else (0.5 if seat in w else 0.0)
+                    r = (1.0 if w.sum() == 1 else 0.5) if w[seat] else 0.0
                     self.results.append(r)
                     self.by_opp[specs[i % len(specs)]].append(r)
             if self.progress is not None and self.n_calls % 50 == 0:

@@ -7,6 +7,10 @@ Gymnasium / PettingZoo environments on that engine.
 1500
 """
 
+#: The package version, the one source of it: pyproject.toml reads it from here
+#: (``[tool.setuptools.dynamic]``), and ``importlib.metadata.version("zilch-rl")`` agrees.
+__version__ = "0.2.0.dev0"
+
 from . import scoring
 from .engine import (
     CHALLENGE_BASE,
@@ -40,14 +44,21 @@ __all__ = [
     "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]
 
-# Environments (issue 3): the Gymnasium env registered as Zilch-v0, the PettingZoo AEC env, and the
-# observation encoder both share.
+# Environments: the Gymnasium env registered as Zilch-v1 (pinned) and Zilch-v0 (its first id), the
+# PettingZoo AEC env (zilch_v1.env / aec_env), and the observation encoder both share.
 import gymnasium as _gym
 
+from . import zilch_v1
 from .aec import aec_env
-from .env import ZilchEnv
+from .env import V1_PINS, ZilchEnv
 from .observation import OBS_SIZE, observe
 
 if "Zilch-v0" not in _gym.registry:
     _gym.register(id="Zilch-v0", entry_point="zilch_env.env:ZilchEnv")
-__all__ += ["OBS_SIZE", "ZilchEnv", "aec_env", "observe"]
+if "Zilch-v1" not in _gym.registry:
+    # The kwargs pin what could otherwise follow a changed default; the observation layout and the
+    # action layout are pinned by tests/test_env_v1.py (a change to them is Zilch-v2).
+    _gym.register(id="Zilch-v1", entry_point="zilch_env.env:ZilchEnv",
+                  vector_entry_point="zilch_env.vector:ZilchVectorEnv",
+                  kwargs={"max_turns": V1_PINS["max_turns"], "reward": "win", "illegal_action": "penalty"})
+__all__ += ["OBS_SIZE", "V1_PINS", "ZilchEnv", "__version__", "aec_env", "observe", "zilch_v1"]

@@ -1,9 +1,11 @@
 """The PettingZoo environment: every seat of a Zilch game is an agent (AEC, agents take turns).
 
-``zilch_env.aec_env(ruleset="zonk", num_players=2)`` returns the environment wrapped the way
-PettingZoo's classic board games are (illegal moves end the game, out-of-range actions are caught,
-the call order is enforced); :class:`raw_env` is the bare environment. The manual is
-:class:`raw_env`'s docstring.
+As in PettingZoo's classic modules (``pettingzoo.classic.tictactoe_v3``), :func:`env` returns the
+environment wrapped the way PettingZoo's classic board games are (illegal moves end the game,
+out-of-range actions are caught, the call order is enforced) and :class:`raw_env` is the bare
+environment; ``zilch_env.zilch_v1`` is the versioned module with the two names
+(``from zilch_env import zilch_v1; env = zilch_v1.env()``), and :func:`aec_env` is :func:`env`
+under its earlier name. The manual is :class:`raw_env`'s docstring.
 """
 
 from __future__ import annotations
@@ -19,41 +21,47 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
-from .env import RenderModeError, action_int, resolve_ruleset
+from .env import DEFAULT_MAX_TURNS, RenderModeError, action_int, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
 from .ruleset import Ruleset
 
-__all__ = ["aec_env", "raw_env", "ILLEGAL_REWARD"]
+__all__ = ["env", "aec_env", "raw_env", "ILLEGAL_REWARD"]
 
 #: The reward of a player whose move was illegal (the game ends; the others get 0), as in
 #: PettingZoo's classic games.
 ILLEGAL_REWARD = -1
 
 
-def aec_env(
+def env(
     ruleset: Ruleset | str | Path = "zonk",
     num_players: int = 2,
     render_mode: str | None = None,
     overrides: Mapping[str, Any] | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
 ) -> AECEnv:
     """A Zilch game as a PettingZoo AEC environment, wrapped like PettingZoo's classic games.
 
     An illegal action ends the game with reward -1 for the player who sent it and 0 for the others
     (``TerminateIllegalWrapper``). See :class:`raw_env` for the game, observations and rewards.
     """
-    env: AECEnv = raw_env(ruleset, num_players, render_mode, overrides)
-    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=ILLEGAL_REWARD)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    env = wrappers.OrderEnforcingWrapper(env)
-    return env
+    e: AECEnv = raw_env(ruleset, num_players, render_mode, overrides, max_turns=max_turns)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+#: :func:`env` under the name it had first (the README's ``zilch_env.aec_env``).
+aec_env = env
 
 
 class raw_env(AECEnv, EzPickle):
     """
     # Zilch
 
-    | Creation           | `zilch_env.aec_env(ruleset="zonk", num_players=2)`            |
+    | Import             | `from zilch_env import zilch_v1`                              |
     |--------------------|---------------------------------------------------------------|
+    | Creation           | `zilch_v1.env(ruleset="zonk", num_players=2)`                 |
     | Actions            | Discrete                                                      |
     | Parallel API       | No                                                            |
     | Agents             | `agents = ['player_0', ..., 'player_{N-1}']`, N = 1 to 6       |
@@ -65,7 +73,7 @@ class raw_env(AECEnv, EzPickle):
     ## Description
     Zilch (Farkle, 10000, Zonk) for 1 to 6 players under any ruleset and variants, every seat an
     agent. Seat *i* is ``player_i``; ``player_0`` begins. The game is the same as in the Gymnasium
-    environment ``Zilch-v0`` (:class:`zilch_env.ZilchEnv`); here no seat is played by a built-in
+    environment ``Zilch-v1`` (:class:`zilch_env.ZilchEnv`); here no seat is played by a built-in
     opponent.
 
     ``agent_selection`` is always the player the rules say is to move. Turns go round the table,
@@ -91,26 +99,56 @@ class raw_env(AECEnv, EzPickle):
     for everyone else; the raw environment raises ``IllegalActionError``.
 
     ## Episode End
-    Every agent terminates when the game is over (tie-break turns are bounded, so every game ends);
-    there is no truncation. ``infos[agent]`` then holds ``winners`` and ``scores``.
+    - Termination: every agent terminates when the game is over (tie-break turns are bounded, so
+      every game a player that banks plays ends).
+    - Truncation (the horizon): every agent is truncated when the game has completed ``max_turns``
+      turns (all seats together; default 1000, ``zilch_env.env.DEFAULT_MAX_TURNS``, as OpenSpiel's
+      pig has ``horizon=1000``) and is not over, with reward 0. Without it players that never bank
+      would play one game for ever.
+
+    ## Information
+    ``infos[agent]`` has the same keys of the same shapes at every step, for every agent (so
+    Tianshou's ``PettingZooEnv`` and its replay buffer can stack them), ``n`` = ``num_players``:
+
+    | key          | shape | meaning                                                             |
+    |--------------|-------|---------------------------------------------------------------------|
+    | ``scores``   | (n,)  | int64, every seat's score, by seat                                  |
+    | ``game_turns``| ()   | the game's completed turns, all seats (the horizon counts these)    |
+    | ``game_over``| ()    | the game is over                                                    |
+    | ``winners``  | (n,)  | bool per seat: shares the win; all False until the game is over (and |
+    |              |       | after a truncation); more than one True is a draw                   |
+
+    ## Why there is no Parallel API
+    PettingZoo's Parallel API has every live agent act at every step. In Zilch exactly one player
+    decides at a time, and what it may do (and whether it moves again: each roll of a turn is a
+    decision) depends on the previous move and the dice, so a Parallel step would be one real
+    action and ``n - 1`` dummy ones that must be ignored, with the roll between them hidden in the
+    step. ``aec_to_parallel`` refuses such games (``is_parallelizable`` is False); AEC is the exact
+    description of a turn-based game, as for PettingZoo's classic games (chess, tic-tac-toe).
 
     ## Arguments
     - ``ruleset="zonk"``: a preset name, a TOML ruleset path or a ``Ruleset``.
     - ``num_players=2``: 1 to 6.
-    - ``render_mode=None``: ``"ansi"`` (``render()`` returns text) or ``"human"`` (printed after
-      every step).
+    - ``render_mode=None``: ``"ansi"`` (``render()`` returns text), ``"human"`` (printed after
+      every step) or ``"rgb_array"`` (a ``(400, 640, 3)`` uint8 picture: the roll, the turn total,
+      the scores; ``zilch_env.render``).
     - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.challenge": True}``.
+    - ``max_turns=1000``: the horizon, completed game turns of all seats (see Episode End).
 
     The dice come from the environment's generator: ``reset(seed=s)`` replays the same game for the
     same actions.
 
     ## Version History
-    - v0: initial version (observation layout 1).
+    - v1 (``zilch_v1``): observation layout 3 (471 values), the horizon ``max_turns``, infos of one
+      shape at every step (``winners`` a per-seat mask), ``env()`` / ``raw_env`` as in PettingZoo's
+      classic modules. The same MDP as the Gymnasium env ``Zilch-v1``.
+    - v0 (``zilch_v0``): initial version (observation layout 1, grown to 3 without a version bump;
+      no horizon; ``infos`` empty until the end, then ``winners`` a list of seats).
     """
 
     metadata = {
-        "render_modes": ["human", "ansi"],
-        "name": "zilch_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "zilch_v1",
         "is_parallelizable": False,
         "render_fps": 4,
     }
@@ -121,10 +159,12 @@ class raw_env(AECEnv, EzPickle):
         num_players: int = 2,
         render_mode: str | None = None,
         overrides: Mapping[str, Any] | None = None,
+        max_turns: int = DEFAULT_MAX_TURNS,
     ):
-        EzPickle.__init__(self, ruleset, num_players, render_mode, overrides)
+        EzPickle.__init__(self, ruleset, num_players, render_mode, overrides, max_turns)
         super().__init__()
         self.ruleset = resolve_ruleset(ruleset, overrides)
+        self.max_turns = check_max_turns(max_turns)
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
             1 <= num_players <= MAX_PLAYERS
         ):
@@ -177,7 +217,8 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {}
+        self._set_infos()
         self.agent_selection = self.possible_agents[self.state.current]
         self._log: list[str] = []
 
@@ -203,19 +244,40 @@ class raw_env(AECEnv, EzPickle):
             for q, name in enumerate(self.possible_agents):
                 self.rewards[name] = (0 if len(winners) > 1 else 1) if q in winners else -1
                 self.terminations[name] = True
-                self.infos[name] = {"winners": list(winners), "scores": list(state.scores)}
+            self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
+        elif len(state.turns) >= self.max_turns:
+            for name in self.possible_agents:
+                self.truncations[name] = True
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
         else:
             self.agent_selection = self.possible_agents[state.current]
+        self._set_infos()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
+    def _set_infos(self) -> None:
+        """Every agent's info, the same keys and shapes at every step (see Information)."""
+        state, n = self.state, self.num_players
+        winners = np.zeros(n, dtype=bool)
+        if state.done:
+            winners[list(state.winners or ())] = True
+        scores = np.array(state.scores, dtype=np.int64)
+        for name in self.possible_agents:
+            self.infos[name] = {"scores": scores.copy(), "game_turns": len(state.turns),
+                                "game_over": state.done, "winners": winners.copy()}
+
     def render(self) -> str | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode; make the environment "
-                                  'with render_mode="ansi" or "human"')
+                                  'with render_mode="ansi", "human" or "rgb_array"')
             return None
+        if self.render_mode == "rgb_array":
+            from .render import draw
+
+            if self.state is None:
+                raise RuntimeError("render(): no game yet, call reset() first")
+            return draw(self.state, list(self.possible_agents))
         if self.state is None:
             text = "(no game yet: call reset())"
         else:

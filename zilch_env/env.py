@@ -17,10 +17,38 @@ from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
 from .policy import GreedyMover, Policy
 from .ruleset import Ruleset, load_ruleset
 
-__all__ = ["ZilchEnv", "DEFAULT_SCORE_TURNS", "REWARDS", "ILLEGAL_ACTIONS", "RenderModeError"]
+__all__ = ["ZilchEnv", "DEFAULT_SCORE_TURNS", "DEFAULT_MAX_TURNS", "REWARDS", "ILLEGAL_ACTIONS",
+           "RenderModeError", "V1_PINS", "check_max_turns", "info_keys"]
 
 #: Agent turns per episode under ``reward="score"`` when ``turns`` is not given.
 DEFAULT_SCORE_TURNS = 10
+#: The horizon: completed turns of the game (all seats together) after which an episode that is not
+#: over is truncated. As OpenSpiel's pig (``horizon=1000``): far beyond any game a player that banks
+#: plays (a two-player zonk game between greedy players takes about 50 turns), and a bound on the
+#: games of a policy that never banks (which otherwise never end, one player alone for ever).
+DEFAULT_MAX_TURNS = 1000
+
+#: What ``Zilch-v1`` pins: any change to one of these is a new version (``Zilch-v2``).
+#: ``tests/test_env_v1.py`` checks them, and a seeded episode's observations and rewards.
+V1_PINS = {"obs_version": 3, "obs_size": 471, "num_actions": 136, "max_turns": 1000,
+           "rewards": "win: +1 sole winner, 0 shared win, -1 otherwise, at the end; illegal -1"}
+
+
+def check_max_turns(max_turns: Any) -> int:
+    """``max_turns`` as an int, or a ValueError naming the value and what is allowed."""
+    if isinstance(max_turns, bool) or not isinstance(max_turns, (int, np.integer)) or max_turns < 1:
+        raise ValueError(f"max_turns = {max_turns!r}: a whole number of game turns (all seats together), "
+                         f"1 or more (default {DEFAULT_MAX_TURNS})")
+    return int(max_turns)
+
+
+def info_keys(num_players: int) -> dict[str, tuple[int, ...]]:
+    """Every key of ``Zilch-v0`` / ``Zilch-v1``'s info and its shape (the same at every step, game
+    over or not, so replay buffers and vector envs can stack them)."""
+    n = int(num_players)
+    return {"action_mask": (NUM_ACTIONS,), "seat": (), "scores": (n,), "turn_total": (), "turn_points": (),
+            "agent_turns": (), "game_turns": (), "illegal_action": (), "illegal_reason": (),
+            "game_over": (), "winners": (n,), "final_scores": (n,), "is_success": ()}
 REWARDS = ("win", "score")
 ILLEGAL_ACTIONS = ("penalty", "raise")
 
@@ -171,28 +199,43 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     choice under ``challenge`` / ``piggyback``).
 
     ## Episode End
-    - Termination: the game is over (``info["winners"]`` names the winners).
+    - Termination: the game is over (``info["game_over"]``; ``info["winners"]`` marks the winners).
     - Termination: the agent sent an illegal action under ``illegal_action="penalty"``; the game is
       left as it was and ``info["illegal_action"]`` is True, ``info["illegal_reason"]`` names the
       rule. With ``illegal_action="raise"`` an :class:`~zilch_env.IllegalActionError` is raised instead.
+    - Truncation (the horizon): the game has completed ``max_turns`` turns, all seats counted
+      (default 1000, ``DEFAULT_MAX_TURNS``, as OpenSpiel's pig has ``horizon=1000``) and is not
+      over. Without it a policy that never banks would play one game for ever (alone, or against
+      opponents that never bank either). ``info["game_turns"]`` counts the turns.
     - Truncation: the agent has played ``turns`` turns (under ``reward="score"`` by default
       10, ``DEFAULT_SCORE_TURNS``; under ``"win"`` only when ``turns`` is given). The opponents
       still play up to the agent's next decision, and that is the returned observation, so a value
       function can bootstrap from it. A turn of the agent that ends with no decision in between (a
       zilch on its first roll) counts too, so ``info["agent_turns"]`` can then pass ``turns``.
+      Both truncations are checked after the opponents moved, at the agent's next decision.
 
     ## Information
-    ``reset`` and ``step`` return a dict with:
-    - ``action_mask``: int8 vector of the 136 actions, 1 = legal (the same as ``action_masks()``).
-    - ``seat``: the agent's seat (0 = plays first).
-    - ``scores``: every seat's score, by seat.
-    - ``turn_total``: the turn total of the player to move.
-    - ``turn_points``: what the agent's turns that ended during this step added to its score (the
-      ``"score"`` reward, reported under either reward).
-    - ``agent_turns``: the agent's completed turns so far.
-    - ``illegal_action``: whether this step's action was illegal (then also ``illegal_reason``).
-    When the game is over, also ``winners`` (seats sharing the win), ``final_scores`` and
-    ``is_success`` (the agent won alone; Stable-Baselines3 logs its rate).
+    ``reset`` and ``step`` return a dict with the same keys of the same shapes at every step (so
+    vector envs and replay buffers, e.g. Tianshou's, stack them; ``zilch_env.env.info_keys(n)``
+    lists them), ``n`` = ``num_players``:
+
+    | key              | shape | meaning                                                          |
+    |------------------|-------|------------------------------------------------------------------|
+    | ``action_mask``  | (136,)| int8, 1 = legal (the same as ``action_masks()``); all 0 at the end|
+    | ``seat``         | ()    | the agent's seat (0 = plays first)                               |
+    | ``scores``       | (n,)  | int64, every seat's score, by seat                               |
+    | ``turn_total``   | ()    | the turn total of the player to move                             |
+    | ``turn_points``  | ()    | what the agent's turns that ended during this step added to its  |
+    |                  |       | score (the ``"score"`` reward, reported under either reward)     |
+    | ``agent_turns``  | ()    | the agent's completed turns so far                               |
+    | ``game_turns``   | ()    | the game's completed turns, all seats (the horizon counts these) |
+    | ``illegal_action``| ()   | whether this step's action was illegal                           |
+    | ``illegal_reason``| ()   | str: the rule it broke, ``""`` when it was legal                 |
+    | ``game_over``    | ()    | the game is over                                                 |
+    | ``winners``      | (n,)  | bool per seat: shares the win (all False while the game goes on; |
+    |                  |       | more than one True is a draw)                                    |
+    | ``final_scores`` | (n,)  | int64: the scores once the game is over, zeros before            |
+    | ``is_success``   | ()    | the agent won alone (Stable-Baselines3 logs its rate)            |
 
     ## Arguments
     ```python
@@ -209,10 +252,14 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     - ``seat=None``: the agent's seat; None draws it at every reset.
     - ``reward="win"``: ``"win"`` or ``"score"`` (see Rewards).
     - ``turns=None``: agent turns per episode (see Episode End).
+    - ``max_turns=1000``: the horizon, completed game turns of all seats (see Episode End).
     - ``illegal_action="penalty"``: ``"penalty"`` or ``"raise"``.
     - ``render_mode=None``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed
       after every reset and step): the moves since the last observation, the scores, the roll and
-      the turn total.
+      the turn total; or ``"rgb_array"`` (``render()`` returns a ``(400, 640, 3)`` uint8 picture of
+      the roll as dice with the last keep outlined, the last move, the turn total and the scores;
+      ``zilch_env.render``), which ``gymnasium.wrappers.RecordVideo`` records (it needs moviepy,
+      in the ``dev`` extra) and ``HumanRendering`` shows (with pygame installed).
     - ``overrides=None``: rule overrides in dotted keys, e.g. ``{"variants.piggyback": True}``.
 
     All randomness (the dice, the agent's seat, opponents' choices) comes from ``self.np_random``:
@@ -221,10 +268,22 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (a :class:`~zilch_env.GameState`; read it, do not change it).
 
     ## Version History
-    - v0: initial version (observation layout 1).
+    - v1 (``Zilch-v1``): pins the MDP as it is now: observation layout 3 (471 values), the action
+      layout above (136 actions), the rewards above, the horizon ``max_turns=1000`` game turns
+      (new: before it a policy that never banks played one game for ever), infos of one shape at
+      every step (new: ``winners`` is a bool per seat, no longer a list of seats; ``game_turns``,
+      ``game_over``, ``illegal_reason`` always present), ``render_mode="rgb_array"`` (new), and a
+      native vector env over the batched engine (``gymnasium.make_vec("Zilch-v1", num_envs=N)``,
+      :class:`zilch_env.vector.ZilchVectorEnv`). ``zilch_env.env.V1_PINS`` lists what is pinned;
+      any later change of the MDP is ``Zilch-v2``.
+    - v0 (``Zilch-v0``): the first id. Its observation grew from layout 1 (151 values) to layout 2
+      (279) and 3 (471) without a new version, so results reported on "Zilch-v0" are ambiguous.
+      ``gym.make("Zilch-v0")`` still works and now makes the same environment class as v1 with its
+      current defaults (so it too has the horizon and the one-shape infos), but nothing is pinned
+      and it has no vector entry point: use ``Zilch-v1`` for results.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -237,6 +296,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         illegal_action: str = "penalty",
         render_mode: str | None = None,
         overrides: Mapping[str, Any] | None = None,
+        max_turns: int = DEFAULT_MAX_TURNS,
     ):
         self.ruleset = resolve_ruleset(ruleset, overrides)
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
@@ -255,6 +315,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
                                   or turns < 1):
             raise ValueError(f"turns = {turns!r}: None or a whole number of agent turns, 1 or more")
         self.turns = int(turns) if turns is not None else (DEFAULT_SCORE_TURNS if reward == "score" else None)
+        self.max_turns = check_max_turns(max_turns)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action = {illegal_action!r}: allowed are "
                              f"{', '.join(map(repr, ILLEGAL_ACTIONS))}")
@@ -263,6 +324,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             raise RenderModeError(f"render_mode = {render_mode!r}: allowed are None, "
                                   f"{', '.join(map(repr, self.metadata['render_modes']))}")
         self.render_mode = render_mode
+        self._last_move: tuple[str, int, tuple[int, ...]] = ("", 0, ())
         self.opponents = self._check_opponents(opponents, n)
         self.illegal_reward = -1.0 if reward == "win" else -float(self.ruleset.target)
 
@@ -314,6 +376,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self._agent_turns = 0
         self._log = []
         self._n_turns = 0
+        self._last_move = ("", 0, ())
         self._play_opponents()
         turn_points = self._take_turns()
         obs, info = self._observation(turn_points, illegal=False)
@@ -332,8 +395,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             if self.illegal_action == "raise":
                 raise IllegalActionError(reason)
             self._over = True
-            obs, info = self._observation(0, illegal=True)
-            info["illegal_reason"] = reason
+            obs, info = self._observation(0, illegal=True, reason=reason)
             if self.render_mode is not None:
                 self._log.append(f"illegal action {action!r}: {reason}")
                 if self.render_mode == "human":
@@ -344,7 +406,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self._play_opponents()
         turn_points = self._take_turns()
         terminated = state.done
-        truncated = (not terminated and self.turns is not None and self._agent_turns >= self.turns)
+        truncated = not terminated and ((self.turns is not None and self._agent_turns >= self.turns)
+                                        or len(state.turns) >= self.max_turns)
         self._over = terminated or truncated
         if self.reward_mode == "score":
             reward = float(turn_points)
@@ -365,8 +428,15 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     def render(self) -> str | None:
         if self.render_mode is None:
             gym.logger.warn("render() was called without a render_mode; make the environment with "
-                            'render_mode="ansi" or "human"')
+                            'render_mode="ansi", "human" or "rgb_array"')
             return None
+        if self.render_mode == "rgb_array":
+            from .render import draw
+
+            if self.state is None:
+                raise RuntimeError("render(): no game yet, call reset() first")
+            move, mask, roll = self._last_move
+            return draw(self.state, self._names(), move, mask, roll)
         text = self._render_text()
         if self.render_mode == "ansi":
             return text
@@ -378,9 +448,12 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     def _apply(self, action: int) -> None:
         """Apply a move of the player to move, noting it for ``render`` when rendering."""
         state = self.state
-        if self.render_mode is not None:
-            p = state.current
-            who = self._names()[p]
+        if self.render_mode == "rgb_array":  # the picture shows the last move only
+            who = self._names()[state.current]
+            self._last_move = (f"{who}: {state.describe(action)}", action >> 1 if action < 128 else 0,
+                               tuple(state.roll))
+        elif self.render_mode is not None:
+            who = self._names()[state.current]
             head = f"{who} rolls {' '.join(map(str, state.roll))}: " if state.roll else f"{who}: "
             self._log.append(head + state.describe(action))
         state.apply(action)
@@ -414,32 +487,39 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
                 self._agent_turns += 1
             elif t["banked"] and t["challenged"] == seat:
                 self._own_score = max(0, self._own_score - t["turn_total"])
-            if self.render_mode is not None:
+            if self.render_mode in ("ansi", "human"):
                 self._log.append(self._turn_line(t))
         self._n_turns = len(turns)
         assert self._own_score == state.scores[seat], "the agent's score bookkeeping went wrong"
         return gained
 
-    def _observation(self, turn_points: int, illegal: bool) -> tuple[np.ndarray, dict[str, Any]]:
+    def _observation(self, turn_points: int, illegal: bool, reason: str = "") -> tuple[np.ndarray, dict[str, Any]]:
         state = self.state
         if self._over and not illegal:
             self._mask = np.zeros(NUM_ACTIONS, dtype=bool)
         else:
             self._mask = state.legal_mask()
+        n = self.num_players
+        done = state.done
+        winners = np.zeros(n, dtype=bool)
+        if done:
+            winners[list(state.winners or ())] = True
+        scores = np.array(state.scores, dtype=np.int64)
         info: dict[str, Any] = {
             "action_mask": self._mask.astype(np.int8),
             "seat": self.seat,
-            "scores": list(state.scores),
+            "scores": scores,
             "turn_total": state.turn_total,
             "turn_points": turn_points,
             "agent_turns": self._agent_turns,
+            "game_turns": len(state.turns),
             "illegal_action": illegal,
+            "illegal_reason": reason,
+            "game_over": done,
+            "winners": winners,
+            "final_scores": scores.copy() if done else np.zeros(n, dtype=np.int64),
+            "is_success": bool(done and winners[self.seat] and winners.sum() == 1),
         }
-        if state.done:
-            winners = state.winners or ()
-            info["winners"] = list(winners)
-            info["final_scores"] = list(state.scores)
-            info["is_success"] = winners == (self.seat,)
         return observe(state, self.seat), info
 
     # ------------------------------------------------------------------ text

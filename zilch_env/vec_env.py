@@ -7,6 +7,9 @@ moves played inside :meth:`step_wait` by vectorised baselines and the episodes r
 automatically as SB3 expects. ``tests/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
 roll the same dice and compares every step.
 
+Gymnasium's vector API (``gymnasium.make_vec("Zilch-v1")``) is :mod:`zilch_env.vector`, which runs
+on this class; this one is Stable-Baselines3's VecEnv API (it subclasses SB3's ``VecEnv`` when SB3 is installed).
+
     from sb3_contrib import MaskablePPO
     from zilch_env.vec_env import BatchedZilchVecEnv
 
@@ -29,9 +32,13 @@ What differs from a ``DummyVecEnv`` of ``Zilch-v0``
       for self-play, or an object with ``act_batch(games, rows)`` reading the batched state. ``opponent`` is one of these for every env and seat, or a
       list assigned to the envs round-robin (env ``i`` plays ``opponent[i % len(opponent)]`` in every
       other seat), as ``train/ppo.py --opponents`` does.
+    - Horizon: ``max_turns`` (default 1000, ``zilch_env.env.DEFAULT_MAX_TURNS``) completed game
+      turns, all seats counted, truncate an episode whose game is not over, as in Zilch-v0.
     - Infos: per step only ``turn_points`` (when not 0); at the end of an episode also
-      ``terminal_observation``, ``TimeLimit.truncated``, ``seat``, ``agent_turns``, ``illegal_action``
-      and, when the game is over, ``winners``, ``final_scores`` and ``is_success``. The per-step
+      ``terminal_observation``, ``TimeLimit.truncated``, ``seat``, ``agent_turns``, ``game_turns``,
+      ``illegal_action``, ``game_over``, ``winners`` (a bool per seat, all False unless the game is
+      over), ``final_scores`` (``(num_players,)``, zeros unless the game is over) and
+      ``is_success``: each key, when present, has one shape, the shape Zilch-v0 gives it. The per-step
       fields of Zilch-v0's info are arrays here: :meth:`action_masks`, :attr:`seats`,
       ``env.games.scores``, ``env.games.turn_total``.
     - Randomness: env ``i`` rolls the keyed dice ``stream_keys(seed, num_envs)[i]`` (going on from one
@@ -52,13 +59,45 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.vector (Gymnasium) needs none of it
+    VecEnvIndices = Any  # type: ignore[misc]
+    VecEnvStepReturn = tuple  # type: ignore[misc]
+
+    class VecEnv:  # type: ignore[no-redef]
+        """The members of SB3's ``VecEnv`` that :class:`BatchedZilchVecEnv` uses, for an install
+        without Stable-Baselines3 (where the native Gymnasium vector env runs on this class)."""
+
+        def __init__(self, num_envs: int, observation_space: spaces.Space, action_space: spaces.Space):
+            self.num_envs = num_envs
+            self.observation_space, self.action_space = observation_space, action_space
+            self.reset_infos: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+            self._seeds: list[int | None] = [None] * num_envs
+            self._options: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+            self.metadata = {"render_modes": []}
+
+        def _reset_seeds(self) -> None:
+            self._seeds = [None] * self.num_envs
+
+        def _reset_options(self) -> None:
+            self._options = [{} for _ in range(self.num_envs)]
+
+        def seed(self, seed: int | None = None) -> list[int | None]:
+            if seed is None:
+                seed = int(np.random.randint(0, 2**32 - 1, dtype=np.uint32))
+            self._seeds = [seed + i for i in range(self.num_envs)]
+            return self._seeds
+
+        def step(self, actions: np.ndarray):
+            self.step_async(actions)
+            return self.step_wait()
 
 from . import _batched_kernels as K
 from .batched import (BatchAgent, BatchedGames, _kernel_agents, batch_agent, batch_policy_actions,
                       is_batch_policy, stream_keys)
 from .engine import NUM_ACTIONS, IllegalActionError
-from .env import DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, resolve_ruleset
+from .env import DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
 from .ruleset import Ruleset
 
@@ -86,6 +125,8 @@ class BatchedZilchVecEnv(VecEnv):
             ``(obs, masks) -> actions``, or a list of these assigned to the envs round-robin.
         reward: ``"win"`` or ``"score"``, as Zilch-v0.
         turns: agent turns per episode (truncation), as Zilch-v0 (default: 10 under ``"score"``).
+        max_turns: the horizon, completed game turns of all seats (truncation), as Zilch-v0
+            (default 1000).
         seat: the agent's seat, or None to draw it at every reset.
         illegal_action: ``"penalty"`` (end the episode with reward -1, or minus the target under
             ``"score"``) or ``"raise"``, as Zilch-v0.
@@ -124,8 +165,10 @@ class BatchedZilchVecEnv(VecEnv):
         overrides: Mapping[str, Any] | None = None,
         potential: Potential | None = None,
         luck: bool = True,
+        max_turns: int = DEFAULT_MAX_TURNS,
     ):
         self.ruleset = rs = resolve_ruleset(ruleset, overrides)
+        self.max_turns = check_max_turns(max_turns)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs = {num_envs!r}: a whole number, 1 or more")
         n_envs = int(num_envs)
@@ -170,6 +213,12 @@ class BatchedZilchVecEnv(VecEnv):
         self._phi = np.zeros(n_envs)  # the potential at each agent's current decision
         self._seat_rng = np.random.default_rng(seed)
         self._started = False
+        # For zilch_env.vector.ZilchVectorEnv (Gymnasium's autoreset modes): rows whose action this
+        # step ignores (they are reset after it), whether ended episodes restart inside step_wait,
+        # and whether step_wait builds SB3's per-env info dicts.
+        self._hold: np.ndarray | None = None
+        self._autoreset = True
+        self._sb3_infos = True
         super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
                          spaces.Discrete(NUM_ACTIONS))
 
@@ -298,6 +347,9 @@ class BatchedZilchVecEnv(VecEnv):
         g = self.games
         st = g._st
         n = self.num_envs
+        hold = self._hold
+        if hold is not None:
+            self._actions[hold] = -1  # never legal: those games stay as they are
         if self.potential is None:
             K.step(st, self._actions, g._illegal, g._rp, *g._kargs)
         else:  # stop short of the next roll, read the potential there, then roll on
@@ -313,6 +365,8 @@ class BatchedZilchVecEnv(VecEnv):
             K.advance_pending(st, g._rp, *g._kargs)
         g._service()
         illegal = g._illegal
+        if hold is not None:
+            illegal[hold] = False
         if self.illegal_action == "raise" and illegal.any():
             i = int(np.flatnonzero(illegal)[0])
             raise IllegalActionError(f"env {i}: action {int(self._actions[i])} is not legal (legal: "
@@ -321,6 +375,11 @@ class BatchedZilchVecEnv(VecEnv):
         rewards, flags, points, agent_turns = self._rewards, self._flags, self._points, self._agent_turns
         K.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
                       self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
+        horizon = (flags == 0) & (st[:, K.TURNS] >= self.max_turns)
+        if horizon.any():  # the game's turns reached the horizon: a truncation, as in Zilch-v0
+            flags[horizon] = 2  # (their reward stays: 0 under "win", the turn's points under "score")
+        if hold is not None:  # no step for them: the caller resets them now
+            flags[hold], rewards[hold], points[hold] = 0, 0.0, 0
         if self.potential is not None:
             shaped = np.where(illegal, rewards, 0.0)
             going = np.flatnonzero(flags == 0)  # the agent decides again: in this turn or its next
@@ -336,10 +395,16 @@ class BatchedZilchVecEnv(VecEnv):
             self._phi[going] = phi
             rewards[:] = shaped
         obs = self._observe().copy()
+        dones = flags != 0
+        if not self._sb3_infos:
+            if self._autoreset and dones.any():
+                ended = np.flatnonzero(dones)
+                self._start(ended)
+                obs[ended] = self._observe()[ended]
+            return obs, rewards.copy(), dones, None
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
         for i in np.flatnonzero(points):
             infos[i]["turn_points"] = int(points[i])
-        dones = flags != 0
         ended = np.flatnonzero(dones)
         if ended.size:
             players = self.num_players
@@ -351,15 +416,19 @@ class BatchedZilchVecEnv(VecEnv):
                 seat = int(self.seats[i])
                 info["seat"] = seat
                 info["agent_turns"] = int(agent_turns[i])
+                info["game_turns"] = int(st[i, K.TURNS])
                 info["illegal_action"] = bool(f & 4)
-                if f & 1:
-                    w = int(st[i, K.WIN_MASK])
-                    winners = [q for q in range(players) if w >> q & 1]
-                    info["winners"] = winners
-                    info["final_scores"] = st[i, K.SCORE: K.SCORE + players].tolist()
-                    info["is_success"] = winners == [seat]
-            self._start(ended)
-            obs[ended] = self._observe()[ended]
+                over = bool(st[i, K.PHASE] == K.OVER)
+                w = int(st[i, K.WIN_MASK]) if over else 0
+                winners = (w >> np.arange(players)) & 1 == 1
+                info["game_over"] = over
+                info["winners"] = winners
+                info["final_scores"] = (st[i, K.SCORE: K.SCORE + players].copy() if over
+                                        else np.zeros(players, dtype=np.int64))
+                info["is_success"] = bool(over and w == 1 << seat)
+            if self._autoreset:
+                self._start(ended)
+                obs[ended] = self._observe()[ended]
         return obs, rewards.copy(), dones, infos
 
     def _observe(self) -> np.ndarray:

@@ -1,0 +1,152 @@
+"""Regenerate the result tables of docs/environment.md (the CSV files beside this script).
+
+    python docs/results/make_results.py turn-optima      # turn_optima.csv: exact, from the turn solver
+    python docs/results/make_results.py first-player     # first_player.csv: exact, from the shipped game tables
+    python docs/results/make_results.py vs-optimal-win   # vs_optimal_win.csv: collected from the evaluation reports
+    python docs/results/make_results.py baselines --presets zonk [--games 2000]
+                                                         # baselines_vs_optimal_win.csv: evaluated here
+    python docs/results/make_results.py all              # the first three (seconds)
+
+``vs-optimal-win`` collects measured results: the play reports of ``bench/game_solver.py play``
+(docs/game-solver/play_P.json, 100,000 games per pair) and the final evaluations of the shipped agents
+(checkpoints/P/eval.json, 2,000 games each); each row carries the command that measures it again.
+``baselines`` runs ``agents.evaluate`` for the simple baselines against ``optimal-win`` (seat-balanced,
+common random numbers, luck-adjusted) and can take minutes per preset.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+
+PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k")
+
+
+def write(name: str, header: list[str], rows: list[list]) -> Path:
+    path = HERE / name
+    with path.open("w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+    print(f"wrote {path.relative_to(ROOT)} ({len(rows)} rows)")
+    return path
+
+
+def turn_optima() -> Path:
+    from agents.solver import solve_turn
+    from zilch_env import load_ruleset
+
+    rows = []
+    for p in PRESETS:
+        rs = load_ruleset(p)
+        on, off = solve_turn(rs, on_board=True), solve_turn(rs, on_board=False)
+        ppt = on.points_per_turn
+        rows.append([p, f"{on.expected_points:.6f}", f"{off.expected_points:.6f}",
+                     "" if ppt is None else f"{ppt:.6f}", rs.min_bank, rs.entry_threshold,
+                     f"python docs/results/make_results.py turn-optima  # agents.solver.solve_turn('{p}')"])
+    return write("turn_optima.csv", ["preset", "optimum_on_board", "optimum_off_board",
+                                     "points_per_turn_with_streak_penalty", "min_bank", "entry_threshold",
+                                     "command"], rows)
+
+
+def first_player() -> Path:
+    from agents.game_solver import load_game_table
+
+    rows = []
+    for p in PRESETS:
+        table = load_game_table(p)
+        if table is None:
+            rows.append([p, "", "no shipped table", f"zilch solve --ruleset {p} --objective win"])
+            continue
+        rows.append([p, f"{table.first_player_win:.6f}", "agents/game_tables (shipped)",
+                     f"zilch solve --ruleset {p} --objective win"])
+    return write("first_player.csv", ["preset", "first_player_optimal_win", "source", "command"], rows)
+
+
+def _ci(d):
+    return (d["rate"], d["low"], d["high"]) if isinstance(d, dict) else (d, "", "")
+
+
+def vs_optimal_win() -> Path:
+    rows = []
+    for p in PRESETS:
+        play = ROOT / "docs" / "game-solver" / f"play_{p}.json"
+        if play.exists():
+            for entry in json.loads(play.read_text()):
+                rep = entry["report"]
+                res = rep["tables"][0]["results"]
+                other = next(r for r in res if r["agent"] != "optimal-win")
+                w, lo, hi = _ci(other["score_share"])
+                rows.append([p, entry["opponent"], "baseline", other["games"], f"{w:.5f}", f"{lo:.5f}", f"{hi:.5f}",
+                             f"docs/game-solver/play_{p}.json",
+                             f"ZILCH_WIN_CACHE_MB=4000 python bench/game_solver.py play --presets {p} --games 100000 "
+                             f"--workers 1 --out docs/game-solver/play_{p}.json"])
+        ev = ROOT / "checkpoints" / p / "eval.json"
+        if ev.exists():
+            data = json.loads(ev.read_text())
+            v = data.get("vs", {}).get("optimal-win")
+            if v:
+                w, lo, hi = _ci(v["score_share_ci"] or v["score_share"])
+                rows.append([p, f"ppo:checkpoints/{p}", "shipped agent", v["games"], f"{w:.5f}", f"{lo:.5f}",
+                             f"{hi:.5f}", f"checkpoints/{p}/eval.json",
+                             f"python -m agents.evaluate --ruleset {p} --agents ppo:checkpoints/{p} optimal-win "
+                             f"--games {v['games']} --seed {data['seed']} --solo-turns 0"])
+    return write("vs_optimal_win.csv", ["preset", "agent", "kind", "games", "score_share_vs_optimal_win",
+                                        "ci95_low", "ci95_high", "source", "command"], rows)
+
+
+def baselines(presets: list[str], games: int, seed: int) -> Path:
+    from agents.evaluate import evaluate
+    from zilch_env import load_ruleset
+
+    path = HERE / "baselines_vs_optimal_win.csv"
+    header = ["preset", "agent", "games", "score_share_vs_optimal_win", "ci95_low", "ci95_high",
+              "luck_adjusted_share", "luck_ci95_low", "luck_ci95_high", "command"]
+    old = {}
+    if path.exists():
+        with path.open() as f:
+            for r in csv.DictReader(f):
+                old[(r["preset"], r["agent"])] = [r[k] for k in header]
+    for p in presets:
+        for agent in ("random", "greedy", "greedy-table"):
+            rep = evaluate(agents=[agent, "optimal-win"], ruleset=load_ruleset(p), games=games, seed=seed,
+                           players=2, solo_turns=0, progress=False)
+            row = rep.data["tables"][0]["results"][0]
+            w, lo, hi = _ci(row["score_share"])
+            la = row.get("luck_adjusted") or {}
+            old[(p, agent)] = [p, agent, row["games"], f"{w:.5f}", f"{lo:.5f}", f"{hi:.5f}",
+                               f"{la.get('mean', ''):.5f}" if la else "", f"{la.get('low', ''):.5f}" if la else "",
+                               f"{la.get('high', ''):.5f}" if la else "",
+                               f"python -m agents.evaluate --ruleset {p} --agents {agent} optimal-win --games {games} "
+                               f"--seed {seed} --solo-turns 0"]
+            print(p, agent, old[(p, agent)][3:9])
+    return write(path.name, header, sorted(old.values()))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=("turn-optima", "first-player", "vs-optimal-win", "baselines", "all"))
+    ap.add_argument("--presets", nargs="+", default=["zonk"], help="for baselines (default zonk)")
+    ap.add_argument("--games", type=int, default=2000, help="for baselines (default 2000)")
+    ap.add_argument("--seed", type=int, default=1, help="for baselines (default 1)")
+    a = ap.parse_args(argv)
+    if a.what in ("turn-optima", "all"):
+        turn_optima()
+    if a.what in ("first-player", "all"):
+        first_player()
+    if a.what in ("vs-optimal-win", "all"):
+        vs_optimal_win()
+    if a.what == "baselines":
+        baselines(a.presets, a.games, a.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

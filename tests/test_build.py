@@ -1,0 +1,77 @@
+"""Issue 18 item 2: ``python -m build`` makes an sdist and a wheel (built from the sdist, so the sdist
+is complete) that install into a fresh venv and run ``zilch --help`` and a Zilch-v1 episode, with the
+package data (presets, game tables, web pages) inside. ``make build-check`` runs this file alone.
+
+Fast by design (about 15 s): the fresh venv has no pip and no dependencies of its own; it sees the
+project venv's installed dependencies through a ``.pth`` file (whose own ``.pth`` files, such as the
+project's editable install, are not run), and the wheel goes in with ``pip --python ... --no-deps``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import venv
+import zipfile
+from pathlib import Path
+
+import zilch_env
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ("zilch_env/presets/zonk.toml", "agents/game_tables/README.md", "zilch_web/static/")
+
+
+def run(cmd, **kw):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, **kw)
+    assert out.returncode == 0, f"{cmd}:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    return out.stdout
+
+
+def test_wheel_and_sdist_install_into_a_fresh_venv_and_run(tmp_path):
+    dist = tmp_path / "dist"
+    run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)], cwd=tmp_path)
+    v = zilch_env.__version__
+    wheel = dist / f"zilch_rl-{v}-py3-none-any.whl"
+    sdist = dist / f"zilch_rl-{v}.tar.gz"
+    assert wheel.exists() and sdist.exists(), sorted(p.name for p in dist.iterdir())
+    names = zipfile.ZipFile(wheel).namelist()
+    for want in DATA:
+        assert any(n.startswith(want) for n in names), f"the wheel lacks {want}"
+    assert any(n.startswith("agents/game_tables/game-zonk-") for n in names)
+    assert f"zilch_rl-{v}.dist-info/licenses/LICENSE" in names
+    snames = tarfile.open(sdist).getnames()
+    for want in DATA + ("LICENSE", "pyproject.toml", "README.md"):
+        assert any(n.startswith(f"zilch_rl-{v}/{want}") for n in snames), f"the sdist lacks {want}"
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    py = env_dir / "bin" / "python"
+    site = Path(run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).strip())
+    (site / "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q", str(wheel)])
+
+    help_text = run([str(env_dir / "bin" / "zilch"), "--help"], cwd=tmp_path)
+    assert "usage: zilch" in help_text
+    check = f"""
+import importlib.metadata, pathlib, gymnasium as gym, numpy as np, zilch_env, agents, zilch_web
+here = pathlib.Path({str(env_dir)!r}).resolve()
+for m in (zilch_env, agents, zilch_web):
+    assert pathlib.Path(m.__file__).resolve().is_relative_to(here), m.__file__
+assert importlib.metadata.version("zilch-rl") == zilch_env.__version__ == {v!r}
+assert (pathlib.Path(agents.__file__).parent / "game_tables").glob("game-zonk-*.npz")
+assert zilch_env.load_ruleset("farkle").target == 10000
+env = gym.make("Zilch-v1", ruleset="zonk")
+obs, info = env.reset(seed=0)
+rng = np.random.default_rng(0)
+while True:
+    obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    if term or trunc:
+        break
+print("episode", r, info["game_turns"])
+"""
+    out = run([str(py), "-c", check], cwd=tmp_path)
+    assert out.startswith("episode ")
