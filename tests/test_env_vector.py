@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 import zilch_env
 from zilch_env import GreedyMover, NUM_ACTIONS, OBS_SIZE, ZilchEnv
-from zilch_env.batched import KeyedDice, UnsupportedRulesError, stream_keys
+from zilch_env.batched import KeyedDice, stream_keys
 from zilch_env.env import info_keys
 from zilch_env.vector import ZilchVectorEnv
 
@@ -112,6 +112,12 @@ def test_equals_zilch_v1_step_for_step(mode, preset, players):
                    overrides={"target": 4000}) > 3
 
 
+def test_equals_zilch_v1_with_every_variant():
+    every = {"target": 3000, "variants.pyramiding": True, "variants.challenge": True,
+             "variants.piggyback": True, "variants.six_dice_zilch_bonus": 500}
+    assert _mirror("next_step", "zonk", 3, 4, 300, seed=9, overrides=every) > 3
+
+
 def test_equals_zilch_v1_with_score_reward_turn_limit_and_horizon():
     assert _mirror("next_step", "farkle", 2, 4, 300, seed=5, reward="score", turns=3) > 10
     assert _mirror("same_step", "zonk", 2, 4, 300, seed=6, max_turns=4) > 10
@@ -163,9 +169,12 @@ def test_every_opponent_kind_and_variant_of_the_batched_engine():
         for _ in range(50):
             obs, r, te, tr, infos = envs.step([np.flatnonzero(m)[0] if m.any() else 0 for m in infos["action_mask"]])
         assert not infos["illegal_action"].any()
-    for variant in ("pyramiding", "challenge", "piggyback"):
-        with pytest.raises(UnsupportedRulesError, match=variant):
-            make_vec(2, ruleset="zilch15k", overrides={f"variants.{variant}": True})
+    for variant in ("pyramiding", "challenge", "piggyback"):  # every variant plays natively too
+        envs = make_vec(2, ruleset="zilch15k", overrides={f"variants.{variant}": True})
+        obs, infos = envs.reset(seed=0)
+        for _ in range(50):
+            obs, r, te, tr, infos = envs.step([np.flatnonzero(m)[0] if m.any() else 0 for m in infos["action_mask"]])
+        assert not infos["illegal_action"].any()
 
 
 def test_bad_arguments_name_the_value():

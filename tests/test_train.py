@@ -146,7 +146,7 @@ def test_batched_vec_env_runs(tmp_path):
     assert ppo.main(tiny(tmp_path, "--vec", "batched", timesteps=256)) == 0
     st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
     assert st["timesteps"] == 256 and st["evaluations"]
-    with pytest.raises(SystemExit, match="no batched version"):
+    with pytest.raises(SystemExit, match="no form in the fast engine's kernels"):
         ppo.main(tiny(tmp_path / "h", "--vec", "batched", "--opponents", "heuristic", timesteps=128))
 
 

@@ -58,7 +58,6 @@ for its rolls. pyspiel clones a Python state by deep-copying its attributes; the
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
@@ -68,26 +67,19 @@ from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState
 from .env import DEFAULT_MAX_TURNS, check_max_turns
 from .observation import OBS_SIZE, observe
 from .ruleset import load_ruleset, parse_override_value
+from .rules import ROLLS, roll_probability
 
 __all__ = ["GAME_TYPE", "ROLLS", "ZilchGame", "ZilchState", "parse_game_overrides", "roll_probability"]
 
-#: Every sorted roll of 1 to 6 dice, by chance action id.
-ROLLS: tuple[tuple[int, ...], ...] = tuple(
-    r for n in range(1, 7) for r in __import__("itertools").combinations_with_replacement(range(1, 7), n))
-_ROLL_ID = {r: i for i, r in enumerate(ROLLS)}
+_ROLL_ID = {r: i for i, r in enumerate(ROLLS)}  # chance action ids are the compiled rules' roll ids
 _BY_N = {n: [i for i, r in enumerate(ROLLS) if len(r) == n] for n in range(1, 7)}
 MOVES_PER_TURN = 100
 
 
-def roll_probability(roll: tuple[int, ...]) -> float:
-    """The chance of a sorted roll: ``n! / prod(c_f!) / 6**n``."""
-    counts = [roll.count(f) for f in range(1, 7)]
-    return math.factorial(len(roll)) / math.prod(math.factorial(c) for c in counts) / 6 ** len(roll)
-
-
 @functools.lru_cache(maxsize=8)
 def _outcomes(n: int) -> tuple[tuple[int, float], ...]:
-    return tuple((i, roll_probability(ROLLS[i])) for i in _BY_N[n])
+    """The chance outcomes of a roll of ``n`` dice: every sorted roll with its exact probability."""
+    return tuple((i, float(roll_probability(ROLLS[i]))) for i in _BY_N[n])
 
 
 GAME_TYPE = pyspiel.GameType(

@@ -27,10 +27,8 @@ Autoreset (Gymnasium 1.x, ``autoreset_mode``; https://farama.org/Vector-Autorese
       for the ended envs before the next step (stepping an ended env raises).
 
 What it has of the batched env
-    - Rules: every preset and the batched engine's variants (the ``six_dice_zilch_bonus``, zilch
-      penalties, ``overcoming``, hot-dice and ending rules); ``pyramiding``, ``challenge`` and
-      ``piggyback`` raise :class:`zilch_env.batched.UnsupportedRulesError` naming them (play those
-      with ``vectorization_mode="sync"``).
+    - Rules: every ruleset and every variant, as the batched engine (the challenge and piggyback
+      decisions at turn start are the actions 128-135, as in Zilch-v1).
     - Opponents (``opponent``): ``"greedy"``, ``"greedy:THRESHOLD"``, ``"random"``, a
       ``GreedyMover`` / ``RandomMover``, a ``TurnValueTable`` (``agents.solver.turn_value_table``:
       optimal-turn), a batch policy ``(obs, masks) -> actions`` (self-play), or a list of these
