@@ -28,6 +28,7 @@ malformed body, a ruleset or player list the rules refuse, or a move the rules f
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError, keep_action, load_ruleset, mask_of
@@ -52,6 +53,19 @@ DEFAULT_CPUS = ("heuristic", "greedy", "optimal-turn", "random")
 
 #: Events sent with a game view unless the client asks for all of them.
 LOG_TAIL = 40
+
+#: The largest request body accepted, in bytes (a bigger one is answered 413 before it is read on).
+#: A new game with six players and every rule overridden is well under 8 KiB.
+MAX_BODY = 64 * 1024
+#: The longest string accepted anywhere in a request body (keys included): 422 beyond it.
+MAX_STRING = 200
+#: The longest query string of any request, in characters: 414 beyond it.
+MAX_QUERY = 8192
+#: Errors a ruleset can raise when it is loaded or played that are the rules' fault, not the
+#: server's: answered 4xx with their message. The loader raises RulesetError; values the engine or
+#: a solver cannot hold raise ValueError or OverflowError (too many digits, beyond 64 bits); rules
+#: under which no turn can end may recurse without end in the engine's constructor.
+RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
 
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
@@ -83,16 +97,40 @@ class ApiError(Exception):
 
 class PlayerIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: StrictStr = Field("", max_length=200, description="the player's name; may be empty for a computer player")
-    cpu: StrictStr | None = Field(None, max_length=200, description="agent spec of a computer player; null for a human")
+    name: StrictStr = Field("", max_length=MAX_STRING, description="the player's name; may be empty for a computer player")
+    cpu: StrictStr | None = Field(None, max_length=MAX_STRING, description="agent spec of a computer player; null for a human")
+
+
+def check_strings(value: Any, where: str = "set", depth: int = 0) -> None:
+    """Refuse (ValueError, so the answer is a 422 naming the place) any string longer than
+    :data:`MAX_STRING` in ``value``, keys included, and nesting deeper than a ruleset has."""
+    if depth > 6:
+        raise ValueError(f"{where}: nested deeper than any rule (6 levels)")
+    if isinstance(value, str):
+        if len(value) > MAX_STRING:
+            raise ValueError(f"{where}: a string of {len(value)} characters; the most is {MAX_STRING}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check_strings(k, f"{where} (a key)", depth + 1)
+            check_strings(v, f"{where}.{k}", depth + 1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check_strings(v, f"{where}[{i}]", depth + 1)
 
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ruleset: StrictStr = Field("zonk", description="a preset name")
-    set: dict[str, Any] = Field(default_factory=dict, description="rule overrides by dotted key, e.g. {\"target\": 1000}")
+    ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
+    set: dict[str, Any] = Field(default_factory=dict, max_length=64,
+                                description="rule overrides by dotted key, e.g. {\"target\": 1000}")
     players: list[PlayerIn] = Field(..., min_length=1, max_length=6)
     seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
+
+    @field_validator("set")
+    @classmethod
+    def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_strings(v)
+        return v
 
 
 class MoveIn(BaseModel):
@@ -102,6 +140,76 @@ class MoveIn(BaseModel):
     action: StrictInt | None = Field(None, description="an action number (0..135), or use keep and bank")
     keep: list[StrictInt] | None = Field(None, max_length=6, description="faces to keep from the current roll")
     bank: StrictBool = Field(False, description="with keep: bank after keeping (else roll on)")
+
+
+# -------------------------------------------------------------------------------- limits
+
+
+class LimitRequests:
+    """ASGI middleware bounding what a request may send: a query string of at most
+    :data:`MAX_QUERY` characters (else 414) and a body of at most :data:`MAX_BODY` bytes (else
+    413), counted from ``Content-Length`` when given and as the body arrives otherwise, so a huge
+    upload is stopped before it is read into memory. Answers are JSON ``{error, detail}``."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if len(scope.get("query_string", b"")) > MAX_QUERY:
+            return await self._refuse(send, 414, "query_too_long",
+                                      f"the query string has {len(scope['query_string'])} characters; the most "
+                                      f"is {MAX_QUERY}")
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None:
+            try:
+                n = int(length)
+            except ValueError:
+                return await self._refuse(send, 400, "bad_request", "the Content-Length header is not a number")
+            if n > MAX_BODY:
+                return await self._refuse(send, 413, "body_too_large",
+                                          f"the request body has {n} bytes; the most is {MAX_BODY} bytes")
+        seen = 0
+        refused = False  # once the body passed the bound, the app's own answer is replaced by a 413
+        too_big = f"the request body has more than {MAX_BODY} bytes; the most is {MAX_BODY} bytes"
+
+        async def counted() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > MAX_BODY:
+                    raise _BodyTooLarge()
+            return message
+
+        async def watched(message: dict) -> None:
+            nonlocal refused
+            if seen > MAX_BODY:
+                if not refused:
+                    refused = True
+                    await self._refuse(send, 413, "body_too_large", too_big)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except Exception:
+            if seen <= MAX_BODY:
+                raise
+            if not refused:  # our signal, or the app's error made of it
+                await self._refuse(send, 413, "body_too_large", too_big)
+
+    @staticmethod
+    async def _refuse(send: Any, status: int, code: str, detail: str) -> None:
+        body = json.dumps({"error": code, "detail": detail}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _BodyTooLarge(Exception):
+    """Raised inside the app's receive when the body passes :data:`MAX_BODY`."""
 
 
 # -------------------------------------------------------------------------------- the app
@@ -128,6 +236,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     app.state.store = store
     app.state.cpu_specs = list(cpu_specs)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(LimitRequests)
 
     # ---------------------------------------------------------------- errors
 
@@ -177,8 +286,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                            f"{', '.join(PRESETS)} and change rules with 'set'")
         try:
             rs = load_ruleset(body.ruleset, body.set or None)
-        except RulesetError as e:
-            raise ApiError(422, "bad_ruleset", str(e)) from None
+        except RULES_ERRORS as e:
+            raise ApiError(422, "bad_ruleset", _rules_message(e)) from None
         seats = []
         for i, pl in enumerate(body.players):
             if pl.cpu is not None and pl.cpu not in cpu_specs:
@@ -192,13 +301,16 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             table = Table(rs, seats, seed=body.seed)
         except TableError as e:
             raise ApiError(422, "bad_player", str(e)) from None
+        except RULES_ERRORS as e:
+            raise ApiError(422, "bad_ruleset", f"these rules cannot be played: {_rules_message(e)}") from None
         for s in table.seats:
             if s.cpu is not None:
                 try:  # an agent may refuse these rules (the turn solver refuses pyramiding)
                     cpu_agent(s.cpu, rs)
-                except ValueError as e:
-                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: {e}") from None
-        table.play_cpu()
+                except RULES_ERRORS as e:
+                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
+                                   f"{_rules_message(e)}") from None
+        play_cpu_or_refuse(table)
         gid = store.create(table)
         return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
 
@@ -236,7 +348,15 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 events = table.apply(action)
             except IllegalActionError as e:
                 raise ApiError(422, "illegal_action", str(e)) from None
-            events += table.play_cpu()
+            except RULES_ERRORS as e:  # pragma: no cover - the engine holds any value the loader accepts
+                store.forget(game_id)  # the cached table may be half changed: rebuild it from the database
+                raise ApiError(422, "bad_ruleset", f"this move cannot be played under these rules: "
+                               f"{_rules_message(e)}") from None
+            try:
+                events += play_cpu_or_refuse(table)
+            except ApiError:
+                store.forget(game_id)  # nothing is saved: the game stays at the version before this move
+                raise
             try:
                 store.save(game_id, table, before)
             except StaleVersionError:
@@ -253,7 +373,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             raise ApiError(409, "game_not_over", "the game is still being played: finish it before a rematch")
         first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
         table = Table(old.ruleset, old.seats, first=first)
-        table.play_cpu()
+        play_cpu_or_refuse(table)
         gid = store.create(table)
         return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
 
@@ -268,6 +388,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             return _json({"version": table.version, **hint_for(table)})
         except HintUnavailable as e:
             raise ApiError(409, "no_hint", str(e)) from None
+        except RULES_ERRORS as e:  # values the turn solver cannot hold (beyond 64 bits, ...)
+            raise ApiError(409, "no_hint", f"the turn solver cannot value these rules: {_rules_message(e)}") from None
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> JSONResponse:
@@ -321,12 +443,12 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         if preset not in PRESETS:
             return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
                                       f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
-        overrides = {k[4:]: _parse(v) for k, v in request.query_params.items() if k.startswith("set.")}
         try:
+            overrides = {k[4:]: _parse(k[4:], v) for k, v in request.query_params.items() if k.startswith("set.")}
             rs = load_ruleset(preset, overrides or None)
-        except RulesetError as e:
-            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(str(e))}</p>"), status_code=422)
-        return HTMLResponse(_rules_html(rs, back="/"))
+            return HTMLResponse(_rules_html(rs, back="/"))
+        except RULES_ERRORS as e:
+            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(_rules_message(e))}</p>"), status_code=422)
 
     @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
     def game_rules_page(game_id: str) -> HTMLResponse:
@@ -368,10 +490,35 @@ def _get_key(rs: Ruleset, dotted: str) -> Any:
     return node
 
 
-def _parse(text: str) -> Any:
+def _parse(key: str, text: str) -> Any:
+    """A ``set.KEY=VALUE`` query value as the command line's ``--set`` reads it; a value the TOML
+    parser refuses to hold (an integer of more than 4,300 digits) is a RulesetError naming the key."""
     from zilch_env.ruleset import parse_override_value
 
-    return parse_override_value(text)
+    try:
+        return parse_override_value(text)
+    except (ValueError, OverflowError) as e:
+        raise RulesetError(f"set.{key}: {len(text)} characters that cannot be read as a value ({e})") from None
+
+
+def _rules_message(e: BaseException) -> str:
+    """The sentence for a ruleset error: the loader's own message, or what the engine's error means."""
+    if isinstance(e, RulesetError):
+        return str(e)
+    if isinstance(e, RecursionError):
+        return "under these rules a turn can never end (every roll leads to another without a decision)"
+    return f"a value is too large or not valid for the engine ({type(e).__name__}: {e})"
+
+
+def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
+    """:meth:`Table.play_cpu`, with an agent's failure under these rules as a 422 naming the agent."""
+    try:
+        return table.play_cpu()
+    except RULES_ERRORS as e:
+        g = table.state
+        spec = table.seats[g.current].cpu if not g.done else None
+        raise ApiError(422, "bad_player", f"computer player {spec!r} cannot play this position under these "
+                       f"rules: {_rules_message(e)}") from None
 
 
 def _page(title: str, body: str) -> str:
