@@ -66,6 +66,10 @@ MAX_QUERY = 8192
 #: a solver cannot hold raise ValueError or OverflowError (too many digits, beyond 64 bits); rules
 #: under which no turn can end may recurse without end in the engine's constructor.
 RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
+#: What loading client-given overrides may raise: the above, and the loader's own slips on shapes it
+#: does not expect (``scoring.triples.1.x``: an override inside a number) -- still the request's
+#: fault, so a 422 naming the overrides, never a 500.
+LOAD_ERRORS = RULES_ERRORS + (TypeError, KeyError, AttributeError, IndexError)
 
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
@@ -286,8 +290,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                            f"{', '.join(PRESETS)} and change rules with 'set'")
         try:
             rs = load_ruleset(body.ruleset, body.set or None)
-        except RULES_ERRORS as e:
-            raise ApiError(422, "bad_ruleset", _rules_message(e)) from None
+        except LOAD_ERRORS as e:
+            raise ApiError(422, "bad_ruleset", _rules_message(e, body.set)) from None
         seats = []
         for i, pl in enumerate(body.players):
             if pl.cpu is not None and pl.cpu not in cpu_specs:
@@ -443,12 +447,14 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         if preset not in PRESETS:
             return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
                                       f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
+        overrides: dict[str, Any] = {}
         try:
             overrides = {k[4:]: _parse(k[4:], v) for k, v in request.query_params.items() if k.startswith("set.")}
             rs = load_ruleset(preset, overrides or None)
             return HTMLResponse(_rules_html(rs, back="/"))
-        except RULES_ERRORS as e:
-            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(_rules_message(e))}</p>"), status_code=422)
+        except LOAD_ERRORS as e:
+            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(_rules_message(e, overrides))}</p>"),
+                                status_code=422)
 
     @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
     def game_rules_page(game_id: str) -> HTMLResponse:
@@ -501,12 +507,15 @@ def _parse(key: str, text: str) -> Any:
         raise RulesetError(f"set.{key}: {len(text)} characters that cannot be read as a value ({e})") from None
 
 
-def _rules_message(e: BaseException) -> str:
+def _rules_message(e: BaseException, overrides: dict[str, Any] | None = None) -> str:
     """The sentence for a ruleset error: the loader's own message, or what the engine's error means."""
     if isinstance(e, RulesetError):
         return str(e)
     if isinstance(e, RecursionError):
         return "under these rules a turn can never end (every roll leads to another without a decision)"
+    if not isinstance(e, RULES_ERRORS):
+        keys = ", ".join(map(repr, overrides or {})) or "none"
+        return f"these rule overrides cannot be applied (keys {keys}): {type(e).__name__}: {e}"
     return f"a value is too large or not valid for the engine ({type(e).__name__}: {e})"
 
 
