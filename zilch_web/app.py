@@ -8,7 +8,8 @@ new position. Games are rows of SQLite (:class:`~zilch_web.store.GameStore`) and
 API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx status):
 
 ====================================  =====================================================
-``GET  /api/setup``                   presets, variant toggles and computer players offered
+``GET  /api/setup``                   presets, variant toggles, computer levels (``cpus``, ``default_cpu``)
+``POST /api/cpus``                    the computer levels that can play ``{ruleset, set, players?}``
 ``POST /api/games``                   new game ``{ruleset, set, players, seed?}`` -> 201
 ``GET  /api/games/{id}``              the game as its players see it (``log=all`` for every event)
 ``POST /api/games/{id}/moves``        ``{version, seat, action}`` or ``{version, seat, keep, bank}``
@@ -44,12 +45,13 @@ from zilch_env.ruleset import ruleset_to_toml
 from zilch_env.text import rules_summary
 
 from .store import GameStore, StaleVersionError
+from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
 
-#: Computer players offered by default, if their agents are registered (``zilch serve --cpu`` changes it).
-DEFAULT_CPUS = ("heuristic", "greedy", "optimal-turn", "random")
+#: Where no computer players are named (``zilch serve`` without ``--cpu``) the levels of
+#: :mod:`zilch_web.levels` are offered (Easy, Medium, Hard, Perfect: those that can play the rules).
 
 #: Events sent with a game view unless the client asks for all of them.
 LOG_TAIL = 40
@@ -129,6 +131,19 @@ class NewGame(BaseModel):
                                 description="rule overrides by dotted key, e.g. {\"target\": 1000}")
     players: list[PlayerIn] = Field(..., min_length=1, max_length=6)
     seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
+
+    @field_validator("set")
+    @classmethod
+    def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_strings(v)
+        return v
+
+
+class RulesIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
+    set: dict[str, Any] = Field(default_factory=dict, max_length=64, description="rule overrides by dotted key")
+    players: StrictInt | None = Field(None, ge=1, le=6, description="how many players the game will have")
 
     @field_validator("set")
     @classmethod
@@ -222,23 +237,41 @@ class _BodyTooLarge(Exception):
 def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None) -> FastAPI:
     """The web game as an ASGI app, storing games in the SQLite file ``db``.
 
-    ``cpu_specs`` are the agent specs players may pick as computer opponents (default: those of
-    :data:`DEFAULT_CPUS` that are registered). Only these are accepted from clients, so a request
-    can never make the server load an arbitrary file as a policy.
+    ``cpu_specs`` are the agent specs players may pick as computer opponents. Without them the
+    server offers the levels of :func:`zilch_web.levels.cpu_levels` that can play the rules of each
+    game (Easy ``greedy``, Medium ``heuristic``, Hard the trained agent of the rules, Perfect
+    ``optimal-win`` where the game table is stored), the trained agent by default. Only offered
+    specs are accepted from clients, so a request can never make the server load an arbitrary file
+    as a policy, nor solve a game for minutes.
     """
     from agents.base import agent_names
 
     store = GameStore(db)
-    if cpu_specs is None:
-        known = agent_names()
-        cpu_specs = [s for s in DEFAULT_CPUS if s in known]
     helps = agent_names()
-    offered = [{"spec": s, "help": helps.get(s.partition(":")[0], "")} for s in cpu_specs]
-    default_cpu = DEFAULT_CPU if DEFAULT_CPU in cpu_specs else (cpu_specs[0] if cpu_specs else None)
+    fixed = None if cpu_specs is None else list(cpu_specs)
+
+    def offered_for(rs: Ruleset, players: int | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """The computer players offered for these rules (and player count): entries and the default."""
+        if fixed is None:
+            entries = cpu_levels(rs, players)
+            best = default_cpu_for(rs)
+        else:
+            levels = {c["spec"]: c for c in cpu_levels(rs, players)}
+            entries = [dict(levels.get(s) or {"spec": s, "label": level_label(s) or s,
+                                               "description": helps.get(s.partition(":")[0], "")}) for s in fixed]
+            best = next((s for s in (default_cpu_for(rs), DEFAULT_CPU) if s in fixed), fixed[0] if fixed else None)
+        for e in entries:
+            e["help"] = helps.get(e["spec"].partition(":")[0], "")
+        if best not in {e["spec"] for e in entries}:
+            best = entries[0]["spec"] if entries else None
+        return entries, best
+
+    default_rules = load_ruleset("zonk")
+    cpu_specs = fixed if fixed is not None else [c["spec"] for c in offered_for(default_rules)[0]]
 
     app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.store = store
-    app.state.cpu_specs = list(cpu_specs)
+    app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(LimitRequests)
 
@@ -276,28 +309,48 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         presets = []
         for name in PRESETS:
             rs = load_ruleset(name)
+            cpus, best = offered_for(rs)
             presets.append({"name": name, "target": rs.target, "summary": rules_summary(rs).split("\n")[0],
                             "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
-                            "variants": {k: _get_key(rs, k) == on for k, on, *_ in TOGGLES}})
+                            "variants": {k: _get_key(rs, k) == on for k, on, *_ in TOGGLES},
+                            "cpus": cpus, "default_cpu": best})
+        cpus, best = offered_for(default_rules)
         return _json({"presets": presets, "default_preset": "zonk",
                 "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h} for k, on, off, lab, h in TOGGLES],
-                "cpus": offered, "default_cpu": default_cpu})
+                "cpus": cpus, "default_cpu": best})
+
+    def rules_of(ruleset: str, overrides: dict[str, Any]) -> Ruleset:
+        if ruleset not in PRESETS:
+            raise ApiError(422, "bad_ruleset", f"ruleset {ruleset!r} is not a preset; choose one of "
+                           f"{', '.join(PRESETS)} and change rules with 'set'")
+        try:
+            return load_ruleset(ruleset, overrides or None)
+        except LOAD_ERRORS as e:
+            raise ApiError(422, "bad_ruleset", _rules_message(e, overrides)) from None
+
+    @app.post("/api/cpus")
+    def cpus_for(body: RulesIn) -> JSONResponse:
+        """The computer players that can play these rules (the new-game form asks when the rules change)."""
+        cpus, best = offered_for(rules_of(body.ruleset, body.set), body.players)
+        return _json({"cpus": cpus, "default_cpu": best})
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> JSONResponse:
-        if body.ruleset not in PRESETS:
-            raise ApiError(422, "bad_ruleset", f"ruleset {body.ruleset!r} is not a preset; choose one of "
-                           f"{', '.join(PRESETS)} and change rules with 'set'")
-        try:
-            rs = load_ruleset(body.ruleset, body.set or None)
-        except LOAD_ERRORS as e:
-            raise ApiError(422, "bad_ruleset", _rules_message(e, body.set)) from None
+        rs = rules_of(body.ruleset, body.set)
+        offer, _ = offered_for(rs, len(body.players))
+        allowed = {c["spec"] for c in offer}
         seats = []
         for i, pl in enumerate(body.players):
-            if pl.cpu is not None and pl.cpu not in cpu_specs:
-                allowed = ", ".join(cpu_specs) or "none on this server"
+            if pl.cpu is not None and pl.cpu not in allowed:
+                names = ", ".join(f"{c['label']} ({c['spec']})" if c["label"] != c["spec"] else c["spec"]
+                                  for c in offer) or "none on this server"
+                why = ""
+                if level_label(pl.cpu) == "Hard":
+                    why = " (a trained agent plays only the rules it was trained on)"
+                elif pl.cpu == "optimal-win":
+                    why = " (Perfect plays two-player games whose game table is stored)"
                 raise ApiError(422, "bad_player", f"player {i + 1}: computer player {pl.cpu!r} is not offered "
-                               f"here; choose one of: {allowed}")
+                               f"for these rules{why}; choose one of: {names}")
             seats.append(Seat(pl.name, pl.cpu))
         if all(s.is_cpu for s in seats):
             raise ApiError(422, "bad_player", "a game needs at least one human player")
@@ -407,7 +460,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             "version": table.version,
             "status": "over" if g.done else "playing",
             "ruleset": table.ruleset.to_dict(),
-            "players": [{"seat": q, "name": s.name, "cpu": s.cpu, "score": g.scores[q], "on_board": g.on_board[q],
+            "players": [{"seat": q, "name": s.name, "cpu": s.cpu, "level": level_label(s.cpu) or s.cpu,
+                         "score": g.scores[q], "on_board": g.on_board[q],
                          "zilch_streak": g.zilch_streak[q]} for q, s in enumerate(table.seats)],
             "humans": table.humans,
             "current": None if g.done else g.current,

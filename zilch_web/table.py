@@ -45,7 +45,8 @@ from zilch_env import (
 from zilch_env.engine import CHALLENGE_ZILCH_COST
 from zilch_env.ruleset import ruleset_from_dict
 
-#: The agent spec behind a bare ``cpu`` seat.
+#: The agent spec behind a bare ``cpu`` seat where the rules have no trained agent (where they have
+#: one, :func:`zilch_web.levels.default_cpu` gives it: ``zilch play`` and the web game use that).
 DEFAULT_CPU = "heuristic"
 
 MAX_NAME = 24
@@ -132,8 +133,10 @@ def parse_players(text: str, default_cpu: str = DEFAULT_CPU) -> list[Seat]:
     return name_seats(raw)
 
 
-def name_seats(seats: Sequence[Seat]) -> list[Seat]:
-    """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``).
+def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[Seat]:
+    """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``;
+    a single one playing another spec than ``default_spec`` says which: ``CPU (Easy)`` for a level,
+    ``CPU (greedy:500)`` for another agent).
 
     Names are trimmed, 1 to :data:`MAX_NAME` characters, and distinct (ignoring case), so the
     pass-the-phone screen and the log never leave a doubt about who is meant."""
@@ -149,8 +152,10 @@ def name_seats(seats: Sequence[Seat]) -> list[Seat]:
             k += 1
             spec = s.cpu or ""
             name = f"CPU {k}" if n_anon > 1 else "CPU"
-            if spec != DEFAULT_CPU and n_anon == 1:
-                name = f"CPU ({spec})"[:MAX_NAME]
+            if spec != default_spec and n_anon == 1:
+                from .levels import level_label
+
+                name = f"CPU ({level_label(spec) or spec})"[:MAX_NAME]
         if len(name) > MAX_NAME:
             raise TableError(f"player name {name!r} is {len(name)} characters long; the most is {MAX_NAME}")
         out.append(Seat(name, s.cpu))
@@ -199,8 +204,10 @@ class Table:
 
     def __init__(self, ruleset: Ruleset | str, seats: Sequence[Seat], seed: int | None = None,
                  first: int = 0):
+        from .levels import default_cpu
+
         self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-        self.seats = name_seats(seats)
+        self.seats = name_seats(seats, default_cpu(self.ruleset))
         self.seed = new_seed() if seed is None else int(seed)
         self.first = first
         self.state = GameState(self.ruleset, len(self.seats), dice=TableDice(self.seed), first=first)
