@@ -94,7 +94,7 @@ def test_a_game_against_the_computer_to_the_end(client):
     assert game["seed"] is None, "the seed decides the dice: it must stay secret during the game"
     assert game["keeps"] and all(k["roll"] == k["mask"] * 2 for k in game["keeps"])
     game, moves = play_out(client, gid, game)
-    assert game["status"] == "over" and game["winners"] and game["seed"] == 5
+    assert game["status"] == "over" and game["winners"] and game["seed"] == "5"
     assert game["standings"][0]["score"] >= 1000 and game["standings"][0]["winner"]
     assert game["log"][-1]["kind"] == "game_over"
     # Every move accounted for: the record replays to the same end and holds the moves.
@@ -520,3 +520,50 @@ def test_events_tell_every_roll_and_turn():
             assert kinds[-1] == "game_over"
             again = Table.from_saved(json.loads(json.dumps(t.to_saved())))
             assert again.events == t.events and again.state.scores == t.state.scores
+
+
+# ------------------------------------------------------------------------------------- issue 20, part 4
+
+
+def test_the_seed_is_sent_as_a_string_so_javascript_keeps_every_digit(client):
+    seed = 8293370793161345318  # 8293370793161345000 as a JavaScript number
+    created = new(client, target=500, seed=seed)
+    game, _ = play_out(client, created["id"], created["game"])
+    assert game["seed"] == str(seed)
+    assert json.loads(client.get(f"/api/games/{created['id']}").text)["seed"] == "8293370793161345318"
+
+
+def test_score_sheet_has_a_row_per_turn(client):
+    created = new(client, target=1000, seed=5)
+    game, _ = play_out(client, created["id"], created["game"])
+    rec = client.get(f"/api/games/{created['id']}/record").json()
+    sheet = game["sheet"]
+    assert [r["turn"] for r in sheet] == list(range(1, len(sheet) + 1)) and len(sheet) == game["turns"]
+    for seat in (0, 1):
+        rows = [r for r in sheet if r["seat"] == seat]
+        assert rows and rows[-1]["score"] == game["players"][seat]["score"]
+        assert all(r["points"] == 0 for r in rows if not r["banked"])
+    assert replay(rec).scores == [p["score"] for p in game["players"]]
+
+
+def test_words_of_the_log_and_choices():
+    """'piggyback on 550 with 1 die' (not '1 dice'); a zilch that loses nothing: 'zilch! Score 1400'."""
+    from zilch_env import PIGGYBACK
+
+    t = Table(load_ruleset("zonk", {"variants.piggyback": True, "entry_threshold": 0}),
+              [Seat("Ann"), Seat("Bob")], seed=1)
+    t.state.offer = (550, 1)
+    assert t.label(PIGGYBACK) == "piggyback on 550 with 1 die"
+    texts = []
+    for seed in range(40):  # some first roll zilches at once: nothing is lost
+        t = Table("zonk", [Seat("Ann", "test-greedy"), Seat("Bob", "test-greedy")], seed=seed)
+        t.play_cpu()
+        texts += [e["text"] for e in t.events if e["kind"] == "zilch"]
+    assert texts and all("!;" not in x for x in texts)
+    assert any(re.search(r"zilch! Score \d+$", x) for x in texts) and any(re.search(r"zilch! \d+ lost; score", x) for x in texts)
+
+
+def test_favicon_is_served(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/static/favicon.svg").status_code == 200

@@ -482,11 +482,17 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             "turns": len(g.turns),
             "log": events,
             "log_total": len(table.events),
-            # The seed decides the dice: it is told only once the game is over.
-            "seed": table.seed if g.done else None,
+            "sheet": table.sheet(),
+            # The seed decides the dice: it is told only once the game is over, as a string (a
+            # 63-bit number loses its last digits as a JavaScript number).
+            "seed": str(table.seed) if g.done else None,
         }
 
     # ---------------------------------------------------------------- pages
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -587,7 +593,8 @@ def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
 def _page(title: str, body: str) -> str:
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/style.css'></head>"
+            f"<title>{html.escape(title)}</title><link rel='icon' href='/static/favicon.svg' type='image/svg+xml'>"
+            f"<link rel='stylesheet' href='/static/style.css'></head>"
             f"<body><header class='bar'><a href='/' class='brand'>Zilch</a>"
             f"<a class='bar-link' href='/'>New game</a></header><main class='page'>{body}</main></body></html>")
 

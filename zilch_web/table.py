@@ -244,6 +244,8 @@ class Table:
             return "no challenge"
         if action >= CHALLENGE_BASE:
             return f"challenge {self.names[(g.current + action - CHALLENGE_BASE + 1) % g.num_players]}"
+        if action == PIGGYBACK and g.offer:
+            return f"piggyback on {g.offer[0]} with {g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}"
         return g.describe(action)
 
     def says(self, seat: int, verb: str) -> str:
@@ -310,6 +312,13 @@ class Table:
             what = {"subtract": f"costs {zp.points}", "halve": "halves the score", "reset": "resets the score"}[zp.mode]
             out.append(f"{g.zilch_streak[q]} zilches in a row: one more {what}.")
         return out
+
+    def sheet(self) -> list[dict[str, Any]]:
+        """The score sheet: one row per finished turn (turn number, seat, banked or zilched, the
+        points it recorded, its turn total, the mover's score after it, a penalty if one applied)."""
+        return [{"turn": i + 1, "seat": t["player"], "banked": bool(t["banked"]), "points": t["recorded"],
+                 "turn_total": t["turn_total"], "score": t["score"], "penalty": bool(t["penalty"])}
+                for i, t in enumerate(self.state.turns)]
 
     def keep_options(self) -> list[dict[str, Any]]:
         """The legal keeps of the current roll with what each leads to: points, the turn total
@@ -433,12 +442,14 @@ class Table:
                         challenger=q, points=-t["turn_total"])
             else:
                 lost = t["turn_total"] - t["recorded"]
-                text = f"{self.says(q, 'rolls')} {_dice_text(zilch_roll or ())}: zilch!"
+                said = []
                 if lost:
-                    text += f" {lost} lost"
+                    said.append(f"{lost} lost")
                 if t["recorded"]:
-                    text += f"; the permanent straight keeps {t['recorded']}"
-                text += f"; score {t['score']}"
+                    said.append(f"the permanent straight keeps {t['recorded']}")
+                said.append(f"score {t['score']}")
+                said[0] = said[0][0].upper() + said[0][1:]
+                text = f"{self.says(q, 'rolls')} {_dice_text(zilch_roll or ())}: zilch! {'; '.join(said)}"
                 add("zilch", q, text, dice=list(zilch_roll or ()), lost=lost, points=t["recorded"],
                     score=t["score"])
             if t["penalty"]:
