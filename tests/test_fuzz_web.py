@@ -120,10 +120,10 @@ def game(client):
     r = client.post("/api/games", json={"ruleset": "zonk", "seed": 7, "set": {"entry_threshold": 0},
                                         "players": [{"name": "Ann"}, {"name": "Bob"}, {"cpu": "greedy"}]})
     assert r.status_code == 201
-    return r.json()["id"]
+    return r.json()["id"], r.json()["token"]
 
 
-def play_a_little(client, gid: str, part: str) -> None:
+def play_a_little(client, gid: str, token: str, part: str) -> None:
     """A created game of random rules is played: hint, a move, the record, its rules page."""
     g = client.get(f"/api/games/{gid}")
     check(g, part)
@@ -132,7 +132,7 @@ def play_a_little(client, gid: str, part: str) -> None:
     if game["status"] == "playing":
         action = game["keeps"][0]["roll"] if game["phase"] == "keep" else game["choices"][0]["action"]
         check(client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": game["current"],
-                                                           "action": action}), part)
+                                                           "action": action, "token": token}), part)
     check(client.get(f"/api/games/{gid}/record"), part)
     check(client.get(f"/g/{gid}/rules"), part, page=True)
 
@@ -143,7 +143,7 @@ def test_fuzz_new_game(client, body):
     r = client.post("/api/games", json=body)
     check(r, "POST /api/games")
     if r.status_code == 201:
-        play_a_little(client, r.json()["id"], "play of a created game")
+        play_a_little(client, r.json()["id"], r.json()["token"], "play of a created game")
 
 
 def _plausible(key: str):
@@ -177,7 +177,7 @@ def test_fuzz_play_rules_near_the_real_ones(client, preset, overrides, cpu, seed
     check(r, "POST /api/games, rules near the real ones")
     if r.status_code != 201:
         return
-    gid, game = r.json()["id"], r.json()["game"]
+    gid, game, token = r.json()["id"], r.json()["game"], r.json()["token"]
     check(client.get(f"/api/games/{gid}/hint"), "play of a created game")
     for p in picks:
         if game["status"] != "playing":
@@ -185,7 +185,7 @@ def test_fuzz_play_rules_near_the_real_ones(client, preset, overrides, cpu, seed
         legal = ([a for k in game["keeps"] for a in (k["roll"], k["bank"]) if a is not None]
                  or [c["action"] for c in game["choices"]])
         m = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": game["current"],
-                                                         "action": legal[p % len(legal)]})
+                                                         "action": legal[p % len(legal)], "token": token})
         check(m, "play of a created game")
         if m.status_code != 200:
             break
@@ -207,10 +207,12 @@ move_body = st.one_of(
 @fuzz(150)
 @given(body=move_body, current=st.booleans())
 def test_fuzz_moves(client, game, body, current):
-    if current and isinstance(body, dict):  # half the moves at the game's own version and seat
-        g = client.get(f"/api/games/{game}").json()
-        body = {**body, "version": g["version"], "seat": g["current"] if g["current"] is not None else 0}
-    check(client.post(f"/api/games/{game}/moves", json=body), "POST /api/games/{id}/moves")
+    gid, token = game
+    if current and isinstance(body, dict):  # half the moves at the game's own version, seat and token
+        g = client.get(f"/api/games/{gid}").json()
+        body = {**body, "version": g["version"], "seat": g["current"] if g["current"] is not None else 0,
+                "token": token}
+    check(client.post(f"/api/games/{gid}/moves", json=body), "POST /api/games/{id}/moves")
 
 
 raw_body = st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.encode),
@@ -218,11 +220,12 @@ raw_body = st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.enco
 
 
 @fuzz(80)
-@given(path=st.sampled_from(["/api/games", "/api/games/{id}/moves", "/api/games/{id}/rematch"]),
+@given(path=st.sampled_from(["/api/games", "/api/games/{id}/moves", "/api/games/{id}/rematch", "/api/cpus",
+                             "/api/games/{id}/invite", "/api/games/{id}/claim"]),
        body=raw_body, ctype=st.sampled_from(["application/json", "text/plain", "", "application/x-www-form-urlencoded"]))
 def test_fuzz_raw_bodies(client, game, path, body, ctype):
     headers = {"Content-Type": ctype} if ctype else {}
-    check(client.post(path.replace("{id}", game), content=body, headers=headers), "raw bodies")
+    check(client.post(path.replace("{id}", game[0]), content=body, headers=headers), "raw bodies")
 
 
 query = st.dictionaries(st.one_of(st.sampled_from(["log", "set.target", "set.dice", "set.keep", "set.scoring.singles.1",
@@ -239,7 +242,7 @@ query = st.dictionaries(st.one_of(st.sampled_from(["log", "set.target", "set.dic
                              "/g/{id}"]),
        params=query, preset=st.sampled_from(list(PRESETS)), junk=st.text(min_size=1, max_size=40))
 def test_fuzz_query_strings(client, game, path, params, preset, junk):
-    url = path.replace("{id}", game).replace("{preset}", preset)
+    url = path.replace("{id}", game[0]).replace("{preset}", preset)
     if "{junk}" in url:
         from urllib.parse import quote
 

@@ -47,7 +47,19 @@ def new(client, players=("Ann", None), ruleset="zonk", seed=None, **overrides):
         body["seed"] = seed
     r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
+    TOKENS[r.json()["id"]] = r.json()["token"]
     return r.json()
+
+
+#: The seat token of each game the tests made (the creating device holds every human seat).
+TOKENS: dict[str, str] = {}
+
+
+def post_move(client, gid, body):
+    """A move from the device that created the game (its token added to a dict body)."""
+    if isinstance(body, dict) and "token" not in body and gid in TOKENS:
+        body = {**body, "token": TOKENS[gid]}
+    return client.post(f"/api/games/{gid}/moves", json=body)
 
 
 def greedy_move(game):
@@ -62,7 +74,7 @@ def move(client, gid, game, action=None, **body):
     payload = {"version": game["version"], "seat": game["current"], **body}
     if action is not None:
         payload["action"] = action
-    return client.post(f"/api/games/{gid}/moves", json=payload)
+    return post_move(client, gid, payload)
 
 
 def play_out(client, gid, game, limit=2000):
@@ -156,18 +168,18 @@ def test_hot_seat_turns_and_out_of_turn_move(client):
     created = new(client, players=("Ann", "Bob"), seed=8, entry_threshold=0)
     gid, game = created["id"], created["game"]
     assert game["humans"] == [0, 1]
-    r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 1,
+    r = post_move(client, gid, {"version": game["version"], "seat": 1,
                                                      "action": game["keeps"][0]["roll"]})
     detail = error(r, 409, "not_your_turn")
     assert "Ann" in detail and "Bob" in detail
-    detail = error(client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 7,
+    detail = error(post_move(client, gid, {"version": game["version"], "seat": 7,
                                                                  "action": 2}), 422, "bad_seat")
     assert "0 to 1" in detail
     # Ann banks: then it is Bob's move, and Ann cannot move for him.
     k = game["keeps"][0]
     game = move(client, gid, game, k["bank"]).json()["game"]
     assert game["current"] == 1 and game["human_to_move"]
-    error(client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0,
+    error(post_move(client, gid, {"version": game["version"], "seat": 0,
                                                        "action": game["keeps"][0]["roll"]}), 409, "not_your_turn")
 
 
@@ -290,21 +302,21 @@ def test_replayed_and_stale_requests_are_409(client):
     created = new(client, seed=6)
     gid, game = created["id"], created["game"]
     body = {"version": game["version"], "seat": 0, "action": greedy_move(game)}
-    first = client.post(f"/api/games/{gid}/moves", json=body)
+    first = post_move(client, gid, body)
     assert first.status_code == 200
     after = first.json()["game"]
-    again = client.post(f"/api/games/{gid}/moves", json=body)
+    again = post_move(client, gid, body)
     detail = error(again, 409, "stale_version")
     assert again.json()["version"] == after["version"] and "version" in detail
     assert client.get(f"/api/games/{gid}").json()["version"] == after["version"]
     future = dict(body, version=after["version"] + 5)
-    error(client.post(f"/api/games/{gid}/moves", json=future), 409, "stale_version")
+    error(post_move(client, gid, future), 409, "stale_version")
 
 
 def test_moves_after_the_end_are_409(client):
     created = new(client, target=500, seed=12)
     game, _ = play_out(client, created["id"], created["game"])
-    r = client.post(f"/api/games/{created['id']}/moves", json={"version": game["version"], "seat": 0, "action": 2})
+    r = post_move(client, created["id"], {"version": game["version"], "seat": 0, "action": 2})
     error(r, 409, "game_over")
     error(client.get(f"/api/games/{created['id']}/hint"), 409, "game_over")
 
@@ -324,14 +336,14 @@ def test_moves_after_the_end_are_409(client):
 ])
 def test_malformed_move_bodies_are_422(client, body):
     gid = new(client, seed=1)["id"]
-    error(client.post(f"/api/games/{gid}/moves", json=body), 422, "malformed_request")
+    error(post_move(client, gid, body), 422, "malformed_request")
 
 
 def test_move_needs_action_or_keep(client):
     created = new(client, seed=1)
     gid, v = created["id"], created["game"]["version"]
     for body in ({"version": v, "seat": 0}, {"version": v, "seat": 0, "action": 2, "keep": [1]}):
-        assert "either" in error(client.post(f"/api/games/{gid}/moves", json=body), 422, "malformed_request")
+        assert "either" in error(post_move(client, gid, body), 422, "malformed_request")
 
 
 def test_not_json_is_422(client):
@@ -374,7 +386,7 @@ def test_random_junk_never_gives_a_500(client):
     keys = ["version", "seat", "action", "keep", "bank", "extra"]
     for _ in range(300):
         body = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, len(keys)))}
-        r = client.post(f"/api/games/{gid}/moves", json=body)
+        r = post_move(client, gid, body)
         assert r.status_code < 500, (body, r.text)
         nb = {k: rng.choice(values) for k in rng.sample(["ruleset", "set", "players", "seed"], rng.randint(0, 4))}
         r = client.post("/api/games", json=nb)
@@ -421,7 +433,7 @@ def test_concurrent_moves_on_one_game_only_one_wins(db):
     gid, game = created["id"], created["game"]
     body = {"version": game["version"], "seat": 0, "action": greedy_move(game)}
     with ThreadPoolExecutor(8) as ex:
-        codes = sorted(ex.map(lambda _: client.post(f"/api/games/{gid}/moves", json=body).status_code, range(8)))
+        codes = sorted(ex.map(lambda _: post_move(client, gid, body).status_code, range(8)))
     assert codes == [200] + [409] * 7
 
 

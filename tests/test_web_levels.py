@@ -71,7 +71,7 @@ def test_each_computer_seat_shows_its_level_and_plays(client, spec, label):
     r = client.post("/api/games", json={"ruleset": "zonk", "seed": 4,
                                         "players": [{"name": "Ann"}, {"cpu": spec}]})
     assert r.status_code == 201, r.text
-    gid, game = r.json()["id"], r.json()["game"]
+    gid, game, token = r.json()["id"], r.json()["game"], r.json()["token"]
     cpu = game["players"][1]
     assert cpu["level"] == label and cpu["cpu"] == spec
     assert cpu["name"] == ("CPU" if spec == "ppo:checkpoints/zonk" else f"CPU ({label})")
@@ -80,7 +80,7 @@ def test_each_computer_seat_shows_its_level_and_plays(client, spec, label):
         if game["status"] == "over" or cpu_moves >= 2:
             break
         k = max(game["keeps"], key=lambda k: k["points"])
-        r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0,
+        r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0, "token": token,
                                                          "action": k["bank"] if k["bank"] is not None else k["roll"]})
         assert r.status_code == 200, r.text
         game = r.json()["game"]

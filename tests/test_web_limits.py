@@ -67,7 +67,7 @@ def test_values_beyond_64_bits_never_give_a_500(client, key, value, cpu):
         detail = reason(r, 422)
         assert key.split(".")[-1] in detail or "too large" in detail, detail
         return
-    gid, game = r.json()["id"], r.json()["game"]
+    gid, game, token = r.json()["id"], r.json()["game"], r.json()["token"]
     h = client.get(f"/api/games/{gid}/hint")
     assert h.status_code == 200 or h.status_code == 409, (h.status_code, h.text[:300])
     if h.status_code == 409:
@@ -78,7 +78,7 @@ def test_values_beyond_64_bits_never_give_a_500(client, key, value, cpu):
             break
         action = game["keeps"][0]["roll"] if game["phase"] == "keep" else game["choices"][0]["action"]
         m = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": game["current"],
-                                                          "action": action})
+                                                          "action": action, "token": r.json()["token"]})
         if m.status_code != 200:
             reason(m, 409, 422)
             break
@@ -103,9 +103,10 @@ def test_a_computer_player_that_fails_mid_game_leaves_the_game_unchanged(tmp_pat
     r = c.post("/api/games", json={"ruleset": "zonk", "set": {"entry_threshold": 0}, "seed": 3,
                                    "players": [{"name": "A"}, {"cpu": "test-breaks"}]})
     assert r.status_code == 201, r.text
-    gid, game = r.json()["id"], r.json()["game"]
+    gid, game, token = r.json()["id"], r.json()["game"], r.json()["token"]
     k = game["keeps"][0]
-    m = c.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0, "action": k["bank"]})
+    m = c.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0, "action": k["bank"],
+                                                "token": token})
     assert "test-breaks" in reason(m, 422)
     after = c.get(f"/api/games/{gid}").json()
     assert after["version"] == game["version"] and after["roll"] == game["roll"]

@@ -12,7 +12,10 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``POST /api/cpus``                    the computer levels that can play ``{ruleset, set, players?}``
 ``POST /api/games``                   new game ``{ruleset, set, players, seed?}`` -> 201
 ``GET  /api/games/{id}``              the game as its players see it (``log=all`` for every event)
-``POST /api/games/{id}/moves``        ``{version, seat, action}`` or ``{version, seat, keep, bank}``
+``POST /api/games/{id}/moves``        ``{version, seat, token, action}`` or ``{version, seat, token, keep, bank}``
+``GET  /api/games/{id}/events``       the game live (Server-Sent Events): at once, then after every change
+``POST /api/games/{id}/invite``       ``{token, seat?}``: give a seat up to an invited player; the link to share
+``POST /api/games/{id}/claim``        ``{token?, seat?}``: claim a free seat -> ``{token, seat}``
 ``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
 ``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
 ``GET  /api/games/{id}/record``       the engine's game record (replays with ``zilch_env.replay``)
@@ -20,7 +23,11 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``GET  /``, ``/g/{id}``               the pages (plain HTML, CSS and a little JavaScript)
 ====================================  =====================================================
 
-Status codes: 404 unknown game; 409 the game moved on (``stale_version``: a replayed or
+Seats: creating a game answers a ``token`` that holds every human seat (hot seat); each move sends
+the token of the device making it (see :mod:`zilch_web.live`).
+
+Status codes: 403 a seat another device holds, or a free seat not claimed yet; 404 unknown game;
+413 a body over :data:`MAX_BODY` bytes; 414 a query string over :data:`MAX_QUERY`; 409 the game moved on (``stale_version``: a replayed or
 out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
 malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
 (``illegal_action``, with the engine's sentence naming the rule).
@@ -28,6 +35,7 @@ malformed body, a ruleset or player list the rules refuse, or a move the rules f
 
 from __future__ import annotations
 
+import asyncio
 import html
 import json
 from pathlib import Path
@@ -35,7 +43,8 @@ from typing import Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -45,6 +54,7 @@ from zilch_env.ruleset import ruleset_to_toml
 from zilch_env.text import rules_summary
 
 from .store import GameStore, StaleVersionError
+from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
@@ -152,10 +162,17 @@ class RulesIn(BaseModel):
         return v
 
 
+class SeatIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: StrictStr | None = Field(None, max_length=64, description="this device's seat token for the game")
+    seat: StrictInt | None = Field(None, description="the seat to give up (invite) or to claim")
+
+
 class MoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: StrictInt = Field(..., description="the game's version the move was chosen at")
     seat: StrictInt = Field(..., description="the seat making the move")
+    token: StrictStr | None = Field(None, max_length=64, description="the seat token of the device making the move")
     action: StrictInt | None = Field(None, description="an action number (0..135), or use keep and bank")
     keep: list[StrictInt] | None = Field(None, max_length=6, description="faces to keep from the current roll")
     bank: StrictBool = Field(False, description="with keep: bank after keeping (else roll on)")
@@ -247,6 +264,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     from agents.base import agent_names
 
     store = GameStore(db)
+    hub = Hub()
     helps = agent_names()
     fixed = None if cpu_specs is None else list(cpu_specs)
 
@@ -271,6 +289,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
     app.state.store = store
+    app.state.hub = hub
     app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(LimitRequests)
@@ -368,8 +387,73 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                     raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
                                    f"{_rules_message(e)}") from None
         play_cpu_or_refuse(table)
-        gid = store.create(table)
-        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
+        token = new_token()
+        meta = initial_meta(table.humans, token)
+        gid = store.create(table, meta)
+        return _json({"id": gid, "url": f"/g/{gid}", "token": token, "seats": table.humans,
+                      "events": table.events, "game": view(gid, table, meta=meta)}, 201)
+
+    # ---------------------------------------------------------------- seats
+
+    def meta_of(game_id: str) -> dict[str, Any]:
+        m = store.meta(game_id)
+        if m is None:
+            raise ApiError(404, "unknown_game", f"there is no game {game_id!r} (games are found by their full link)")
+        return m[1]
+
+    @app.post("/api/games/{game_id}/invite")
+    def invite(game_id: str, body: SeatIn) -> JSONResponse:
+        """Give up one of this device's seats to an invited player: the seat becomes free, and the
+        first device that opens the game's link and claims it plays it."""
+        table = load(game_id)
+        mine = seats_of(meta_of(game_id), body.token)
+        if not mine:
+            raise ApiError(403, "not_a_player", "only a device that plays in this game can invite: this "
+                           "request's token holds no seat of it")
+        if len(mine) < 2:
+            raise ApiError(409, "last_seat", f"this device plays only {table.names[mine[0]]}'s seat; it keeps "
+                           "it (add a person to the game to invite someone)")
+        seat = mine[-1] if body.seat is None else body.seat
+        if seat not in mine:
+            raise ApiError(403, "seat_held", f"seat {seat} is not this device's to give: it holds "
+                           f"{', '.join(table.names[q] for q in mine)}")
+        if seat == mine[0] and len(mine) > 1 and body.seat is None:  # pragma: no cover - mine[-1] != mine[0]
+            seat = mine[-1]
+
+        def free(meta: dict[str, Any]) -> dict[str, Any]:
+            if holder(meta, seat) != token_hash(body.token or ""):
+                raise ApiError(409, "seat_changed", "the seat changed hands meanwhile; reload the game")
+            meta["seats"][str(seat)] = None
+            return meta
+
+        store.update_meta(game_id, free)
+        hub.publish(game_id)
+        return _json({"seat": seat, "name": table.names[seat], "url": f"/g/{game_id}",
+                      "text": f"Join my game of Zilch as {table.names[seat]}"})
+
+    @app.post("/api/games/{game_id}/claim")
+    def claim(game_id: str, body: SeatIn) -> JSONResponse:
+        """Claim a free seat (the given one, else the first): answers this device's token for it."""
+        table = load(game_id)
+        token = body.token or new_token()
+        got: list[int] = []
+
+        def take(meta: dict[str, Any]) -> dict[str, Any]:
+            free = free_seats(meta)
+            if not free:
+                raise ApiError(409, "no_free_seat", "every seat of this game is taken: you can watch it")
+            seat = free[0] if body.seat is None else body.seat
+            if seat not in free:
+                raise ApiError(409, "seat_taken", f"seat {seat} is not free; free: "
+                               f"{', '.join(f'{q} ({table.names[q]})' for q in free)}")
+            meta["seats"][str(seat)] = token_hash(token)
+            got.append(seat)
+            return meta
+
+        meta = store.update_meta(game_id, take)
+        hub.publish(game_id)
+        return _json({"token": token, "seat": got[0], "seats": seats_of(meta, token),
+                      "game": view(game_id, table, meta=meta)})
 
     # ---------------------------------------------------------------- playing
 
@@ -393,6 +477,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             n = g.num_players
             if not 0 <= body.seat < n:
                 raise ApiError(422, "bad_seat", f"seat {body.seat} does not exist: this game has seats 0 to {n - 1}")
+            held = holder(meta_of(game_id), body.seat)
+            if held is None:
+                raise ApiError(403, "seat_free", f"{table.names[body.seat]}'s seat waits for the invited player: "
+                               "open the game's link on their device and claim it")
+            if body.token is None or token_hash(body.token) != held:
+                raise ApiError(403, "seat_held", f"{table.names[body.seat]}'s seat is played from another device"
+                               + ("" if body.token else ": this move carries no seat token"))
             if body.seat != g.current:
                 raise ApiError(409, "not_your_turn",
                                f"it is {table.names[g.current]}'s turn (seat {g.current}), not "
@@ -418,21 +509,77 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 store.save(game_id, table, before)
             except StaleVersionError:
                 raise ApiError(409, "stale_version", "the game moved on while this move was made; reload the game") from None
-            return _json({"events": events, "game": view(game_id, table)})
+        hub.publish(game_id)
+        return _json({"events": events, "game": view(game_id, table)})
 
     @app.post("/api/games/{game_id}/rematch", status_code=201)
     def rematch(game_id: str) -> JSONResponse:
         """A new game with the same rules and players once this one is over; the winner begins
-        (seed 004), and after a draw the tied player who played earliest."""
-        old = load(game_id)
-        g = old.state
-        if not g.done:
-            raise ApiError(409, "game_not_over", "the game is still being played: finish it before a rematch")
-        first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
-        table = Table(old.ruleset, old.seats, first=first)
-        play_cpu_or_refuse(table)
-        gid = store.create(table)
-        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
+        (seed 004), and after a draw the tied player who played earliest. The devices keep their
+        seats (the same tokens play them); asked twice, the same rematch is answered."""
+        with store.lock(game_id):
+            old = load(game_id)
+            g = old.state
+            if not g.done:
+                raise ApiError(409, "game_not_over", "the game is still being played: finish it before a rematch")
+            meta = meta_of(game_id)
+            if meta.get("rematch"):
+                again = load(meta["rematch"])
+                return _json({"id": meta["rematch"], "url": f"/g/{meta['rematch']}", "events": again.events,
+                              "game": view(meta["rematch"], again)}, 201)
+            first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
+            table = Table(old.ruleset, old.seats, first=first)
+            play_cpu_or_refuse(table)
+            new_meta = {"seats": dict(meta.get("seats") or {}), "rematch": None}
+            gid = store.create(table, new_meta)
+
+            def point(m: dict[str, Any]) -> dict[str, Any]:
+                m["rematch"] = gid
+                return m
+
+            store.update_meta(game_id, point)
+        hub.publish(game_id)
+        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table, meta=new_meta)},
+                     201)
+
+    @app.get("/api/games/{game_id}/events")
+    async def live(game_id: str, request: Request, since: int | None = Query(None, ge=0, lt=2**31)) -> StreamingResponse:
+        """The game as a Server-Sent Events stream (``text/event-stream``): an ``event: game`` with
+        ``{"game": VIEW, "events": [...]}`` at once and after every change; ``events`` are the game's
+        events after version ``since`` (on connect; none if not given), then those of each change.
+        A comment line every 15 s keeps proxies from closing the stream; it ends once the game is
+        over and its rematch (if any) was told."""
+        if await run_in_threadpool(store.stamp, game_id) is None:
+            raise ApiError(404, "unknown_game", f"there is no game {game_id!r} (games are found by their full link)")
+
+        async def stream() -> Any:
+            item = hub.subscribe(game_id)
+            last_v = since
+            last_stamp = None
+            try:
+                while True:
+                    item[1].clear()
+                    stamp = await run_in_threadpool(store.stamp, game_id)
+                    if stamp != last_stamp:
+                        table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                        new = [e for e in table.events if last_v is not None and e["v"] > last_v]
+                        data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
+                                          separators=(",", ":"))
+                        yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
+                        last_stamp, last_v = stamp, table.version
+                        if table.done and meta.get("rematch"):
+                            return
+                    try:
+                        await asyncio.wait_for(item[1].wait(), 15)
+                    except asyncio.TimeoutError:
+                        yield ": still here\n\n"
+                    if await request.is_disconnected():
+                        return
+            finally:
+                hub.unsubscribe(game_id, item)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @app.get("/api/games/{game_id}/hint")
     def hint(game_id: str) -> JSONResponse:
@@ -452,9 +599,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     def record(game_id: str) -> JSONResponse:
         return _json(load(game_id).state.to_record())
 
-    def view(game_id: str, table: Table, all_events: bool = False) -> dict[str, Any]:
+    def view(game_id: str, table: Table, all_events: bool = False, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         g = table.state
         events = table.events if all_events else table.events[-LOG_TAIL:]
+        if meta is None:
+            meta = meta_of(game_id)
         return {
             "id": game_id,
             "version": table.version,
@@ -483,6 +632,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             "log": events,
             "log_total": len(table.events),
             "sheet": table.sheet(),
+            "free_seats": free_seats(meta),
+            "rematch": meta.get("rematch"),
             # The seed decides the dice: it is told only once the game is over, as a string (a
             # 63-bit number loses its last digits as a JavaScript number).
             "seed": str(table.seed) if g.done else None,
