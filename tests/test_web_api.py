@@ -501,8 +501,8 @@ def test_rules_pages_are_written_from_the_ruleset(client):
         assert line.replace("'", "&#x27;") in page
     created = new(client, target=1234, seed=1)
     page = client.get(f"/g/{created['id']}/rules").text
-    assert "first to 1234 points" in page
-    assert "first to 2000" in client.get("/rules/zonk?set.target=2000").text
+    assert "First to 1,234" in page
+    assert "First to 2,000" in client.get("/rules/zonk?set.target=2000").text
     assert client.get("/rules/zonk?set.target=nope").status_code == 422
 
 
@@ -579,3 +579,26 @@ def test_favicon_is_served(client):
     r = client.get("/favicon.ico")
     assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
     assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_rules_page_has_a_scoring_table_from_the_ruleset(client):
+    """Every combination with dice pictures and its points (the engine's own), and what scores nothing."""
+    from zilch_web.app import scoring_table_rows
+
+    zilch = client.get("/rules/zilch").text
+    assert "<table class='scoring'>" in zilch and "data-face='6'" in zilch
+    assert "A single 2, 3, 4 or 5 scores nothing" in zilch  # in zilch the 6 scores, the 5 does not
+    assert "Four or more of a kind score no bonus" in zilch
+    farkle = scoring_table_rows(load_ruleset("farkle"))
+    four = dict(farkle["kinds"])[4]
+    assert four[1] == 400 and four[0] == 2000  # four 2s double the three; four 1s double 1000
+    assert ("Three pairs", [2, 2, 3, 3, 4, 4], 1000) in farkle["specials"]
+    custom = client.get("/rules/zonk?set.scoring.singles={1 = 100}&set.scoring.straight=0").text
+    assert "A single 2, 3, 4, 5 or 6 scores nothing" in custom and "A straight 1-6 scores nothing special" in custom
+
+
+def test_presets_are_told_apart_on_the_form(client):
+    blurbs = [p["summary"] for p in client.get("/api/setup").json()["presets"]]
+    assert len(set(blurbs)) == len(blurbs), blurbs
+    zilch = next(p["summary"] for p in client.get("/api/setup").json()["presets"] if p["name"] == "zilch")
+    assert "1s and 6s score alone" in zilch and "scoring dice kept for you" in zilch

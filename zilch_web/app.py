@@ -83,6 +83,15 @@ RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
 #: fault, so a 422 naming the overrides, never a 500.
 LOAD_ERRORS = RULES_ERRORS + (TypeError, KeyError, AttributeError, IndexError)
 
+#: Ways a variant toggle can be on, shown as a choice beside it: key -> [(label, value when on)].
+TOGGLE_CHOICES = {
+    "variants.zilch_penalty": [
+        ("cost 500", {"count": 3, "points": 500, "mode": "subtract"}),
+        ("halve the score", {"count": 3, "points": 500, "mode": "halve"}),
+        ("reset the score to 0", {"count": 3, "points": 500, "mode": "reset"}),
+    ],
+}
+
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
     ("variants.piggyback", True, False, "Piggyback",
@@ -95,8 +104,8 @@ TOGGLES = [
     ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
      "Six dice and no score: 500 points and a fresh roll instead of a zilch."),
     ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
-     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches cost 500",
-     "Three zilches in a row (once on the board) cost 500 points."),
+     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
+     "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
 ]
 
 
@@ -329,13 +338,17 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         for name in PRESETS:
             rs = load_ruleset(name)
             cpus, best = offered_for(rs)
-            presets.append({"name": name, "target": rs.target, "summary": rules_summary(rs).split("\n")[0],
+            presets.append({"name": name, "target": rs.target, "summary": preset_blurb(rs),
                             "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
-                            "variants": {k: _get_key(rs, k) == on for k, on, *_ in TOGGLES},
+                            "variants": {k: _get_key(rs, k) == on or _get_key(rs, k) in
+                                         [v for _, v in TOGGLE_CHOICES.get(k, [])] for k, on, *_ in TOGGLES},
+                            "values": {k: _get_key(rs, k) for k, *_ in TOGGLES},
                             "cpus": cpus, "default_cpu": best})
         cpus, best = offered_for(default_rules)
         return _json({"presets": presets, "default_preset": "zonk",
-                "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h} for k, on, off, lab, h in TOGGLES],
+                "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h,
+                             "choices": [{"label": cl, "value": cv} for cl, cv in TOGGLE_CHOICES.get(k, [])]}
+                            for k, on, off, lab, h in TOGGLES],
                 "cpus": cpus, "default_cpu": best})
 
     def rules_of(ruleset: str, overrides: dict[str, Any]) -> Ruleset:
@@ -751,11 +764,112 @@ def _page(title: str, body: str) -> str:
 
 
 def _rules_html(rs: Ruleset, back: str) -> str:
-    """The rules page: :func:`~zilch_env.text.rules_summary` as a list, and the full ruleset file."""
+    """The rules page: the scoring table (:func:`scoring_html`), :func:`~zilch_env.text.rules_summary`
+    as a list, and the full ruleset file."""
     lines = rules_summary(rs).split("\n")
     items = "".join(f"<li>{html.escape(x)}</li>" for x in lines[1:])
     return _page(f"Rules: {rs.name}", (
         f"<p><a class='back' href='{html.escape(back)}'>← Back</a></p>"
-        f"<h1>Rules: {html.escape(rs.name)}</h1><p class='lead'>{html.escape(lines[0])}</p>"
-        f"<ul class='rules'>{items}</ul>"
+        f"<h1>Rules: {html.escape(rs.name)}</h1><p class='lead'>{html.escape(preset_blurb(rs))}</p>"
+        f"{scoring_html(rs)}"
+        f"<h2>How a turn goes</h2><ul class='rules'>{items}</ul>"
         f"<details><summary>The ruleset file</summary><pre>{html.escape(ruleset_to_toml(rs))}</pre></details>"))
+
+
+def _dice_html(faces: list[int]) -> str:
+    pips = "".join(f"<span class='pip p{i}'></span>" for i in range(1, 10))
+    return ("<span class='dice-pic' role='img' aria-label='" + " ".join(map(str, faces)) + "'>"
+            + "".join(f"<span class='die pic' data-face='{f}'>{pips}</span>" for f in faces) + "</span>")
+
+
+def scoring_table_rows(rs: Ruleset) -> dict[str, Any]:
+    """What each combination scores under ``rs``, every figure from the engine's own scoring
+    (:func:`zilch_env.score_dice`): ``{"kinds": [(n, [points or None per face 1-6])], "specials":
+    [(name, dice, points)], "nothing": [faces that score nothing alone]}``."""
+    from zilch_env import score_dice
+
+    kinds = []
+    for n in range(1, min(rs.dice, 6) + 1):
+        if n == 2:
+            continue  # a pair scores only as two singles
+        kinds.append((n, [score_dice(rs, [f] * n) for f in range(1, 7)]))
+    specials = []
+    sc = rs.scoring
+    candidates = [("Straight 1-6" + (" (permanent: survives a zilch)" if sc.permanent_straight else ""),
+                   [1, 2, 3, 4, 5, 6], sc.straight),
+                  ("Three pairs", [2, 2, 3, 3, 4, 4], sc.three_pairs),
+                  ("Four of a kind and a pair (as three pairs)", [2, 2, 2, 2, 3, 3],
+                   sc.three_pairs if sc.four_and_pair_is_three_pairs else 0),
+                  ("Two triplets", [2, 2, 2, 3, 3, 3], sc.two_triplets)]
+    for label, dice, on in candidates:
+        if on and len(dice) <= rs.dice:
+            specials.append((label, dice, score_dice(rs, dice)))
+    nothing = [f for f in range(1, 7) if not score_dice(rs, [f])]
+    return {"kinds": kinds, "specials": specials, "nothing": nothing}
+
+
+def scoring_html(rs: Ruleset) -> str:
+    """The scoring table of a ruleset with dice pictures: one row per count of a kind (one, three,
+    four ... of a face), one column per face, then the special combinations, then what scores
+    nothing. Written from the ruleset, so custom rules get theirs."""
+    t = scoring_table_rows(rs)
+    word = {1: "One", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+    head = "".join(f"<th scope='col'>{_dice_html([f])}</th>" for f in range(1, 7))
+    body = ""
+    for n, pts in t["kinds"]:
+        cells = "".join(f"<td>{p:,}</td>" if p else "<td class='none' aria-label='nothing'>–</td>" for p in pts)
+        body += f"<tr><th scope='row'>{word[n]}</th>{cells}</tr>"
+    specials = "".join(f"<li>{_dice_html(d)}<span class='what'>{html.escape(label)}</span>"
+                       f"<span class='pts'>{p:,}</span></li>" for label, d, p in t["specials"])
+    none = t["nothing"]
+    faces = ", ".join(str(f) for f in none[:-1]) + (f" or {none[-1]}" if len(none) > 1 else str(none[-1])) if none else ""
+    notes = []
+    if none:
+        notes.append(f"A single {faces} scores nothing: only as part of three or more of a kind"
+                     + (" or a combination." if t["specials"] else "."))
+    kv = rs.scoring.kinds
+    if kv == "none" and rs.dice >= 4:
+        notes.append("Four or more of a kind score no bonus: the three of a kind plus the rest as singles.")
+    if not rs.scoring.straight and rs.dice >= 6:
+        notes.append("A straight 1-6 scores nothing special here (only its 1 and 5 as singles).")
+    if rs.scoring.three_pairs == 0 and rs.dice >= 6:
+        notes.append("Three pairs score nothing special here.")
+    notes.append("Combinations count only within one roll: dice of different rolls never add up.")
+    if rs.keep == "all_scoring":
+        notes.append("Every scoring die of a roll is kept for you, for the most points.")
+    return ("<h2>Scoring</h2><div class='score-wrap'><table class='scoring'><thead><tr><th></th>" + head
+            + f"</tr></thead><tbody>{body}</tbody></table></div>"
+            + (f"<ul class='specials'>{specials}</ul>" if specials else "")
+            + "<ul class='score-notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+
+
+def preset_blurb(rs: Ruleset) -> str:
+    """One line that tells rulesets apart: the target, getting on the board, the minimum bank,
+    which singles score, big kinds, the straight and three pairs, a zilch penalty, the keep rule."""
+    from zilch_env import score_dice
+
+    parts = [f"First to {rs.target:,}"]
+    if rs.entry_threshold:
+        parts.append(f"{rs.entry_threshold} to get on the board")
+    if rs.min_bank:
+        parts.append(f"banks from {rs.min_bank}")
+    singles = [f for f in range(1, 7) if score_dice(rs, [f])]
+    if singles:
+        parts.append(" and ".join(f"{f}s" for f in singles) + " score alone")
+    kinds = {"none": "no bonus for four of a kind", "double": "four of a kind doubles",
+             "flat": "four of a kind a fixed bonus", "multiple": "four of a kind a multiple"}.get(rs.scoring.kinds)
+    if kinds and rs.dice >= 4:
+        parts.append(kinds)
+    if rs.scoring.straight and rs.dice >= 6:
+        parts.append(f"straight {rs.scoring.straight:,}")
+    if rs.scoring.three_pairs and rs.dice >= 6:
+        parts.append(f"three pairs {rs.scoring.three_pairs:,}")
+    zp = rs.variants.zilch_penalty
+    if zp.count:
+        parts.append(f"{zp.count} zilches in a row " + {"subtract": f"cost {zp.points}", "halve": "halve the score",
+                                                         "reset": "reset the score"}[zp.mode])
+    if rs.keep == "all_scoring":
+        parts.append("scoring dice kept for you")
+    if rs.hot_dice == "forced":
+        parts.append("hot dice must be rolled")
+    return f"{rs.dice} dice. " + "; ".join(parts) + "."
