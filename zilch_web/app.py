@@ -790,8 +790,8 @@ def scoring_table_rows(rs: Ruleset) -> dict[str, Any]:
 
     kinds = []
     for n in range(1, min(rs.dice, 6) + 1):
-        if n == 2:
-            continue  # a pair scores only as two singles
+        if n == 2 or (n > 3 and rs.scoring.kinds == "none"):
+            continue  # a pair scores only as two singles; without a bonus, four or more is a triple and singles
         kinds.append((n, [score_dice(rs, [f] * n) for f in range(1, 7)]))
     specials = []
     sc = rs.scoring

@@ -30,6 +30,7 @@ const S = {
   watching: false,  // this device holds no seat: it follows the game
   es: null,         // the EventSource of the game shown
   queue: Promise.resolve(), // game updates are shown one after the other
+  touched: new Set(), // the variants the player set by hand on the form
 };
 
 const delay = () => Number(localStorage.getItem("zilchDelay") ?? 700); // ms per computer step
@@ -142,6 +143,7 @@ async function showNew() {
   S.cpus = null;
   if (saved && st.presets.some((p) => p.name === saved.preset)) {
     sel.value = saved.preset;
+    S.touched = new Set(saved.touched || []);
     presetChanged(false);
     $("#target").value = saved.target;
     for (const box of document.querySelectorAll("#toggles input")) {
@@ -150,7 +152,6 @@ async function showNew() {
     for (const how of document.querySelectorAll("#toggles select")) {
       if (saved.choices && how.dataset.key in saved.choices) how.value = saved.choices[how.dataset.key];
     }
-    S.touched = new Set(saved.touched || []);
     for (const p of saved.players || []) addPlayer(p.name, p.cpu, p.level);
   } else {
     sel.value = st.default_preset;
@@ -240,8 +241,13 @@ function saveForm() {
 }
 
 let rulesSeq = 0;
-// Ask which computer levels can play the rules on the form, and offer those.
-async function rulesChanged() {
+// Ask which computer levels can play the rules on the form, and offer those (Start waits for it).
+function rulesChanged() {
+  S.rulesPending = offerLevels();
+  return S.rulesPending;
+}
+
+async function offerLevels() {
   const seq = ++rulesSeq;
   const rules = formRules();
   const n = $("#players").children.length;
@@ -324,6 +330,9 @@ function playersNote() {
 
 async function startGame(ev) {
   ev.preventDefault();
+  $("#start").disabled = true;
+  await S.rulesPending; // the computer levels offered are those of the rules on the form
+  $("#start").disabled = false;
   saveForm();
   const rules = formRules();
   const players = formPlayers();
@@ -477,7 +486,7 @@ function logEvent(e, fresh) {
 function renderScores(players, cur) {
   $("#scores").replaceChildren(...players.map((p) => el("li", { class: p.seat === cur ? "current" : "" },
     el("span", { class: "who" }, (p.seat === cur ? "▶ " : "") + p.name, " ",
-      el("small", {}, [p.cpu ? `computer · ${p.level || p.cpu}` : (S.game && S.game.humans.length > 1 && !isMine(p.seat) ? "other device" : ""),
+      el("small", {}, [p.cpu ? `${p.level || p.cpu} computer` : (S.game && S.game.humans.length > 1 && !isMine(p.seat) ? "other device" : ""),
         p.on_board ? "" : "not on board"].filter(Boolean).join(" · "))),
     el("span", { class: "pts" }, String(p.score)))));
 }
@@ -712,6 +721,7 @@ async function send(action) {
   for (const b of document.querySelectorAll("#choices button, #dice button")) b.disabled = true;
   const r = await api("POST", `/api/games/${S.gid}/moves`, { version: g.version, seat: g.current, action, token: myToken() });
   S.sending = false;
+  if (r.ok && g.phase === "keep") markTip("keep"); // the first keep is made: its tip has done its work
   if (!r.ok) {
     if (r.status === 422 && !r.unreadable) {
       showError("#play-error", r.data.detail);
@@ -834,6 +844,11 @@ function showTip() {
   $("#tip-text").textContent = text;
 }
 
+function markTip(id) {
+  const cfg = store.get("zilchTips", { seen: [], off: false }) || { seen: [], off: false };
+  if (!cfg.seen.includes(id)) { cfg.seen.push(id); store.set("zilchTips", cfg); }
+}
+
 function dismissTip(all) {
   const cfg = store.get("zilchTips", { seen: [], off: false }) || { seen: [], off: false };
   cfg.seen.push($("#tip").dataset.tip);
@@ -934,7 +949,8 @@ function renderOver() {
   const g = S.game;
   show("screen-over");
   const w = g.winners || [];
-  $("#over-title").textContent = w.length > 1 ? `Draw: ${w.map(name).join(" and ")}` : `${name(w[0])} wins!`;
+  $("#over-title").textContent = w.length > 1 ? `Draw: ${w.map(name).join(" and ")}`
+    : name(w[0]).toLowerCase() === "you" ? "You win!" : `${name(w[0])} wins!`;
   document.title = "Zilch: " + $("#over-title").textContent;
   $("#standings").replaceChildren(...g.standings.map((s) => el("li", { class: s.winner ? "winner" : "" },
     el("span", {}, `${s.place}. ${s.name}`), el("span", { class: "pts" }, String(s.score)))));
