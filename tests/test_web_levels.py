@@ -117,3 +117,20 @@ def test_zilch_play_bare_cpu_plays_the_same_default(monkeypatch):
     assert [s.cpu for s in seen["table"].seats] == [None, "ppo:checkpoints/farkle"]
     assert main(["play", "--ruleset", "farkle", "--set", "target=3000", "--players", "you,cpu"]) == 0
     assert seen["table"].seats[1].cpu == "heuristic"
+
+
+def test_a_shared_agent_plays_many_games_at_once_from_many_threads():
+    """The web server plays every game of the same rules with one agent object from its request
+    threads: calls are serialised per agent (the trained agent's shared mask buffer, written by two
+    threads at once, once made it pick an illegal keep)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from zilch_web.table import Seat, Table
+
+    def game(seed):
+        t = Table("zonk", [Seat("", "ppo:checkpoints/zonk"), Seat("", "ppo:checkpoints/zonk")], seed=seed)
+        t.play_cpu()
+        return t.state.done
+
+    with ThreadPoolExecutor(8) as ex:
+        assert all(ex.map(game, range(12)))

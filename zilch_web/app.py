@@ -38,6 +38,9 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import os
+import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -63,8 +66,12 @@ STATIC = Path(__file__).with_name("static")
 #: Where no computer players are named (``zilch serve`` without ``--cpu``) the levels of
 #: :mod:`zilch_web.levels` are offered (Easy, Medium, Hard, Perfect: those that can play the rules).
 
-#: Events sent with a game view unless the client asks for all of them.
-LOG_TAIL = 40
+#: Events sent with a game view unless the client asks for all of them (``log=all``); a move's
+#: answer carries its own events besides, and the page keeps the whole log itself.
+LOG_TAIL = 12
+
+#: Worker threads for the API's requests (``$ZILCH_WEB_THREADS``; default 4; anyio's default is 40).
+WORKER_THREADS = max(1, int(os.environ.get("ZILCH_WEB_THREADS", "4") or 4))
 
 #: The largest request body accepted, in bytes (a bigger one is answered 413 before it is read on).
 #: A new game with six players and every rule overridden is well under 8 KiB.
@@ -274,6 +281,10 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     store = GameStore(db)
     hub = Hub()
+    #: game id -> (version, meta_version, version before the move, the move's events, its view,
+    #: the seats document as JSON):
+    #: the last move's answer, which the event streams send on as it is.
+    recent: dict[str, tuple[int, int, int, list[dict[str, Any]], dict[str, Any], str]] = {}
     helps = agent_names()
     fixed = None if cpu_specs is None else list(cpu_specs)
 
@@ -296,7 +307,17 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     default_rules = load_ruleset("zonk")
     cpu_specs = fixed if fixed is not None else [c["spec"] for c in offered_for(default_rules)[0]]
 
-    app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        # Few worker threads: a move is CPU work under the GIL, so more threads only make them (and
+        # the event loop that carries every request and stream) wait longer for it.
+        import anyio.to_thread
+
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        yield
+
+    app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+                  lifespan=lifespan)
     app.state.store = store
     app.state.hub = hub
     app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
@@ -477,6 +498,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.post("/api/games/{game_id}/moves")
     def move(game_id: str, body: MoveIn) -> JSONResponse:
+        t0 = time.perf_counter()
         with store.lock(game_id):
             table = load(game_id)
             g = table.state
@@ -490,7 +512,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             n = g.num_players
             if not 0 <= body.seat < n:
                 raise ApiError(422, "bad_seat", f"seat {body.seat} does not exist: this game has seats 0 to {n - 1}")
-            held = holder(meta_of(game_id), body.seat)
+            stamp_meta = store.meta(game_id)
+            meta_version, meta = stamp_meta if stamp_meta is not None else (0, {})
+            held = holder(meta, body.seat)
             if held is None:
                 raise ApiError(403, "seat_free", f"{table.names[body.seat]}'s seat waits for the invited player: "
                                "open the game's link on their device and claim it")
@@ -515,15 +539,22 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                                f"{_rules_message(e)}") from None
             try:
                 events += play_cpu_or_refuse(table)
-            except ApiError:
-                store.forget(game_id)  # nothing is saved: the game stays at the version before this move
-                raise
-            try:
                 store.save(game_id, table, before)
             except StaleVersionError:
                 raise ApiError(409, "stale_version", "the game moved on while this move was made; reload the game") from None
+            except BaseException:
+                store.forget(game_id)  # nothing is saved: the game stays at the version before this move
+                raise
+        shown = view(game_id, table, meta=meta)
+        # the streams of this game tell the same view, computed once
+        recent[game_id] = (table.version, meta_version, before, events, shown, json.dumps(meta, sort_keys=True))
+        while len(recent) > 512:
+            recent.pop(next(iter(recent)))
         hub.publish(game_id)
-        return _json({"events": events, "game": view(game_id, table)})
+        out = _json({"events": events, "game": shown})
+        # how long the server worked on the move, for the browser's developer tools and bench/web_load.py
+        out.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
+        return out
 
     @app.post("/api/games/{game_id}/rematch", status_code=201)
     def rematch(game_id: str) -> JSONResponse:
@@ -569,17 +600,33 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             item = hub.subscribe(game_id)
             last_v = since
             last_stamp = None
+            last_sent = None
             try:
                 while True:
                     item[1].clear()
                     stamp = await run_in_threadpool(store.stamp, game_id)
-                    if stamp != last_stamp:
+                    hit = recent.get(game_id)
+                    if (stamp != last_stamp and hit is not None and stamp == (hit[0], hit[1]) and last_v == hit[2]
+                            and last_sent is not None and last_sent[0] == hit[2]):
+                        # the move this stream waited for, as its answer told it
+                        last_stamp = stamp
+                        data = json.dumps({"game": hit[4], "events": hit[3]}, separators=(",", ":"))
+                        yield f"event: game\nid: {hit[0]}\ndata: {data}\n\n"
+                        last_sent, last_v = (hit[0], hit[5]), hit[0]
+                        if hit[4]["status"] == "over" and hit[4]["rematch"]:  # pragma: no cover - a move has no rematch
+                            return
+                    elif stamp != last_stamp:
+                        last_stamp = stamp
                         table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
-                        new = [e for e in table.events if last_v is not None and e["v"] > last_v]
-                        data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
-                                          separators=(",", ":"))
-                        yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
-                        last_stamp, last_v = stamp, table.version
+                        # (a move may land between the stamp and the load: then the next stamp shows
+                        # what was already sent, and nothing is sent twice)
+                        key = (table.version, json.dumps(meta, sort_keys=True))
+                        if key != last_sent:
+                            new = [e for e in table.events if last_v is not None and e["v"] > last_v]
+                            data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
+                                              separators=(",", ":"))
+                            yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
+                            last_sent, last_v = key, table.version
                         if table.done and meta.get("rematch"):
                             return
                     try:
@@ -644,7 +691,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             "turns": len(g.turns),
             "log": events,
             "log_total": len(table.events),
-            "sheet": table.sheet(),
+            "sheet": table.sheet(),  # rows of Table.SHEET_COLUMNS
+            "sheet_columns": list(Table.SHEET_COLUMNS),
             "free_seats": free_seats(meta),
             "rematch": meta.get("rematch"),
             # The seed decides the dice: it is told only once the game is over, as a string (a
@@ -744,9 +792,12 @@ def _rules_message(e: BaseException, overrides: dict[str, Any] | None = None) ->
 
 
 def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
-    """:meth:`Table.play_cpu`, with an agent's failure under these rules as a 422 naming the agent."""
+    """:meth:`Table.play_cpu`, with an agent's failure under these rules as a 422 naming the agent.
+    An illegal move by an agent is the server's fault, not the rules': it stays an error (500)."""
     try:
         return table.play_cpu()
+    except IllegalActionError:
+        raise
     except RULES_ERRORS as e:
         g = table.state
         spec = table.seats[g.current].cpu if not g.done else None

@@ -56,6 +56,7 @@ class GameStore:
         self._cache_lock = threading.Lock()
         self._locks = [threading.Lock() for _ in range(self.LOCK_STRIPES)]
         self._shared: sqlite3.Connection | None = None
+        self._write_lock = threading.Lock()
         if self.path == ":memory:":
             self._shared = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
         db = self._conn()
@@ -185,10 +186,12 @@ class GameStore:
                 if self.lock:
                     self.lock.release()
 
-    _mem_lock = threading.Lock()
-
     def _write(self) -> "_Tx":
-        return self._Tx(self._conn(), self._mem_lock if self._shared is not None else None)
+        """A write transaction. Writers of this process queue on one lock first: waiting for
+        SQLite's own lock means its busy handler's sleeps (up to 100 ms each), which under load made
+        the slowest moves seconds long while the server was idle; other processes still wait on
+        SQLite's lock (``timeout=30``)."""
+        return self._Tx(self._conn(), self._write_lock)
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)

@@ -168,10 +168,14 @@ def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[S
 
 _AGENT_CACHE: dict[tuple[str, Ruleset], Any] = {}
 _AGENT_LOCK = threading.Lock()
+#: One lock per cached agent: agents keep state between calls (the trained agent's mask buffer,
+#: the game table's situation cache), so the web server's request threads take turns with each.
+_ACT_LOCKS: dict[int, threading.Lock] = {}
 
 
 def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
-    """The agent for ``spec`` under ``ruleset``, built once per process (solvers build tables)."""
+    """The agent for ``spec`` under ``ruleset``, built once per process (solvers build tables).
+    Shared by every game of those rules: play it through :func:`cpu_act`, which serialises calls."""
     key = (spec, ruleset)
     with _AGENT_LOCK:
         agent = _AGENT_CACHE.get(key)
@@ -180,7 +184,18 @@ def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
 
             agent = make_agent(spec, ruleset)
             _AGENT_CACHE[key] = agent
+            _ACT_LOCKS[id(agent)] = threading.Lock()
         return agent
+
+
+def cpu_act(agent: Any, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
+    """``agent.act`` with the agent's lock held: one call at a time per shared agent (a trained
+    agent's shared observation mask, written by two threads at once, once made it pick an illegal keep)."""
+    lock = _ACT_LOCKS.get(id(agent))
+    if lock is None:  # an agent not made by cpu_agent: not shared
+        return int(agent.act(state, legal, rng))
+    with lock:
+        return int(agent.act(state, legal, rng))
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,12 +328,15 @@ class Table:
             out.append(f"{g.zilch_streak[q]} zilches in a row: one more {what}.")
         return out
 
-    def sheet(self) -> list[dict[str, Any]]:
-        """The score sheet: one row per finished turn (turn number, seat, banked or zilched, the
-        points it recorded, its turn total, the mover's score after it, a penalty if one applied)."""
-        return [{"turn": i + 1, "seat": t["player"], "banked": bool(t["banked"]), "points": t["recorded"],
-                 "turn_total": t["turn_total"], "score": t["score"], "penalty": bool(t["penalty"])}
-                for i, t in enumerate(self.state.turns)]
+    #: The columns of a :meth:`sheet` row.
+    SHEET_COLUMNS = ("seat", "banked", "points", "turn_total", "score", "penalty")
+
+    def sheet(self) -> list[list[int]]:
+        """The score sheet: one row per finished turn, in order, as a list of :data:`SHEET_COLUMNS`
+        (seat; 1 banked, 0 zilched; the points it recorded; its turn total; the mover's score after
+        it; 1 if a penalty applied). Rows are lists, not objects, to keep every game view small."""
+        return [[t["player"], int(bool(t["banked"])), t["recorded"], t["turn_total"], t["score"],
+                 int(bool(t["penalty"]))] for t in self.state.turns]
 
     def keep_options(self) -> list[dict[str, Any]]:
         """The legal keeps of the current roll with what each leads to: points, the turn total
@@ -517,7 +535,7 @@ class Table:
             raise RuntimeError(f"seat {g.current} ({self.names[g.current]}) is a human player")
         agent = cpu_agent(spec, self.ruleset)
         legal = g.legal_actions()
-        return int(agent.act(g, legal, decision_rng(self.seed, len(g.actions))))
+        return cpu_act(agent, g, legal, decision_rng(self.seed, len(g.actions)))
 
     def play_cpu(self, max_actions: int = 100_000) -> list[dict[str, Any]]:
         """Make the computer players' moves until a human is to move or the game is over."""

@@ -932,7 +932,9 @@ function renderSheet(box) {
   const g = S.game;
   const rows = [];
   const count = g.players.map(() => 0);
-  for (const t of g.sheet) {
+  const col = Object.fromEntries(g.sheet_columns.map((c, i) => [c, i]));
+  for (const raw of g.sheet) {
+    const t = Object.fromEntries(Object.entries(col).map(([c, i]) => [c, raw[i]]));
     const r = count[t.seat]++;
     if (!rows[r]) rows[r] = g.players.map(() => null);
     rows[r][t.seat] = t;
