@@ -12,9 +12,10 @@ keep the whole file near 10-20 s on the shared 2-core machine; each part's count
 mixed with wrong kinds, huge numbers, long strings), so many games are created and then played:
 a hint, a move, the record and the rules page of each.
 
-A run (8.5 s on the shared machine) makes 120 new-game bodies, 100 games of rules near the real
-ones played for up to 8 random legal moves each (about 590 requests of play), 150 move bodies,
-80 raw bodies and 120 GETs with random query strings. What it found, fixed in ``zilch_web.app``:
+A run (about 10 s on the shared machine) makes 120 new-game bodies, 100 games of rules near the
+real ones played for up to 8 random legal moves each (about 540 requests of play), 150 move bodies,
+80 raw bodies (every POST endpoint), 120 GETs with random query strings, and 60 rounds of invite,
+claim, levels-for-rules bodies and event streams with a random ``since``. What it found, fixed in ``zilch_web.app``:
 an override inside a number (``{"scoring.triples.1.": 0}``) made the loader raise ``TypeError``
 (issue 16 item 2, the loader's) and the server answer 500 (now 422 naming the overrides); a rules
 page whose override could not be parsed raised ``UnboundLocalError`` in the error path (now 422).
@@ -248,6 +249,35 @@ def test_fuzz_query_strings(client, game, path, params, preset, junk):
 
         url = url.replace("{junk}", quote(junk, safe=""))
     check(client.get(url, params=params), "GET with query strings", page=True)
+
+
+seat_body = st.one_of(st.fixed_dictionaries({}, optional={"token": st.one_of(st.text(max_size=70), json_scalar),
+                                                          "seat": st.one_of(st.integers(-2, 8), json_scalar)}),
+                      json_value)
+cpus_body = st.one_of(st.fixed_dictionaries({"ruleset": st.sampled_from(list(PRESETS)), "set": overrides},
+                                            optional={"players": st.one_of(st.integers(-1, 8), json_scalar)}),
+                      json_value)
+
+
+@fuzz(60)
+@given(invite=seat_body, claim=seat_body, cpus=cpus_body, since=st.one_of(st.integers(-5, 10**12), st.text(max_size=8)))
+def test_fuzz_seats_levels_and_streams(client, invite, claim, cpus, since):
+    """Invites, claims (on a fresh hot-seat game), the levels for random rules, and the event stream's
+    ``since``: its first event, or a 4xx."""
+    r = client.post("/api/games", json={"ruleset": "zonk", "seed": 1, "players": [{"name": "A"}, {"name": "B"}]})
+    gid = r.json()["id"]
+    check(client.post(f"/api/games/{gid}/invite", json=invite), "POST invite, claim, cpus")
+    check(client.post(f"/api/games/{gid}/claim", json=claim), "POST invite, claim, cpus")
+    check(client.post("/api/cpus", json=cpus), "POST invite, claim, cpus")
+    with client.stream("GET", f"/api/games/{gid}/events", params={"since": since}) as s:
+        COUNTS["GET events"] = COUNTS.get("GET events", 0) + 1
+        FOUND.setdefault("GET events", set()).add(s.status_code)
+        if s.status_code == 200:
+            first = next(line for line in s.iter_lines() if line.startswith("data:"))
+            assert json.loads(first[5:])["game"]["id"] == gid
+        else:
+            s.read()
+            assert 400 <= s.status_code < 500 and s.json()["detail"], (since, s.status_code)
 
 
 def test_fuzz_counts_were_run():
