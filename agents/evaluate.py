@@ -1472,6 +1472,17 @@ def _row_cells(r: dict[str, Any], t: dict[str, Any], luck: bool = False) -> list
 # Command line
 
 
+def _seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: a whole number 0 or more (what NumPy's seed sequences take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
+    return value
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Every option of the evaluation except ``--ruleset`` / ``--set`` (each command adds those)."""
     p.add_argument("--agents", "-a", nargs="+", metavar="SPEC",
@@ -1480,7 +1491,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "--list-agents shows them all")
     p.add_argument("--games", "-g", type=int, default=2000,
                    help="games per table, rounded up to whole deals (default: 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the dice and of the agents' choices (default: 0)")
+    p.add_argument("--seed", type=_seed_arg, default=0,
+                   help="seed of the dice and of the agents' choices, 0 or more (default: 0)")
     p.add_argument("--workers", "-j", type=int, default=DEFAULT_WORKERS,
                    help=f"worker processes; results do not depend on it (default: all cores, {DEFAULT_WORKERS})")
     p.add_argument("--players", "-n", type=int, default=2,

@@ -653,29 +653,39 @@ def warm_up() -> float:
     return time.perf_counter() - t0
 
 
-def solve_turn(ruleset: Ruleset | str, on_board: bool = True, bank_threshold: int | None = None) -> TurnSolution:
-    """The exact optimal play of one turn (cached per ruleset, board status and threshold).
+def solve_turn(ruleset: Ruleset | str, on_board: bool = True, bank_threshold: int | None = None,
+               reach: int = 0) -> TurnSolution:
+    """The exact optimal play of one turn (cached per ruleset, board status, threshold and reach).
 
     ``bank_threshold`` overrides the least bankable turn total (default: ``min_bank`` on the board,
     ``entry_threshold`` before it); the ``optimal-turn`` agent passes the bar of ``overcoming`` here.
-    Raises :class:`UnsupportedRuleError` under ``pyramiding``.
+    ``reach`` is the largest turn total the caller will ask about: the solve then stores totals far
+    enough beyond it that every value up to it is certified within :data:`TAIL_TOLERANCE`, as the
+    turn-start value always is. Raises :class:`UnsupportedRuleError` under ``pyramiding``.
     """
     rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
-    return _solve_turn(rs, bool(on_board), bank_threshold)
+    return _solve_turn(rs, bool(on_board), bank_threshold, max(0, int(reach)))
 
 
 @lru_cache(maxsize=256)
-def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None) -> TurnSolution:
+def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None, reach: int = 0) -> TurnSolution:
     _check_supported(rs)
     t0 = time.perf_counter()
     base = rs.min_bank if on_board else rs.entry_threshold
     thr = base if bank_threshold is None else max(int(bank_threshold), base)
     D = rs.dice
-    cap = max(FIRST_CAP, 8 * thr)
+    cap = max(FIRST_CAP, 8 * thr, 2 * reach)
+    unit = _tables(rs).unit
+    if cap // unit + 1 > MAX_GRID:
+        raise SolverError(f"a turn total of {reach} is beyond what the turn solver stores ({MAX_GRID} "
+                          f"totals in steps of {unit}, up to {(MAX_GRID - 1) * unit // 2} asked about)")
     while True:
         lo = _solve_policy(rs, on_board, thr, 0.0, cap)
         hi = _solve_policy(rs, on_board, thr, 0.0, cap, upper=True)
         gap = float(hi.R[0, D, 0] - lo.R[0, D, 0])
+        if reach:  # every stored value up to the reach, not only the turn start
+            top = min(reach // unit, lo.R.shape[2] - 1)
+            gap = max(gap, float((hi.R[:, :, :top + 1] - lo.R[:, :, :top + 1]).max()))
         if gap <= TAIL_TOLERANCE:
             break
         if cap // _tables(rs).unit * 2 > MAX_GRID:

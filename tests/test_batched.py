@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 
 from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset, play_game
-from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, UnsupportedRulesError, batch_agent,
+from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, batch_agent,
                                batch_tables, play_games, slot_game, stream_keys)
 from zilch_env.engine import NUM_ACTIONS, RandomDice
 from zilch_env.scoring import scoring_table
 
 _FIELDS = ("scores", "on_board", "zilch_streak", "current", "phase", "dice_left", "turn_total", "permanent",
-           "last_result", "turns", "decisions", "roll", "final_queue", "tiebreak", "winners")
+           "last_result", "turns", "decisions", "roll", "final_queue", "tiebreak", "winners", "frozen",
+           "frozen_points", "offer", "challenge", "challenges_used", "challenge_brackets")
 
 
 def _single_rows(games: list[GameState], rows: np.ndarray, n: int) -> np.ndarray:
@@ -30,12 +31,18 @@ def _single_rows(games: list[GameState], rows: np.ndarray, n: int) -> np.ndarray
             *([-1] * 7 if q is None else [len(q), *q, *[-1] * (6 - len(q))]),
             sum(1 << p for p in tb) if tb is not None else 0, s.tiebreak_round,
             sum(1 << p for p in s.winners) if s.winners is not None else 0,
+            *s.frozen, *s.frozen_points,
+            *((1, *s.offer) if s.offer is not None else (0, 0, 0)),
+            -1 if s.challenged is None else s.challenged, int(s._piggybacked),
+            *s.challenges_used, *[int(lo) | int(hi) << 1 for lo, hi in s.challenge_brackets],
         ))
     return np.array(out, dtype=np.int64).reshape(len(rows), -1)
 
 
 def _columns(n: int) -> list[tuple[str, int]]:
-    sizes = {"scores": n, "on_board": n, "zilch_streak": n, "roll": 6, "final_queue": 7, "tiebreak": 2}
+    sizes = {"scores": n, "on_board": n, "zilch_streak": n, "roll": 6, "final_queue": 7, "tiebreak": 2,
+             "frozen": 6, "frozen_points": 6, "offer": 3, "challenge": 2, "challenges_used": n,
+             "challenge_brackets": n}
     return [(f, sizes.get(f, 1)) for f in _FIELDS]
 
 
@@ -54,6 +61,9 @@ def _batched_rows(bg: BatchedGames, rows: np.ndarray) -> np.ndarray:
     cols = [st[:, K.SCORE: K.SCORE + n], st[:, K.ONB: K.ONB + n], st[:, K.STREAK: K.STREAK + n]]
     cols += [st[:, [K.CUR, K.PHASE, K.LEFT, K.TOTAL, K.PERM, K.LAST, K.TURNS, K.DECISIONS]], faces, fq,
              st[:, [K.TB_MASK, K.TB_ROUND]], np.where(st[:, K.PHASE] == K.OVER, st[:, K.WIN_MASK], 0)[:, None]]
+    offer = np.where(st[:, K.OF_ON, None] != 0, st[:, [K.OF_ON, K.OF_TOTAL, K.OF_DICE]], 0)
+    cols += [st[:, K.FZ: K.FZ + 6], st[:, K.FZP: K.FZP + 6], offer, st[:, [K.CHAL, K.PIGGY]],
+             st[:, K.CH_USED: K.CH_USED + n], st[:, K.CH_BR: K.CH_BR + n]]
     return np.concatenate(cols, axis=1)
 
 
@@ -248,10 +258,7 @@ def test_dice_streams_continue_across_resets():
 
 
 def _snap(g: GameState) -> dict:
-    s = g.snapshot()
-    keys = ("scores", "on_board", "zilch_streak", "current", "phase", "roll", "dice_left", "turn_total",
-            "permanent", "final_queue", "tiebreak_players", "last_result", "winners", "turns")
-    return {k: s[k] for k in keys}
+    return g.snapshot()  # the batched snapshot has every field of the single engine's
 
 
 # --------------------------------------------------------------------------------------------
@@ -355,11 +362,26 @@ def test_batch_agent_specs():
         batch_agent("heuristic")
 
 
-@pytest.mark.parametrize("variant", ["pyramiding", "challenge", "piggyback"])
-def test_unsupported_variants_are_named(variant):
-    rs = load_ruleset("zonk", {f"variants.{variant}": True})
-    with pytest.raises(UnsupportedRulesError, match=f"variants.{variant}.*single-game engine"):
-        BatchedGames(rs, 4, 2)
+_EVERY_VARIANT = {"variants.pyramiding": True, "variants.challenge": True, "variants.piggyback": True,
+                  "variants.overcoming": True, "variants.six_dice_zilch_bonus": 500,
+                  "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"}}
+
+
+@pytest.mark.parametrize("preset", ["zonk", "zilch", "zilch15k", "farkle"])
+@pytest.mark.parametrize("variant", ["pyramiding", "challenge", "piggyback", "every"])
+def test_differential_turn_start_variants(preset, variant):
+    """The variants that add a decision before the first roll (challenge, piggyback) or keeps that
+    join dice frozen earlier in the pass (pyramiding), alone and all together, in both engines."""
+    overrides = _EVERY_VARIANT if variant == "every" else {f"variants.{variant}": True}
+    rs = load_ruleset(preset, {"target": 6000, **overrides})
+    for players, keyed in ((2, True), (3, False)):
+        differential(rs, players, 120, seed=players + len(variant), keyed=keyed)
+
+
+@pytest.mark.parametrize("players", [1, 4, 6])
+def test_differential_every_variant_player_counts(players):
+    differential(load_ruleset("zonk", {"target": 4000, **_EVERY_VARIANT}), players, 40, seed=players,
+                 keyed=True, first=players - 1)
 
 
 def test_bad_arguments():
@@ -427,7 +449,8 @@ def test_observations_equal_observe(preset):
 
     at = {f.name: f.index for f in LAYOUT}
     keep_points = keep_hot = 0
-    for players, overrides in ((2, {}), (3, {"variants.overcoming": True, "tie": "tiebreak"})):
+    for players, overrides in ((2, {}), (3, {"variants.overcoming": True, "tie": "tiebreak"}),
+                               (3, {"target": 4000, **_EVERY_VARIANT})):
         rs = load_ruleset(preset, overrides)
         keys = stream_keys(players, 40)
         bg = BatchedGames(rs, 40, players, dice_keys=keys)
@@ -529,6 +552,11 @@ def test_vec_env_equals_zilch_v0(preset, players):
     assert _mirror_run(load_ruleset(preset), players, 8, 600, seed=players) > 10
 
 
+def test_vec_env_equals_zilch_v0_with_every_variant():
+    rs = load_ruleset("zonk", {"target": 3000, **_EVERY_VARIANT})
+    assert _mirror_run(rs, 3, 8, 600, seed=5) > 5
+
+
 def test_vec_env_score_reward_truncation_and_illegal_actions():
     rs = load_ruleset("farkle")
     assert _mirror_run(rs, 1, 6, 400, seed=2, reward="score", turns=5, illegal_every=37) > 20
@@ -584,8 +612,6 @@ def test_vec_env_bad_arguments():
         BatchedZilchVecEnv("zonk", 2, 2, opponent="heuristic")
     with pytest.raises(ValueError, match="reward = 'points'"):
         BatchedZilchVecEnv("zonk", 2, 2, reward="points")
-    with pytest.raises(UnsupportedRulesError, match="piggyback"):
-        BatchedZilchVecEnv("zonk", 2, 2, overrides={"variants.piggyback": True})
     venv = BatchedZilchVecEnv("zonk", 2, 2, seed=0, illegal_action="raise")
     venv.reset()
     with pytest.raises(Exception, match="env 0: action 0 is not legal"):

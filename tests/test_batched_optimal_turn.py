@@ -11,8 +11,8 @@ import pytest
 from agents.evaluate import _Context, _play_batch_chunk, _play_table_chunk, evaluate, kernel_agent, seat_orders
 from agents.solver import OptimalTurnAgent, UnsupportedRuleError, turn_value_table
 from zilch_env import PRESETS, GameState, load_ruleset
-from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, TurnValueTable, UnsupportedRulesError,
-                               batch_agent, play_games, stream_keys)
+from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, TurnValueTable, batch_agent, play_games,
+                               stream_keys)
 
 BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k"]
 
@@ -29,12 +29,14 @@ def test_the_batchable_presets_are_all_covered():
     assert sorted(BATCHABLE) == sorted(PRESETS)
 
 
-@pytest.mark.parametrize("preset", BATCHABLE)
+@pytest.mark.parametrize("preset", [*BATCHABLE, "zonk+piggyback+challenge"])
 def test_every_decision_equals_optimal_turn_agent(preset):
     """Both seats played by the table in the batched engine and by OptimalTurnAgent in GameStates rolling
     the same keyed dice: the same action at every decision (off and on the board, every zilch streak,
-    permanent straights, hot dice, totals past the solver's cap when they occur)."""
-    rs = load_ruleset(preset)
+    permanent straights, hot dice, totals past the solver's cap when they occur; the piggyback offers
+    and the challenges it declines at turn start)."""
+    name, *variants = preset.split("+")
+    rs = load_ruleset(name, {f"variants.{v}": True for v in variants})
     table, agent, bg, singles = paired_games(rs, 60, seed=11)
     rng = np.random.default_rng(0)
     decisions = 0
@@ -158,8 +160,6 @@ def test_unsupported_rules_and_bad_input_are_named():
     assert kernel_agent(OptimalTurnAgent(over)) is None  # played on the single-game engine instead
     r = evaluate(agents=["optimal-turn", "greedy"], ruleset=over, games=4, seed=1, workers=1, solo_turns=0)
     assert r.data["tables"][0]["engine"] == "single"
-    with pytest.raises(UnsupportedRulesError, match="piggyback"):
-        turn_value_table(load_ruleset("zonk", {"variants.piggyback": True}))
     with pytest.raises(UnsupportedRuleError, match="pyramiding"):
         turn_value_table(load_ruleset("zonk", {"variants.pyramiding": True}))
 

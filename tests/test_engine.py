@@ -371,3 +371,26 @@ def test_bad_game_arguments():
         GameState("zonk", 7)
     with pytest.raises(ValueError, match="first player"):
         GameState("zonk", 2, first=2)
+
+
+def test_turns_carry_typed_events(kp):
+    """Each turn's ``events``: what happened besides the bank or zilch, typed (no text to parse)."""
+    rs = load_ruleset("zonk", {"variants.challenge": True, "variants.six_dice_zilch_bonus": 500,
+                               "variants.piggyback": True,
+                               "variants.zilch_penalty": {"count": 1, "points": 300, "mode": "subtract"},
+                               "entry_threshold": 0})
+    g = GameState(rs, 2, dice=[[2, 2, 3, 3, 4, 6], [1, 1, 1, 5, 2, 3],  # P1: the bonus, then 1050 banked
+                               [2, 3]])  # P2 piggybacks on 1550 with 2 dice: a zilch
+    assert g.phase == Phase.CHALLENGE  # no entry threshold: everyone is on the board, and may challenge
+    g.apply(NO_CHALLENGE)
+    assert g.turn_total == 500 and g.phase == Phase.KEEP
+    kp(g, [1, 1, 1, 5], bank=True)
+    assert g.turns[0]["events"] == [{"kind": "bonus", "points": 500}]
+    assert g.phase == Phase.CHALLENGE
+    g.apply(CHALLENGE_BASE)  # P2 challenges P1
+    g.apply(PIGGYBACK)
+    t = g.turns[1]
+    assert not t["banked"] and t["zilch_roll"] == [2, 3] and t["piggyback"]
+    assert t["events"] == [{"kind": "piggyback", "points": 1550, "dice": 2},
+                           {"kind": "challenge_cost", "points": 600},
+                           {"kind": "zilch_penalty", "mode": "subtract", "count": 1, "points": 0}]

@@ -332,10 +332,13 @@ def test_kernel_agents_and_random_copies_on_the_batched_engine():
     a, b = r.data["tables"][0]["results"]
     assert r.data["tables"][0]["engine"] == "batched"
     assert (a["wins"], a["mean_score"]) == (b["wins"], b["mean_score"])
-    # Rules the kernels lack go to the single-game engine.
-    r = evaluate(agents=["greedy", "random"], ruleset=load_ruleset("zonk", {"variants.piggyback": True}),
-                 games=4, seed=1, workers=1, solo_turns=0)
-    assert r.data["tables"][0]["engine"] == "single"
+    # Every variant plays on the batched engine, with the same results as on the single-game engine.
+    pig = load_ruleset("zonk", {"variants.piggyback": True, "variants.challenge": True, "variants.pyramiding": True})
+    r = evaluate(agents=["greedy", "greedy:500"], ruleset=pig, games=40, seed=1, workers=1, solo_turns=0)
+    s = evaluate(agents=["greedy", "greedy:500"], ruleset=pig, games=40, seed=1, workers=1, solo_turns=0,
+                 engine="single")
+    assert r.data["tables"][0]["engine"] == "batched" and s.data["tables"][0]["engine"] == "single"
+    assert r.data["tables"][0]["results"] == s.data["tables"][0]["results"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -81,12 +81,12 @@ def test_extends_and_overrides(tmp_path):
 @pytest.mark.parametrize(
     "overrides, words",
     [
-        ({"target": -5}, ["target", "-5", "1 or more"]),
+        ({"target": -5}, ["target", "-5", "from 1 to 1000000000"]),
         ({"dice": 7}, ["dice", "7", "from 1 to 6"]),
         ({"end": "sudden"}, ["end", "sudden", "others_one_turn", "finish_round"]),
         ({"keep": 3}, ["keep", "3", "string"]),
         ({"variants.pyramiding": "yes"}, ["variants.pyramiding", "yes", "true or false"]),
-        ({"min_bank": True}, ["min_bank", "True", "integer"]),
+        ({"min_bank": True}, ["min_bank", "true", "an integer"]),
         ({"scoring.singles.7": 10}, ["scoring.singles", "7", "face"]),
         ({"scoring.kinds": "triple"}, ["scoring.kinds", "triple", "double"]),
         ({"variants.zilch_penalty.mode": "double"}, ["zilch_penalty.mode", "double", "halve"]),

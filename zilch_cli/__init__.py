@@ -45,6 +45,28 @@ def add_ruleset_args(p: argparse.ArgumentParser, default: str | None = "zonk") -
                    "(repeatable)")
 
 
+def seed_arg(text: str) -> int:
+    """argparse type of ``--seed``: a whole number 0 or more (what NumPy's generators take)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
+    return value
+
+
+def seconds_arg(text: str) -> float:
+    """argparse type of a pause: seconds, 0 or more (at most an hour)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: a pause is 0 to 3600 seconds")
+    return value
+
+
 def ruleset_from_args(args: argparse.Namespace):
     from zilch_env.ruleset import load_ruleset, parse_overrides
 

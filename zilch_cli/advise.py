@@ -191,10 +191,18 @@ def _print_win(data: dict[str, Any]) -> None:
 def _advise_turn(rs, args: argparse.Namespace) -> dict[str, Any]:
     """Every choice valued by the turn optimum, as plain data (best first)."""
     from agents.solver import solve_turn
+    from zilch_env.scoring import scoring_table
 
-    sol = solve_turn(rs, args.on_board)
     zp = rs.variants.zilch_penalty
     streak = args.streak if (args.on_board and zp.count and zp.mode == "subtract") else None
+    if streak is not None and streak >= zp.count:
+        raise ValueError(f"--streak {streak}: under this penalty ({zp.count} zilches in a row cost "
+                         f"{zp.points}) a streak is 0 to {zp.count - 1} zilches: the count starts again "
+                         f"at {zp.count}")
+    # every value asked about is certified: the solve reaches past the largest total after this keep
+    table = scoring_table(rs)
+    top = max((k.points for k in table.info(args.dice).keeps), default=0)
+    sol = solve_turn(rs, args.on_board, reach=args.turn_total + top)
     advice = sol.decide(args.dice, args.turn_total, args.permanent, streak=streak)
     n = len(advice.roll)
     rows = []

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from zilch_cli import add_ruleset_args, ruleset_from_args
+from zilch_cli import add_ruleset_args, ruleset_from_args, seconds_arg, seed_arg
 
 FACES = "⚀⚁⚂⚃⚄⚅"
 
@@ -36,9 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated players in turn order (default: you,cpu); 'cpu' or 'cpu:SPEC' "
                    "is a computer player (a bare 'cpu' plays the trained agent of the rules, "
                    "ppo:checkpoints/<preset>, where there is one, else the 'heuristic' agent)")
-    p.add_argument("--seed", type=int, default=None, help="dice seed (default: a random one; the "
+    p.add_argument("--seed", type=seed_arg, default=None, help="dice seed (default: a random one; the "
                    "same seed and moves give the same game)")
-    p.add_argument("--delay", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--delay", type=seconds_arg, default=None, metavar="SECONDS",
                    help="pause between the computer's steps (default: 0.5 on a terminal, 0 otherwise)")
     p.add_argument("--record", metavar="FILE", help="write the JSON game record to FILE at the end")
     p.set_defaults(func=run)

@@ -19,6 +19,7 @@ from .engine import (
     Match,
     Phase,
     RandomDice,
+    RecordError,
     ScriptedDice,
     keep_action,
     mask_of,
@@ -33,7 +34,7 @@ from .scoring import legal_keeps, score_dice, scoring_table
 __all__ = [
     "CHALLENGE_BASE", "FRESH", "NO_CHALLENGE", "NUM_ACTIONS", "PIGGYBACK", "PRESETS",
     "GameState", "GreedyMover", "IllegalActionError", "Match", "Phase", "Policy", "RandomDice",
-    "RandomMover", "Ruleset", "RulesetError", "ScriptedDice", "keep_action", "legal_keeps",
+    "RandomMover", "RecordError", "Ruleset", "RulesetError", "ScriptedDice", "keep_action", "legal_keeps",
     "load_ruleset", "loads_ruleset", "mask_of", "new_game", "play_game", "replay",
     "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]

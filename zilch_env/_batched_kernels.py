@@ -42,12 +42,35 @@ P_TURNS = 42  # per seat: turns played, points recorded, turns ended by a zilch
 P_POINTS = 48
 P_ZILCH = 54
 RIT = 60  # rolls made so far in this turn (slot dice)
-WIDTH = 61
+FZ = 61  # 6 columns: pyramiding, dice of each face frozen (kept) earlier in this pass of the dice
+FZP = 67  # 6 columns: the points those frozen dice scored, by face
+FZN = 73  # dice frozen in this pass in all (0: the roll's keeps are the table's)
+CHAL = 74  # challenge: the seat challenged this turn, -1 for none
+CH_USED = 75  # 6 columns: challenges each seat has declared
+CH_BR = 81  # 6 columns: the challenge brackets each seat has used (bit 0 below the split, bit 1 at or above)
+OF_ON = 87  # piggyback: 1 when the previous player's bank is on offer
+OF_TOTAL = 88  # the offer's turn total
+OF_DICE = 89  # the offer's dice to roll
+OF_FZ = 90  # 6 columns: the offer's frozen dice by face (its pass goes on under pyramiding)
+OF_FZP = 96  # 6 columns: their points
+PIGGY = 102  # 1 when this turn took over the offer
+WIDTH = 103
 
-# Phases (the values of engine.Phase, plus the internal "a roll is due")
+# Phases (the values of engine.Phase, plus the internal "a roll is due"); a decision is due in
+# CHALLENGE, PIGGYBACK and KEEP, so "deciding" is ``phase <= KEEP``.
+CHALLENGE = 0
+PIGGYBACK = 1
 KEEP = 2
 OVER = 3
 PENDING = 4
+
+# Turn-start actions (engine.FRESH, PIGGYBACK, NO_CHALLENGE, CHALLENGE_BASE)
+A_FRESH = 128
+A_PIGGYBACK = 129
+A_NO_CHALLENGE = 130
+A_CHALLENGE = 131
+#: A keep that is no keep (pyramiding points of an impossible face choice).
+NONE = -(1 << 62)
 
 # Rule parameters
 R_DICE = 0
@@ -67,7 +90,15 @@ R_PLAYERS = 13
 R_MAX_TB = 14
 R_KEYED = 15  # dice codes: 0 from the ring buffers (numpy streams); from per-game SplitMix64 keys:
 # 1 the game's rolls in order, 2 by turn slot (seat, that seat's turn, roll of the turn)
-R_SIZE = 16
+R_PYR = 16  # pyramiding
+R_CHALLENGE = 17  # challenge
+R_PIGGYBACK = 18  # piggyback
+R_ALL_SCORING = 19  # keep = "all_scoring"
+R_CH_SPLIT = 20  # the score that splits the two challenge brackets
+R_CH_COST1 = 21  # what a zilch costs the challenger on its first challenge
+R_CH_COST2 = 22  # and on its second
+R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
+R_SIZE = R_SPLIT1 + 42
 
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
 #: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.
@@ -78,7 +109,7 @@ CODES = 6**6
 # The packed table ``tab`` (int32, one row per sorted roll; built by zilch_env.batched.batch_tables):
 # helpers take one table array instead of seven, because every array passed to a compiled helper
 # costs reference counting on each call, which dominated the step time.
-MAX_KEEPS = 16
+MAX_KEEPS = 63  # the most keeps any roll can have: six different faces, every one scoring (2**6 - 1)
 T_NK = 0  # legal keeps of the roll (0: a zilch)
 T_BEST = 1  # the best keep (all_scoring's keep, the greedy choice), -1 for a zilch
 T_MASK = 2  # MAX_KEEPS columns each: canonical mask, points, dice, scored as a straight
@@ -86,7 +117,10 @@ T_PTS = T_MASK + MAX_KEEPS
 T_N = T_PTS + MAX_KEEPS
 T_STR = T_N + MAX_KEEPS
 T_M2K = T_STR + MAX_KEEPS  # 64 columns: the keep with this mask, -1 for none
-T_WIDTH = T_M2K + 64
+T_LEN = T_M2K + 64  # dice in the roll
+T_CNT = T_LEN + 1  # 6 columns: dice showing each face
+T_FIRST = T_CNT + 6  # 6 columns: the sorted position of each face's first die (0 when absent)
+T_WIDTH = T_FIRST + 6
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -136,18 +170,195 @@ def _below(rng, i, m):
 
 
 # --------------------------------------------------------------------------------------------
+# The keeps of the current roll (GameState.keeps): the table's, or under pyramiding with dice frozen
+# in this pass, computed face by face (zilch_env.scoring.pyramid_keeps)
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit(cache=True, inline="always")
+def _pyramid_on(st, b, rp):
+    """Whether the keeps of game ``b`` depend on frozen dice (pyramiding with dice kept this pass)."""
+    return rp[R_PYR] != 0 and st[b, FZN] > 0
+
+
+@njit(cache=True, inline="always")
+def _face_points(st, b, rp, f, k):
+    """zilch_env.scoring.pyramid_face_points: ``k`` newly kept dice of face index ``f`` alone, or
+    joining the dice of that face frozen in this pass (the group's points replace theirs), whichever
+    is worth more; NONE when neither scores."""
+    alone = rp[R_SPLIT1 + f * 7 + k]
+    best = alone if alone >= 0 else NONE
+    have = st[b, FZ + f]
+    if have > 0 and have + k >= 3:
+        group = rp[R_SPLIT1 + f * 7 + have + k]
+        if group >= 0:
+            gain = group - st[b, FZP + f]
+            if best == NONE or gain > best:
+                best = gain
+    return best
+
+
+@njit(cache=True, inline="always")
+def _pyramid_keep(st, b, rp, tab, r, m):
+    """zilch_env.scoring.pyramid_keeps for one mask: (points, dice) of keeping the dice at the sorted
+    positions in ``m`` of roll ``r``; points NONE when ``m`` is not a canonical keep that scores."""
+    if m <= 0 or (m >> tab[r, T_LEN]) != 0:
+        return NONE, 0
+    pts = 0
+    n = 0
+    for f in range(6):
+        c = tab[r, T_CNT + f]
+        if c == 0:
+            continue
+        blk = (m >> tab[r, T_FIRST + f]) & ((1 << c) - 1)
+        k = _popcount(blk)
+        if blk != (1 << k) - 1:
+            return NONE, 0
+        if k > 0:
+            v = _face_points(st, b, rp, f, k)
+            if v == NONE:
+                return NONE, 0
+            pts += v
+            n += k
+    return pts, n
+
+
+@njit(cache=True, inline="always")
+def _pyramid_best(st, b, rp, tab, r):
+    """The pyramiding keep of the most points, ties to more dice, then the lower mask (the keep of
+    ``all_scoring`` and of the greedy mover): (mask, points, dice), mask -1 for none."""
+    bm = -1
+    bp = 0
+    bn = 0
+    for m in range(1, 1 << tab[r, T_LEN]):
+        pts, n = _pyramid_keep(st, b, rp, tab, r, m)
+        if pts != NONE and (bm < 0 or pts > bp or (pts == bp and n > bn)):
+            bm, bp, bn = m, pts, n
+    return bm, bp, bn
+
+
+@njit(cache=True, inline="always")
+def _keep_next(st, b, rp, tab, r, c):
+    """The legal keeps of game ``b``'s roll ``r`` one by one, canonical masks ascending: from cursor
+    ``c`` (0 to start) the next keep as (next cursor, mask, points, dice, scored as a straight); the
+    next cursor is -1 when there are no more."""
+    if _pyramid_on(st, b, rp):
+        top = 1 << tab[r, T_LEN]
+        if rp[R_ALL_SCORING] != 0:  # the one keep: every scoring die, for the most points
+            if c != 0:
+                return -1, 0, 0, 0, False
+            bm, bp, bn = _pyramid_best(st, b, rp, tab, r)
+            if bm < 0:
+                return -1, 0, 0, 0, False
+            return top, bm, bp, bn, False
+        m = c + 1  # the cursor is the last mask given
+        while m < top:
+            pts, n = _pyramid_keep(st, b, rp, tab, r, m)
+            if pts != NONE:
+                return m, m, pts, n, False
+            m += 1
+        return -1, 0, 0, 0, False
+    if c >= tab[r, T_NK]:
+        return -1, 0, 0, 0, False
+    return c + 1, tab[r, T_MASK + c], tab[r, T_PTS + c], tab[r, T_N + c], tab[r, T_STR + c] != 0
+
+
+@njit(cache=True, inline="always")
+def _keep_of(st, b, rp, tab, r, m):
+    """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NONE when
+    ``m`` is not a legal keep."""
+    if m <= 0 or m >= 64:
+        return NONE, 0, False
+    if _pyramid_on(st, b, rp):
+        if rp[R_ALL_SCORING] != 0:
+            bm, bp, bn = _pyramid_best(st, b, rp, tab, r)
+            if bm != m:
+                return NONE, 0, False
+            return bp, bn, False
+        pts, n = _pyramid_keep(st, b, rp, tab, r, m)
+        return pts, n, False
+    k = tab[r, T_M2K + m]
+    if k < 0:
+        return NONE, 0, False
+    return tab[r, T_PTS + k], tab[r, T_N + k], tab[r, T_STR + k] != 0
+
+
+@njit(cache=True, inline="always")
+def _scores(st, b, rp, tab, r):
+    """Whether roll ``r`` has a legal keep in game ``b`` (else it is a zilch)."""
+    if tab[r, T_NK] > 0:
+        return True
+    return _pyramid_on(st, b, rp) and _keep_next(st, b, rp, tab, r, 0)[0] >= 0
+
+
+@njit(cache=True, inline="always")
+def _freeze(st, b, rp, tab, r, m):
+    """zilch_env.scoring.pyramid_freeze: the dice kept by mask ``m`` join this pass's frozen dice,
+    each face's points becoming its frozen points plus what the new dice added."""
+    for f in range(6):
+        c = tab[r, T_CNT + f]
+        if c == 0:
+            continue
+        k = _popcount((m >> tab[r, T_FIRST + f]) & ((1 << c) - 1))
+        if k > 0:
+            st[b, FZP + f] += _face_points(st, b, rp, f, k)
+            st[b, FZ + f] += k
+            st[b, FZN] += k
+
+
+@njit(cache=True, inline="always")
+def _unfreeze(st, b):
+    for f in range(6):
+        st[b, FZ + f] = 0
+        st[b, FZP + f] = 0
+    st[b, FZN] = 0
+
+
+# --------------------------------------------------------------------------------------------
 # The turn (GameState._start_turn, _roll, _apply_keep, _end_turn, _finish)
+
+
+@njit(cache=True, inline="always")
+def _may_challenge(st, b, rp, p):
+    """GameState._may_challenge (source 001): two challenge turns at most, one below the split and one
+    at or above it, the challenger and some opponent on the board."""
+    if st[b, ONB + p] == 0 or st[b, CH_USED + p] >= 2:
+        return False
+    bracket = 1 if st[b, SCORE + p] >= rp[R_CH_SPLIT] else 0
+    if (st[b, CH_BR + p] >> bracket) & 1:
+        return False
+    for q in range(rp[R_PLAYERS]):
+        if q != p and st[b, ONB + q] != 0:
+            return True
+    return False
 
 
 @njit(cache=True)
 def _start_turn(st, b, rp):
-    """GameState._start_turn without the variants that act before the first roll: a roll of all dice is due."""
+    """GameState._start_turn: the turn's state reset; a challenge decision, a piggyback decision, or
+    a roll of all dice is due."""
     st[b, PHASE] = PENDING
     st[b, ROLL] = -1
     st[b, LEFT] = rp[R_DICE]
     st[b, TOTAL] = 0
     st[b, PERM] = 0
     st[b, RIT] = 0
+    _unfreeze(st, b)
+    st[b, CHAL] = -1
+    st[b, PIGGY] = 0
+    p = st[b, CUR]
+    if rp[R_CHALLENGE] != 0 and st[b, TB_MASK] == 0 and _may_challenge(st, b, rp, p):
+        st[b, PHASE] = CHALLENGE
+    elif rp[R_PIGGYBACK] != 0 and st[b, OF_ON] != 0:
+        st[b, PHASE] = PIGGYBACK
 
 
 @njit(cache=True)
@@ -180,6 +391,7 @@ def _finish(st, b, contenders, rp):
         st[b, FQ_POS] = 0
         st[b, FQ_LEN] = length
         st[b, CUR] = st[b, FQ]
+        st[b, OF_ON] = 0
         _start_turn(st, b, rp)
         return False
     st[b, WIN_MASK] = tied
@@ -191,8 +403,9 @@ def _finish(st, b, contenders, rp):
 @njit(cache=True)
 def _end_turn(st, b, banked, rp):
     """GameState._end_turn: record the turn (the turn total when banked, else the permanent points;
-    nothing below the entry threshold before the board), count zilch streaks and apply the zilch
-    penalty, then the ending rules: who plays next, or the result. Returns True when the game is over."""
+    nothing below the entry threshold before the board), settle a challenge, count zilch streaks and
+    apply the zilch penalty, put a bank on offer for piggyback, then the ending rules: who plays
+    next, or the result. Returns True when the game is over."""
     p = st[b, CUR]
     n = rp[R_PLAYERS]
     total = st[b, TOTAL]
@@ -204,6 +417,13 @@ def _end_turn(st, b, banked, rp):
         else:
             recorded = 0
     score = st[b, SCORE + p] + recorded
+    q = st[b, CHAL]
+    if q >= 0:
+        if banked:  # the banked turn total is also taken from the challenged
+            left = st[b, SCORE + q] - total
+            st[b, SCORE + q] = left if left > 0 else 0
+        else:  # a zilch costs the challenger, by its challenge's order
+            score -= rp[R_CH_COST1] if st[b, CH_USED + p] == 1 else rp[R_CH_COST2]
     if banked:
         st[b, STREAK + p] = 0
     elif was_on:
@@ -228,9 +448,19 @@ def _end_turn(st, b, banked, rp):
     st[b, P_POINTS + p] += recorded
     if not banked:
         st[b, P_ZILCH + p] += 1
+    # piggyback is offered on another player's bank only: a one-player game has no offer
+    if banked and rp[R_PIGGYBACK] != 0 and n > 1:
+        st[b, OF_ON] = 1
+        st[b, OF_TOTAL] = total
+        st[b, OF_DICE] = st[b, LEFT]
+        for f in range(6):
+            st[b, OF_FZ + f] = st[b, FZ + f]
+            st[b, OF_FZP + f] = st[b, FZP + f]
+    else:
+        st[b, OF_ON] = 0
     st[b, ROLL] = -1
     all_seats = (1 << n) - 1
-    # Ending (RULES.md section 3)
+    # Ending (docs/rules.md, "Ending")
     if st[b, TB_MASK] != 0:
         st[b, FQ_POS] += 1
         if st[b, FQ_POS] == st[b, FQ_LEN]:
@@ -270,8 +500,9 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     """GameState._roll, resumable: while a roll is due, draw the next dice code of this game and
     look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
     ``six_dice_zilch_bonus`` adds the bonus and rolls again; any other zilch ends the turn and the
-    next player rolls. When the game's dice codes run out the roll stays due (PENDING) until the
-    caller refills them, so a refill never changes the dice a game sees. Keyed dice never run out."""
+    next player rolls (or decides first, at a challenge or piggyback decision). When the game's dice
+    codes run out the roll stays due (PENDING) until the caller refills them, so a refill never
+    changes the dice a game sees. Keyed dice never run out."""
     _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, 0)
 
 
@@ -300,7 +531,7 @@ def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
         st[b, RIT] += 1
         left = st[b, LEFT]
         r = code_roll[left, code]
-        if tab[r, T_NK] > 0:
+        if _scores(st, b, rp, tab, r):
             st[b, ROLL] = r
             st[b, PHASE] = KEEP
             return
@@ -330,45 +561,80 @@ def _may_bank(points, n, need, no_bank_n):
 
 
 @njit(cache=True, inline="always")
+def _may_challenge_seat(st, b, rp, action):
+    """Whether challenge action ``action`` (131 + k - 1: the opponent k seats on) names an opponent on
+    the board."""
+    n = rp[R_PLAYERS]
+    k = action - A_CHALLENGE + 1
+    return 1 <= k < n and st[b, ONB + (st[b, CUR] + k) % n] != 0
+
+
+@njit(cache=True, inline="always")
 def _legal(st, b, action, rp, tab):
     """Whether ``action`` is legal for game ``b`` (GameState.legal_actions)."""
-    if st[b, PHASE] != KEEP or action < 0 or action >= 128:
+    ph = st[b, PHASE]
+    if ph == CHALLENGE:
+        return action == A_NO_CHALLENGE or _may_challenge_seat(st, b, rp, action)
+    if ph == PIGGYBACK:
+        return action == A_FRESH or action == A_PIGGYBACK
+    if ph != KEEP or action < 0 or action >= 128:
         return False
-    r = st[b, ROLL]
-    k = tab[r, T_M2K + (action >> 1)]
-    if k < 0:
+    pts, kn, _ = _keep_of(st, b, rp, tab, st[b, ROLL], action >> 1)
+    if pts == NONE:
         return False
     if action & 1:
         need, no_bank_n = _bank_need(st, b, rp)
-        return _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n)
+        return _may_bank(pts, kn, need, no_bank_n)
     return True
 
 
 @njit(cache=True, inline="always")
 def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
-    """GameState.apply of a legal keep action, then GameState._apply_keep and bank or roll."""
+    """GameState.apply of a legal action: a turn-start decision, or a keep and bank or roll."""
     _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, 0)
 
 
 @njit(cache=True, inline="always")
 def _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_apply`; with ``hold`` a turn that ends stops before the next turn's first roll."""
-    r = st[b, ROLL]
-    k = tab[r, T_M2K + (action >> 1)]
-    pts = tab[r, T_PTS + k]
-    st[b, TOTAL] += pts
-    if tab[r, T_STR + k] != 0 and rp[R_PERM_STRAIGHT] != 0:
-        st[b, PERM] += pts
-    left = st[b, LEFT] - tab[r, T_N + k]
-    if left == 0:  # hot dice: the next roll takes all dice
-        left = rp[R_DICE]
-    st[b, LEFT] = left
     st[b, DECISIONS] += 1
-    if action & 1:
-        _end_turn(st, b, True, rp)
-    else:
+    ph = st[b, PHASE]
+    if ph == CHALLENGE:
+        if action != A_NO_CHALLENGE:
+            p = st[b, CUR]
+            st[b, CHAL] = (p + action - A_CHALLENGE + 1) % rp[R_PLAYERS]
+            st[b, CH_BR + p] |= 1 << (1 if st[b, SCORE + p] >= rp[R_CH_SPLIT] else 0)
+            st[b, CH_USED + p] += 1
+        st[b, PHASE] = PIGGYBACK if (rp[R_PIGGYBACK] != 0 and st[b, OF_ON] != 0) else PENDING
+    elif ph == PIGGYBACK:
+        if action == A_PIGGYBACK:  # play on from the previous player's bank: its pass goes on
+            st[b, TOTAL] = st[b, OF_TOTAL]
+            st[b, LEFT] = st[b, OF_DICE]
+            for f in range(6):
+                st[b, FZ + f] = st[b, OF_FZ + f]
+                st[b, FZP + f] = st[b, OF_FZP + f]
+                st[b, FZN] += st[b, OF_FZ + f]
+            st[b, PIGGY] = 1
         st[b, PHASE] = PENDING
-        st[b, ROLL] = -1
+    else:
+        r = st[b, ROLL]
+        m = action >> 1
+        pts, kn, straight = _keep_of(st, b, rp, tab, r, m)
+        st[b, TOTAL] += pts
+        if straight and rp[R_PERM_STRAIGHT] != 0:
+            st[b, PERM] += pts
+        left = st[b, LEFT] - kn
+        if left == 0:  # hot dice: the next roll takes all dice and starts a new pass
+            left = rp[R_DICE]
+            _unfreeze(st, b)
+        elif rp[R_PYR] != 0:
+            _freeze(st, b, rp, tab, r, m)
+        st[b, LEFT] = left
+        if action & 1:
+            _end_turn(st, b, True, rp)
+        else:
+            st[b, PHASE] = PENDING
+            st[b, ROLL] = -1
     _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold)
 
 
@@ -412,7 +678,7 @@ def advance_pending(st, rp, dbuf, keys, code_roll, tab):
 def _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
     for b in range(st.shape[0]):
         illegal[b] = False
-        if st[b, PHASE] != KEEP:
+        if st[b, PHASE] > KEEP:
             continue
         a = actions[b]
         if not _legal(st, b, a, rp, tab):
@@ -443,7 +709,7 @@ def step_rows(st, rows, actions, illegal, rp, dbuf, keys, code_roll, tab):
     for i in range(rows.shape[0]):
         b = rows[i]
         illegal[i] = False
-        if st[b, PHASE] != KEEP:
+        if st[b, PHASE] > KEEP:
             continue
         a = actions[i]
         if not _legal(st, b, a, rp, tab):
@@ -464,7 +730,7 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
     waiting = 0
     for b in range(st.shape[0]):
         seat = seats[b]
-        while st[b, PHASE] == KEEP and st[b, CUR] != seat:
+        while st[b, PHASE] <= KEEP and st[b, CUR] != seat:
             p = st[b, CUR]
             k = (p - seat + n) % n
             kind = kinds[b, k]
@@ -528,28 +794,50 @@ def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_rewa
 def legal_masks(st, out, rp, tab):
     """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
     out[:, :] = False
+    n = rp[R_PLAYERS]
     for b in range(st.shape[0]):
-        if st[b, PHASE] != KEEP:
+        ph = st[b, PHASE]
+        if ph == CHALLENGE:
+            out[b, A_NO_CHALLENGE] = True
+            for a in range(A_CHALLENGE, A_CHALLENGE + n - 1):
+                if _may_challenge_seat(st, b, rp, a):
+                    out[b, a] = True
+            continue
+        if ph == PIGGYBACK:
+            out[b, A_FRESH] = True
+            out[b, A_PIGGYBACK] = True
+            continue
+        if ph != KEEP:
             continue
         r = st[b, ROLL]
         need, no_bank_n = _bank_need(st, b, rp)
-        for k in range(tab[r, T_NK]):
-            a = tab[r, T_MASK + k] * 2
-            out[b, a] = True
-            if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
-                out[b, a + 1] = True
+        c = 0
+        while True:
+            c, mask, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
+            if c < 0:
+                break
+            out[b, mask * 2] = True
+            if _may_bank(pts, kn, need, no_bank_n):
+                out[b, mask * 2 + 1] = True
 
 
 @njit(cache=True, inline="always")
 def _greedy_action(st, b, rp, tab, threshold, min_dice):
-    """zilch_env.GreedyMover.act: keep the most points (ties: more dice, then the lower mask); bank
-    when allowed and the turn total reaches ``threshold`` or fewer than ``min_dice`` dice would be
-    left to roll (not counting hot dice)."""
+    """zilch_env.GreedyMover.act: no challenge, no piggyback; keep the most points (ties: more dice,
+    then the lower mask); bank when allowed and the turn total reaches ``threshold`` or fewer than
+    ``min_dice`` dice would be left to roll (not counting hot dice)."""
+    ph = st[b, PHASE]
+    if ph == CHALLENGE:
+        return A_NO_CHALLENGE
+    if ph == PIGGYBACK:
+        return A_FRESH
     r = st[b, ROLL]
-    k = tab[r, T_BEST]
-    pts = tab[r, T_PTS + k]
-    kept = tab[r, T_N + k]
-    a = tab[r, T_MASK + k] * 2
+    if _pyramid_on(st, b, rp):
+        mask, pts, kept = _pyramid_best(st, b, rp, tab, r)
+    else:
+        k = tab[r, T_BEST]
+        mask, pts, kept = tab[r, T_MASK + k], tab[r, T_PTS + k], tab[r, T_N + k]
+    a = mask * 2
     total = st[b, TOTAL] + pts
     left = st[b, LEFT] - kept
     need, no_bank_n = _bank_need(st, b, rp)
@@ -562,22 +850,47 @@ def _greedy_action(st, b, rp, tab, threshold, min_dice):
 
 @njit(cache=True, inline="always")
 def _random_action(st, b, rp, rng, stream, tab):
-    """A legal action drawn uniformly (zilch_env.RandomMover) from decision stream ``stream``."""
+    """A legal action drawn uniformly (zilch_env.RandomMover) from decision stream ``stream``, counting
+    the legal actions in ascending order."""
+    ph = st[b, PHASE]
+    if ph == PIGGYBACK:
+        return A_FRESH if _below(rng, stream, 2) == 0 else A_PIGGYBACK
+    if ph == CHALLENGE:
+        count = 1
+        for a in range(A_CHALLENGE, A_CHALLENGE + rp[R_PLAYERS] - 1):
+            if _may_challenge_seat(st, b, rp, a):
+                count += 1
+        j = _below(rng, stream, count)
+        if j == 0:
+            return A_NO_CHALLENGE
+        for a in range(A_CHALLENGE, A_CHALLENGE + rp[R_PLAYERS] - 1):
+            if _may_challenge_seat(st, b, rp, a):
+                j -= 1
+                if j == 0:
+                    return a
+        return -1  # unreachable: j < count
     r = st[b, ROLL]
     need, no_bank_n = _bank_need(st, b, rp)
-    nk = tab[r, T_NK]
     count = 0
-    for k in range(nk):
+    c = 0
+    while True:
+        c, mask, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
+        if c < 0:
+            break
         count += 1
-        if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
+        if _may_bank(pts, kn, need, no_bank_n):
             count += 1
     j = _below(rng, stream, count)
-    for k in range(nk):
-        a = tab[r, T_MASK + k] * 2
+    c = 0
+    while True:
+        c, mask, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
+        if c < 0:
+            break
+        a = mask * 2
         if j == 0:
             return a
         j -= 1
-        if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
+        if _may_bank(pts, kn, need, no_bank_n):
             if j == 0:
                 return a + 1
             j -= 1
@@ -601,7 +914,12 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     ``extra + vals[q, j, dice, i]`` at ``j`` permanent straights (folded onto the top level, their
     points above it in ``extra``) and ``i`` units at risk (``vbeyond[q, j]`` from ``N`` units on),
     and, where banking is allowed, by banking the new turn total. The best value wins; ties go to
-    banking, then to more points, then to the lower mask."""
+    banking, then to more points, then to the lower mask. At turn start (agents.solver.OptimalTurnAgent):
+    never a challenge; piggyback when rolling the offer's dice from its total is worth more than a
+    fresh turn."""
+    ph = st[b, PHASE]
+    if ph == CHALLENGE:
+        return A_NO_CHALLENGE
     p = st[b, CUR]
     on = 1 if st[b, ONB + p] != 0 else 0
     streak = st[b, STREAK + p]
@@ -614,6 +932,11 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     unit = vint[q, V_UNIT]
     s = vint[q, V_STRAIGHT]
     dice = rp[R_DICE]
+    if ph == PIGGYBACK:  # TurnPolicy.roll_value of the offer against a fresh turn's
+        i = st[b, OF_TOTAL] // unit
+        take = vals[q, 0, st[b, OF_DICE], i] if i < size else vbeyond[q, 0]
+        fresh = vals[q, 0, dice, 0] if size > 0 else vbeyond[q, 0]
+        return A_PIGGYBACK if take > fresh else A_FRESH
     forced = rp[R_FORCED] != 0
     r = st[b, ROLL]
     total = st[b, TOTAL]
@@ -624,12 +947,14 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     best_bank = False
     best_pts = 0
     best_mask = 0
-    for k in range(tab[r, T_NK]):
-        pts = tab[r, T_PTS + k]
-        mask = tab[r, T_MASK + k]
+    c = 0
+    while True:
+        c, mask, pts, kn, straight = _keep_next(st, b, rp, tab, r, c)
+        if c < 0:
+            break
         t2 = total + pts
         p2 = perm
-        if s > 0 and tab[r, T_STR + k] != 0:
+        if s > 0 and straight:
             p2 += pts
         j = 0
         extra = 0
@@ -639,7 +964,7 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
                 extra = (j - top) * s
                 j = top
         i = (t2 - p2) // unit
-        left = n - tab[r, T_N + k]
+        left = n - kn
         nn = left if left > 0 else dice
         v = extra + (vals[q, j, nn, i] if i < size else vbeyond[q, j])
         # the roll choice, then the bank choice (sort key: -value, not bank, -points, mask)
@@ -661,7 +986,7 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
     and ``min_dice[b]``, or 3 turn values (table ``thresholds[b]``). ``out[b]`` is -1 for games not
     waiting for a decision."""
     for b in range(st.shape[0]):
-        if st[b, PHASE] != KEEP:
+        if st[b, PHASE] > KEEP:
             out[b] = -1
             continue
         if kinds[b] == 0:
@@ -712,7 +1037,7 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
     n = rp[R_PLAYERS]
     waiting = 0
     for b in range(st.shape[0]):
-        while st[b, PHASE] == KEEP:
+        while st[b, PHASE] <= KEEP:
             if st[b, DECISIONS] >= max_decisions:
                 return b, waiting
             p = st[b, CUR]
@@ -754,6 +1079,7 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
     npf = off[20]
     o_keep_points, o_keep_dice = off[21], off[22]
     o_keep_lead, o_keep_ahead, o_keep_target = off[23], off[24], off[25]
+    o_offer, o_frozen, o_challenge = off[26], off[27], off[28]
     all_dice = rp[R_DICE]
     target = rp[R_TARGET]
     n_rules = rules_block.shape[0]
@@ -787,8 +1113,12 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
                 o[o_to_bank] = min((threshold - total) * inv, ph_)
         if mine and ph == KEEP:
             need, no_bank_n = _bank_need(st, b, rp)
-            for k in range(tab[r, T_NK]):
-                if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
+            c = 0
+            while True:
+                c, mask, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
+                if c < 0:
+                    break
+                if _may_bank(pts, kn, need, no_bank_n):
                     o[o_bank_ok] = 1.0
                     break
         last = st[b, LAST]
@@ -796,6 +1126,14 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
             o[o_last] = min(last * inv, ph_)
         if rp[R_OVERCOMING] != 0 and last + 1 > total:
             o[o_overcome] = min((last + 1 - total) * inv, ph_)
+        if st[b, OF_ON] != 0 and (ph == CHALLENGE or ph == PIGGYBACK):
+            o[o_offer] = 1.0
+            o[o_offer + 1] = min(st[b, OF_TOTAL] * inv, ph_)
+            o[o_offer + 2] = st[b, OF_DICE] / 6
+        if rp[R_PYR] != 0:
+            for f in range(6):
+                if st[b, FZ + f] != 0:
+                    o[o_frozen + f] = st[b, FZ + f] / 6
         queue = st[b, FQ_ON] != 0 and not over
         qpos = st[b, FQ_POS]
         qlen = st[b, FQ_LEN]
@@ -817,6 +1155,16 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
         deficit = best_other - own - (total if mine else 0)
         if deficit > 0:
             o[o_deficit] = min(deficit * inv, ph_)
+        if rp[R_CHALLENGE] != 0:
+            room = st[b, CH_USED + seat] < 2
+            br = st[b, CH_BR + seat]
+            if room and (br & 1) == 0:
+                o[o_challenge] = 1.0
+            if room and (br & 2) == 0:
+                o[o_challenge + 1] = 1.0
+            if own >= rp[R_CH_SPLIT]:
+                o[o_challenge + 2] = 1.0
+        challenged = st[b, CHAL]
         first = st[b, FIRST]
         for k in range(n):
             q = (seat + k) % n
@@ -837,6 +1185,11 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
                     if st[b, FQ + i] == q:
                         o[base + 5] = 1.0
                         break
+            if challenged == q:
+                o[base + 6] = 1.0
+            used = st[b, CH_USED + q]
+            if used != 0:
+                o[base + 7] = used / 2
             if tied != 0 and (tied >> q) & 1:
                 o[base + 8] = 1.0
             if q == first:
@@ -850,11 +1203,13 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
             for q in range(n):
                 if q != cur and st[b, SCORE + q] > best:
                     best = st[b, SCORE + q]
-            for k in range(tab[r, T_NK]):
-                m = tab[r, T_MASK + k]
-                pts = tab[r, T_PTS + k]
+            c = 0
+            while True:
+                c, m, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
+                if c < 0:
+                    break
                 o[o_keep_points + m] = min(pts * inv, ph_)
-                rest = left - tab[r, T_N + k]
+                rest = left - kn
                 o[o_keep_dice + m] = (rest if rest != 0 else all_dice) / 6
                 banked = base + pts
                 kl = (banked - best) * inv

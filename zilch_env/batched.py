@@ -32,12 +32,12 @@ Observations
     SB3 VecEnv of ``Zilch-v0`` on it.
 
 Rules covered
-    Every preset and the rules they use: free or all-scoring keeps, optional or forced hot dice,
-    entry threshold and minimum bank, permanent straights, the zilch penalty (subtract, halve,
-    reset), the six-dice zilch bonus, both endings, draws and tie-break turns, the ``overcoming``
-    bank bar, 1 to 6 players and 1 to 6 dice. The variants that add decisions or state before a
-    roll (``pyramiding``, ``challenge``, ``piggyback``) raise :class:`UnsupportedRulesError`: play them
-    with the single-game engine (``GameState``, ``Zilch-v0``).
+    Every ruleset the loader accepts: free or all-scoring keeps, optional or forced hot dice, entry
+    threshold and minimum bank, permanent straights, the zilch penalty (subtract, halve, reset), the
+    six-dice zilch bonus, both endings, draws and tie-break turns, every variant (``pyramiding``: the
+    keeps of a roll computed in the kernels from the dice frozen in this pass; ``challenge`` and
+    ``piggyback``: decisions at turn start, phases ``CHALLENGE`` and ``PIGGYBACK`` with the actions
+    128-135 of the single-game engine; ``overcoming``), 1 to 6 players and 1 to 6 dice.
 
 Built-in agents
     The kernels also play the two baseline movers of :mod:`zilch_env.policy` for many games at once:
@@ -58,9 +58,10 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _batched_kernels as K
-from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code
+from .engine import (CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS,
+                     RandomDice, sorted_rolls_by_code)
 from .ruleset import Ruleset, load_ruleset
-from .scoring import scoring_table
+from .scoring import scoring_table, split_points
 from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 __all__ = [
@@ -69,29 +70,21 @@ __all__ = [
     "is_batch_policy", "play_games", "slot_game", "stream_keys", "MAX_KEEPS",
 ]
 
-#: Legal keeps per roll the tables hold (a roll of six dice has 15 at most under every scoring rule).
+#: Legal keeps per roll the tables hold: 63, the most any roll can have under any scoring rule.
 MAX_KEEPS = K.MAX_KEEPS
 _POW6 = [6**n for n in range(7)]
 _CODES = 6**6
 
 
 class UnsupportedRulesError(ValueError):
-    """A ruleset the batched engine does not play (a variant acting before the first roll, or pyramiding)."""
+    """Rules or an agent the batched engine cannot play (every ruleset it can: see :func:`check_batchable`)."""
 
 
 def check_batchable(ruleset: Ruleset) -> None:
-    """Raise :class:`UnsupportedRulesError` naming the first variant the batched engine lacks."""
-    v = ruleset.variants
-    for name, on, why in (
-        ("pyramiding", v.pyramiding, "keeps that join dice frozen earlier in the pass"),
-        ("challenge", v.challenge, "a challenge decision before the turn's first roll"),
-        ("piggyback", v.piggyback, "a piggyback decision before the turn's first roll"),
-    ):
-        if on:
-            raise UnsupportedRulesError(
-                f"ruleset {ruleset.name!r} has variants.{name} = true ({why}), which the batched engine "
-                f"does not play; use the single-game engine (zilch_env.GameState) or the Zilch-v0 "
-                f"environment for this variant")
+    """The batched engine plays every ruleset the loader accepts (every variant, 1 to 6 players):
+    this check passes for all of them and stays for the callers that ask."""
+    if not isinstance(ruleset, Ruleset):
+        raise UnsupportedRulesError(f"{ruleset!r} is not a Ruleset (load one with zilch_env.load_ruleset)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,7 +155,7 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
         faces[r, : len(roll)] = roll
         info = table.rolls[roll]
         keeps = ((info.best,) if info.best is not None else ()) if all_scoring else info.keeps
-        if len(keeps) > MAX_KEEPS:  # pragma: no cover - 15 at most for six dice
+        if len(keeps) > MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
             raise ValueError(f"roll {roll} has {len(keeps)} keeps; the batched tables hold {MAX_KEEPS}")
         nk[r] = len(keeps)
         for k, keep in enumerate(keeps):
@@ -178,6 +171,12 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
     packed[:, K.T_N: K.T_N + MAX_KEEPS] = kn
     packed[:, K.T_STR: K.T_STR + MAX_KEEPS] = kstr
     packed[:, K.T_M2K: K.T_M2K + 64] = m2k
+    for r, roll in enumerate(rolls):  # what the pyramiding kernels read of each roll
+        packed[r, K.T_LEN] = len(roll)
+        for i, d in enumerate(roll):
+            if packed[r, K.T_CNT + d - 1] == 0:
+                packed[r, K.T_FIRST + d - 1] = i
+            packed[r, K.T_CNT + d - 1] += 1
     arrays = (roll_n, faces, nk, kmask, kpts, kn, kstr, m2k, best, packed)
     for a in arrays:
         a.flags.writeable = False
@@ -203,6 +202,18 @@ def _rule_params(rs: Ruleset, num_players: int) -> np.ndarray:
     rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
     rp[K.R_PLAYERS] = num_players
     rp[K.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
+    rp[K.R_PYR] = v.pyramiding
+    rp[K.R_CHALLENGE] = v.challenge
+    rp[K.R_PIGGYBACK] = v.piggyback
+    rp[K.R_ALL_SCORING] = rs.keep == "all_scoring"
+    rp[K.R_CH_SPLIT] = CHALLENGE_SPLIT
+    rp[K.R_CH_COST1], rp[K.R_CH_COST2] = CHALLENGE_ZILCH_COST
+    for f in range(6):  # dice of one face scored alone: the pyramiding kernels' scoring
+        for m in range(7):
+            c = [0] * 6
+            c[f] = m
+            pts = split_points(rs.scoring, tuple(c))
+            rp[K.R_SPLIT1 + f * 7 + m] = -1 if pts is None else pts
     return rp
 
 
@@ -340,7 +351,8 @@ class _ObsEncoder:
                  "final_turns_left", "tiebreak", "tiebreak_round", "lead", "deficit", "players", "rules")
         off = ([at[k].start if k else at["roll_dice"].stop for k in names] + [len(PLAYER_FIELDS)]
                + [at["keep_points"].start, at["keep_dice"].start]
-               + [at["keep_lead"].start, at["keep_ahead"].start, at["keep_target"].start])
+               + [at["keep_lead"].start, at["keep_ahead"].start, at["keep_target"].start]
+               + [at["offer"].start, at["frozen"].start, at["challenge_options"].start])
         self.off = np.array(off, dtype=np.int64)
         self.finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(rs.variants.zilch_penalty.count, 3),
                               float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)
@@ -615,7 +627,8 @@ class BatchedGames:
 
     @property
     def phase(self) -> np.ndarray:
-        """Per game: ``Phase.KEEP`` (2, a decision is due) or ``Phase.OVER`` (3)."""
+        """Per game: a decision is due in ``Phase.CHALLENGE`` (0), ``Phase.PIGGYBACK`` (1) and
+        ``Phase.KEEP`` (2); ``Phase.OVER`` (3) once the game has ended; 4 while a roll is due."""
         return self._col(K.PHASE)
 
     @property
@@ -734,14 +747,18 @@ class BatchedGames:
         return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
 
     def snapshot(self, b: int) -> dict[str, Any]:
-        """Game ``b`` in the form of :meth:`GameState.snapshot` (the fields the batched engine has:
-        everything but pyramiding, piggyback and challenge state)."""
+        """Game ``b`` in the form of :meth:`GameState.snapshot`."""
         s = self._st[b]
         n = self.num_players
         over = s[K.PHASE] == K.OVER
         m = int(s[K.WIN_MASK])
         r = int(s[K.ROLL])
+        offer = (int(s[K.OF_TOTAL]), int(s[K.OF_DICE])) if s[K.OF_ON] else None
         return {
+            "frozen": s[K.FZ: K.FZ + 6].tolist(),
+            "offer": offer,
+            "challenged": int(s[K.CHAL]) if s[K.CHAL] >= 0 else None,
+            "challenges_used": s[K.CH_USED: K.CH_USED + n].tolist(),
             "scores": s[K.SCORE: K.SCORE + n].tolist(),
             "on_board": [bool(x) for x in s[K.ONB: K.ONB + n]],
             "zilch_streak": s[K.STREAK: K.STREAK + n].tolist(),
@@ -1086,7 +1103,7 @@ def play_games(
                                    f"(agents {[ags[a].name for a in sa[stuck]]})")
             bg._service()
             if waiting:
-                to_move = np.flatnonzero(st[:, K.PHASE] == K.KEEP)
+                to_move = np.flatnonzero(st[:, K.PHASE] <= K.KEEP)
                 mover = sa[to_move, st[to_move, K.CUR]]
                 for j, policy in enumerate(outside):
                     rows = to_move[mover == j] if policy is not None else to_move[:0]

@@ -17,13 +17,12 @@ Actions are small integers, the same flat layout the Gymnasium environment uses:
 * ``130`` ``NO_CHALLENGE`` / ``131 + k - 1`` — at turn start under ``challenge``: no challenge, or
   challenge the opponent *k* seats after you (k = 1 .. 5).
 
-The rules themselves are in ``../shared/RULES.md``; each method below says which rule it applies.
+The rules themselves are in ``docs/rules.md``; each method below says which rule it applies.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 from enum import IntEnum
 from typing import Any, Iterable, Sequence
@@ -31,7 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
-from .scoring import Keep, RollInfo, _split, score_counts, scoring_table
+from .scoring import Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
 MAX_PLAYERS = 6
 KEEP_ACTIONS = 128
@@ -60,6 +59,38 @@ class Phase(IntEnum):
 
 class IllegalActionError(ValueError):
     """An action the rules forbid in this state; the message names the rule. The state is unchanged."""
+
+
+class RecordError(ValueError):
+    """A game record that cannot be replayed: the message names what is missing, malformed or differs."""
+
+
+def action_number(action: Any) -> int | None:
+    """``action`` as an ``int`` when it is an action number (a Python or NumPy integer, not a bool,
+    0 to :data:`NUM_ACTIONS` - 1), else ``None``. :meth:`GameState.apply`, :meth:`GameState.why_illegal`
+    and the environments all read actions through this one rule."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return None
+    a = int(action)
+    return a if 0 <= a < NUM_ACTIONS else None
+
+
+def player_count(num_players: Any) -> int:
+    """``num_players`` as an ``int`` when it is a player count (an integer 1 to 6, not a bool); else a
+    :class:`ValueError` naming the value. Every game, environment and tool checks counts through it."""
+    if (isinstance(num_players, (bool, np.bool_)) or not isinstance(num_players, (int, np.integer))
+            or not 1 <= num_players <= MAX_PLAYERS):
+        raise ValueError(f"num_players = {num_players!r}: a game has 1 to {MAX_PLAYERS} players (a whole number)")
+    return int(num_players)
+
+
+def check_seed(seed: Any) -> None:
+    """Refuse, naming it, a seed NumPy's generators cannot take: seeds are whole numbers 0 or more
+    (or ``None`` for fresh entropy, or a ``numpy.random.Generator``)."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed = {seed!r}: a seed is a whole number 0 or more (or None for a random game)")
 
 
 def keep_action(mask: int, bank: bool) -> int:
@@ -119,6 +150,7 @@ class RandomDice:
     FIRST_BLOCK, BLOCK = 64, 4096  # blocks double from 64 codes: a short game draws little
 
     def __init__(self, seed: int | np.random.Generator | None = None):
+        check_seed(seed)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._buf: list[int] = []
         self._pos = 0
@@ -160,10 +192,16 @@ class ScriptedDice:
 
     def __init__(self, rolls: Iterable[Sequence[int]], then: "RandomDice | None" = None):
         self.then = then
-        self.rolls = [tuple(r) for r in rolls]
-        for i, r in enumerate(self.rolls):
-            if not r or any(not (isinstance(d, int) and 1 <= d <= 6) for d in r):
-                raise ValueError(f"scripted roll #{i + 1} {list(r)!r}: dice are faces 1 to 6")
+        self.rolls = []
+        for i, r in enumerate(rolls):
+            try:
+                faces = tuple(face(d) for d in r)
+            except (TypeError, ValueError):
+                faces = ()
+            if not 1 <= len(faces) <= 6:
+                shown = r.tolist() if isinstance(r, np.ndarray) else r
+                raise ValueError(f"scripted roll #{i + 1} {shown!r}: a roll is 1 to 6 dice with faces 1 to 6")
+            self.rolls.append(faces)
         self.pos = 0
 
     def roll(self, n: int) -> tuple[int, ...]:
@@ -207,7 +245,16 @@ class GameState:
         challenges_used: challenges each player has declared; challenge_brackets: which brackets
             (0 below 5000, 1 at or above) each player has used.
         winners: the seats sharing the win once the game is over (more than one is a draw).
-        turns: one summary dict per completed turn.
+        turns: one summary dict per completed turn: ``player``, ``banked``, ``turn_total``, ``recorded``
+            (what joined the score: the bank, or permanent straight points at a zilch), ``score``
+            after the turn, ``challenged`` (the seat, or None), ``piggyback`` (the turn took over an
+            offer), ``zilch_roll`` (the roll that ended it, None after a bank), ``penalty`` (a short
+            note for people, None without one) and ``events``: what happened besides, as typed
+            records in order, each a dict with ``kind`` and ``points``: ``"piggyback"`` (the total
+            taken over, and ``dice``), ``"bonus"`` (a six-dice zilch bonus), ``"permanent"``
+            (permanent straight points recorded at a zilch), ``"challenge_transfer"`` (points taken
+            from the challenged ``seat``), ``"challenge_cost"`` (what a zilch in a challenge cost)
+            and ``"zilch_penalty"`` (``mode``, ``count``, and the points it took).
     """
 
     __slots__ = (
@@ -217,6 +264,7 @@ class GameState:
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
         "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
+        "_rolling", "_roll_pending", "_events",
     )  # fmt: skip
 
     def __init__(
@@ -228,10 +276,12 @@ class GameState:
         first: int = 0,
     ):
         self.ruleset = rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
-        if not (isinstance(num_players, int) and 1 <= num_players <= MAX_PLAYERS):
-            raise ValueError(f"num_players = {num_players!r}: a game has 1 to {MAX_PLAYERS} players")
-        if not (isinstance(first, int) and 0 <= first < num_players):
+        num_players = player_count(num_players)
+        if (isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer))
+                or not 0 <= first < num_players):
             raise ValueError(f"first = {first!r}: the first player is a seat from 0 to {num_players - 1}")
+        first = int(first)
+        check_seed(seed)
         if dice is None:
             self.dice_source: RandomDice | ScriptedDice = RandomDice(seed)
         elif hasattr(dice, "roll"):  # any dice source: an object whose roll(n) returns n sorted faces
@@ -268,6 +318,7 @@ class GameState:
         self.rolls: list[tuple[int, ...]] = []
         self.actions: list[int] = []
         self.decisions = 0
+        self._rolling = self._roll_pending = False
         self._start_turn()
 
     # ------------------------------------------------------------------ queries
@@ -291,15 +342,8 @@ class GameState:
         if keeps is None:
             if self.phase != Phase.KEEP:
                 return ()
-            if self._pyr and any(self.frozen):
-                keeps = self._pyramid_keeps()
-                if self._all_scoring and keeps:
-                    keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
-            elif self._all_scoring:
-                best = self.roll_info.best
-                keeps = (best,) if best is not None else ()
-            else:
-                keeps = self.roll_info.keeps
+            keeps = pass_keeps(self.ruleset.scoring, self.roll_info, self.frozen, self.frozen_points,
+                               self._pyr, self._all_scoring)
             self._keeps = keeps
         return keeps
 
@@ -357,10 +401,10 @@ class GameState:
 
     def apply(self, action: int) -> None:
         """Apply one action of the player to move; raises :class:`IllegalActionError` (state unchanged)."""
-        legal = self.legal_actions()
-        if action not in legal:
+        a = action_number(action)
+        if a is None or a not in self.legal_actions():
             raise IllegalActionError(self.why_illegal(action))
-        action = int(action)
+        action = a
         self.actions.append(action)
         self.decisions += 1
         self._legal = None
@@ -392,6 +436,7 @@ class GameState:
                 # play on from there: the previous player's pass goes on, frozen dice included
                 self.frozen, self.frozen_points = (list(x) for x in self._offer_frozen)  # type: ignore[union-attr]
                 self._piggybacked = True
+                self._events.append({"kind": "piggyback", "points": self.turn_total, "dice": self.dice_left})
             self._roll()
 
     def step(self, action: int) -> "GameState":
@@ -401,11 +446,13 @@ class GameState:
 
     def why_illegal(self, action: Any) -> str:
         """Which rule forbids ``action`` now (or a note that it is legal)."""
-        if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
-            return f"action {action!r} is not an action number (whole numbers 0 to {NUM_ACTIONS - 1})"
-        action = int(action)
-        if not 0 <= action < NUM_ACTIONS:
-            return f"action {action} is out of range: actions are 0 to {NUM_ACTIONS - 1}"
+        a = action_number(action)
+        if a is None:
+            if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+                return f"action {action} is out of range: actions are 0 to {NUM_ACTIONS - 1}"
+            shown = repr(action) if len(repr(action)) <= 40 else repr(action)[:37] + "..."
+            return f"action {shown} is not an action number (whole numbers 0 to {NUM_ACTIONS - 1})"
+        action = a
         if self.phase == Phase.OVER:
             return "the game is over: it accepts no move"
         if action in self.legal_actions():
@@ -416,7 +463,7 @@ class GameState:
                 k = action - CHALLENGE_BASE + 1
                 if k >= self.num_players:
                     return f"challenge the opponent {k} seats on: this game has only {self.num_players} players"
-                return (f"challenge refused: seat {(self.current + k) % self.num_players} is not on the "
+                return (f"challenge refused: player {(self.current + k) % self.num_players + 1} is not on the "
                         f"board, and only players on the board can be challenged")
             return ("turn start: the player first decides whether to challenge "
                     f"(action {NO_CHALLENGE} = no challenge, {CHALLENGE_BASE}+ = challenge an opponent)")
@@ -474,6 +521,7 @@ class GameState:
         self.frozen_points = [0] * 6
         self.challenged: int | None = None
         self._piggybacked = False
+        self._events: list[dict[str, Any]] = []
         self._legal: list[int] | None = None
         self._keeps: tuple[Keep, ...] | None = None
         p = self.current
@@ -481,6 +529,8 @@ class GameState:
             self.phase = Phase.CHALLENGE
         elif rs.variants.piggyback and self.offer is not None:
             self.phase = Phase.PIGGYBACK
+        elif self._rolling:  # a zilch ended the last turn inside _roll: its loop rolls this turn's dice
+            self._roll_pending = True
         else:
             self._roll()
 
@@ -493,6 +543,15 @@ class GameState:
         return any(self.on_board[q] for q in range(self.num_players) if q != p)
 
     def _roll(self) -> None:
+        """Roll the dice left; a zilch ends the turn, and the next turn's first roll is made by this
+        same loop (no recursion however many turns in a row zilch on their first roll)."""
+        self._rolling = True
+        try:
+            self._roll_turns()
+        finally:
+            self._rolling = False
+
+    def _roll_turns(self) -> None:
         rs = self.ruleset
         self._legal = None
         self._keeps = None
@@ -508,10 +567,13 @@ class GameState:
             if self.dice_left == rs.dice and rs.variants.six_dice_zilch_bonus:
                 # Seed 003: all dice rolled and nothing scores: a bonus and a fresh roll instead of a zilch.
                 self.turn_total += rs.variants.six_dice_zilch_bonus
+                self._events.append({"kind": "bonus", "points": rs.variants.six_dice_zilch_bonus})
                 self._keeps = None
                 continue
+            self._roll_pending = False
             self._end_turn(banked=False)
-            return
+            if not self._roll_pending:
+                return
 
     def _apply_keep(self, keep: Keep) -> None:
         rs = self.ruleset
@@ -524,64 +586,7 @@ class GameState:
             self.frozen = [0] * 6
             self.frozen_points = [0] * 6
         elif self._pyr:
-            self._freeze(keep)
-
-    def _face_options(self, f: int, k: int) -> int | None:
-        """Points of ``k`` newly kept dice of face index ``f`` under pyramiding: alone, or joining the
-        dice of that face frozen earlier in this pass (the group's points replace theirs)."""
-        sc = self.ruleset.scoring
-        c = [0] * 6
-        c[f] = k
-        alone = _split(sc, tuple(c))  # type: ignore[arg-type]
-        best = alone
-        have = self.frozen[f]
-        if have and have + k >= 3:
-            c[f] = have + k
-            group = score_counts(sc, tuple(c))[0]  # type: ignore[arg-type]
-            if group is not None:
-                gain = group - self.frozen_points[f]
-                if best is None or gain > best:
-                    best = gain
-        return best
-
-    def _pyramid_keeps(self) -> tuple[Keep, ...]:
-        """Legal keeps when dice are frozen in this pass (so fewer than all dice were rolled, and the
-        six-dice combinations cannot occur): each face scores alone or joins its frozen dice."""
-        info = self.roll_info
-        per_face: list[list[int | None]] = []
-        for f in range(6):
-            per_face.append([0] + [self._face_options(f, k) for k in range(1, info.counts[f] + 1)])
-        first = {}
-        for i, d in enumerate(info.dice):
-            first.setdefault(d - 1, i)
-        out = []
-        for sub in itertools.product(*(range(c + 1) for c in info.counts)):
-            n = sum(sub)
-            if not n:
-                continue
-            pts = 0
-            for f in range(6):
-                v = per_face[f][sub[f]]
-                if v is None:
-                    break
-                pts += v
-            else:
-                mask = 0
-                for f in range(6):
-                    for j in range(sub[f]):
-                        mask |= 1 << (first[f] + j)
-                out.append(Keep(mask, sub, n, pts, False))  # type: ignore[arg-type]
-        out.sort(key=lambda k: k.mask)
-        return tuple(out)
-
-    def _freeze(self, keep: Keep) -> None:
-        """Pyramiding bookkeeping: the kept dice join this pass's frozen dice; each face's points
-        become its frozen points plus what the new dice added (alone or as the larger group)."""
-        for f in range(6):
-            k = keep.counts[f]
-            if k:
-                self.frozen_points[f] += self._face_options(f, k)  # type: ignore[operator]
-                self.frozen[f] += k
+            self.frozen, self.frozen_points = pyramid_freeze(self.ruleset.scoring, keep, self.frozen, self.frozen_points)
 
     def _end_turn(self, banked: bool) -> None:
         rs, p, n = self.ruleset, self.current, self.num_players
@@ -595,13 +600,20 @@ class GameState:
                 recorded = 0  # below the entry threshold nothing is recorded
         score = self.scores[p] + recorded
         penalty_note = None
+        events = self._events
+        if recorded and not banked:
+            events.append({"kind": "permanent", "points": recorded})
         if self.challenged is not None:
             if banked:
                 q = self.challenged
-                self.scores[q] = max(0, self.scores[q] - total)
+                taken = min(self.scores[q], total)
+                self.scores[q] -= taken
+                events.append({"kind": "challenge_transfer", "seat": q, "points": taken})
             else:
-                score -= CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]
-                penalty_note = f"challenge zilch -{CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]}"
+                cost = CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]
+                score -= cost
+                penalty_note = f"challenge zilch -{cost}"
+                events.append({"kind": "challenge_cost", "points": cost})
         zp = rs.variants.zilch_penalty
         if banked:
             self.zilch_streak[p] = 0
@@ -610,6 +622,7 @@ class GameState:
             if zp.count and self.zilch_streak[p] >= zp.count:
                 self.zilch_streak[p] = 0
                 score = max(0, score)
+                before = score
                 if zp.mode == "subtract":
                     score -= zp.points
                 elif zp.mode == "halve":
@@ -617,14 +630,18 @@ class GameState:
                 else:
                     score = 0
                 penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
+                events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count,
+                               "points": before - max(0, score)})
         self.scores[p] = max(0, score)
         self.last_result = recorded
-        self.offer = (total, self.dice_left) if banked and rs.variants.piggyback else None
+        # piggyback is offered on another player's bank only: a one-player game has no offer
+        self.offer = (total, self.dice_left) if banked and rs.variants.piggyback and n > 1 else None
         self._offer_frozen = (list(self.frozen), list(self.frozen_points)) if self.offer else None
         self.turns.append({
             "player": p, "banked": banked, "turn_total": total, "recorded": recorded,
             "score": self.scores[p], "challenged": self.challenged, "penalty": penalty_note,
-            "piggyback": self._piggybacked,
+            "piggyback": self._piggybacked, "zilch_roll": None if banked else list(self.roll),
+            "events": events,
         })
         self.roll = ()
         self.roll_info = None
@@ -765,24 +782,50 @@ def new_game(ruleset: Ruleset | str = "zonk", num_players: int = 2, seed: int | 
 
 def replay(record: dict[str, Any] | str) -> GameState:
     """Play a game record (a dict or its JSON text) back; raises if it does not replay exactly."""
-    if isinstance(record, str):
-        record = json.loads(record)
-    from .ruleset import ruleset_from_dict
+    if isinstance(record, (str, bytes)):
+        try:
+            record = json.loads(record)
+        except ValueError as e:
+            raise RecordError(f"a game record is JSON text, and this is not JSON: {e}") from None
+    if not isinstance(record, dict):
+        raise RecordError(f"a game record is a JSON object, not {type(record).__name__}")
+    from .ruleset import RulesetError, ruleset_from_dict
 
-    data = dict(record["ruleset"])
-    rs = ruleset_from_dict(data)
-    dice = ScriptedDice(record["rolls"])
-    g = GameState(rs, record["num_players"], dice=dice, first=record.get("first", 0))
+    missing = [k for k in ("ruleset", "num_players", "rolls", "actions") if k not in record]
+    if missing:
+        raise RecordError(f"the game record lacks {', '.join(missing)} (a record has format, ruleset, "
+                          f"num_players, first, rolls, actions and final)")
+    if not isinstance(record["ruleset"], dict):
+        raise RecordError("the record's ruleset is not a table of rules")
+    for key in ("rolls", "actions"):
+        if not isinstance(record[key], list):
+            raise RecordError(f"the record's {key} is not a list")
+    try:
+        rs = ruleset_from_dict(dict(record["ruleset"]))
+        dice = ScriptedDice(record["rolls"])
+        g = GameState(rs, record["num_players"], dice=dice, first=record.get("first", 0))
+    except RulesetError as e:
+        raise RecordError(f"the record's ruleset: {e}") from None
+    except (ValueError, TypeError) as e:
+        raise RecordError(f"the record: {e}") from None
     for i, a in enumerate(record["actions"]):
         try:
             g.apply(a)
         except IllegalActionError as e:
-            raise ValueError(f"record action #{i + 1} ({a}) is illegal in the replay: {e}") from None
+            raise RecordError(f"record action #{i + 1} ({a!r}) is illegal in the replay: {e}") from None
+        except DiceExhausted:
+            raise RecordError(f"record action #{i + 1} needs a roll the record does not have "
+                              f"(it has {len(dice.rolls)})") from None
+        except ValueError as e:  # a scripted roll with the wrong number of dice
+            raise RecordError(f"record action #{i + 1}: {e}") from None
     if dice.pos != len(dice.rolls):
-        raise ValueError(f"the record has {len(dice.rolls)} rolls but the replay used {dice.pos}")
+        raise RecordError(f"the record has {len(dice.rolls)} rolls but the replay used {dice.pos}")
     final = record.get("final")
-    if final and (final["scores"] != g.scores or (final["winners"] and list(g.winners or ()) != final["winners"])):
-        raise ValueError(f"the replay ends at scores {g.scores}, the record says {final['scores']}")
+    if final is not None:
+        if not isinstance(final, dict) or not isinstance(final.get("scores"), list):
+            raise RecordError("the record's final is not {scores: [...], winners: [...]}")
+        if final["scores"] != g.scores or (final.get("winners") and list(g.winners or ()) != final["winners"]):
+            raise RecordError(f"the replay ends at scores {g.scores}, the record says {final['scores']}")
     return g
 
 

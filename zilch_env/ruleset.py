@@ -1,6 +1,6 @@
 """Rulesets: the rules of one member of the Zilch / Farkle / 10000 / Zonk family, as data.
 
-A ruleset is a TOML file (``../shared/RULES.md`` section 6). Every preset is such a file shipped in
+A ruleset is a TOML file (``docs/rules.md``). Every preset is such a file shipped in
 ``zilch_env/presets/``; a user's file may start from a preset with ``extends`` and change only what
 differs. :func:`load_ruleset` reads a preset name or a path, applies dotted-key overrides
 (``{"target": 20000, "variants.pyramiding": True}``) and validates everything: unknown keys, wrong
@@ -30,8 +30,49 @@ KINDS = ("none", "double", "flat", "multiple")
 PENALTY_MODES = ("subtract", "halve", "reset")
 
 
+#: The largest number any points value, threshold or target may hold. Every keep, turn total and
+#: score then fits the fast engine's integer tables (32-bit keep points, 64-bit scores) and the
+#: solvers' arrays with room to spare; the family's games use a few thousand points.
+MAX_POINTS = 1_000_000
+#: The largest target: a score stays within 32-bit integers even after a long last turn beyond it.
+MAX_TARGET = 1_000_000_000
+#: The largest factor of the triple under ``kinds = "multiple"`` (six of a kind at most 100 triples).
+MAX_KIND_FACTOR = 100
+#: The longest ``name`` a ruleset may have.
+MAX_NAME = 100
+#: The most zilches in a row a zilch penalty may wait for.
+MAX_PENALTY_COUNT = 100
+
+
 class RulesetError(ValueError):
     """A ruleset that cannot be loaded: the message names the key, the value and what is allowed."""
+
+
+def toml_repr(value: Any) -> str:
+    """A value as the user writes it in TOML (``true``, ``{4 = 0}``, ``"halve"``), for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, Mapping):
+        items = list(value.items())
+        inner = ", ".join(f"{_toml_key(k)} = {toml_repr(v)}" for k, v in items[:8])
+        return "{" + inner + (", ..." if len(items) > 8 else "") + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_repr(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
+    if isinstance(value, int):
+        text = str(value) if abs(value) < 10**30 else f"{'-' if value < 0 else ''}a number of {len(str(abs(value)))} digits"
+        return text
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _toml_key(key: Any) -> str:
+    text = str(key)
+    if text and all(c.isalnum() or c in "-_" for c in text):
+        return text
+    return toml_repr(text)
 
 
 class FrozenMap(Mapping[int, int]):
@@ -168,6 +209,7 @@ class Ruleset:
 # Validation: one schema, used for files, extends, overrides and dicts alike.
 
 _INT, _BOOL, _STR, _MAP = "integer", "true or false", "string", "table"
+_ARTICLE = {_INT: "an ", _BOOL: "", _STR: "a ", _MAP: "a "}
 
 _TOP = {
     "name": _STR,
@@ -214,45 +256,57 @@ def _check_type(key: str, value: Any, kind: str) -> None:
         _MAP: isinstance(value, Mapping),
     }[kind]
     if not ok:
-        raise RulesetError(f"{key} = {value!r}: expected {'a ' if kind != _BOOL else ''}{kind}")
+        raise RulesetError(f"{key} = {toml_repr(value)}: expected {_ARTICLE[kind]}{kind}")
 
 
 def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise RulesetError(f"{key} = {value!r}: allowed values are {', '.join(map(repr, allowed))}")
+        raise RulesetError(f"{key} = {toml_repr(value)}: allowed values are {', '.join(map(toml_repr, allowed))}")
 
 
-def _check_range(key: str, value: int, lo: int, hi: int | None = None) -> None:
-    if value < lo or (hi is not None and value > hi):
-        allowed = f"from {lo} to {hi}" if hi is not None else f"{lo} or more"
-        raise RulesetError(f"{key} = {value!r}: allowed values are whole numbers {allowed}")
+def _check_range(key: str, value: int, lo: int, hi: int, why: str = "") -> None:
+    if value < lo or value > hi:
+        raise RulesetError(f"{key} = {toml_repr(value)}: allowed values are whole numbers from {lo} to {hi}"
+                           + (f" ({why})" if why else ""))
+
+
+_POINTS_WHY = "so that every keep, turn total and score fits the engines' integers"
+
+
+def _check_points(key: str, value: int, lo: int = 0) -> None:
+    _check_range(key, value, lo, MAX_POINTS, _POINTS_WHY)
 
 
 def _check_keys(where: str, data: Mapping[str, Any], schema: Mapping[str, str]) -> None:
     for key, value in data.items():
         full = f"{where}{key}"
+        if not isinstance(key, str):
+            raise RulesetError(f"key {toml_repr(key)}{' in [' + where[:-1] + ']' if where else ''} is not "
+                               f"a name: keys are strings such as {', '.join(list(schema)[:3])}")
         if key not in schema:
             raise RulesetError(
-                f"unknown key {full!r} (value {value!r}); allowed keys"
+                f"unknown key {full!r} (value {toml_repr(value)}); allowed keys"
                 f"{' in [' + where[:-1] + ']' if where else ''}: {', '.join(schema)}"
             )
         _check_type(full, value, schema[key])
 
 
-def _int_map(key: str, value: Mapping[Any, Any], keys: range, what: str) -> FrozenMap:
+def _int_map(key: str, value: Mapping[Any, Any], keys: range, what: str,
+             lo: int = 0, hi: int = MAX_POINTS, why: str = _POINTS_WHY) -> FrozenMap:
     out = {}
     for k, v in value.items():
-        try:
+        ik = None
+        if isinstance(k, int) and not isinstance(k, bool):
+            ik = k
+        elif isinstance(k, str) and k.strip().isdigit() and len(k.strip()) < 4:
             ik = int(k)
-        except (TypeError, ValueError):
-            ik = None
-        if ik is None or ik not in keys or isinstance(k, bool):
+        if ik is None or ik not in keys:
             raise RulesetError(
-                f"{key}.{k} = {v!r}: {k!r} is not a {what}; allowed {what}s are "
-                f"{keys.start} to {keys.stop - 1}"
+                f"{key}.{_toml_key(k)} = {toml_repr(v)}: {_toml_key(k)} "
+                f"is not a {what}; allowed {what}s are {keys.start} to {keys.stop - 1}"
             )
-        _check_type(f"{key}.{k}", v, _INT)
-        _check_range(f"{key}.{k}", v, 0)
+        _check_type(f"{key}.{ik}", v, _INT)
+        _check_range(f"{key}.{ik}", v, lo, hi, why)
         out[ik] = v
     return FrozenMap(out)
 
@@ -261,7 +315,8 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     """Validate a complete ruleset given as plain data (``extends`` already resolved)."""
     _check_keys("", data, _TOP)
     if "extends" in data:
-        raise RulesetError("extends must be resolved by load_ruleset, not passed to ruleset_from_dict")
+        raise RulesetError(f"extends = {toml_repr(data['extends'])}: ruleset_from_dict takes a complete "
+                           f"ruleset; load a file or text that extends a preset with load_ruleset or loads_ruleset")
     missing = [k for k in _TOP if k not in data and k != "extends"]
     if missing:
         raise RulesetError(f"missing keys: {', '.join(missing)} (a ruleset file without extends "
@@ -279,34 +334,46 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     if lacking:
         raise RulesetError(f"missing keys in variants.zilch_penalty: {', '.join(lacking)}")
 
+    if len(data["name"]) > MAX_NAME or not data["name"].isprintable():
+        raise RulesetError(f"name = {toml_repr(data['name'])}: a name is printable text of at most {MAX_NAME} characters")
     _check_range("dice", data["dice"], 1, 6)
-    _check_range("target", data["target"], 1)
+    _check_range("target", data["target"], 1, MAX_TARGET, "so that every score fits the engines' integers")
     _check_choice("end", data["end"], ENDS)
     _check_choice("tie", data["tie"], TIES)
-    _check_range("entry_threshold", data["entry_threshold"], 0)
-    _check_range("min_bank", data["min_bank"], 0)
+    _check_points("entry_threshold", data["entry_threshold"])
+    _check_points("min_bank", data["min_bank"])
     _check_choice("keep", data["keep"], KEEPS)
     _check_choice("hot_dice", data["hot_dice"], HOT_DICE)
     _check_choice("scoring.kinds", sc["kinds"], KINDS)
     for k in ("straight", "three_pairs", "two_triplets"):
-        _check_range(f"scoring.{k}", sc[k], 0)
-    _check_range("variants.six_dice_zilch_bonus", va["six_dice_zilch_bonus"], 0)
-    _check_range("variants.zilch_penalty.count", zp["count"], 0)
-    _check_range("variants.zilch_penalty.points", zp["points"], 0)
+        _check_points(f"scoring.{k}", sc[k])
+    _check_points("variants.six_dice_zilch_bonus", va["six_dice_zilch_bonus"])
+    _check_range("variants.zilch_penalty.count", zp["count"], 0, MAX_PENALTY_COUNT)
+    _check_points("variants.zilch_penalty.points", zp["points"])
     _check_choice("variants.zilch_penalty.mode", zp["mode"], PENALTY_MODES)
 
     singles = _int_map("scoring.singles", sc["singles"], range(1, 7), "face")
     triples = _int_map("scoring.triples", sc["triples"], range(1, 7), "face")
-    kind_values = _int_map("scoring.kind_values", sc["kind_values"], range(4, 7), "count")
-    if sc["kinds"] == "multiple" and any(v < 1 for v in kind_values.values()):
-        raise RulesetError(f"scoring.kind_values = {dict(kind_values)!r}: with kinds = 'multiple' "
-                           f"each value is a factor of the triple, 1 or more")
+    if sc["kinds"] == "multiple":
+        kind_values = _int_map("scoring.kind_values", sc["kind_values"], range(4, 7), "count", 1,
+                               MAX_KIND_FACTOR, "with kinds = \"multiple\" each value is a factor of the triple")
+    else:
+        kind_values = _int_map("scoring.kind_values", sc["kind_values"], range(4, 7), "count")
+    if sc["kinds"] in ("flat", "multiple") and not any(kind_values.values()):
+        what = "points by count" if sc["kinds"] == "flat" else "factors of the triple by count"
+        example = "{4 = 1000, 5 = 2000, 6 = 3000}" if sc["kinds"] == "flat" else "{4 = 2, 5 = 3, 6 = 4}"
+        raise RulesetError(f"scoring.kinds = {toml_repr(sc['kinds'])} needs scoring.kind_values, the {what}, "
+                           f"e.g. kind_values = {example}; got {toml_repr(sc['kind_values'])}")
+    if sc["kinds"] in ("none", "double") and kind_values:
+        raise RulesetError(f"scoring.kind_values = {toml_repr(sc['kind_values'])} is given, but kinds = "
+                           f"{toml_repr(sc['kinds'])} does not use it: set kinds = \"flat\" or \"multiple\", "
+                           f"or kind_values = {{}}")
     if not any(singles.values()) and not any(triples.values()) and not (
         sc["straight"] or sc["three_pairs"] or sc["two_triplets"]
     ):
         raise RulesetError("scoring: no combination scores anything; at least one single, triple "
                            "or special combination must be worth points")
-    return Ruleset(
+    rs = Ruleset(
         name=data["name"],
         dice=data["dice"],
         target=data["target"],
@@ -336,6 +403,13 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
             zilch_penalty=ZilchPenalty(count=zp["count"], points=zp["points"], mode=zp["mode"]),
         ),
     )
+    from .playable import why_unplayable  # the check plays the rules, so it stands on the scoring module
+
+    reason = why_unplayable(rs)
+    if reason:
+        raise RulesetError(f"ruleset {rs.name!r} cannot be played to an end: {reason} "
+                           f"(docs/rules.md, 'Rulesets the loader refuses')")
+    return rs
 
 
 # --------------------------------------------------------------------------------------------
@@ -424,22 +498,42 @@ def parse_overrides(items: list[str] | None) -> dict[str, Any]:
 
 
 def _apply_overrides(data: dict[str, Any], overrides: Mapping[str, Any]) -> None:
+    if not isinstance(overrides, Mapping):
+        raise RulesetError(f"overrides {toml_repr(overrides)}: expected a table of dotted keys to values, "
+                           f"e.g. {{target = 20000}}")
     for dotted, value in overrides.items():
+        if not isinstance(dotted, str):
+            raise RulesetError(f"override key {toml_repr(dotted)}: expected a dotted key such as \"target\" "
+                               f"or \"variants.pyramiding\"")
         parts = dotted.split(".")
+        if dotted == "extends":
+            raise RulesetError(f"override extends = {toml_repr(value)}: the preset a ruleset starts from is its "
+                               f"name (--ruleset {value if isinstance(value, str) else 'farkle'}), not an override")
         node: Any = data
         schema: Mapping[str, str] | None = _TOP
         for i, part in enumerate(parts[:-1]):
             where = ".".join(parts[: i + 1])
-            if schema is not None and part not in schema:
+            if schema is None:  # inside a point map (singles, triples, kind_values): its keys are numbers
+                raise RulesetError(f"override {dotted!r}: {where!r} is a number of points, not a table; "
+                                   f"e.g. --set {where}=100")
+            if part not in schema:
                 raise RulesetError(f"unknown key {dotted!r} in override (no {where!r}); allowed "
-                                   f"keys: {', '.join(schema)}")
-            if schema is not None and schema[part] != _MAP:
-                raise RulesetError(f"override {dotted!r}: {where!r} is a {schema[part]}, not a table")
-            node = node.setdefault(part, {})
+                                   f"keys: {', '.join(k for k in schema if k != 'extends')}")
+            if schema[part] != _MAP:
+                raise RulesetError(f"override {dotted!r}: {where!r} is {_ARTICLE[schema[part]]}{schema[part]}, not a table")
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            elif not isinstance(child, dict):
+                if not isinstance(child, Mapping):
+                    raise RulesetError(f"override {dotted!r}: {where!r} is {toml_repr(child)}, not a table")
+                child = node[part] = dict(child)
+            node = child
             schema = _SECTIONS.get(part) if i == 0 else (_PENALTY if part == "zilch_penalty" else None)
         last = parts[-1]
         if schema is not None and last not in schema:
-            raise RulesetError(f"unknown key {dotted!r} in override; allowed keys here: {', '.join(schema)}")
+            raise RulesetError(f"unknown key {dotted!r} in override; allowed keys here: "
+                               f"{', '.join(k for k in schema if k != 'extends')}")
         node[last] = value
 
 

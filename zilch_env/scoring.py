@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, NamedTuple, Sequence
 
+import numpy as np
+
 from .ruleset import Ruleset, Scoring
 
 Counts = tuple[int, int, int, int, int, int]  # how many dice show each face 1..6
@@ -51,12 +53,18 @@ class RollInfo:
         return not self.keeps
 
 
+def face(d: object) -> int:
+    """A die's face as an ``int``: Python and NumPy integers 1 to 6 are faces; bools and anything else
+    are refused with a :class:`ValueError` naming the value."""
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or not 1 <= d <= 6:
+        raise ValueError(f"die {d!r} is not a face; faces are whole numbers from 1 to 6")
+    return int(d)
+
+
 def to_counts(dice: Iterable[int]) -> Counts:
     c = [0] * 6
     for d in dice:
-        if not (isinstance(d, int) and 1 <= d <= 6):
-            raise ValueError(f"die {d!r} is not a face; faces are whole numbers from 1 to 6")
-        c[d - 1] += 1
+        c[face(d) - 1] += 1
     return tuple(c)  # type: ignore[return-value]
 
 
@@ -99,6 +107,12 @@ def _split(scoring: Scoring, counts: Counts) -> int | None:
     return best
 
 
+def split_points(scoring: Scoring, counts: Counts) -> int | None:
+    """Most points from splitting ``counts`` into singles, triples and n-of-a-kinds (None: they cannot
+    all score); what a keep of these dice is worth short of the six-dice combinations."""
+    return _split(scoring, counts)
+
+
 @lru_cache(maxsize=None)
 def score_counts(scoring: Scoring, counts: Counts) -> tuple[int | None, bool]:
     """(most points, scored as a straight) for keeping exactly ``counts``; points None = illegal."""
@@ -129,6 +143,7 @@ def score_dice(ruleset: Ruleset | Scoring, dice: Sequence[int]) -> int | None:
     1500
     """
     scoring = ruleset.scoring if isinstance(ruleset, Ruleset) else ruleset
+    dice = list(dice)
     if len(dice) > 6:
         raise ValueError(f"{len(dice)} dice: at most 6 dice are kept at once")
     return score_counts(scoring, to_counts(dice))[0]
@@ -188,3 +203,82 @@ def scoring_table(ruleset: Ruleset | Scoring) -> ScoringTable:
 def legal_keeps(ruleset: Ruleset | Scoring, roll: Sequence[int]) -> tuple[Keep, ...]:
     """Every legal keep of a roll with its points (masks over the sorted roll's positions)."""
     return scoring_table(ruleset).info(roll).keeps
+
+
+# --------------------------------------------------------------------------------------------
+# The keeps of a roll within a pass of the dice (pyramiding, the keep rule): the one implementation
+# the engine and the loader's playability check both use.
+
+
+def pyramid_face_points(scoring: Scoring, f: int, k: int, have: int, have_points: int) -> int | None:
+    """Points of ``k`` newly kept dice of face index ``f`` under pyramiding: alone, or joining the
+    ``have`` dice of that face frozen earlier in this pass (the group's points replace their
+    ``have_points``), whichever is worth more; ``None`` when neither scores."""
+    c = [0] * 6
+    c[f] = k
+    best = _split(scoring, tuple(c))  # type: ignore[arg-type]
+    if have and have + k >= 3:
+        c[f] = have + k
+        group = score_counts(scoring, tuple(c))[0]  # type: ignore[arg-type]
+        if group is not None and (best is None or group - have_points > best):
+            best = group - have_points
+    return best
+
+
+def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
+                  frozen_points: Sequence[int]) -> tuple[Keep, ...]:
+    """Legal keeps of a roll when dice are frozen in this pass (so fewer than all dice were rolled and
+    the six-dice combinations cannot occur): each face scores alone or joins its frozen dice."""
+    per_face: list[list[int | None]] = []
+    for f in range(6):
+        per_face.append([0] + [pyramid_face_points(scoring, f, k, frozen[f], frozen_points[f])
+                               for k in range(1, info.counts[f] + 1)])
+    first: dict[int, int] = {}
+    for i, d in enumerate(info.dice):
+        first.setdefault(d - 1, i)
+    out = []
+    for sub in itertools.product(*(range(c + 1) for c in info.counts)):
+        n = sum(sub)
+        if not n:
+            continue
+        pts = 0
+        for f in range(6):
+            v = per_face[f][sub[f]]
+            if v is None:
+                break
+            pts += v
+        else:
+            mask = 0
+            for f in range(6):
+                for j in range(sub[f]):
+                    mask |= 1 << (first[f] + j)
+            out.append(Keep(mask, sub, n, pts, False))  # type: ignore[arg-type]
+    out.sort(key=lambda k: k.mask)
+    return tuple(out)
+
+
+def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_points: Sequence[int],
+               pyramiding: bool, all_scoring: bool) -> tuple[Keep, ...]:
+    """The legal keeps of a roll in the current pass of the dice (RULES.md section 1.7 and the
+    ``pyramiding`` variant): under ``all_scoring`` the one keep of the most points (ties to more dice)."""
+    if pyramiding and any(frozen):
+        keeps = pyramid_keeps(scoring, info, frozen, frozen_points)
+        if all_scoring and keeps:
+            keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
+        return keeps
+    if all_scoring:
+        return (info.best,) if info.best is not None else ()
+    return info.keeps
+
+
+def pyramid_freeze(scoring: Scoring, keep: Keep, frozen: Sequence[int],
+                   frozen_points: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Pyramiding bookkeeping: the kept dice join this pass's frozen dice; each face's points become
+    its frozen points plus what the new dice added (alone or as the larger group)."""
+    fz, fp = list(frozen), list(frozen_points)
+    for f in range(6):
+        k = keep.counts[f]
+        if k:
+            fp[f] += pyramid_face_points(scoring, f, k, fz[f], fp[f])  # type: ignore[operator]
+            fz[f] += k
+    return fz, fp

@@ -71,11 +71,18 @@ def rules_summary(rs: Ruleset) -> str:
 
 
 def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
-            names: Sequence[str] | None = None, verbose: bool = True) -> Iterator[str]:
-    """Play ``game`` to the end with ``policies``, yielding a line per roll decision and per turn."""
+            names: Sequence[str] | None = None, verbose: bool = True,
+            max_turns: int | None = None) -> Iterator[str]:
+    """Play ``game`` to the end with ``policies``, yielding a line per roll decision and per turn;
+    with ``max_turns``, stop once that many turns are played without a winner (movers that never bank
+    under some rules would otherwise play for ever)."""
     names = names or [f"P{q + 1}" for q in range(game.num_players)]
     turn_no = 0
     while not game.done:
+        if max_turns is not None and len(game.turns) >= max_turns:
+            yield (f"No winner after {len(game.turns)} turns (the turn limit); scores: "
+                   + " ".join(str(s) for s in game.scores))
+            return
         p = game.current
         n_turns = len(game.turns)
         legal = game.legal_actions()
@@ -83,7 +90,6 @@ def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
         if verbose:
             head = f"  {names[p]} rolls {' '.join(map(str, game.roll))}: " if game.roll else f"  {names[p]}: "
             yield head + game.describe(action)
-        n_rolls = len(game.rolls)
         game.apply(action)
         for t in game.turns[n_turns:]:
             turn_no += 1
@@ -91,8 +97,7 @@ def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
             if t["banked"]:
                 what = f"banks {t['turn_total']}"
             else:
-                zilch_roll = game.rolls[n_rolls] if n_rolls < len(game.rolls) else ()
-                what = f"zilch ({' '.join(map(str, zilch_roll))})"
+                what = f"zilch ({' '.join(map(str, t['zilch_roll']))})"
                 if t["recorded"]:
                     what += f", keeps {t['recorded']} permanent"
             if t["banked"] and not t["recorded"]:
@@ -100,7 +105,6 @@ def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,
             extra = f" [{t['penalty']}]" if t["penalty"] else ""
             yield f"Turn {turn_no:>3} {names[q]:<4} {what}{extra} -> {t['score']}   scores: " + " ".join(
                 str(s) for s in game.scores)
-            n_rolls = len(game.rolls)
     w = game.winners or ()
     yield ("Draw between " if len(w) > 1 else "Winner: ") + ", ".join(names[q] for q in w) + \
         f" with {game.scores[w[0]]} after {len(game.turns)} turns"

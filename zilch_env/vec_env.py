@@ -17,8 +17,8 @@ roll the same dice and compares every step.
 What differs from a ``DummyVecEnv`` of ``Zilch-v0``
     - Speed: one compiled call steps every game (the agent's move and every opponent move up to the
       agent's next decision), one fills every observation.
-    - Rules: those of the batched engine (every preset; not ``pyramiding``, ``challenge`` or
-      ``piggyback``, which raise :class:`zilch_env.batched.UnsupportedRulesError`).
+    - Rules: every ruleset, every variant (the challenge and piggyback decisions at turn start are
+      the agent's actions 128-135, as in Zilch-v0).
     - Opponents: the built-in baselines, ``"greedy"`` / ``"greedy:THRESHOLD"`` (:class:`GreedyMover`)
       and ``"random"`` (uniform among the legal actions), a solved turn policy played in the kernels
       (a :class:`zilch_env.batched.TurnValueTable`: ``agents.solver.turn_value_table(ruleset)`` is
@@ -220,7 +220,7 @@ class BatchedZilchVecEnv(VecEnv):
             if not waiting:
                 return
             st = g._st
-            to_move = np.flatnonzero((st[:, K.PHASE] == K.KEEP) & (st[:, K.CUR] != self.seats))
+            to_move = np.flatnonzero((st[:, K.PHASE] <= K.KEEP) & (st[:, K.CUR] != self.seats))
             for j, policy in enumerate(self._opp_policies):
                 if policy is None:
                     continue
