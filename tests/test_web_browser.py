@@ -566,3 +566,15 @@ def test_unknown_game_link_says_so(page, base_url):
     assert page.errors == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
     page.errors.clear()
     assert json.loads(page.evaluate("JSON.stringify(1)")) == 1
+
+
+@pytest.mark.parametrize("viewport", [SMALL, PHONE])
+def test_the_scoring_table_fits_the_phone(browser, base_url, viewport):
+    ctx, page = make_page(browser, viewport)
+    try:
+        for preset in ("zonk", "farkle", "zilch"):
+            page.goto(f"{base_url}/rules/{preset}")
+            wrap = page.locator(".score-wrap")
+            assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth", wrap.element_handle()), preset
+    finally:
+        ctx.close()
