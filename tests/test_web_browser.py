@@ -493,6 +493,16 @@ def test_tips_once_then_remembered_and_reload_keeps_the_whole_log(browser, base_
         assert "Tap the dice that score" in page.inner_text("#tip")
         page.click("#tip-ok")
         assert page.evaluate("JSON.parse(localStorage.getItem('zilchTips')).seen").count("keep") == 1
+        # the next tip: the entry threshold (not on the board yet), or the zilch if the first roll was
+        # one (the dice are the server's secret); then no more tips at all
+        nxt = page.inner_text("#tip")
+        assert "500 points in one turn" in nxt or nxt.startswith("Zilch: a roll with nothing"), nxt
+        page.click("#tip-off")
+        assert not visible(page, "#tip") and page.evaluate("JSON.parse(localStorage.getItem('zilchTips')).off")
+        # the computer's speed is the player's to choose, and remembered
+        page.select_option("#speed", label="Slow")
+        assert page.evaluate("localStorage.getItem('zilchDelay')") == "1400"
+        page.select_option("#speed", label="Instant")
         # no dice animation under prefers-reduced-motion
         assert page.evaluate("getComputedStyle(document.querySelector('#dice .die')).animationName") == "none"
         for _ in range(25):  # play a while, then reload: the log and the score sheet are whole
@@ -503,7 +513,8 @@ def test_tips_once_then_remembered_and_reload_keeps_the_whole_log(browser, base_
         page.reload()
         g = settle(page)
         assert page.evaluate("window.zilch.log.length") == g["log_total"]
-        assert not visible(page, "#tip") or "Tap the dice" not in page.inner_text("#tip")
+        assert not visible(page, "#tip"), "no more tips"
+        assert page.input_value("#speed") == "0"
         assert not page.errors, page.errors
     finally:
         ctx.close()
@@ -578,3 +589,28 @@ def test_the_scoring_table_fits_the_phone(browser, base_url, viewport):
             assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth", wrap.element_handle()), preset
     finally:
         ctx.close()
+
+
+def test_turn_start_choices_piggyback_and_challenge(page, base_url):
+    """Variants with a decision before rolling: the choices are buttons for the player to move only."""
+    page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+    page.goto(base_url + "/")
+    page.wait_for_selector("#screen-new:not([hidden])")
+    page.check('#toggles input[data-key="variants.piggyback"]')
+    page.check('#toggles input[data-key="variants.challenge"]')
+    g = start(page, base_url, target=1500, players=[("Ann", None), ("Bob", None)])
+    assert g["ruleset"]["variants"]["piggyback"] and g["ruleset"]["variants"]["challenge"]
+    seen = set()
+    for _ in range(40):
+        if g["status"] == "over":
+            break
+        if visible(page, "#screen-pass"):
+            page.click("#pass-go")
+            g = settle(page)
+        if g["phase"] != "keep":
+            seen.add(g["phase"])
+            labels = page.locator("#choices button").all_inner_texts()
+            assert labels == [c["label"] for c in g["choices"]] and not visible(page, "#actions")
+        take_turn(page, g, bank_from=0)
+        g = settle(page, g["version"])
+    assert "piggyback" in seen, seen
