@@ -475,9 +475,18 @@ def test_zilch_serve_command(tmp_path):
         r = httpx.post(base + "/api/games", json={"ruleset": "zonk", "players": [{"name": "A"}, {"cpu": "greedy"}]})
         assert r.status_code == 201
         assert db.exists()
+        # an open event stream does not hold the server when it is stopped (Ctrl-C, SIGTERM)
+        with httpx.stream("GET", f"{base}/api/games/{r.json()['id']}/events", timeout=10) as s:
+            assert next(s.iter_lines()).startswith("event: game")
+            t0 = time.time()
+            proc.send_signal(2)  # SIGINT, as Ctrl-C
+            proc.wait(15)
+            assert time.time() - t0 < 12
+            assert "Traceback" not in proc.stderr.read()
     finally:
-        proc.terminate()
-        proc.wait(20)
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(20)
 
 
 # ------------------------------------------------------------------------------------- pages

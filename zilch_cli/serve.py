@@ -58,5 +58,6 @@ def run(args: argparse.Namespace) -> int:
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"Zilch: open http://{shown}:{args.port}/   (games in {args.db}; "
           f"computer players: {', '.join(app.state.cpu_specs) or 'none'})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    # open event streams would hold a Ctrl-C shutdown for ever: they are closed after 1 s
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=1)
     return 0

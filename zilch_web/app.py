@@ -209,6 +209,17 @@ class LimitRequests:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        if scope.get("path", "").endswith("/events"):
+            try:
+                return await self.app(scope, receive, send)
+            except asyncio.CancelledError:
+                # the server is shutting down (``zilch serve`` gives open streams 1 s, then cancels
+                # them): the stream just ends, and the browser's EventSource reconnects later
+                try:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                except Exception:  # pragma: no cover - the connection is already gone
+                    pass
+                return
         if len(scope.get("query_string", b"")) > MAX_QUERY:
             return await self._refuse(send, 414, "query_too_long",
                                       f"the query string has {len(scope['query_string'])} characters; the most "
