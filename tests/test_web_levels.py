@@ -19,6 +19,17 @@ from zilch_web.levels import cpu_levels, default_cpu, level_label, trained_agent
 
 
 @pytest.fixture(autouse=True)
+def _sigpipe_ignored():
+    """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
+    the whole test process at the first write to a closed socket; sockets here are closed often."""
+    import signal
+
+    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    yield
+    signal.signal(signal.SIGPIPE, old)
+
+
+@pytest.fixture(autouse=True)
 def empty_solver_cache(tmp_path, monkeypatch):
     """Only the tables shipped with the code count (not games someone solved on this machine)."""
     monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "solver-cache"))
