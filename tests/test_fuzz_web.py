@@ -37,6 +37,7 @@ with warnings.catch_warnings():
 from zilch_env import PRESETS, load_ruleset
 from zilch_web.app import MAX_STRING, create_app
 
+
 @pytest.fixture(autouse=True)
 def _sigpipe_ignored():
     """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills

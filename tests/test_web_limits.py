@@ -89,7 +89,7 @@ def test_values_beyond_64_bits_never_give_a_500(client, key, value, cpu):
             break
         action = game["keeps"][0]["roll"] if game["phase"] == "keep" else game["choices"][0]["action"]
         m = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": game["current"],
-                                                          "action": action, "token": r.json()["token"]})
+                                                          "action": action, "token": token})
         if m.status_code != 200:
             reason(m, 409, 422)
             break

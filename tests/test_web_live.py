@@ -18,6 +18,7 @@ with warnings.catch_warnings():
 
 from zilch_web.app import create_app
 
+
 @pytest.fixture(autouse=True)
 def _sigpipe_ignored():
     """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
