@@ -173,3 +173,27 @@ def test_rematch_keeps_the_seats_and_is_told_to_the_stream(client):
         r = client.post(f"/api/games/{again['id']}/moves", json={"version": g2["version"], "seat": 0,
                                                                  "token": token, "action": first_move(g2)})
         assert r.status_code == 200, "the same device plays the same seat in the rematch"
+
+
+def test_a_game_saved_before_seat_tokens_is_still_playable(tmp_path):
+    """A database written before seat tokens (no seats column) is upgraded on open; its games take
+    moves without a token, as they did."""
+    import sqlite3
+
+    from zilch_web.store import SCHEMA
+    from zilch_web.table import Seat, Table
+
+    db = str(tmp_path / "old.sqlite3")
+    t = Table("zonk", [Seat("Ann"), Seat("", "test-greedy")], seed=3)
+    con = sqlite3.connect(db)
+    con.executescript(SCHEMA)
+    con.execute("INSERT INTO games (id, version, status, created, updated, saved) VALUES (?, ?, ?, 0, 0, ?)",
+                ("oldgame", t.version, "playing", json.dumps(t.to_saved())))
+    con.commit()
+    con.close()
+    client = TestClient(create_app(db, cpu_specs=["test-greedy"]))
+    game = client.get("/api/games/oldgame").json()
+    assert game["free_seats"] == [] and game["seat_tokens"] is False
+    r = client.post("/api/games/oldgame/moves", json={"version": game["version"], "seat": 0,
+                                                      "action": game["keeps"][0]["roll"]})
+    assert r.status_code == 200, r.text

@@ -526,12 +526,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             stamp_meta = store.meta(game_id)
             meta_version, meta = stamp_meta if stamp_meta is not None else (0, {})
             held = holder(meta, body.seat)
-            if held is None:
-                raise ApiError(403, "seat_free", f"{table.names[body.seat]}'s seat waits for the invited player: "
-                               "open the game's link on their device and claim it")
-            if body.token is None or token_hash(body.token) != held:
-                raise ApiError(403, "seat_held", f"{table.names[body.seat]}'s seat is played from another device"
-                               + ("" if body.token else ": this move carries no seat token"))
+            if "seats" in meta:  # (a game saved before seat tokens existed has none: any device plays it)
+                if held is None:
+                    raise ApiError(403, "seat_free", f"{table.names[body.seat]}'s seat waits for the invited "
+                                   "player: open the game's link on their device and claim it")
+                if body.token is None or token_hash(body.token) != held:
+                    raise ApiError(403, "seat_held", f"{table.names[body.seat]}'s seat is played from another "
+                                   "device" + ("" if body.token else ": this move carries no seat token"))
             if body.seat != g.current:
                 raise ApiError(409, "not_your_turn",
                                f"it is {table.names[g.current]}'s turn (seat {g.current}), not "
@@ -705,6 +706,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             "sheet": table.sheet(),  # rows of Table.SHEET_COLUMNS
             "sheet_columns": list(Table.SHEET_COLUMNS),
             "free_seats": free_seats(meta),
+            "seat_tokens": "seats" in meta,  # false for a game saved before seat tokens: any device plays it
             "rematch": meta.get("rematch"),
             # The seed decides the dice: it is told only once the game is over, as a string (a
             # 63-bit number loses its last digits as a JavaScript number).

@@ -45,7 +45,7 @@ function saveSeats(gid, token, seats) {
   while (ids.length > 200) delete all[ids.shift()]; // a phone keeps its last 200 games
   store.set("zilchSeats", all);
 }
-const mySeats = () => (seatsEntry(S.gid) || { seats: [] }).seats;
+const mySeats = () => (S.game && S.game.seat_tokens === false ? S.game.humans : (seatsEntry(S.gid) || { seats: [] }).seats);
 const myToken = () => (seatsEntry(S.gid) || {}).token || null;
 const isMine = (seat) => mySeats().includes(seat);
 
@@ -380,7 +380,7 @@ async function loadGame(gid) {
   $("#rules-link").href = `/g/${gid}/rules`;
   S.log = r.data.log.slice();
   fillLog();
-  const mine = seatsEntry(gid);
+  const mine = seatsEntry(gid) || (r.data.seat_tokens === false ? {} : null);
   if (!mine && r.data.free_seats.length && r.data.status === "playing") return showJoin(r.data);
   S.watching = !mine;
   openStream(r.data.version);
