@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -42,13 +43,15 @@ LEVELS = [
 ]
 
 _LOCK = threading.Lock()
-_HARD: dict[Ruleset, str | None] = {}
+#: trained_agent_spec's answers, most recently asked last, at most 512 (custom rules come and go).
+_HARD: "OrderedDict[Ruleset, str | None]" = OrderedDict()
 
 
 def trained_agent_spec(ruleset: Ruleset) -> str | None:
     """``ppo:checkpoints/<preset>`` of the shipped trained agent that plays exactly these rules, or None."""
     with _LOCK:
         if ruleset in _HARD:
+            _HARD.move_to_end(ruleset)
             return _HARD[ruleset]
     from agents.learned import PolicyMismatchError, check_compatible
 
@@ -65,6 +68,8 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
         break
     with _LOCK:
         _HARD[ruleset] = found
+        while len(_HARD) > 512:
+            _HARD.popitem(last=False)
     return found
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -166,7 +167,10 @@ def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[S
     return out
 
 
-_AGENT_CACHE: dict[tuple[str, Ruleset], Any] = {}
+#: Agents by (spec, ruleset), the most recently used last; at most :data:`AGENT_CACHE_SIZE` are
+#: kept, so a server that meets many custom rulesets does not grow without end.
+_AGENT_CACHE: "OrderedDict[tuple[str, Ruleset], Any]" = OrderedDict()
+AGENT_CACHE_SIZE = 64
 _AGENT_LOCK = threading.Lock()
 #: One lock per cached agent: agents keep state between calls (the trained agent's mask buffer,
 #: the game table's situation cache), so the web server's request threads take turns with each.
@@ -185,6 +189,13 @@ def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
             agent = make_agent(spec, ruleset)
             _AGENT_CACHE[key] = agent
             _ACT_LOCKS[id(agent)] = threading.Lock()
+            while len(_AGENT_CACHE) > AGENT_CACHE_SIZE:
+                _, old = _AGENT_CACHE.popitem(last=False)
+                # (a game still playing it keeps its lock through cpu_act's lookup of the id; an
+                # agent dropped here is rebuilt on its next use)
+                _ACT_LOCKS.pop(id(old), None)
+        else:
+            _AGENT_CACHE.move_to_end(key)
         return agent
 
 
