@@ -26,6 +26,18 @@ with warnings.catch_warnings():
 
 from zilch_web.app import create_app
 
+
+@pytest.fixture(autouse=True)
+def _sigpipe_ignored():
+    """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
+    the whole test process at the first write to a closed socket; sockets here are closed often."""
+    import signal
+
+    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    yield
+    signal.signal(signal.SIGPIPE, old)
+
+
 register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for the web tests")
 CPUS = ["test-greedy"]
 
@@ -47,7 +59,19 @@ def new(client, players=("Ann", None), ruleset="zonk", seed=None, **overrides):
         body["seed"] = seed
     r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
+    TOKENS[r.json()["id"]] = r.json()["token"]
     return r.json()
+
+
+#: The seat token of each game the tests made (the creating device holds every human seat).
+TOKENS: dict[str, str] = {}
+
+
+def post_move(client, gid, body):
+    """A move from the device that created the game (its token added to a dict body)."""
+    if isinstance(body, dict) and "token" not in body and gid in TOKENS:
+        body = {**body, "token": TOKENS[gid]}
+    return client.post(f"/api/games/{gid}/moves", json=body)
 
 
 def greedy_move(game):
@@ -62,7 +86,7 @@ def move(client, gid, game, action=None, **body):
     payload = {"version": game["version"], "seat": game["current"], **body}
     if action is not None:
         payload["action"] = action
-    return client.post(f"/api/games/{gid}/moves", json=payload)
+    return post_move(client, gid, payload)
 
 
 def play_out(client, gid, game, limit=2000):
@@ -94,7 +118,7 @@ def test_a_game_against_the_computer_to_the_end(client):
     assert game["seed"] is None, "the seed decides the dice: it must stay secret during the game"
     assert game["keeps"] and all(k["roll"] == k["mask"] * 2 for k in game["keeps"])
     game, moves = play_out(client, gid, game)
-    assert game["status"] == "over" and game["winners"] and game["seed"] == 5
+    assert game["status"] == "over" and game["winners"] and game["seed"] == "5"
     assert game["standings"][0]["score"] >= 1000 and game["standings"][0]["winner"]
     assert game["log"][-1]["kind"] == "game_over"
     # Every move accounted for: the record replays to the same end and holds the moves.
@@ -156,18 +180,18 @@ def test_hot_seat_turns_and_out_of_turn_move(client):
     created = new(client, players=("Ann", "Bob"), seed=8, entry_threshold=0)
     gid, game = created["id"], created["game"]
     assert game["humans"] == [0, 1]
-    r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 1,
+    r = post_move(client, gid, {"version": game["version"], "seat": 1,
                                                      "action": game["keeps"][0]["roll"]})
     detail = error(r, 409, "not_your_turn")
     assert "Ann" in detail and "Bob" in detail
-    detail = error(client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 7,
+    detail = error(post_move(client, gid, {"version": game["version"], "seat": 7,
                                                                  "action": 2}), 422, "bad_seat")
     assert "0 to 1" in detail
     # Ann banks: then it is Bob's move, and Ann cannot move for him.
     k = game["keeps"][0]
     game = move(client, gid, game, k["bank"]).json()["game"]
     assert game["current"] == 1 and game["human_to_move"]
-    error(client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0,
+    error(post_move(client, gid, {"version": game["version"], "seat": 0,
                                                        "action": game["keeps"][0]["roll"]}), 409, "not_your_turn")
 
 
@@ -290,21 +314,21 @@ def test_replayed_and_stale_requests_are_409(client):
     created = new(client, seed=6)
     gid, game = created["id"], created["game"]
     body = {"version": game["version"], "seat": 0, "action": greedy_move(game)}
-    first = client.post(f"/api/games/{gid}/moves", json=body)
+    first = post_move(client, gid, body)
     assert first.status_code == 200
     after = first.json()["game"]
-    again = client.post(f"/api/games/{gid}/moves", json=body)
+    again = post_move(client, gid, body)
     detail = error(again, 409, "stale_version")
     assert again.json()["version"] == after["version"] and "version" in detail
     assert client.get(f"/api/games/{gid}").json()["version"] == after["version"]
     future = dict(body, version=after["version"] + 5)
-    error(client.post(f"/api/games/{gid}/moves", json=future), 409, "stale_version")
+    error(post_move(client, gid, future), 409, "stale_version")
 
 
 def test_moves_after_the_end_are_409(client):
     created = new(client, target=500, seed=12)
     game, _ = play_out(client, created["id"], created["game"])
-    r = client.post(f"/api/games/{created['id']}/moves", json={"version": game["version"], "seat": 0, "action": 2})
+    r = post_move(client, created["id"], {"version": game["version"], "seat": 0, "action": 2})
     error(r, 409, "game_over")
     error(client.get(f"/api/games/{created['id']}/hint"), 409, "game_over")
 
@@ -324,14 +348,14 @@ def test_moves_after_the_end_are_409(client):
 ])
 def test_malformed_move_bodies_are_422(client, body):
     gid = new(client, seed=1)["id"]
-    error(client.post(f"/api/games/{gid}/moves", json=body), 422, "malformed_request")
+    error(post_move(client, gid, body), 422, "malformed_request")
 
 
 def test_move_needs_action_or_keep(client):
     created = new(client, seed=1)
     gid, v = created["id"], created["game"]["version"]
     for body in ({"version": v, "seat": 0}, {"version": v, "seat": 0, "action": 2, "keep": [1]}):
-        assert "either" in error(client.post(f"/api/games/{gid}/moves", json=body), 422, "malformed_request")
+        assert "either" in error(post_move(client, gid, body), 422, "malformed_request")
 
 
 def test_not_json_is_422(client):
@@ -374,7 +398,7 @@ def test_random_junk_never_gives_a_500(client):
     keys = ["version", "seat", "action", "keep", "bank", "extra"]
     for _ in range(300):
         body = {k: rng.choice(values) for k in rng.sample(keys, rng.randint(0, len(keys)))}
-        r = client.post(f"/api/games/{gid}/moves", json=body)
+        r = post_move(client, gid, body)
         assert r.status_code < 500, (body, r.text)
         nb = {k: rng.choice(values) for k in rng.sample(["ruleset", "set", "players", "seed"], rng.randint(0, 4))}
         r = client.post("/api/games", json=nb)
@@ -421,7 +445,7 @@ def test_concurrent_moves_on_one_game_only_one_wins(db):
     gid, game = created["id"], created["game"]
     body = {"version": game["version"], "seat": 0, "action": greedy_move(game)}
     with ThreadPoolExecutor(8) as ex:
-        codes = sorted(ex.map(lambda _: client.post(f"/api/games/{gid}/moves", json=body).status_code, range(8)))
+        codes = sorted(ex.map(lambda _: post_move(client, gid, body).status_code, range(8)))
     assert codes == [200] + [409] * 7
 
 
@@ -463,9 +487,18 @@ def test_zilch_serve_command(tmp_path):
         r = httpx.post(base + "/api/games", json={"ruleset": "zonk", "players": [{"name": "A"}, {"cpu": "greedy"}]})
         assert r.status_code == 201
         assert db.exists()
+        # an open event stream does not hold the server when it is stopped (Ctrl-C, SIGTERM)
+        with httpx.stream("GET", f"{base}/api/games/{r.json()['id']}/events", timeout=10) as s:
+            assert next(s.iter_lines()).startswith("event: game")
+            t0 = time.time()
+            proc.send_signal(2)  # SIGINT, as Ctrl-C
+            proc.wait(15)
+            assert time.time() - t0 < 12
+            assert "Traceback" not in proc.stderr.read()
     finally:
-        proc.terminate()
-        proc.wait(20)
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(20)
 
 
 # ------------------------------------------------------------------------------------- pages
@@ -489,8 +522,8 @@ def test_rules_pages_are_written_from_the_ruleset(client):
         assert line.replace("'", "&#x27;") in page
     created = new(client, target=1234, seed=1)
     page = client.get(f"/g/{created['id']}/rules").text
-    assert "first to 1234 points" in page
-    assert "first to 2000" in client.get("/rules/zonk?set.target=2000").text
+    assert "First to 1,234" in page
+    assert "First to 2,000" in client.get("/rules/zonk?set.target=2000").text
     assert client.get("/rules/zonk?set.target=nope").status_code == 422
 
 
@@ -520,3 +553,73 @@ def test_events_tell_every_roll_and_turn():
             assert kinds[-1] == "game_over"
             again = Table.from_saved(json.loads(json.dumps(t.to_saved())))
             assert again.events == t.events and again.state.scores == t.state.scores
+
+
+# ------------------------------------------------------------------------------------- issue 20, part 4
+
+
+def test_the_seed_is_sent_as_a_string_so_javascript_keeps_every_digit(client):
+    seed = 8293370793161345318  # 8293370793161345000 as a JavaScript number
+    created = new(client, target=500, seed=seed)
+    game, _ = play_out(client, created["id"], created["game"])
+    assert game["seed"] == str(seed)
+    assert json.loads(client.get(f"/api/games/{created['id']}").text)["seed"] == "8293370793161345318"
+
+
+def test_score_sheet_has_a_row_per_turn(client):
+    created = new(client, target=1000, seed=5)
+    game, _ = play_out(client, created["id"], created["game"])
+    rec = client.get(f"/api/games/{created['id']}/record").json()
+    sheet = [dict(zip(game["sheet_columns"], row)) for row in game["sheet"]]
+    assert len(sheet) == game["turns"]
+    for seat in (0, 1):
+        rows = [r for r in sheet if r["seat"] == seat]
+        assert rows and rows[-1]["score"] == game["players"][seat]["score"]
+        assert all(r["points"] == 0 for r in rows if not r["banked"])
+    assert replay(rec).scores == [p["score"] for p in game["players"]]
+
+
+def test_words_of_the_log_and_choices():
+    """'piggyback on 550 with 1 die' (not '1 dice'); a zilch that loses nothing: 'zilch! Score 1400'."""
+    from zilch_env import PIGGYBACK
+
+    t = Table(load_ruleset("zonk", {"variants.piggyback": True, "entry_threshold": 0}),
+              [Seat("Ann"), Seat("Bob")], seed=1)
+    t.state.offer = (550, 1)
+    assert t.label(PIGGYBACK) == "piggyback on 550 with 1 die"
+    texts = []
+    for seed in range(40):  # some first roll zilches at once: nothing is lost
+        t = Table("zonk", [Seat("Ann", "test-greedy"), Seat("Bob", "test-greedy")], seed=seed)
+        t.play_cpu()
+        texts += [e["text"] for e in t.events if e["kind"] == "zilch"]
+    assert texts and all("!;" not in x for x in texts)
+    assert any(re.search(r"zilch! Score \d+$", x) for x in texts) and any(re.search(r"zilch! \d+ lost; score", x) for x in texts)
+
+
+def test_favicon_is_served(client):
+    r = client.get("/favicon.ico")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/static/favicon.svg").status_code == 200
+
+
+def test_rules_page_has_a_scoring_table_from_the_ruleset(client):
+    """Every combination with dice pictures and its points (the engine's own), and what scores nothing."""
+    from zilch_web.app import scoring_table_rows
+
+    zilch = client.get("/rules/zilch").text
+    assert "<table class='scoring'>" in zilch and "data-face='6'" in zilch
+    assert "A single 2, 3, 4 or 5 scores nothing" in zilch  # in zilch the 6 scores, the 5 does not
+    assert "Four or more of a kind score no bonus" in zilch
+    farkle = scoring_table_rows(load_ruleset("farkle"))
+    four = dict(farkle["kinds"])[4]
+    assert four[1] == 400 and four[0] == 2000  # four 2s double the three; four 1s double 1000
+    assert ("Three pairs", [2, 2, 3, 3, 4, 4], 1000) in farkle["specials"]
+    custom = client.get("/rules/zonk?set.scoring.singles={1 = 100}&set.scoring.straight=0").text
+    assert "A single 2, 3, 4, 5 or 6 scores nothing" in custom and "A straight 1-6 scores nothing special" in custom
+
+
+def test_presets_are_told_apart_on_the_form(client):
+    blurbs = [p["summary"] for p in client.get("/api/setup").json()["presets"]]
+    assert len(set(blurbs)) == len(blurbs), blurbs
+    zilch = next(p["summary"] for p in client.get("/api/setup").json()["presets"] if p["name"] == "zilch")
+    assert "1s and 6s score alone" in zilch and "scoring dice kept for you" in zilch

@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_ruleset_args(p)
     p.add_argument("--players", "-p", default="you,cpu", metavar="NAMES",
                    help="comma-separated players in turn order (default: you,cpu); 'cpu' or 'cpu:SPEC' "
-                   "is a computer player (a bare 'cpu' plays the 'heuristic' agent)")
+                   "is a computer player (a bare 'cpu' plays the trained agent of the rules, "
+                   "ppo:checkpoints/<preset>, where there is one, else the 'heuristic' agent)")
     p.add_argument("--seed", type=seed_arg, default=None, help="dice seed (default: a random one; the "
                    "same seed and moves give the same game)")
     p.add_argument("--delay", type=seconds_arg, default=None, metavar="SECONDS",
@@ -60,11 +61,12 @@ class Quit(Exception):
 
 def run(args: argparse.Namespace) -> int:
     from agents.base import AgentSpecError
+    from zilch_web.levels import default_cpu
     from zilch_web.table import Table, TableError, parse_players
 
     rs = ruleset_from_args(args)
     try:
-        seats = parse_players(args.players)
+        seats = parse_players(args.players, default_cpu=default_cpu(rs))
         table = Table(rs, seats, seed=args.seed)
         for s in seats:  # build the computer players now, so a bad spec fails before the game starts
             if s.cpu:

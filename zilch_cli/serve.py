@@ -1,7 +1,7 @@
 """``zilch serve``: the web game on a phone or a browser (FastAPI and uvicorn).
 
 Open the printed address, pick the rules and the players (people for hot seat, computer players
-by agent spec) and play. Games are kept in a SQLite file and survive a restart of the server.
+by level: Easy, Medium, Hard, Perfect) and play. Games are kept in a SQLite file and survive a restart of the server.
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="SQLite file of the games (default: zilch-games.sqlite3 in the working folder)")
     p.add_argument("--cpu", action="append", default=None, metavar="SPEC",
                    help="a computer player to offer (an agent spec such as heuristic, greedy, "
-                   "optimal-turn or ppo:PATH); repeat for several. Default: heuristic, greedy, "
-                   "optimal-turn and random, those that are available")
+                   "optimal-turn or ppo:PATH); repeat for several. Default: the levels Easy (greedy), "
+                   "Medium (heuristic), Hard (the trained agent of the rules, ppo:checkpoints/<preset>) "
+                   "and Perfect (optimal-win, two players, where the game table is stored), those that "
+                   "can play each game's rules; the trained agent is the default opponent")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn's log level (default: info)")
     p.set_defaults(func=run)
@@ -56,5 +58,6 @@ def run(args: argparse.Namespace) -> int:
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"Zilch: open http://{shown}:{args.port}/   (games in {args.db}; "
           f"computer players: {', '.join(app.state.cpu_specs) or 'none'})", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    # open event streams would hold a Ctrl-C shutdown for ever: they are closed after 1 s
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, timeout_graceful_shutdown=1)
     return 0

@@ -476,7 +476,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     def _take_turns(self) -> int:
         """Read the turns completed since the last call: count the agent's turns and return what they
         added to its score. The agent's score changes in its own turns (recorded in the turn's entry)
-        and when an opponent banks while challenging it (subtracted here, not counted as its points)."""
+        and when an opponent banks while challenging it (the turn's ``challenge_transfer`` event,
+        subtracted here, not counted as its points)."""
         state, seat = self.state, self.seat
         gained = 0
         turns = state.turns
@@ -485,8 +486,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
                 gained += t["score"] - self._own_score
                 self._own_score = t["score"]
                 self._agent_turns += 1
-            elif t["banked"] and t["challenged"] == seat:
-                self._own_score = max(0, self._own_score - t["turn_total"])
+            else:  # an opponent's challenge that banked took its points from the agent
+                for e in t["events"]:
+                    if e["kind"] == "challenge_transfer" and e["seat"] == seat:
+                        self._own_score -= e["points"]
             if self.render_mode in ("ansi", "human"):
                 self._log.append(self._turn_line(t))
         self._n_turns = len(turns)

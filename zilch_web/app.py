@@ -8,10 +8,14 @@ new position. Games are rows of SQLite (:class:`~zilch_web.store.GameStore`) and
 API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx status):
 
 ====================================  =====================================================
-``GET  /api/setup``                   presets, variant toggles and computer players offered
+``GET  /api/setup``                   presets, variant toggles, computer levels (``cpus``, ``default_cpu``)
+``POST /api/cpus``                    the computer levels that can play ``{ruleset, set, players?}``
 ``POST /api/games``                   new game ``{ruleset, set, players, seed?}`` -> 201
 ``GET  /api/games/{id}``              the game as its players see it (``log=all`` for every event)
-``POST /api/games/{id}/moves``        ``{version, seat, action}`` or ``{version, seat, keep, bank}``
+``POST /api/games/{id}/moves``        ``{version, seat, token, action}`` or ``{version, seat, token, keep, bank}``
+``GET  /api/games/{id}/events``       the game live (Server-Sent Events): at once, then after every change
+``POST /api/games/{id}/invite``       ``{token, seat?}``: give a seat up to an invited player; the link to share
+``POST /api/games/{id}/claim``        ``{token?, seat?}``: claim a free seat -> ``{token, seat}``
 ``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
 ``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
 ``GET  /api/games/{id}/record``       the engine's game record (replays with ``zilch_env.replay``)
@@ -19,7 +23,11 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``GET  /``, ``/g/{id}``               the pages (plain HTML, CSS and a little JavaScript)
 ====================================  =====================================================
 
-Status codes: 404 unknown game; 409 the game moved on (``stale_version``: a replayed or
+Seats: creating a game answers a ``token`` that holds every human seat (hot seat); each move sends
+the token of the device making it (see :mod:`zilch_web.live`).
+
+Status codes: 403 a seat another device holds, or a free seat not claimed yet; 404 unknown game;
+413 a body over :data:`MAX_BODY` bytes; 414 a query string over :data:`MAX_QUERY`; 409 the game moved on (``stale_version``: a replayed or
 out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
 malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
 (``illegal_action``, with the engine's sentence naming the rule).
@@ -27,15 +35,21 @@ malformed body, a ruleset or player list the rules refuse, or a move the rules f
 
 from __future__ import annotations
 
+import asyncio
 import html
+import json
+import os
+import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError, keep_action, load_ruleset, mask_of
@@ -43,15 +57,47 @@ from zilch_env.ruleset import ruleset_to_toml
 from zilch_env.text import rules_summary
 
 from .store import GameStore, StaleVersionError
+from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
+from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
 
-#: Computer players offered by default, if their agents are registered (``zilch serve --cpu`` changes it).
-DEFAULT_CPUS = ("heuristic", "greedy", "optimal-turn", "random")
+#: Where no computer players are named (``zilch serve`` without ``--cpu``) the levels of
+#: :mod:`zilch_web.levels` are offered (Easy, Medium, Hard, Perfect: those that can play the rules).
 
-#: Events sent with a game view unless the client asks for all of them.
-LOG_TAIL = 40
+#: Events sent with a game view unless the client asks for all of them (``log=all``); a move's
+#: answer carries its own events besides, and the page keeps the whole log itself.
+LOG_TAIL = 12
+
+#: Worker threads for the API's requests (``$ZILCH_WEB_THREADS``; default 4; anyio's default is 40).
+WORKER_THREADS = max(1, int(os.environ.get("ZILCH_WEB_THREADS", "4") or 4))
+
+#: The largest request body accepted, in bytes (a bigger one is answered 413 before it is read on).
+#: A new game with six players and every rule overridden is well under 8 KiB.
+MAX_BODY = 64 * 1024
+#: The longest string accepted anywhere in a request body (keys included): 422 beyond it.
+MAX_STRING = 200
+#: The longest query string of any request, in characters: 414 beyond it.
+MAX_QUERY = 8192
+#: Errors a ruleset can raise when it is loaded or played that are the rules' fault, not the
+#: server's: answered 4xx with their message. The loader raises RulesetError; values the engine or
+#: a solver cannot hold raise ValueError or OverflowError (too many digits, beyond 64 bits); rules
+#: under which no turn can end may recurse without end in the engine's constructor.
+RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
+#: What loading client-given overrides may raise: the above, and the loader's own slips on shapes it
+#: does not expect (``scoring.triples.1.x``: an override inside a number) -- still the request's
+#: fault, so a 422 naming the overrides, never a 500.
+LOAD_ERRORS = RULES_ERRORS + (TypeError, KeyError, AttributeError, IndexError)
+
+#: Ways a variant toggle can be on, shown as a choice beside it: key -> [(label, value when on)].
+TOGGLE_CHOICES = {
+    "variants.zilch_penalty": [
+        ("cost 500", {"count": 3, "points": 500, "mode": "subtract"}),
+        ("halve the score", {"count": 3, "points": 500, "mode": "halve"}),
+        ("reset the score to 0", {"count": 3, "points": 500, "mode": "reset"}),
+    ],
+}
 
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
@@ -65,8 +111,8 @@ TOGGLES = [
     ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
      "Six dice and no score: 500 points and a fresh roll instead of a zilch."),
     ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
-     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches cost 500",
-     "Three zilches in a row (once on the board) cost 500 points."),
+     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
+     "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
 ]
 
 
@@ -83,25 +129,150 @@ class ApiError(Exception):
 
 class PlayerIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: StrictStr = Field("", max_length=200, description="the player's name; may be empty for a computer player")
-    cpu: StrictStr | None = Field(None, max_length=200, description="agent spec of a computer player; null for a human")
+    name: StrictStr = Field("", max_length=MAX_STRING, description="the player's name; may be empty for a computer player")
+    cpu: StrictStr | None = Field(None, max_length=MAX_STRING, description="agent spec of a computer player; null for a human")
+
+
+def check_strings(value: Any, where: str = "set", depth: int = 0) -> None:
+    """Refuse (ValueError, so the answer is a 422 naming the place) any string longer than
+    :data:`MAX_STRING` in ``value``, keys included, and nesting deeper than a ruleset has."""
+    if depth > 6:
+        raise ValueError(f"{where}: nested deeper than any rule (6 levels)")
+    if isinstance(value, str):
+        if len(value) > MAX_STRING:
+            raise ValueError(f"{where}: a string of {len(value)} characters; the most is {MAX_STRING}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            check_strings(k, f"{where} (a key)", depth + 1)
+            check_strings(v, f"{where}.{k}", depth + 1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check_strings(v, f"{where}[{i}]", depth + 1)
 
 
 class NewGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    ruleset: StrictStr = Field("zonk", description="a preset name")
-    set: dict[str, Any] = Field(default_factory=dict, description="rule overrides by dotted key, e.g. {\"target\": 1000}")
+    ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
+    set: dict[str, Any] = Field(default_factory=dict, max_length=64,
+                                description="rule overrides by dotted key, e.g. {\"target\": 1000}")
     players: list[PlayerIn] = Field(..., min_length=1, max_length=6)
     seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
+
+    @field_validator("set")
+    @classmethod
+    def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_strings(v)
+        return v
+
+
+class RulesIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
+    set: dict[str, Any] = Field(default_factory=dict, max_length=64, description="rule overrides by dotted key")
+    players: StrictInt | None = Field(None, ge=1, le=6, description="how many players the game will have")
+
+    @field_validator("set")
+    @classmethod
+    def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
+        check_strings(v)
+        return v
+
+
+class SeatIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    token: StrictStr | None = Field(None, max_length=64, description="this device's seat token for the game")
+    seat: StrictInt | None = Field(None, description="the seat to give up (invite) or to claim")
 
 
 class MoveIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: StrictInt = Field(..., description="the game's version the move was chosen at")
     seat: StrictInt = Field(..., description="the seat making the move")
+    token: StrictStr | None = Field(None, max_length=64, description="the seat token of the device making the move")
     action: StrictInt | None = Field(None, description="an action number (0..135), or use keep and bank")
     keep: list[StrictInt] | None = Field(None, max_length=6, description="faces to keep from the current roll")
     bank: StrictBool = Field(False, description="with keep: bank after keeping (else roll on)")
+
+
+# -------------------------------------------------------------------------------- limits
+
+
+class LimitRequests:
+    """ASGI middleware bounding what a request may send: a query string of at most
+    :data:`MAX_QUERY` characters (else 414) and a body of at most :data:`MAX_BODY` bytes (else
+    413), counted from ``Content-Length`` when given and as the body arrives otherwise, so a huge
+    upload is stopped before it is read into memory. Answers are JSON ``{error, detail}``."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope.get("path", "").endswith("/events"):
+            try:
+                return await self.app(scope, receive, send)
+            except asyncio.CancelledError:
+                # the server is shutting down (``zilch serve`` gives open streams 1 s, then cancels
+                # them): the stream just ends, and the browser's EventSource reconnects later
+                try:
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                except Exception:  # pragma: no cover - the connection is already gone
+                    pass
+                return
+        if len(scope.get("query_string", b"")) > MAX_QUERY:
+            return await self._refuse(send, 414, "query_too_long",
+                                      f"the query string has {len(scope['query_string'])} characters; the most "
+                                      f"is {MAX_QUERY}")
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None:
+            try:
+                n = int(length)
+            except ValueError:
+                return await self._refuse(send, 400, "bad_request", "the Content-Length header is not a number")
+            if n > MAX_BODY:
+                return await self._refuse(send, 413, "body_too_large",
+                                          f"the request body has {n} bytes; the most is {MAX_BODY} bytes")
+        seen = 0
+        refused = False  # once the body passed the bound, the app's own answer is replaced by a 413
+        too_big = f"the request body has more than {MAX_BODY} bytes; the most is {MAX_BODY} bytes"
+
+        async def counted() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > MAX_BODY:
+                    raise _BodyTooLarge()
+            return message
+
+        async def watched(message: dict) -> None:
+            nonlocal refused
+            if seen > MAX_BODY:
+                if not refused:
+                    refused = True
+                    await self._refuse(send, 413, "body_too_large", too_big)
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except Exception:
+            if seen <= MAX_BODY:
+                raise
+            if not refused:  # our signal, or the app's error made of it
+                await self._refuse(send, 413, "body_too_large", too_big)
+
+    @staticmethod
+    async def _refuse(send: Any, status: int, code: str, detail: str) -> None:
+        body = json.dumps({"error": code, "detail": detail}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _BodyTooLarge(Exception):
+    """Raised inside the app's receive when the body passes :data:`MAX_BODY`."""
 
 
 # -------------------------------------------------------------------------------- the app
@@ -110,24 +281,59 @@ class MoveIn(BaseModel):
 def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None) -> FastAPI:
     """The web game as an ASGI app, storing games in the SQLite file ``db``.
 
-    ``cpu_specs`` are the agent specs players may pick as computer opponents (default: those of
-    :data:`DEFAULT_CPUS` that are registered). Only these are accepted from clients, so a request
-    can never make the server load an arbitrary file as a policy.
+    ``cpu_specs`` are the agent specs players may pick as computer opponents. Without them the
+    server offers the levels of :func:`zilch_web.levels.cpu_levels` that can play the rules of each
+    game (Easy ``greedy``, Medium ``heuristic``, Hard the trained agent of the rules, Perfect
+    ``optimal-win`` where the game table is stored), the trained agent by default. Only offered
+    specs are accepted from clients, so a request can never make the server load an arbitrary file
+    as a policy, nor solve a game for minutes.
     """
     from agents.base import agent_names
 
     store = GameStore(db)
-    if cpu_specs is None:
-        known = agent_names()
-        cpu_specs = [s for s in DEFAULT_CPUS if s in known]
+    hub = Hub()
+    #: game id -> (version, meta_version, version before the move, the move's events, its view,
+    #: the seats document as JSON):
+    #: the last move's answer, which the event streams send on as it is.
+    recent: dict[str, tuple[int, int, int, list[dict[str, Any]], dict[str, Any], str]] = {}
     helps = agent_names()
-    offered = [{"spec": s, "help": helps.get(s.partition(":")[0], "")} for s in cpu_specs]
-    default_cpu = DEFAULT_CPU if DEFAULT_CPU in cpu_specs else (cpu_specs[0] if cpu_specs else None)
+    fixed = None if cpu_specs is None else list(cpu_specs)
 
-    app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json")
+    def offered_for(rs: Ruleset, players: int | None = None) -> tuple[list[dict[str, Any]], str | None]:
+        """The computer players offered for these rules (and player count): entries and the default."""
+        if fixed is None:
+            entries = cpu_levels(rs, players)
+            best = default_cpu_for(rs)
+        else:
+            levels = {c["spec"]: c for c in cpu_levels(rs, players)}
+            entries = [dict(levels.get(s) or {"spec": s, "label": level_label(s) or s,
+                                               "description": helps.get(s.partition(":")[0], "")}) for s in fixed]
+            best = next((s for s in (default_cpu_for(rs), DEFAULT_CPU) if s in fixed), fixed[0] if fixed else None)
+        for e in entries:
+            e["help"] = helps.get(e["spec"].partition(":")[0], "")
+        if best not in {e["spec"] for e in entries}:
+            best = entries[0]["spec"] if entries else None
+        return entries, best
+
+    default_rules = load_ruleset("zonk")
+    cpu_specs = fixed if fixed is not None else [c["spec"] for c in offered_for(default_rules)[0]]
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> Any:
+        # Few worker threads: a move is CPU work under the GIL, so more threads only make them (and
+        # the event loop that carries every request and stream) wait longer for it.
+        import anyio.to_thread
+
+        anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        yield
+
+    app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
+                  lifespan=lifespan)
     app.state.store = store
-    app.state.cpu_specs = list(cpu_specs)
+    app.state.hub = hub
+    app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(LimitRequests)
 
     # ---------------------------------------------------------------- errors
 
@@ -163,28 +369,52 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         presets = []
         for name in PRESETS:
             rs = load_ruleset(name)
-            presets.append({"name": name, "target": rs.target, "summary": rules_summary(rs).split("\n")[0],
+            cpus, best = offered_for(rs)
+            presets.append({"name": name, "target": rs.target, "summary": preset_blurb(rs),
                             "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
-                            "variants": {k: _get_key(rs, k) == on for k, on, *_ in TOGGLES}})
+                            "variants": {k: _get_key(rs, k) == on or _get_key(rs, k) in
+                                         [v for _, v in TOGGLE_CHOICES.get(k, [])] for k, on, *_ in TOGGLES},
+                            "values": {k: _get_key(rs, k) for k, *_ in TOGGLES},
+                            "cpus": cpus, "default_cpu": best})
+        cpus, best = offered_for(default_rules)
         return _json({"presets": presets, "default_preset": "zonk",
-                "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h} for k, on, off, lab, h in TOGGLES],
-                "cpus": offered, "default_cpu": default_cpu})
+                "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h,
+                             "choices": [{"label": cl, "value": cv} for cl, cv in TOGGLE_CHOICES.get(k, [])]}
+                            for k, on, off, lab, h in TOGGLES],
+                "cpus": cpus, "default_cpu": best})
+
+    def rules_of(ruleset: str, overrides: dict[str, Any]) -> Ruleset:
+        if ruleset not in PRESETS:
+            raise ApiError(422, "bad_ruleset", f"ruleset {ruleset!r} is not a preset; choose one of "
+                           f"{', '.join(PRESETS)} and change rules with 'set'")
+        try:
+            return load_ruleset(ruleset, overrides or None)
+        except LOAD_ERRORS as e:
+            raise ApiError(422, "bad_ruleset", _rules_message(e, overrides)) from None
+
+    @app.post("/api/cpus")
+    def cpus_for(body: RulesIn) -> JSONResponse:
+        """The computer players that can play these rules (the new-game form asks when the rules change)."""
+        cpus, best = offered_for(rules_of(body.ruleset, body.set), body.players)
+        return _json({"cpus": cpus, "default_cpu": best})
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> JSONResponse:
-        if body.ruleset not in PRESETS:
-            raise ApiError(422, "bad_ruleset", f"ruleset {body.ruleset!r} is not a preset; choose one of "
-                           f"{', '.join(PRESETS)} and change rules with 'set'")
-        try:
-            rs = load_ruleset(body.ruleset, body.set or None)
-        except RulesetError as e:
-            raise ApiError(422, "bad_ruleset", str(e)) from None
+        rs = rules_of(body.ruleset, body.set)
+        offer, _ = offered_for(rs, len(body.players))
+        allowed = {c["spec"] for c in offer}
         seats = []
         for i, pl in enumerate(body.players):
-            if pl.cpu is not None and pl.cpu not in cpu_specs:
-                allowed = ", ".join(cpu_specs) or "none on this server"
+            if pl.cpu is not None and pl.cpu not in allowed:
+                names = ", ".join(f"{c['label']} ({c['spec']})" if c["label"] != c["spec"] else c["spec"]
+                                  for c in offer) or "none on this server"
+                why = ""
+                if level_label(pl.cpu) == "Hard":
+                    why = " (a trained agent plays only the rules it was trained on)"
+                elif pl.cpu == "optimal-win":
+                    why = " (Perfect plays two-player games whose game table is stored)"
                 raise ApiError(422, "bad_player", f"player {i + 1}: computer player {pl.cpu!r} is not offered "
-                               f"here; choose one of: {allowed}")
+                               f"for these rules{why}; choose one of: {names}")
             seats.append(Seat(pl.name, pl.cpu))
         if all(s.is_cpu for s in seats):
             raise ApiError(422, "bad_player", "a game needs at least one human player")
@@ -192,15 +422,83 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             table = Table(rs, seats, seed=body.seed)
         except TableError as e:
             raise ApiError(422, "bad_player", str(e)) from None
+        except RULES_ERRORS as e:
+            raise ApiError(422, "bad_ruleset", f"these rules cannot be played: {_rules_message(e)}") from None
         for s in table.seats:
             if s.cpu is not None:
                 try:  # an agent may refuse these rules (the turn solver refuses pyramiding)
                     cpu_agent(s.cpu, rs)
-                except ValueError as e:
-                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: {e}") from None
-        table.play_cpu()
-        gid = store.create(table)
-        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
+                except RULES_ERRORS as e:
+                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
+                                   f"{_rules_message(e)}") from None
+        play_cpu_or_refuse(table)
+        token = new_token()
+        meta = initial_meta(table.humans, token)
+        gid = store.create(table, meta)
+        return _json({"id": gid, "url": f"/g/{gid}", "token": token, "seats": table.humans,
+                      "events": table.events, "game": view(gid, table, meta=meta)}, 201)
+
+    # ---------------------------------------------------------------- seats
+
+    def meta_of(game_id: str) -> dict[str, Any]:
+        m = store.meta(game_id)
+        if m is None:
+            raise ApiError(404, "unknown_game", f"there is no game {game_id!r} (games are found by their full link)")
+        return m[1]
+
+    @app.post("/api/games/{game_id}/invite")
+    def invite(game_id: str, body: SeatIn) -> JSONResponse:
+        """Give up one of this device's seats to an invited player: the seat becomes free, and the
+        first device that opens the game's link and claims it plays it."""
+        table = load(game_id)
+        mine = seats_of(meta_of(game_id), body.token)
+        if not mine:
+            raise ApiError(403, "not_a_player", "only a device that plays in this game can invite: this "
+                           "request's token holds no seat of it")
+        if len(mine) < 2:
+            raise ApiError(409, "last_seat", f"this device plays only {table.names[mine[0]]}'s seat; it keeps "
+                           "it (add a person to the game to invite someone)")
+        seat = mine[-1] if body.seat is None else body.seat
+        if seat not in mine:
+            raise ApiError(403, "seat_held", f"seat {seat} is not this device's to give: it holds "
+                           f"{', '.join(table.names[q] for q in mine)}")
+        if seat == mine[0] and len(mine) > 1 and body.seat is None:  # pragma: no cover - mine[-1] != mine[0]
+            seat = mine[-1]
+
+        def free(meta: dict[str, Any]) -> dict[str, Any]:
+            if holder(meta, seat) != token_hash(body.token or ""):
+                raise ApiError(409, "seat_changed", "the seat changed hands meanwhile; reload the game")
+            meta["seats"][str(seat)] = None
+            return meta
+
+        store.update_meta(game_id, free)
+        hub.publish(game_id)
+        return _json({"seat": seat, "name": table.names[seat], "url": f"/g/{game_id}",
+                      "text": f"Join my game of Zilch as {table.names[seat]}"})
+
+    @app.post("/api/games/{game_id}/claim")
+    def claim(game_id: str, body: SeatIn) -> JSONResponse:
+        """Claim a free seat (the given one, else the first): answers this device's token for it."""
+        table = load(game_id)
+        token = body.token or new_token()
+        got: list[int] = []
+
+        def take(meta: dict[str, Any]) -> dict[str, Any]:
+            free = free_seats(meta)
+            if not free:
+                raise ApiError(409, "no_free_seat", "every seat of this game is taken: you can watch it")
+            seat = free[0] if body.seat is None else body.seat
+            if seat not in free:
+                raise ApiError(409, "seat_taken", f"seat {seat} is not free; free: "
+                               f"{', '.join(f'{q} ({table.names[q]})' for q in free)}")
+            meta["seats"][str(seat)] = token_hash(token)
+            got.append(seat)
+            return meta
+
+        meta = store.update_meta(game_id, take)
+        hub.publish(game_id)
+        return _json({"token": token, "seat": got[0], "seats": seats_of(meta, token),
+                      "game": view(game_id, table, meta=meta)})
 
     # ---------------------------------------------------------------- playing
 
@@ -211,6 +509,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.post("/api/games/{game_id}/moves")
     def move(game_id: str, body: MoveIn) -> JSONResponse:
+        t0 = time.perf_counter()
         with store.lock(game_id):
             table = load(game_id)
             g = table.state
@@ -224,6 +523,16 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             n = g.num_players
             if not 0 <= body.seat < n:
                 raise ApiError(422, "bad_seat", f"seat {body.seat} does not exist: this game has seats 0 to {n - 1}")
+            stamp_meta = store.meta(game_id)
+            meta_version, meta = stamp_meta if stamp_meta is not None else (0, {})
+            held = holder(meta, body.seat)
+            if "seats" in meta:  # (a game saved before seat tokens existed has none: any device plays it)
+                if held is None:
+                    raise ApiError(403, "seat_free", f"{table.names[body.seat]}'s seat waits for the invited "
+                                   "player: open the game's link on their device and claim it")
+                if body.token is None or token_hash(body.token) != held:
+                    raise ApiError(403, "seat_held", f"{table.names[body.seat]}'s seat is played from another "
+                                   "device" + ("" if body.token else ": this move carries no seat token"))
             if body.seat != g.current:
                 raise ApiError(409, "not_your_turn",
                                f"it is {table.names[g.current]}'s turn (seat {g.current}), not "
@@ -236,26 +545,113 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 events = table.apply(action)
             except IllegalActionError as e:
                 raise ApiError(422, "illegal_action", str(e)) from None
-            events += table.play_cpu()
+            except RULES_ERRORS as e:  # pragma: no cover - the engine holds any value the loader accepts
+                store.forget(game_id)  # the cached table may be half changed: rebuild it from the database
+                raise ApiError(422, "bad_ruleset", f"this move cannot be played under these rules: "
+                               f"{_rules_message(e)}") from None
             try:
+                events += play_cpu_or_refuse(table)
                 store.save(game_id, table, before)
             except StaleVersionError:
                 raise ApiError(409, "stale_version", "the game moved on while this move was made; reload the game") from None
-            return _json({"events": events, "game": view(game_id, table)})
+            except BaseException:
+                store.forget(game_id)  # nothing is saved: the game stays at the version before this move
+                raise
+        shown = view(game_id, table, meta=meta)
+        # the streams of this game tell the same view, computed once
+        recent[game_id] = (table.version, meta_version, before, events, shown, json.dumps(meta, sort_keys=True))
+        while len(recent) > 512:
+            recent.pop(next(iter(recent)))
+        hub.publish(game_id)
+        out = _json({"events": events, "game": shown})
+        # how long the server worked on the move, for the browser's developer tools and bench/web_load.py
+        out.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
+        return out
 
     @app.post("/api/games/{game_id}/rematch", status_code=201)
     def rematch(game_id: str) -> JSONResponse:
         """A new game with the same rules and players once this one is over; the winner begins
-        (seed 004), and after a draw the tied player who played earliest."""
-        old = load(game_id)
-        g = old.state
-        if not g.done:
-            raise ApiError(409, "game_not_over", "the game is still being played: finish it before a rematch")
-        first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
-        table = Table(old.ruleset, old.seats, first=first)
-        table.play_cpu()
-        gid = store.create(table)
-        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table)}, 201)
+        (seed 004), and after a draw the tied player who played earliest. The devices keep their
+        seats (the same tokens play them); asked twice, the same rematch is answered."""
+        with store.lock(game_id):
+            old = load(game_id)
+            g = old.state
+            if not g.done:
+                raise ApiError(409, "game_not_over", "the game is still being played: finish it before a rematch")
+            meta = meta_of(game_id)
+            if meta.get("rematch"):
+                again = load(meta["rematch"])
+                return _json({"id": meta["rematch"], "url": f"/g/{meta['rematch']}", "events": again.events,
+                              "game": view(meta["rematch"], again)}, 201)
+            first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
+            table = Table(old.ruleset, old.seats, first=first)
+            play_cpu_or_refuse(table)
+            new_meta = {"seats": dict(meta.get("seats") or {}), "rematch": None}
+            gid = store.create(table, new_meta)
+
+            def point(m: dict[str, Any]) -> dict[str, Any]:
+                m["rematch"] = gid
+                return m
+
+            store.update_meta(game_id, point)
+        hub.publish(game_id)
+        return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table, meta=new_meta)},
+                     201)
+
+    @app.get("/api/games/{game_id}/events")
+    async def live(game_id: str, request: Request, since: int | None = Query(None, ge=0, lt=2**31)) -> StreamingResponse:
+        """The game as a Server-Sent Events stream (``text/event-stream``): an ``event: game`` with
+        ``{"game": VIEW, "events": [...]}`` at once and after every change; ``events`` are the game's
+        events after version ``since`` (on connect; none if not given), then those of each change.
+        A comment line every 15 s keeps proxies from closing the stream; it ends once the game is
+        over and its rematch (if any) was told."""
+        if await run_in_threadpool(store.stamp, game_id) is None:
+            raise ApiError(404, "unknown_game", f"there is no game {game_id!r} (games are found by their full link)")
+
+        async def stream() -> Any:
+            item = hub.subscribe(game_id)
+            last_v = since
+            last_stamp = None
+            last_sent = None
+            try:
+                while True:
+                    item[1].clear()
+                    stamp = await run_in_threadpool(store.stamp, game_id)
+                    hit = recent.get(game_id)
+                    if (stamp != last_stamp and hit is not None and stamp == (hit[0], hit[1]) and last_v == hit[2]
+                            and last_sent is not None and last_sent[0] == hit[2]):
+                        # the move this stream waited for, as its answer told it
+                        last_stamp = stamp
+                        data = json.dumps({"game": hit[4], "events": hit[3]}, separators=(",", ":"))
+                        yield f"event: game\nid: {hit[0]}\ndata: {data}\n\n"
+                        last_sent, last_v = (hit[0], hit[5]), hit[0]
+                        if hit[4]["status"] == "over" and hit[4]["rematch"]:  # pragma: no cover - a move has no rematch
+                            return
+                    elif stamp != last_stamp:
+                        last_stamp = stamp
+                        table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                        # (a move may land between the stamp and the load: then the next stamp shows
+                        # what was already sent, and nothing is sent twice)
+                        key = (table.version, json.dumps(meta, sort_keys=True))
+                        if key != last_sent:
+                            new = [e for e in table.events if last_v is not None and e["v"] > last_v]
+                            data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
+                                              separators=(",", ":"))
+                            yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
+                            last_sent, last_v = key, table.version
+                        if table.done and meta.get("rematch"):
+                            return
+                    try:
+                        await asyncio.wait_for(item[1].wait(), 15)
+                    except asyncio.TimeoutError:
+                        yield ": still here\n\n"
+                    if await request.is_disconnected():
+                        return
+            finally:
+                hub.unsubscribe(game_id, item)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @app.get("/api/games/{game_id}/hint")
     def hint(game_id: str) -> JSONResponse:
@@ -268,20 +664,25 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             return _json({"version": table.version, **hint_for(table)})
         except HintUnavailable as e:
             raise ApiError(409, "no_hint", str(e)) from None
+        except RULES_ERRORS as e:  # values the turn solver cannot hold (beyond 64 bits, ...)
+            raise ApiError(409, "no_hint", f"the turn solver cannot value these rules: {_rules_message(e)}") from None
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> JSONResponse:
         return _json(load(game_id).state.to_record())
 
-    def view(game_id: str, table: Table, all_events: bool = False) -> dict[str, Any]:
+    def view(game_id: str, table: Table, all_events: bool = False, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         g = table.state
         events = table.events if all_events else table.events[-LOG_TAIL:]
+        if meta is None:
+            meta = meta_of(game_id)
         return {
             "id": game_id,
             "version": table.version,
             "status": "over" if g.done else "playing",
             "ruleset": table.ruleset.to_dict(),
-            "players": [{"seat": q, "name": s.name, "cpu": s.cpu, "score": g.scores[q], "on_board": g.on_board[q],
+            "players": [{"seat": q, "name": s.name, "cpu": s.cpu, "level": level_label(s.cpu) or s.cpu,
+                         "score": g.scores[q], "on_board": g.on_board[q],
                          "zilch_streak": g.zilch_streak[q]} for q, s in enumerate(table.seats)],
             "humans": table.humans,
             "current": None if g.done else g.current,
@@ -302,11 +703,21 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             "turns": len(g.turns),
             "log": events,
             "log_total": len(table.events),
-            # The seed decides the dice: it is told only once the game is over.
-            "seed": table.seed if g.done else None,
+            "sheet": table.sheet(),  # rows of Table.SHEET_COLUMNS
+            "sheet_columns": list(Table.SHEET_COLUMNS),
+            "free_seats": free_seats(meta),
+            "seat_tokens": "seats" in meta,  # false for a game saved before seat tokens: any device plays it
+            "rematch": meta.get("rematch"),
+            # The seed decides the dice: it is told only once the game is over, as a string (a
+            # 63-bit number loses its last digits as a JavaScript number).
+            "seed": str(table.seed) if g.done else None,
         }
 
     # ---------------------------------------------------------------- pages
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -321,12 +732,14 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         if preset not in PRESETS:
             return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
                                       f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
-        overrides = {k[4:]: _parse(v) for k, v in request.query_params.items() if k.startswith("set.")}
+        overrides: dict[str, Any] = {}
         try:
+            overrides = {k[4:]: _parse(k[4:], v) for k, v in request.query_params.items() if k.startswith("set.")}
             rs = load_ruleset(preset, overrides or None)
-        except RulesetError as e:
-            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(str(e))}</p>"), status_code=422)
-        return HTMLResponse(_rules_html(rs, back="/"))
+            return HTMLResponse(_rules_html(rs, back="/"))
+        except LOAD_ERRORS as e:
+            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(_rules_message(e, overrides))}</p>"),
+                                status_code=422)
 
     @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
     def game_rules_page(game_id: str) -> HTMLResponse:
@@ -368,26 +781,159 @@ def _get_key(rs: Ruleset, dotted: str) -> Any:
     return node
 
 
-def _parse(text: str) -> Any:
+def _parse(key: str, text: str) -> Any:
+    """A ``set.KEY=VALUE`` query value as the command line's ``--set`` reads it; a value the TOML
+    parser refuses to hold (an integer of more than 4,300 digits) is a RulesetError naming the key."""
     from zilch_env.ruleset import parse_override_value
 
-    return parse_override_value(text)
+    try:
+        return parse_override_value(text)
+    except (ValueError, OverflowError) as e:
+        raise RulesetError(f"set.{key}: {len(text)} characters that cannot be read as a value ({e})") from None
+
+
+def _rules_message(e: BaseException, overrides: dict[str, Any] | None = None) -> str:
+    """The sentence for a ruleset error: the loader's own message, or what the engine's error means."""
+    if isinstance(e, RulesetError):
+        return str(e)
+    if isinstance(e, RecursionError):
+        return "under these rules a turn can never end (every roll leads to another without a decision)"
+    if not isinstance(e, RULES_ERRORS):
+        keys = ", ".join(map(repr, overrides or {})) or "none"
+        return f"these rule overrides cannot be applied (keys {keys}): {type(e).__name__}: {e}"
+    return f"a value is too large or not valid for the engine ({type(e).__name__}: {e})"
+
+
+def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
+    """:meth:`Table.play_cpu`, with an agent's failure under these rules as a 422 naming the agent.
+    An illegal move by an agent is the server's fault, not the rules': it stays an error (500)."""
+    try:
+        return table.play_cpu()
+    except IllegalActionError:
+        raise
+    except RULES_ERRORS as e:
+        g = table.state
+        spec = table.seats[g.current].cpu if not g.done else None
+        raise ApiError(422, "bad_player", f"computer player {spec!r} cannot play this position under these "
+                       f"rules: {_rules_message(e)}") from None
 
 
 def _page(title: str, body: str) -> str:
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title><link rel='stylesheet' href='/static/style.css'></head>"
+            f"<title>{html.escape(title)}</title><link rel='icon' href='/static/favicon.svg' type='image/svg+xml'>"
+            f"<link rel='stylesheet' href='/static/style.css'></head>"
             f"<body><header class='bar'><a href='/' class='brand'>Zilch</a>"
             f"<a class='bar-link' href='/'>New game</a></header><main class='page'>{body}</main></body></html>")
 
 
 def _rules_html(rs: Ruleset, back: str) -> str:
-    """The rules page: :func:`~zilch_env.text.rules_summary` as a list, and the full ruleset file."""
+    """The rules page: the scoring table (:func:`scoring_html`), :func:`~zilch_env.text.rules_summary`
+    as a list, and the full ruleset file."""
     lines = rules_summary(rs).split("\n")
     items = "".join(f"<li>{html.escape(x)}</li>" for x in lines[1:])
     return _page(f"Rules: {rs.name}", (
         f"<p><a class='back' href='{html.escape(back)}'>← Back</a></p>"
-        f"<h1>Rules: {html.escape(rs.name)}</h1><p class='lead'>{html.escape(lines[0])}</p>"
-        f"<ul class='rules'>{items}</ul>"
+        f"<h1>Rules: {html.escape(rs.name)}</h1><p class='lead'>{html.escape(preset_blurb(rs))}</p>"
+        f"{scoring_html(rs)}"
+        f"<h2>How a turn goes</h2><ul class='rules'>{items}</ul>"
         f"<details><summary>The ruleset file</summary><pre>{html.escape(ruleset_to_toml(rs))}</pre></details>"))
+
+
+def _dice_html(faces: list[int]) -> str:
+    pips = "".join(f"<span class='pip p{i}'></span>" for i in range(1, 10))
+    return ("<span class='dice-pic' role='img' aria-label='" + " ".join(map(str, faces)) + "'>"
+            + "".join(f"<span class='die pic' data-face='{f}'>{pips}</span>" for f in faces) + "</span>")
+
+
+def scoring_table_rows(rs: Ruleset) -> dict[str, Any]:
+    """What each combination scores under ``rs``, every figure from the engine's own scoring
+    (:func:`zilch_env.score_dice`): ``{"kinds": [(n, [points or None per face 1-6])], "specials":
+    [(name, dice, points)], "nothing": [faces that score nothing alone]}``."""
+    from zilch_env import score_dice
+
+    kinds = []
+    for n in range(1, min(rs.dice, 6) + 1):
+        if n == 2 or (n > 3 and rs.scoring.kinds == "none"):
+            continue  # a pair scores only as two singles; without a bonus, four or more is a triple and singles
+        kinds.append((n, [score_dice(rs, [f] * n) for f in range(1, 7)]))
+    specials = []
+    sc = rs.scoring
+    candidates = [("Straight 1-6" + (" (permanent: survives a zilch)" if sc.permanent_straight else ""),
+                   [1, 2, 3, 4, 5, 6], sc.straight),
+                  ("Three pairs", [2, 2, 3, 3, 4, 4], sc.three_pairs),
+                  ("Four of a kind and a pair (as three pairs)", [2, 2, 2, 2, 3, 3],
+                   sc.three_pairs if sc.four_and_pair_is_three_pairs else 0),
+                  ("Two triplets", [2, 2, 2, 3, 3, 3], sc.two_triplets)]
+    for label, dice, on in candidates:
+        if on and len(dice) <= rs.dice:
+            specials.append((label, dice, score_dice(rs, dice)))
+    nothing = [f for f in range(1, 7) if not score_dice(rs, [f])]
+    return {"kinds": kinds, "specials": specials, "nothing": nothing}
+
+
+def scoring_html(rs: Ruleset) -> str:
+    """The scoring table of a ruleset with dice pictures: one row per count of a kind (one, three,
+    four ... of a face), one column per face, then the special combinations, then what scores
+    nothing. Written from the ruleset, so custom rules get theirs."""
+    t = scoring_table_rows(rs)
+    word = {1: "One", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
+    head = "".join(f"<th scope='col'>{_dice_html([f])}</th>" for f in range(1, 7))
+    body = ""
+    for n, pts in t["kinds"]:
+        cells = "".join(f"<td>{p:,}</td>" if p else "<td class='none' aria-label='nothing'>–</td>" for p in pts)
+        body += f"<tr><th scope='row'>{word[n]}</th>{cells}</tr>"
+    specials = "".join(f"<li>{_dice_html(d)}<span class='what'>{html.escape(label)}</span>"
+                       f"<span class='pts'>{p:,}</span></li>" for label, d, p in t["specials"])
+    none = t["nothing"]
+    faces = ", ".join(str(f) for f in none[:-1]) + (f" or {none[-1]}" if len(none) > 1 else str(none[-1])) if none else ""
+    notes = []
+    if none:
+        notes.append(f"A single {faces} scores nothing: only as part of three or more of a kind"
+                     + (" or a combination." if t["specials"] else "."))
+    kv = rs.scoring.kinds
+    if kv == "none" and rs.dice >= 4:
+        notes.append("Four or more of a kind score no bonus: the three of a kind plus the rest as singles.")
+    if not rs.scoring.straight and rs.dice >= 6:
+        notes.append("A straight 1-6 scores nothing special here (only its 1 and 5 as singles).")
+    if rs.scoring.three_pairs == 0 and rs.dice >= 6:
+        notes.append("Three pairs score nothing special here.")
+    notes.append("Combinations count only within one roll: dice of different rolls never add up.")
+    if rs.keep == "all_scoring":
+        notes.append("Every scoring die of a roll is kept for you, for the most points.")
+    return ("<h2>Scoring</h2><div class='score-wrap'><table class='scoring'><thead><tr><th></th>" + head
+            + f"</tr></thead><tbody>{body}</tbody></table></div>"
+            + (f"<ul class='specials'>{specials}</ul>" if specials else "")
+            + "<ul class='score-notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
+
+
+def preset_blurb(rs: Ruleset) -> str:
+    """One line that tells rulesets apart: the target, getting on the board, the minimum bank,
+    which singles score, big kinds, the straight and three pairs, a zilch penalty, the keep rule."""
+    from zilch_env import score_dice
+
+    parts = [f"First to {rs.target:,}"]
+    if rs.entry_threshold:
+        parts.append(f"{rs.entry_threshold} to get on the board")
+    if rs.min_bank:
+        parts.append(f"banks from {rs.min_bank}")
+    singles = [f for f in range(1, 7) if score_dice(rs, [f])]
+    if singles:
+        parts.append(" and ".join(f"{f}s" for f in singles) + " score alone")
+    kinds = {"none": "no bonus for four of a kind", "double": "four of a kind doubles",
+             "flat": "four of a kind a fixed bonus", "multiple": "four of a kind a multiple"}.get(rs.scoring.kinds)
+    if kinds and rs.dice >= 4:
+        parts.append(kinds)
+    if rs.scoring.straight and rs.dice >= 6:
+        parts.append(f"straight {rs.scoring.straight:,}")
+    if rs.scoring.three_pairs and rs.dice >= 6:
+        parts.append(f"three pairs {rs.scoring.three_pairs:,}")
+    zp = rs.variants.zilch_penalty
+    if zp.count:
+        parts.append(f"{zp.count} zilches in a row " + {"subtract": f"cost {zp.points}", "halve": "halve the score",
+                                                         "reset": "reset the score"}[zp.mode])
+    if rs.keep == "all_scoring":
+        parts.append("scoring dice kept for you")
+    if rs.hot_dice == "forced":
+        parts.append("hot dice must be rolled")
+    return f"{rs.dice} dice. " + "; ".join(parts) + "."

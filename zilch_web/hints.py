@@ -104,5 +104,36 @@ def hint_for(table: Table) -> dict[str, Any]:
     else:  # pragma: no cover
         raise HintUnavailable("nothing to decide")
     best = options[0]
+    win = _win_chances(table)
+    if win is not None:
+        for o in options:
+            o["win_chance"] = win.get(o["action"])
+        notes.append("The chances of winning are the exact game table's, with perfect play by both players.")
     return {"phase": g.phase.name.lower(), "best": best["action"], "best_label": best["label"],
-            "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes])}
+            "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes]),
+            "win_chance": None if win is None else max(win.values())}
+
+
+_TABLES: dict[Any, Any] = {}
+
+
+def _win_chances(table: Table) -> dict[int, float] | None:
+    """The chance of winning after each legal action under optimal play by both, from the game's
+    exact table, for a two-player game whose table is stored (never solved for a hint), at a roll
+    to keep from; None otherwise."""
+    from .levels import has_game_table
+
+    g, rs = table.state, table.ruleset
+    if g.num_players != 2 or g.phase != Phase.KEEP or not has_game_table(rs):
+        return None
+    try:
+        from agents.game_solver import load_game_table
+
+        tab = _TABLES.get(rs)
+        if tab is None:
+            tab = _TABLES[rs] = load_game_table(rs)
+        if tab is None:
+            return None
+        return {a: float(v) for a, v in tab.action_values(g).items()}
+    except (ValueError, OverflowError):  # a position the table does not cover
+        return None

@@ -6,6 +6,11 @@ restart. Every update is a compare-and-swap on ``version`` (the number of action
 made from a stale copy of the game changes nothing and is reported, so two requests can never both
 move the same game from the same position. Rebuilt tables are kept in a small in-memory cache
 (checked against the stored version) so a move does not replay the whole game.
+
+Beside the game, each row holds its *seats* document (``meta``, JSON): which device holds each
+human seat (the SHA-256 of its seat token; ``null`` for a seat offered to an invited player) and the
+id of the rematch once one is made; ``meta_version`` counts its changes, so the live event
+streams notice a seat being claimed as well as a move.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ CREATE TABLE IF NOT EXISTS games (
 );
 """
 
+#: Columns added after the first release (an older database gains them on open).
+NEW_COLUMNS = [("meta", "TEXT NOT NULL DEFAULT '{}'"), ("meta_version", "INTEGER NOT NULL DEFAULT 0")]
+
 
 class StaleVersionError(RuntimeError):
     """The game moved on since it was read (another request changed it first)."""
@@ -48,9 +56,18 @@ class GameStore:
         self._cache_lock = threading.Lock()
         self._locks = [threading.Lock() for _ in range(self.LOCK_STRIPES)]
         self._shared: sqlite3.Connection | None = None
+        self._write_lock = threading.Lock()
         if self.path == ":memory:":
             self._shared = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-        self._conn().executescript(SCHEMA)
+        db = self._conn()
+        db.executescript(SCHEMA)
+        have = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+        for name, decl in NEW_COLUMNS:
+            if name not in have:
+                try:
+                    db.execute(f"ALTER TABLE games ADD COLUMN {name} {decl}")
+                except sqlite3.OperationalError:  # pragma: no cover - another process added it first
+                    pass
 
     def _conn(self) -> sqlite3.Connection:
         """One connection per thread (SQLite connections are not shared across threads)."""
@@ -72,16 +89,39 @@ class GameStore:
         """The lock that serialises moves of one game inside this process."""
         return self._locks[hash(game_id) % self.LOCK_STRIPES]
 
-    def create(self, table: Table) -> str:
-        """Store a new game; returns its id."""
+    def create(self, table: Table, meta: dict[str, Any] | None = None) -> str:
+        """Store a new game (and its seats document ``meta``); returns its id."""
         gid = secrets.token_urlsafe(16)
         now = time.time()
         with self._write() as db:
-            db.execute("INSERT INTO games (id, version, status, created, updated, saved) VALUES (?, ?, ?, ?, ?, ?)",
+            db.execute("INSERT INTO games (id, version, status, created, updated, saved, meta) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (gid, table.version, "over" if table.done else "playing", now, now,
-                        json.dumps(table.to_saved(), separators=(",", ":"))))
+                        json.dumps(table.to_saved(), separators=(",", ":")), json.dumps(meta or {})))
         self._remember(gid, table)
         return gid
+
+    def meta(self, game_id: str) -> tuple[int, dict[str, Any]] | None:
+        """The game's seats document and its change count, or None for an unknown game."""
+        row = self._conn().execute("SELECT meta_version, meta FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else (row[0], json.loads(row[1] or "{}"))
+
+    def update_meta(self, game_id: str, change: Any) -> dict[str, Any]:
+        """Apply ``change(meta) -> meta`` to the seats document inside one write transaction (so two
+        devices claiming the last free seat cannot both get it); returns the new document."""
+        with self._write() as db:
+            row = db.execute("SELECT meta FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise KeyError(game_id)
+            new = change(json.loads(row[0] or "{}"))
+            db.execute("UPDATE games SET meta = ?, meta_version = meta_version + 1 WHERE id = ?",
+                       (json.dumps(new), game_id))
+        return new
+
+    def stamp(self, game_id: str) -> tuple[int, int] | None:
+        """(version, meta_version): what the live streams compare to see that something changed."""
+        row = self._conn().execute("SELECT version, meta_version FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else (row[0], row[1])
 
     def load(self, game_id: str) -> Table | None:
         """The game's table (rebuilt from the database unless the cached copy is current), or None."""
@@ -146,10 +186,12 @@ class GameStore:
                 if self.lock:
                     self.lock.release()
 
-    _mem_lock = threading.Lock()
-
     def _write(self) -> "_Tx":
-        return self._Tx(self._conn(), self._mem_lock if self._shared is not None else None)
+        """A write transaction. Writers of this process queue on one lock first: waiting for
+        SQLite's own lock means its busy handler's sleeps (up to 100 ms each), which under load made
+        the slowest moves seconds long while the server was idle; other processes still wait on
+        SQLite's lock (``timeout=30``)."""
+        return self._Tx(self._conn(), self._write_lock)
 
     def close(self) -> None:
         db = getattr(self._local, "db", None)

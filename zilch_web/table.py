@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -45,7 +46,8 @@ from zilch_env import (
 from zilch_env.engine import CHALLENGE_ZILCH_COST
 from zilch_env.ruleset import ruleset_from_dict
 
-#: The agent spec behind a bare ``cpu`` seat.
+#: The agent spec behind a bare ``cpu`` seat where the rules have no trained agent (where they have
+#: one, :func:`zilch_web.levels.default_cpu` gives it: ``zilch play`` and the web game use that).
 DEFAULT_CPU = "heuristic"
 
 MAX_NAME = 24
@@ -132,8 +134,10 @@ def parse_players(text: str, default_cpu: str = DEFAULT_CPU) -> list[Seat]:
     return name_seats(raw)
 
 
-def name_seats(seats: Sequence[Seat]) -> list[Seat]:
-    """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``).
+def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[Seat]:
+    """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``;
+    a single one playing another spec than ``default_spec`` says which: ``CPU (Easy)`` for a level,
+    ``CPU (greedy:500)`` for another agent).
 
     Names are trimmed, 1 to :data:`MAX_NAME` characters, and distinct (ignoring case), so the
     pass-the-phone screen and the log never leave a doubt about who is meant."""
@@ -149,8 +153,10 @@ def name_seats(seats: Sequence[Seat]) -> list[Seat]:
             k += 1
             spec = s.cpu or ""
             name = f"CPU {k}" if n_anon > 1 else "CPU"
-            if spec != DEFAULT_CPU and n_anon == 1:
-                name = f"CPU ({spec})"[:MAX_NAME]
+            if spec != default_spec and n_anon == 1:
+                from .levels import level_label
+
+                name = f"CPU ({level_label(spec) or spec})"[:MAX_NAME]
         if len(name) > MAX_NAME:
             raise TableError(f"player name {name!r} is {len(name)} characters long; the most is {MAX_NAME}")
         out.append(Seat(name, s.cpu))
@@ -161,12 +167,19 @@ def name_seats(seats: Sequence[Seat]) -> list[Seat]:
     return out
 
 
-_AGENT_CACHE: dict[tuple[str, Ruleset], Any] = {}
+#: Agents by (spec, ruleset), the most recently used last; at most :data:`AGENT_CACHE_SIZE` are
+#: kept, so a server that meets many custom rulesets does not grow without end.
+_AGENT_CACHE: "OrderedDict[tuple[str, Ruleset], Any]" = OrderedDict()
+AGENT_CACHE_SIZE = 64
 _AGENT_LOCK = threading.Lock()
+#: One lock per cached agent: agents keep state between calls (the trained agent's mask buffer,
+#: the game table's situation cache), so the web server's request threads take turns with each.
+_ACT_LOCKS: dict[int, threading.Lock] = {}
 
 
 def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
-    """The agent for ``spec`` under ``ruleset``, built once per process (solvers build tables)."""
+    """The agent for ``spec`` under ``ruleset``, built once per process (solvers build tables).
+    Shared by every game of those rules: play it through :func:`cpu_act`, which serialises calls."""
     key = (spec, ruleset)
     with _AGENT_LOCK:
         agent = _AGENT_CACHE.get(key)
@@ -175,7 +188,25 @@ def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
 
             agent = make_agent(spec, ruleset)
             _AGENT_CACHE[key] = agent
+            _ACT_LOCKS[id(agent)] = threading.Lock()
+            while len(_AGENT_CACHE) > AGENT_CACHE_SIZE:
+                _, old = _AGENT_CACHE.popitem(last=False)
+                # (a game still playing it keeps its lock through cpu_act's lookup of the id; an
+                # agent dropped here is rebuilt on its next use)
+                _ACT_LOCKS.pop(id(old), None)
+        else:
+            _AGENT_CACHE.move_to_end(key)
         return agent
+
+
+def cpu_act(agent: Any, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
+    """``agent.act`` with the agent's lock held: one call at a time per shared agent (a trained
+    agent's shared observation mask, written by two threads at once, once made it pick an illegal keep)."""
+    lock = _ACT_LOCKS.get(id(agent))
+    if lock is None:  # an agent not made by cpu_agent: not shared
+        return int(agent.act(state, legal, rng))
+    with lock:
+        return int(agent.act(state, legal, rng))
 
 
 # --------------------------------------------------------------------------------------------
@@ -199,8 +230,10 @@ class Table:
 
     def __init__(self, ruleset: Ruleset | str, seats: Sequence[Seat], seed: int | None = None,
                  first: int = 0):
+        from .levels import default_cpu
+
         self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-        self.seats = name_seats(seats)
+        self.seats = name_seats(seats, default_cpu(self.ruleset))
         self.seed = new_seed() if seed is None else int(seed)
         self.first = first
         self.state = GameState(self.ruleset, len(self.seats), dice=TableDice(self.seed), first=first)
@@ -237,6 +270,8 @@ class Table:
             return "no challenge"
         if action >= CHALLENGE_BASE:
             return f"challenge {self.names[(g.current + action - CHALLENGE_BASE + 1) % g.num_players]}"
+        if action == PIGGYBACK and g.offer:
+            return f"piggyback on {g.offer[0]} with {g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}"
         return g.describe(action)
 
     def says(self, seat: int, verb: str) -> str:
@@ -303,6 +338,16 @@ class Table:
             what = {"subtract": f"costs {zp.points}", "halve": "halves the score", "reset": "resets the score"}[zp.mode]
             out.append(f"{g.zilch_streak[q]} zilches in a row: one more {what}.")
         return out
+
+    #: The columns of a :meth:`sheet` row.
+    SHEET_COLUMNS = ("seat", "banked", "points", "turn_total", "score", "penalty")
+
+    def sheet(self) -> list[list[int]]:
+        """The score sheet: one row per finished turn, in order, as a list of :data:`SHEET_COLUMNS`
+        (seat; 1 banked, 0 zilched; the points it recorded; its turn total; the mover's score after
+        it; 1 if a penalty applied). Rows are lists, not objects, to keep every game view small."""
+        return [[t["player"], int(bool(t["banked"])), t["recorded"], t["turn_total"], t["score"],
+                 int(bool(t["penalty"]))] for t in self.state.turns]
 
     def keep_options(self) -> list[dict[str, Any]]:
         """The legal keeps of the current roll with what each leads to: points, the turn total
@@ -426,12 +471,14 @@ class Table:
                         challenger=q, points=-t["turn_total"])
             else:
                 lost = t["turn_total"] - t["recorded"]
-                text = f"{self.says(q, 'rolls')} {_dice_text(zilch_roll or ())}: zilch!"
+                said = []
                 if lost:
-                    text += f" {lost} lost"
+                    said.append(f"{lost} lost")
                 if t["recorded"]:
-                    text += f"; the permanent straight keeps {t['recorded']}"
-                text += f"; score {t['score']}"
+                    said.append(f"the permanent straight keeps {t['recorded']}")
+                said.append(f"score {t['score']}")
+                said[0] = said[0][0].upper() + said[0][1:]
+                text = f"{self.says(q, 'rolls')} {_dice_text(zilch_roll or ())}: zilch! {'; '.join(said)}"
                 add("zilch", q, text, dice=list(zilch_roll or ()), lost=lost, points=t["recorded"],
                     score=t["score"])
             if t["penalty"]:
@@ -499,7 +546,7 @@ class Table:
             raise RuntimeError(f"seat {g.current} ({self.names[g.current]}) is a human player")
         agent = cpu_agent(spec, self.ruleset)
         legal = g.legal_actions()
-        return int(agent.act(g, legal, decision_rng(self.seed, len(g.actions))))
+        return cpu_act(agent, g, legal, decision_rng(self.seed, len(g.actions)))
 
     def play_cpu(self, max_actions: int = 100_000) -> list[dict[str, Any]]:
         """Make the computer players' moves until a human is to move or the game is over."""

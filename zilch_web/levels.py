@@ -1,0 +1,119 @@
+"""The computer players people choose from: levels with a name and one line each, per ruleset.
+
+A person picks an opponent by how hard it is, not by its implementation. Each level is an agent
+spec (:func:`agents.base.make_agent`) that can play the rules at hand:
+
+========  ==============================  ======================================================
+Easy      ``greedy``                      keeps the most points and banks from 300
+Medium    ``heuristic``                   the hand-written player (banks by total against dice)
+Hard      ``ppo:checkpoints/<preset>``    the trained agent of the rules being played
+Perfect   ``optimal-win``                 the exact game table's best move (two players)
+========  ==============================  ======================================================
+
+Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
+ruleset is called: :func:`agents.learned.check_compatible` decides), Perfect where the game table of
+the rules is stored (solving one takes minutes, so a server never solves one for a request) and
+the game has two players. The default computer player is the strongest of Hard and Medium that
+can play: the trained agent where there is one, else the heuristic. ``zilch play``'s bare ``cpu``
+and the web game's new-game form use the same default.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from zilch_env import PRESETS, Ruleset
+
+#: The repository's trained agents, one directory per preset (``checkpoints/<preset>/policy.json``).
+CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+
+#: (label, spec or None when it depends on the rules, the line shown under the choice).
+LEVELS = [
+    ("Easy", "greedy", "Keeps the most points and banks as soon as it has 300: easy to beat."),
+    ("Medium", "heuristic", "A careful hand-written player: banks by its total against the dice left, "
+                            "pushes when behind."),
+    ("Hard", None, "The trained agent: learnt these rules over millions of games; about as strong "
+                   "as perfect play."),
+    ("Perfect", "optimal-win", "Plays the exact best move from the solved game: the strongest there is "
+                               "(two-player games)."),
+]
+
+_LOCK = threading.Lock()
+#: trained_agent_spec's answers, most recently asked last, at most 512 (custom rules come and go).
+_HARD: "OrderedDict[Ruleset, str | None]" = OrderedDict()
+
+
+def trained_agent_spec(ruleset: Ruleset) -> str | None:
+    """``ppo:checkpoints/<preset>`` of the shipped trained agent that plays exactly these rules, or None."""
+    with _LOCK:
+        if ruleset in _HARD:
+            _HARD.move_to_end(ruleset)
+            return _HARD[ruleset]
+    from agents.learned import PolicyMismatchError, check_compatible
+
+    found = None
+    for preset in PRESETS:
+        meta_path = CHECKPOINTS / preset / "policy.json"
+        if not meta_path.is_file():
+            continue
+        try:
+            check_compatible(json.loads(meta_path.read_text()), ruleset, preset)
+        except (PolicyMismatchError, ValueError, KeyError):
+            continue
+        found = f"ppo:checkpoints/{preset}"
+        break
+    with _LOCK:
+        _HARD[ruleset] = found
+        while len(_HARD) > 512:
+            _HARD.popitem(last=False)
+    return found
+
+
+def has_game_table(ruleset: Ruleset) -> bool:
+    """Whether the exact game table of these rules is stored (cached or shipped), so that
+    ``optimal-win`` plays at once instead of solving the game for minutes first."""
+    try:
+        from agents.game_solver import PACKAGED_TABLES, check_supported, table_path
+    except ImportError:  # pragma: no cover - the solver ships with the package
+        return False
+    try:
+        check_supported(ruleset)
+        path = table_path(ruleset)
+    except (ValueError, OverflowError):
+        return False
+    return path.is_file() or (PACKAGED_TABLES / path.name).is_file()
+
+
+def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[str, Any]]:
+    """The levels that can play ``ruleset`` (with ``num_players`` players, when known), easiest
+    first: ``[{"spec", "label", "description"}, ...]``."""
+    out = []
+    for label, spec, description in LEVELS:
+        if label == "Hard":
+            spec = trained_agent_spec(ruleset)
+        elif label == "Perfect" and (not has_game_table(ruleset) or (num_players not in (None, 2))):
+            spec = None
+        if spec is not None:
+            out.append({"spec": spec, "label": label, "description": description})
+    return out
+
+
+def default_cpu(ruleset: Ruleset) -> str:
+    """The computer player a bare ``cpu`` plays: the trained agent of these rules, else ``heuristic``."""
+    return trained_agent_spec(ruleset) or "heuristic"
+
+
+def level_label(spec: str | None) -> str | None:
+    """The level a spec plays at (``Hard`` for any ``ppo:checkpoints/<preset>``), or None."""
+    if spec is None:
+        return None
+    for label, s, _ in LEVELS:
+        if s == spec:
+            return label
+    if spec.startswith("ppo:checkpoints/") and spec.rstrip("/").rsplit("/", 1)[-1] in PRESETS:
+        return "Hard"
+    return None
