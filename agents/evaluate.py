@@ -128,7 +128,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from zilch_env import GameState, IllegalActionError, Policy, RandomDice, Ruleset, load_ruleset
-from zilch_env.engine import sorted_rolls_by_code
+from zilch_env.engine import seed_arg, sorted_rolls_by_code
 from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 from .stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
@@ -1414,17 +1414,6 @@ def _row_cells(r: dict[str, Any], t: dict[str, Any], luck: bool = False) -> list
 # Command line
 
 
-def _seed_arg(text: str) -> int:
-    """argparse type of ``--seed``: a whole number 0 or more (what NumPy's seed sequences take)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
-    return value
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """Every option of the evaluation except ``--ruleset`` / ``--set`` (each command adds those)."""
     p.add_argument("--agents", "-a", nargs="+", metavar="SPEC",
@@ -1433,7 +1422,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "--list-agents shows them all")
     p.add_argument("--games", "-g", type=int, default=2000,
                    help="games per table, rounded up to whole deals (default: 2000)")
-    p.add_argument("--seed", type=_seed_arg, default=0,
+    p.add_argument("--seed", type=seed_arg, default=0,
                    help="seed of the dice and of the agents' choices, 0 or more (default: 0)")
     p.add_argument("--workers", "-j", type=int, default=DEFAULT_WORKERS,
                    help=f"worker processes; results do not depend on it (default: all cores, {DEFAULT_WORKERS})")

@@ -38,16 +38,6 @@ from zilch_env import PRESETS, load_ruleset
 from zilch_web.app import MAX_STRING, create_app
 
 
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored():
-    """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
-    the whole test process at the first write to a closed socket; sockets here are closed often."""
-    import signal
-
-    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    yield
-    signal.signal(signal.SIGPIPE, old)
-
 
 CPUS = ["heuristic", "greedy", "random"]
 

@@ -27,16 +27,6 @@ with warnings.catch_warnings():
 from zilch_web.app import create_app
 
 
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored():
-    """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
-    the whole test process at the first write to a closed socket; sockets here are closed often."""
-    import signal
-
-    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    yield
-    signal.signal(signal.SIGPIPE, old)
-
 
 register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for the web tests")
 CPUS = ["test-greedy"]

@@ -27,16 +27,6 @@ import time
 import pytest
 
 
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored():
-    """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
-    the whole test process at the first write to a closed socket; sockets here are closed often."""
-    import signal
-
-    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    yield
-    signal.signal(signal.SIGPIPE, old)
-
 
 def _chromium() -> str | None:
     for path in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):

@@ -18,16 +18,6 @@ from zilch_web.app import create_app
 from zilch_web.levels import cpu_levels, default_cpu, level_label, trained_agent_spec
 
 
-@pytest.fixture(autouse=True)
-def _sigpipe_ignored():
-    """``zilch_cli.main`` (called in-process by some tests) sets SIGPIPE to its default, which kills
-    the whole test process at the first write to a closed socket; sockets here are closed often."""
-    import signal
-
-    old = signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    yield
-    signal.signal(signal.SIGPIPE, old)
-
 
 @pytest.fixture(autouse=True)
 def empty_solver_cache(tmp_path, monkeypatch):

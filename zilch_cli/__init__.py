@@ -12,6 +12,8 @@ import argparse
 import importlib
 import sys
 
+from zilch_env.engine import seed_arg  # noqa: F401  (the --seed type of every command)
+
 #: Subcommand modules, in the order ``zilch --help`` lists them.
 COMMANDS = ["rules", "score", "simulate", "solve", "advise", "eval", "play", "serve"]
 
@@ -45,17 +47,6 @@ def add_ruleset_args(p: argparse.ArgumentParser, default: str | None = "zonk") -
                    "(repeatable)")
 
 
-def seed_arg(text: str) -> int:
-    """argparse type of ``--seed``: a whole number 0 or more (what NumPy's generators take)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
-    return value
-
-
 def seconds_arg(text: str) -> float:
     """argparse type of a pause: seconds, 0 or more (at most an hour)."""
     try:
@@ -78,18 +69,24 @@ def main(argv: list[str] | None = None) -> int:
 
     from zilch_env.ruleset import RulesetError
 
-    if hasattr(signal, "SIGPIPE"):  # `zilch simulate | head` ends quietly
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    # `zilch simulate | head` ends quietly; the old handler comes back when main returns, so a
+    # program (or a test) that calls main in-process keeps its own SIGPIPE handling
+    pipe = getattr(signal, "SIGPIPE", None)
+    old = signal.signal(pipe, signal.SIG_DFL) if pipe is not None else None
     try:
-        return int(args.func(args) or 0)
-    except RulesetError as e:
-        print(f"zilch {args.command}: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"zilch {args.command}: interrupted", file=sys.stderr)
-        return 130
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        try:
+            return int(args.func(args) or 0)
+        except RulesetError as e:
+            print(f"zilch {args.command}: error: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"zilch {args.command}: interrupted", file=sys.stderr)
+            return 130
+    finally:
+        if pipe is not None:
+            signal.signal(pipe, old)
 
 
 if __name__ == "__main__":

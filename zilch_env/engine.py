@@ -84,6 +84,20 @@ def player_count(num_players: Any) -> int:
     return int(num_players)
 
 
+def seed_arg(text: str) -> int:
+    """A seed given on a command line (every ``--seed``): a whole number 0 or more, else an
+    ``argparse.ArgumentTypeError`` naming the text."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
+    return value
+
+
 def check_seed(seed: Any) -> None:
     """Refuse, naming it, a seed NumPy's generators cannot take: seeds are whole numbers 0 or more
     (or ``None`` for fresh entropy, or a ``numpy.random.Generator``)."""

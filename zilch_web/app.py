@@ -150,25 +150,13 @@ def check_strings(value: Any, where: str = "set", depth: int = 0) -> None:
             check_strings(v, f"{where}[{i}]", depth + 1)
 
 
-class NewGame(BaseModel):
+class RulesIn(BaseModel):
+    """A preset and rule overrides, every string in them bounded."""
+
     model_config = ConfigDict(extra="forbid")
     ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
     set: dict[str, Any] = Field(default_factory=dict, max_length=64,
                                 description="rule overrides by dotted key, e.g. {\"target\": 1000}")
-    players: list[PlayerIn] = Field(..., min_length=1, max_length=6)
-    seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
-
-    @field_validator("set")
-    @classmethod
-    def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
-        check_strings(v)
-        return v
-
-
-class RulesIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
-    set: dict[str, Any] = Field(default_factory=dict, max_length=64, description="rule overrides by dotted key")
     players: StrictInt | None = Field(None, ge=1, le=6, description="how many players the game will have")
 
     @field_validator("set")
@@ -176,6 +164,11 @@ class RulesIn(BaseModel):
     def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
         check_strings(v)
         return v
+
+
+class NewGame(RulesIn):
+    players: list[PlayerIn] = Field(..., min_length=1, max_length=6)  # type: ignore[assignment]
+    seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
 
 
 class SeatIn(BaseModel):

@@ -481,15 +481,15 @@ class Table:
                 text = f"{self.says(q, 'rolls')} {_dice_text(zilch_roll or ())}: zilch! {'; '.join(said)}"
                 add("zilch", q, text, dice=list(zilch_roll or ()), lost=lost, points=t["recorded"],
                     score=t["score"])
-            if t["penalty"]:
-                why = []
-                if "challenge" in t["penalty"]:
-                    why.append(f"a zilch in a challenge costs {CHALLENGE_ZILCH_COST[g.challenges_used[q] - 1]}")
-                zp = rs.variants.zilch_penalty
-                if "zilches" in t["penalty"]:
-                    why.append(f"{zp.count} zilches in a row " + {
-                        "subtract": f"cost {zp.points}", "halve": "halve the score",
-                        "reset": "reset the score to 0"}[zp.mode])
+            why = []  # the turn's typed events say what the penalties were
+            for e in t["events"]:
+                if e["kind"] == "challenge_cost":
+                    why.append(f"a zilch in a challenge costs {e['points']}")
+                elif e["kind"] == "zilch_penalty":
+                    why.append(f"{e['count']} zilches in a row " + {
+                        "subtract": f"cost {rs.variants.zilch_penalty.points}", "halve": "halve the score",
+                        "reset": "reset the score to 0"}[e["mode"]])
+            if why:
                 add("penalty", q, f"Penalty for {names[q]}: {' and '.join(why)}; score {t['score']}",
                     score=t["score"], rule=t["penalty"])
             if not final_started and t["score"] >= rs.target and g.tiebreak_round == pre_tb:
