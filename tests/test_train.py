@@ -205,8 +205,8 @@ def test_auto_choices():
     assert (a.vec, a.n_envs, a.eval_opponent) == ("batched", 64, "optimal-win")  # zonk's table is shipped
     a = ppo.resolve_auto(args, zonk, ["heuristic", "self"])
     assert (a.vec, a.n_envs) == ("dummy", 8)
-    a = ppo.resolve_auto(args, load_ruleset("zonk", {"variants.piggyback": True}), ["self"])
-    assert (a.vec, a.n_envs, a.eval_opponent) == ("dummy", 8, "heuristic")  # not batchable, no game table
+    a = ppo.resolve_auto(args, load_ruleset("zonk", {"variants.piggyback": True}), ["self", "optimal-turn:plain"])
+    assert (a.vec, a.n_envs, a.eval_opponent) == ("batched", 64, "heuristic")  # every variant batches; no game table
     a = ppo.resolve_auto(ppo.parse_args(["--n-envs", "16", "--vec", "dummy", "--eval-opponent", "greedy"]),
                          zonk, ["self"])
     assert (a.vec, a.n_envs, a.eval_opponent) == ("dummy", 16, "greedy")
