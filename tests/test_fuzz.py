@@ -29,7 +29,7 @@ from zilch_env.ruleset import _PENALTY, _SCORING, _TOP, _VARIANTS, ruleset_from_
 #: Examples per fuzzed part (hypothesis ``max_examples``).
 EXAMPLES = {"dicts": 150, "overrides": 150, "toml": 150, "cli": 60, "apply": 80}
 #: Seconds one example may take before it counts as a hang.
-EXAMPLE_SECONDS = 20
+EXAMPLE_SECONDS = 10
 
 FUZZ = settings(deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
