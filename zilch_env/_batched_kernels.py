@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import primitives
+
 # --------------------------------------------------------------------------------------------
 # State columns (one row per game)
 
@@ -541,23 +543,18 @@ def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
         _end_turn(st, b, False, rp)
 
 
+_bank_bar = primitives.nb_bank_bar
+_bank_need_of = primitives.nb_bank_need
+_may_bank = primitives.nb_may_bank  # scalars only: helpers taking arrays cost reference counting per call
+
+
 @njit(cache=True, inline="always")
 def _bank_need(st, b, rp):
-    """(need, no_bank_n) of game ``b`` (GameState.legal_actions, can_bank unrolled): a keep of ``n``
-    dice and ``points`` may bank when ``points >= need`` (the turn total reaches the bar: the entry
-    threshold before the board, the minimum bank after, above the last result under overcoming) and
-    ``n != no_bank_n`` (under forced hot dice a keep of every die rolled must roll again)."""
+    """(need, no_bank_n) of game ``b``: zilch_env.primitives.bank_need at the bar of
+    primitives.bank_bar for the player to move."""
     p = st[b, CUR]
-    bar = rp[R_MIN_BANK] if st[b, ONB + p] != 0 else rp[R_ENTRY]
-    if rp[R_OVERCOMING] != 0 and st[b, LAST] >= bar:
-        bar = st[b, LAST] + 1
-    return bar - st[b, TOTAL], (st[b, LEFT] if rp[R_FORCED] != 0 else -1)
-
-
-@njit(cache=True, inline="always")
-def _may_bank(points, n, need, no_bank_n):
-    """Scalars only: helpers taking arrays cost reference counting on every call."""
-    return points >= need and n != no_bank_n
+    bar = _bank_bar(st[b, ONB + p] != 0, rp[R_ENTRY], rp[R_MIN_BANK], rp[R_OVERCOMING] != 0, st[b, LAST])
+    return _bank_need_of(bar, st[b, TOTAL], st[b, LEFT], rp[R_FORCED] != 0)
 
 
 @njit(cache=True, inline="always")
@@ -937,11 +934,11 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
         take = vals[q, 0, st[b, OF_DICE], i] if i < size else vbeyond[q, 0]
         fresh = vals[q, 0, dice, 0] if size > 0 else vbeyond[q, 0]
         return A_PIGGYBACK if take > fresh else A_FRESH
-    forced = rp[R_FORCED] != 0
     r = st[b, ROLL]
     total = st[b, TOTAL]
     perm = st[b, PERM]
     n = st[b, LEFT]
+    need, no_bank_n = _bank_need_of(thr, total, n, rp[R_FORCED] != 0)
     best_a = -1
     best_v = 0.0
     best_bank = False
@@ -971,7 +968,7 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
         if best_a < 0 or v > best_v or (v == best_v and not best_bank and (
                 pts > best_pts or (pts == best_pts and mask < best_mask))):
             best_a, best_v, best_bank, best_pts, best_mask = mask * 2, v, False, pts, mask
-        if (left > 0 or not forced) and t2 >= thr:
+        if _may_bank(pts, kn, need, no_bank_n):
             v = float(t2)
             if best_a < 0 or v > best_v or (v == best_v and (not best_bank or pts > best_pts or (
                     pts == best_pts and mask < best_mask))):

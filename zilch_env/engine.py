@@ -30,6 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
+from .primitives import bank_bar, bank_need, may_bank
 from .scoring import Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
 MAX_PLAYERS = 6
@@ -278,7 +279,7 @@ class GameState:
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
         "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
-        "_rolling", "_roll_pending", "_events", "_by_slot", "_seat_turns", "_rit",
+        "_rolling", "_roll_pending", "_events", "_by_slot", "_seat_turns", "_rit", "_bar_now",
     )  # fmt: skip
 
     def __init__(
@@ -367,26 +368,17 @@ class GameState:
 
     def can_bank(self, total: int, left_after: int) -> bool:
         """Whether a turn total may be banked with ``left_after`` dice not set aside (0 = hot dice)."""
-        rs = self.ruleset
-        if left_after == 0 and rs.hot_dice == "forced":
-            return False
-        if total < (rs.min_bank if self.on_board[self.current] else rs.entry_threshold):
-            return False
-        if rs.variants.overcoming and total <= self.last_result:
-            return False
-        return True
+        # the whole total as one keep from nothing at risk; under forced hot dice no_bank_n is then 0,
+        # the dice a keep of every die leaves
+        return may_bank(total, left_after, *bank_need(self._bar_now, 0, 0, self._forced))
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to move, ascending; empty once the game is over."""
         if self._legal is None:
             ph = self.phase
             if ph == Phase.KEEP:
-                # can_bank, unrolled: a keep may bank when it lifts the turn total to the bar and,
-                # under forced hot dice, leaves a die to roll
-                bar = self._min_bank if self.on_board[self.current] else self._entry
-                if self._overcoming and self.last_result >= bar:
-                    bar = self.last_result + 1
-                need = bar - self.turn_total
+                # primitives.bank_need and may_bank, written out: this loop is the engine's hottest
+                need = self._bar_now - self.turn_total
                 no_bank_n = self.dice_left if self._forced else -1
                 out = []
                 for k in self.keeps():
@@ -541,9 +533,12 @@ class GameState:
         self._piggybacked = False
         self._events: list[dict[str, Any]] = []
         self._rit = 0
+        p = self.current
+        # the turn's bank bar: the mover's board status and the previous result hold for the turn
+        self._bar_now = bank_bar(self.on_board[p], self._entry, self._min_bank, self._overcoming,
+                                 self.last_result)
         self._legal: list[int] | None = None
         self._keeps: tuple[Keep, ...] | None = None
-        p = self.current
         if rs.variants.challenge and self.tiebreak_players is None and self._may_challenge(p):
             self.phase = Phase.CHALLENGE
         elif rs.variants.piggyback and self.offer is not None:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .ruleset import Ruleset, Scoring
+from .primitives import bank_need, may_bank
 from .scoring import pass_keeps, pyramid_freeze, scoring_table
 
 NEVER = -math.inf
@@ -63,6 +64,8 @@ def turn_reach(scoring: Scoring, dice: int, hot_dice: str, keep: str, pyramiding
             return memo[key]
         bank = hot = NEVER
         zilch = straight = False
+        # which keeps may bank by the rule alone: the thresholds are applied by the caller
+        need, no_bank_n = bank_need(-(1 << 62), 0, k, forced)
         for roll in _rolls(k):
             keeps = pass_keeps(scoring, table.rolls[roll], frozen, points, pyramiding, all_scoring)
             if not keeps:
@@ -72,12 +75,11 @@ def turn_reach(scoring: Scoring, dice: int, hot_dice: str, keep: str, pyramiding
             for kp in keeps:
                 left = k - kp.n
                 straight |= kp.straight
+                if may_bank(kp.points, kp.n, need, no_bank_n):
+                    bank = max(bank, kp.points)
                 if left == 0:  # hot dice: the next roll starts a new pass with all the dice
                     hot = max(hot, kp.points)
-                    if not forced:
-                        bank = max(bank, kp.points)
                     continue
-                bank = max(bank, kp.points)
                 nf, np_ = (pyramid_freeze(scoring, kp, frozen, points) if pyramiding else (frozen, points))
                 b, h, z, s = pass_from(left, tuple(nf), tuple(np_))
                 bank, hot = max(bank, kp.points + b), max(hot, kp.points + h)
