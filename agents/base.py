@@ -70,6 +70,10 @@ def make_agent(spec: str | Agent, ruleset: Ruleset | str) -> Agent:
 _BUILTINS_LOADED = False
 
 
+#: The agent names whose agents may have a kernel form (:func:`kernel_agent` builds only these).
+_KERNEL_FAMILIES = ("random", "greedy", "optimal-turn")
+
+
 def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = None) -> "object":
     """The one answer to "can the fast engine play this agent?": the agent's form in the batched
     engine's kernels (a :class:`zilch_env.batched.BatchAgent`), or :class:`zilch_env.UnsupportedRulesError`
@@ -98,6 +102,9 @@ def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = 
     if isinstance(agent, str):
         if ruleset is None:
             raise ValueError(f"kernel_agent({agent!r}): a spec needs the ruleset it plays")
+        if not agent.partition(":")[0].startswith(_KERNEL_FAMILIES):
+            # refused by name: building it (an ONNX policy, a game solve) only to refuse it would be waste
+            raise _no_kernel_form(agent)
         agent = make_agent(agent, ruleset)
     from .solver import OptimalTurnAgent, SolverError, turn_value_table
 
@@ -122,8 +129,14 @@ def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = 
                 return BatchAgent("greedy", int(t), 0)
         raise UnsupportedRulesError(f"agent {name!r}: its bank thresholds differ by dice left, which the "
                                     f"kernels' greedy player does not take; it plays on the single-game engine")
-    raise UnsupportedRulesError(f"agent {name!r} has no form in the fast engine's kernels (they play random, "
-                                f"greedy players and optimal-turn); it plays on the single-game engine")
+    raise _no_kernel_form(name)
+
+
+def _no_kernel_form(name: str) -> Exception:
+    from zilch_env import UnsupportedRulesError
+
+    return UnsupportedRulesError(f"agent {name!r} has no form in the fast engine's kernels (they play "
+                                 f"random, greedy players and optimal-turn); it plays on the single-game engine")
 
 
 def _load_builtins() -> None:

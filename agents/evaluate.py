@@ -269,7 +269,7 @@ class DealDice(RandomDice):
 
     by_slot = True
 
-    def __init__(self, codes: DealCodes, ruleset: Ruleset | None = None, first: int = 0):
+    def __init__(self, codes: DealCodes, first: int = 0):
         self.codes = codes
         self._by_code = sorted_rolls_by_code()
         self._key = (-1, -1)  # the (seat, turn) whose page and base are held

@@ -74,7 +74,7 @@ from numba import njit
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import keep_action
-from zilch_env.primitives import bank_need, may_bank, nb_bank_need, nb_may_bank
+from zilch_env.primitives import can_bank, nb_can_bank
 from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
 from zilch_env.scoring import Keep, scoring_table
@@ -248,8 +248,7 @@ def _after(R, Z, j, i, left, N, D, J, g, s, thr, forced, zpay, c, z, S, upper):
     nn = left if left > 0 else D
     rv, rz = _cont(R, Z, j, i, nn, N, J, g, s, zpay, c, z, S, upper)
     total = j * s + i * g
-    need, no_bank_n = nb_bank_need(thr, 0.0, 0, forced)  # the whole total as one keep
-    if nb_may_bank(total, left, need, no_bank_n) and total >= rv:
+    if nb_can_bank(total, left, thr, forced) and total >= rv:
         return total, 0.0
     return rv, rz
 
@@ -433,7 +432,7 @@ class TurnPolicy:
 
     def can_bank(self, turn_total: int, left: int) -> bool:
         """GameState.can_bank for this board status (``left`` = dice not set aside, 0 = hot dice)."""
-        return may_bank(turn_total, left, *bank_need(self.bank_threshold, 0, 0, self.ruleset.hot_dice == "forced"))
+        return can_bank(turn_total, left, self.bank_threshold, self.ruleset.hot_dice == "forced")
 
     def value(self, turn_total: int, dice_left: int, permanent: int = 0) -> float:
         """Expected points at a decision where the player may bank ``turn_total`` or roll ``dice_left``

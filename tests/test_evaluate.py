@@ -187,14 +187,8 @@ def test_deal_codes_pages_match_single_slots():
         assert c.page(t // P)[(s * P + t % P) * R + r] == c.code(s, t, r)
     import copy
 
-    dice = DealDice(c, load_ruleset_zonk())
+    dice = DealDice(c)
     assert type(copy.deepcopy(dice)) is RandomDice  # a clone gets fresh dice, not the deal's
-
-
-def load_ruleset_zonk():
-    from zilch_env import load_ruleset
-
-    return load_ruleset("zonk")
 
 
 def test_seat_rngs():

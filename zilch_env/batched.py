@@ -59,7 +59,7 @@ import numpy as np
 from . import _batched_kernels as K
 from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code
 from .ruleset import Ruleset, UnsupportedRulesError, load_ruleset
-from .rules import ROLLS, _code_roll
+from .rules import ROLLS
 from .rules import compile as compile_rules
 from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
@@ -77,12 +77,6 @@ _CODES = 6**6
 
 # --------------------------------------------------------------------------------------------
 # Tables
-
-
-def _rolls_and_codes() -> tuple[tuple[tuple[int, ...], ...], np.ndarray]:
-    """Every sorted roll of 1 to 6 dice (roll ids, :data:`zilch_env.rules.ROLLS`) and
-    ``code_roll[n, code]``, the roll id of a dice code (:func:`zilch_env.rules.compile`)."""
-    return ROLLS, _code_roll()
 
 
 @dataclass(frozen=True)
@@ -131,10 +125,6 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
     for a in arrays:
         a.flags.writeable = False
     return BatchTables(ROLLS, cr.code_roll, *arrays, t)
-
-
-def _rule_params(rs: Ruleset, num_players: int) -> np.ndarray:
-    return compile_rules(rs).params(num_players)
 
 
 def _generator(x: Any) -> np.random.Generator:
@@ -190,8 +180,7 @@ class KeyedSlotDice:
 
     by_slot = True
 
-    def __init__(self, key: int, ruleset: Ruleset | str | None = None, num_players: int | None = None,
-                 first: int = 0):
+    def __init__(self, key: int, first: int = 0):
         self.key = int(key) & _M64
         self._by_code = sorted_rolls_by_code()
         self._slot = (first, 0, 0)
@@ -215,7 +204,7 @@ def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0
     """``GameState(ruleset, num_players, first=first)`` rolling :class:`KeyedSlotDice` ``key``."""
     from .engine import GameState
 
-    return GameState(ruleset, num_players, dice=KeyedSlotDice(key), first=first)
+    return GameState(ruleset, num_players, dice=KeyedSlotDice(key, first), first=first)
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
@@ -252,9 +241,8 @@ class _ObsEncoder:
                               float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)
         self.rules = observe(GameState(rs, num_players, dice=KeyedDice(0)), 0)[at["rules"]].copy()
         lo, hi = at["roll_counts"].start, at["roll_dice"].stop
-        rolls, _ = _rolls_and_codes()
-        self.rolls = np.zeros((len(rolls), hi - lo), dtype=np.float32)
-        for r, roll in enumerate(rolls):  # as observation._roll_block: counts / 6, one-hot faces
+        self.rolls = np.zeros((len(ROLLS), hi - lo), dtype=np.float32)
+        for r, roll in enumerate(ROLLS):  # as observation._roll_block: counts / 6, one-hot faces
             blk = self.rolls[r]
             for i, d in enumerate(roll):
                 blk[d - 1] += 1.0 / 6
@@ -312,12 +300,11 @@ class BatchedGames:
         if dice is not None and dice_keys is not None:
             raise ValueError("give dice (numpy seeds) or dice_keys (keyed dice), not both")
         self.tables = tb = batch_tables(rs)
-        self._rp = _rule_params(rs, n)
         self.keyed = dice is None
         if dice_slots and not self.keyed:
             raise ValueError("dice_slots: slot dice are keyed dice; give dice_keys (or a seed), not dice")
         self.dice_slots = bool(dice_slots)
-        self._rp[K.R_KEYED] = (2 if dice_slots else 1) if self.keyed else 0
+        self._rp = compile_rules(rs).params(n, keyed=(2 if dice_slots else 1) if self.keyed else 0)
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
-from .primitives import bank_bar, bank_need, may_bank
+from .primitives import bank_bar, can_bank
 from .scoring import Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
 MAX_PLAYERS = 6
@@ -92,10 +92,9 @@ def seed_arg(text: str) -> int:
 
     try:
         value = int(text)
+        check_seed(value)
     except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more")
+        raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number 0 or more") from None
     return value
 
 
@@ -368,9 +367,7 @@ class GameState:
 
     def can_bank(self, total: int, left_after: int) -> bool:
         """Whether a turn total may be banked with ``left_after`` dice not set aside (0 = hot dice)."""
-        # the whole total as one keep from nothing at risk; under forced hot dice no_bank_n is then 0,
-        # the dice a keep of every die leaves
-        return may_bank(total, left_after, *bank_need(self._bar_now, 0, 0, self._forced))
+        return can_bank(total, left_after, self._bar_now, self._forced)
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to move, ascending; empty once the game is over."""
@@ -723,8 +720,8 @@ class GameState:
 
     def __deepcopy__(self, memo: dict) -> "GameState":
         """``copy.deepcopy`` is :meth:`clone`: the ruleset and its scoring tables are immutable and
-        shared, so a deep copy needs no more (about 0.1 ms, where deepcopy's walk through the
-        tables took 40-240 ms; OpenSpiel clones Python game states with deepcopy)."""
+        shared, so a deep copy needs no more, and walking them would cost far more than the game
+        (OpenSpiel clones Python game states with deepcopy)."""
         new = self.clone()
         memo[id(self)] = new
         return new

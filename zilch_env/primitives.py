@@ -37,9 +37,22 @@ def may_bank(points: int, n: int, need: int, no_bank_n: int) -> bool:
     return points >= need and n != no_bank_n
 
 
+def can_bank(total: int, left_after: int, bar: int, forced: bool) -> bool:
+    """Whether turn total ``total`` may be banked with ``left_after`` dice not set aside (0: hot dice):
+    :func:`may_bank` of the whole total as one keep from nothing at risk."""
+    return may_bank(total, left_after, *bank_need(bar, 0, 0, forced))
+
+
 # The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
 from numba import njit as _njit  # noqa: E402
 
 nb_bank_bar = _njit(cache=True, inline="always")(bank_bar)
 nb_bank_need = _njit(cache=True, inline="always")(bank_need)
 nb_may_bank = _njit(cache=True, inline="always")(may_bank)
+
+
+@_njit(cache=True, inline="always")
+def nb_can_bank(total, left_after, bar, forced):
+    """:func:`can_bank` over the compiled parts (numba calls compiled functions only)."""
+    need, no_bank_n = nb_bank_need(bar, 0, 0, forced)
+    return nb_may_bank(total, left_after, need, no_bank_n)

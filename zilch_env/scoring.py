@@ -259,7 +259,7 @@ def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
 
 def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_points: Sequence[int],
                pyramiding: bool, all_scoring: bool) -> tuple[Keep, ...]:
-    """The legal keeps of a roll in the current pass of the dice (RULES.md section 1.7 and the
+    """The legal keeps of a roll in the current pass of the dice (docs/rules.md, the keep rule and the
     ``pyramiding`` variant): under ``all_scoring`` the one keep of the most points (ties to more dice)."""
     if pyramiding and any(frozen):
         keeps = pyramid_keeps(scoring, info, frozen, frozen_points)
