@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from zilch_env.primitives import nb_can_bank
+
 
 @njit(cache=True, nogil=True)
 def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
@@ -40,7 +42,8 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
         of a free keep; the single best keep under ``all_scoring``), then banks or rolls;
       * banking needs ``t >= thr`` (the entry threshold off the board, the minimum bank on it) and,
         under forced hot dice, at least one die left (``m > 0``);
-      * a zilch of all ``D`` dice with a six-dice bonus adds ``bonus`` and rolls ``D`` dice again;
+      * a zilch of all ``D`` dice with a six-dice bonus adds ``bonus``, then the player banks (where
+        ``thr`` allows) or rolls ``D`` dice again;
       * a straight under ``permanent_straight`` adds one permanent straight (``pi + 1``) that
         survives a zilch.
 
@@ -145,16 +148,22 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                             best = max(best, Q[qb + opt_off[o]])
                         acc += cls_p[c] * best
                 if n == D and bonus > 0:
+                    # the bonus joins the turn total; then bank (where the bar allows) or roll D again
+                    tb = t + bonus
                     k = cb + bonus * rowc + D
-                    acc += pz[n] * C[k]
-                    if deriv:
-                        dacc += pz[n] * dC[k]
+                    bv = B[tb] if tb < tcap else Bcap
+                    if nb_can_bank(tb, D, thr, forced) and bv >= C[k]:
+                        acc += pz[n] * bv
+                    else:
+                        acc += pz[n] * C[k]
+                        if deriv:
+                            dacc += pz[n] * dC[k]
                 else:
                     acc += pz[n] * z
                     if pi == 0:
                         dacc += pz[n]
                 C[cb + n] = acc
-                banked = bankable and (m_of > 0 or not forced) and bt >= acc
+                banked = nb_can_bank(t, m_of, thr, forced) and bt >= acc
                 Q[qb + m_of] = bt if banked else acc
                 if deriv:
                     dC[cb + n] = dacc
@@ -227,7 +236,6 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
         pmax = NP - 1
         if S > 0 and t // S < pmax:
             pmax = t // S
-        bankable = t >= thr
         for pi in range(pmax + 1):
             cb = t * rowc + pi * (D + 1)
             qb = (t * NP + pi) * D
@@ -238,7 +246,7 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
                     continue
                 n2 = m if m > 0 else D
                 c2 = C[cb + n2]
-                if bankable and (m > 0 or not forced) and (c2 < 0.0 or B[t] >= c2):
+                if nb_can_bank(t, m, thr, forced) and (c2 < 0.0 or B[t] >= c2):
                     bank[t] += mass
                 else:
                     Mr[cb + n2] += mass
@@ -251,8 +259,13 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
                 # an option's offset from the position in Q is its offset in Mp (same layout)
                 for c in range(cls_lo[n], cls_hi[n]):
                     Mp[qb + opt_off[arg[ab + c]]] += mass * cls_p[c]
-                if n == D and bonus > 0:
-                    Mr[(t + bonus) * rowc + pi * (D + 1) + D] += mass * pz[n]
+                if n == D and bonus > 0:  # the bonus, then bank or roll D dice again (as turn_dp)
+                    tb = t + bonus
+                    kb = tb * rowc + pi * (D + 1) + D
+                    if tb < tcap and nb_can_bank(tb, D, thr, forced) and B[tb] >= C[kb]:
+                        bank[tb] += mass * pz[n]
+                    else:
+                        Mr[kb] += mass * pz[n]
                 else:
                     zil[pi] += mass * pz[n]
     # at and past the cap: bank there, or (forced hot dice) roll all the dice once more

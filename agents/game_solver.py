@@ -89,7 +89,8 @@ from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
 from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules import compile as compile_rules
-from zilch_env.scoring import scoring_table
+from zilch_env.primitives import can_bank
+from zilch_env.scoring import BONUS_KEEPS, scoring_table
 
 from . import _game_kernels as K
 
@@ -620,7 +621,7 @@ class GameTable:
             pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
             m = dice_left - k.n
             roll = float(tv.C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
-            bank = float(tv.B[t2]) if (t2 >= tv.thr and (m > 0 or not forced)) else None
+            bank = float(tv.B[t2]) if can_bank(t2, m, tv.thr, forced) else None
             out[k.mask] = (roll, bank)
         return out
 
@@ -631,8 +632,12 @@ class GameTable:
         bank, the action number and the win chance under optimal play by both from then on."""
         from zilch_env.engine import keep_action
 
-        info = scoring_table(self.ruleset).info(roll)
-        keeps = _options(self.ruleset, info)
+        rs = self.ruleset
+        info = scoring_table(rs).info(roll)
+        keeps = _options(rs, info)
+        if not keeps and len(info.dice) == rs.dice and rs.variants.six_dice_zilch_bonus:
+            # the six-dice zilch bonus joins the turn total; then bank or roll (the keep of nothing)
+            keeps, turn_total = BONUS_KEEPS, turn_total + rs.variants.six_dice_zilch_bonus
         vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False)
         out = []
         for k in keeps:
@@ -697,7 +702,7 @@ class GameTable:
         for k in state.keeps():
             t2 = t + k.points // u
             m = left - k.n
-            if t2 >= thr and (m > 0 or not forced):
+            if can_bank(t2, m, thr, forced):
                 v = float(B[t2])
                 if v > bv + 1e-12 or (v > bv - 1e-12 and best & 1 == 0):
                     best, bv = k.mask * 2 + 1, v
@@ -987,9 +992,11 @@ class WinPotential:
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         opts = self._keeps.get(roll)
         if opts is None:  # per keep: its points (units), whether a permanent straight, its dice
-            opts = self._keeps[roll] = tuple(
-                (k.points // u, 1 if (S and k.straight) else 0, k.n)
-                for k in _options(self.ruleset, self._scoring.info(list(roll))))
+            opts = tuple((k.points // u, 1 if (S and k.straight) else 0, k.n)
+                         for k in _options(self.ruleset, self._scoring.info(list(roll))))
+            if not opts and len(roll) == D and self.ruleset.variants.six_dice_zilch_bonus:
+                opts = ((0, 0, 0),)  # after a six-dice zilch bonus (in the turn total): the keep of nothing
+            self._keeps[roll] = opts
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
         tv = tab.turn_values(sit, max(t + int(ip[K.IP_MAXPTS]) + 1, self._cap(sit)), True)
@@ -1000,7 +1007,7 @@ class WinPotential:
             t2 = t + dt
             m = dice_left - n
             v = float(C[(t2 * NP + min(pi + st, NP - 1)) * (D + 1) + (m if m > 0 else D)])
-            if t2 >= thr and (m > 0 or not forced):
+            if can_bank(t2, m, thr, forced):
                 v = max(v, float(B[t2]))
             best = max(best, v)
         return best

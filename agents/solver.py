@@ -17,7 +17,8 @@ bank or roll). Its state between rolls is
 Rolling ``n`` dice gives each sorted roll with its multinomial probability ``n! / (prod c_f!) / 6**n``.
 A roll without a legal keep is a zilch: the turn records ``p`` (nothing before the board unless ``p``
 reaches the entry threshold), except that all dice rolled without a score under
-``six_dice_zilch_bonus = B`` add ``B`` at risk and roll all dice again. Otherwise the player picks a
+``six_dice_zilch_bonus = B`` add ``B`` at risk, after which the player banks (where the thresholds
+allow) or rolls all dice again (docs/rules.md). Otherwise the player picks a
 keep from the engine's :func:`~zilch_env.scoring.scoring_table` (under ``keep = "all_scoring"`` only the
 most-points keep with the most dice, as :meth:`GameState.keeps` does), adds its points, and banks —
 allowed, as in :meth:`GameState.can_bank`, when the turn total reaches the entry threshold (before the
@@ -77,7 +78,7 @@ from zilch_env.engine import keep_action
 from zilch_env.primitives import can_bank, nb_can_bank
 from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
-from zilch_env.scoring import Keep, scoring_table
+from zilch_env.scoring import BONUS_KEEPS, Keep, scoring_table
 
 __all__ = [
     "Advice", "Choice", "OptimalTurnAgent", "SolverError", "TurnPolicy", "TurnSolution",
@@ -271,8 +272,9 @@ def _backward(N, D, J, g, s, thr, forced, bonus_u, zpay, c, n_start, roll_p, k_s
                 for r in range(n_start[n], n_start[n + 1]):
                     pr = roll_p[r]
                     if k_start[r] == k_start[r + 1]:
-                        if n == D and bonus_u > 0:
-                            v, zr = _cont(R, Z, j, i + bonus_u, D, N, J, g, s, zpay, c, z, S, upper)
+                        if n == D and bonus_u > 0:  # the bonus at risk, then bank or roll all again
+                            v, zr = _after(R, Z, j, i + bonus_u, D, N, D, J, g, s, thr, forced, zpay, c,
+                                           z, S, upper)
                         else:
                             v, zr = zpay[j] + c, 1.0
                         val += pr * v
@@ -353,6 +355,8 @@ class Choice:
     def describe(self, dice_left: int, all_dice: int) -> str:
         left = dice_left - self.keep.n
         what = "bank" if self.bank else (f"roll {left or all_dice}" + (" (hot dice)" if not left else ""))
+        if not self.keep.n:  # the keep of nothing after a six-dice zilch bonus
+            return f"take the six-dice bonus, {what}"
         return f"keep {' '.join(map(str, self.dice))} ({self.keep.points}), {what}"
 
 
@@ -466,10 +470,13 @@ class TurnPolicy:
             raise ValueError(f"roll {list(roll)!r}: these rules roll at most {rs.dice} dice")
         self._index(turn_total, permanent)
         n = len(info.dice)
+        # all the dice and nothing scores, under the six-dice zilch bonus: the bonus joins the turn
+        # total and the one keep is the keep of nothing (bank, or roll all the dice again)
+        bonus = rs.variants.six_dice_zilch_bonus if (n == rs.dice and not info.keeps) else 0
         choices = []
-        for k in _keeps_of(rs, info):
+        for k in (BONUS_KEEPS if bonus else _keeps_of(rs, info)):
             left = n - k.n
-            total = turn_total + k.points
+            total = turn_total + bonus + k.points
             perm = permanent + (k.points if (k.straight and self.straight) else 0)
             j, extra, i = self._index(total, perm)
             roll_v = extra + self._roll(j, i, left or rs.dice)[0]
@@ -483,7 +490,10 @@ class TurnPolicy:
         """The best legal keep action of ``state`` (a KEEP phase) by these values."""
         legal = state.legal_actions() if legal is None else legal
         allowed = set(legal)
-        for ch in self.decide(state.roll, state.turn_total, state.permanent).choices:
+        before = state.turn_total  # the turn total before the roll: a six-dice zilch bonus is in it
+        if state.keeps() is BONUS_KEEPS:
+            before -= self.ruleset.variants.six_dice_zilch_bonus
+        for ch in self.decide(state.roll, before, state.permanent).choices:
             if ch.action in allowed:
                 return ch.action
         return int(legal[0])  # pragma: no cover - every legal keep-and-roll is among the choices

@@ -30,7 +30,6 @@ _FOUR = {"dice": 4, "scoring.singles": {}, "scoring.kinds": "none"}
 
 @pytest.mark.parametrize("overrides, reason", [
     ({"dice": 2, "scoring.singles": {}}, "every turn is a zilch"),
-    ({"dice": 2, "scoring.singles": {}, "variants.six_dice_zilch_bonus": 500}, "a turn cannot end"),
     ({"dice": 1, "hot_dice": "forced"}, "no turn can ever bank"),
     ({"dice": 3, "scoring.singles": {}, "hot_dice": "forced"}, "no turn can ever bank"),
     # four dice, no singles, no bonus for four of a kind: a turn banks at most one triple, 1000 points
@@ -41,6 +40,16 @@ def test_rules_under_which_no_game_can_end_are_refused(overrides, reason):
     with pytest.raises(RulesetError, match=reason) as e:
         load_ruleset("zonk", overrides)
     assert "cannot be played to an end" in str(e.value) and "docs/rules.md" in str(e.value)
+
+
+def test_the_six_dice_bonus_alone_makes_a_game_playable():
+    # nothing ever scores, but every roll of both dice earns the bonus, which the player may bank
+    rs = load_ruleset("zonk", {"dice": 2, "scoring.singles": {}, "variants.six_dice_zilch_bonus": 500,
+                               "entry_threshold": 0})
+    g = GameState(rs, 1, seed=0)
+    assert g.legal_actions() == [0, 1] and g.turn_total == 500
+    g.apply(1)
+    assert g.scores == [500]
 
 
 def test_the_playability_bounds_are_exact():

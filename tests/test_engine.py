@@ -304,9 +304,24 @@ def test_zilch_penalty_floors_at_zero():
 
 
 def test_six_dice_zilch_bonus():
+    # RULES.md section 7: the bonus joins the turn total and the player banks or rolls six fresh dice
     rolls = [[2, 2, 3, 3, 4, 6], [1, 2, 3, 4, 6, 6]]
-    g = game("farkle", 1, rolls, overrides={"variants.six_dice_zilch_bonus": 500})
-    assert g.turn_total == 500 and g.roll == (1, 2, 3, 4, 6, 6) and not g.turns
+    on = {"variants.six_dice_zilch_bonus": 500, "entry_threshold": 0}
+    g = game("farkle", 1, rolls, overrides=on)
+    assert g.turn_total == 500 and g.roll == (2, 2, 3, 3, 4, 6) and not g.turns
+    assert g.legal_actions() == [0, 1]  # the keep of nothing: roll (0) or bank (1), 500 >= min bank 300
+    assert g.describe(0) == "roll 6 fresh dice" and g.describe(1) == "bank 500"
+    assert "banks (action 1) or rolls all 6 dice again (action 0)" in g.why_illegal(2)
+    g.apply(0)
+    assert g.turn_total == 500 and g.roll == (1, 2, 3, 4, 6, 6)
+    keep(g, [1], bank=True)
+    assert g.scores == [600] and [e["kind"] for e in g.turns[0]["events"]] == ["bonus"]
+    banked = game("farkle", 1, rolls, overrides=on)
+    banked.apply(1)
+    assert banked.scores == [500] and banked.turns[0]["turn_total"] == 500
+    # below the bar the only choice is to roll again (farkle's entry threshold 1000)
+    low = game("farkle", 1, rolls, overrides={"variants.six_dice_zilch_bonus": 500})
+    assert low.legal_actions() == [0] and "below the entry threshold 1000" in low.why_illegal(1)
     g2 = game("farkle", 1, [[1, 2, 3, 4, 6, 6], [2, 3, 3, 4, 6]], overrides={"variants.six_dice_zilch_bonus": 500})
     keep(g2, [1])
     assert len(g2.turns) == 1 and g2.turns[0]["recorded"] == 0  # five dice zilched: no bonus
@@ -384,6 +399,7 @@ def test_turns_carry_typed_events(kp):
     assert g.phase == Phase.CHALLENGE  # no entry threshold: everyone is on the board, and may challenge
     g.apply(NO_CHALLENGE)
     assert g.turn_total == 500 and g.phase == Phase.KEEP
+    g.apply(0)  # after the bonus: roll six fresh dice
     kp(g, [1, 1, 1, 5], bank=True)
     assert g.turns[0]["events"] == [{"kind": "bonus", "points": 500}]
     assert g.phase == Phase.CHALLENGE

@@ -79,7 +79,12 @@ class BruteForce:
                 v = 0.0
                 for pr, keeps in self.rolls[n]:
                     if not keeps:
-                        v += pr * (roll[t + bonus, D] if (n == D and bonus) else z)
+                        if n == D and bonus:  # the bonus, then bank (if allowed) or roll all again
+                            b2 = bank_value(t + bonus) if t + bonus >= thr else None
+                            r2 = roll[t + bonus, D]
+                            v += pr * (max(b2, r2) if b2 is not None else r2)
+                        else:
+                            v += pr * z
                     else:
                         v += pr * max(post[t + pts, m] for pts, m in keeps)
                 roll[t, n] = v

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from zilch_env import NUM_ACTIONS, PRESETS, GameState, IllegalActionError, Phase, load_ruleset
+from zilch_env.scoring import BONUS_KEEPS
 
 variants = st.fixed_dictionaries(
     {
@@ -45,8 +46,12 @@ def check_invariants(g: GameState) -> None:
         assert list(g.roll) == sorted(g.roll)
         if rs.variants.pyramiding:
             assert sum(g.frozen) == rs.dice - g.dice_left  # kept and remaining dice add up
-        for k in g.keeps():
-            assert k.n <= g.dice_left and k.points > 0
+        if g.keeps() == BONUS_KEEPS:  # after a six-dice zilch bonus: keep nothing, bank or roll
+            assert rs.variants.six_dice_zilch_bonus and g.dice_left == rs.dice and not g.roll_info.keeps
+            assert legal[0] == 0 and set(legal) <= {0, 1}
+        else:
+            for k in g.keeps():
+                assert k.n <= g.dice_left and k.points > 0
     for q in range(g.num_players):
         assert g.on_board[q] or g.scores[q] == 0
 

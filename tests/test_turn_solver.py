@@ -59,8 +59,8 @@ def brute_force(rs, on_board: bool, cap: int, exact: bool = True, max_perm: int 
             if rs.keep == "all_scoring" and keeps:
                 keeps = (info.best,)
             if not keeps:
-                if n == D and bonus:
-                    v = R(a + bonus, p, D) if a + bonus <= cap else zpay(p)
+                if n == D and bonus:  # RULES.md section 7: the bonus, then bank (if allowed) or roll
+                    v = after(a + bonus, p, D)
                 else:
                     v = zpay(p)
             else:

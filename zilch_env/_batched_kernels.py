@@ -192,6 +192,14 @@ def _pyramid_on(st, b, rp):
 
 
 @njit(cache=True, inline="always")
+def _bonus_roll(st, b, rp, tab, r):
+    """zilch_env.scoring.pass_keeps's ``bonus``: roll ``r`` took all the dice under the six-dice zilch
+    bonus and nothing in it scores, so its one keep is the keep of nothing (scoring.NO_KEEP: mask 0,
+    no points, no dice), after which the player banks or rolls all the dice again."""
+    return rp[R_BONUS] > 0 and st[b, LEFT] == rp[R_DICE] and tab[r, T_NK] == 0
+
+
+@njit(cache=True, inline="always")
 def _face_points(st, b, rp, f, k):
     """zilch_env.scoring.pyramid_face_points: ``k`` newly kept dice of face index ``f`` alone, or
     joining the dice of that face frozen in this pass (the group's points replace theirs), whichever
@@ -269,6 +277,8 @@ def _keep_next(st, b, rp, tab, r, c):
             m += 1
         return -1, 0, 0, 0, False
     if c >= tab[r, T_NK]:
+        if c == 0 and _bonus_roll(st, b, rp, tab, r):
+            return 1, 0, 0, 0, False
         return -1, 0, 0, 0, False
     return c + 1, tab[r, T_MASK + c], tab[r, T_PTS + c], tab[r, T_N + c], tab[r, T_STR + c] != 0
 
@@ -277,6 +287,8 @@ def _keep_next(st, b, rp, tab, r, c):
 def _keep_of(st, b, rp, tab, r, m):
     """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NONE when
     ``m`` is not a legal keep."""
+    if m == 0 and _bonus_roll(st, b, rp, tab, r):
+        return 0, 0, False
     if m <= 0 or m >= 64:
         return NONE, 0, False
     if _pyramid_on(st, b, rp):
@@ -363,6 +375,14 @@ def _start_turn(st, b, rp):
         st[b, PHASE] = PIGGYBACK
 
 
+# The end of a turn and of the game: zilch_env.primitives, compiled (inlined where called).
+_turn_record = primitives.nb_turn_record
+_zilch_streak = primitives.nb_zilch_streak
+_penalised = primitives.nb_penalised
+_challenge_cost = primitives.nb_challenge_cost
+_final_turns = primitives.nb_final_turns
+
+
 @njit(cache=True)
 def _finish(st, b, contenders, rp):
     """GameState._finish: the best score among ``contenders`` (a seat mask) wins; a tie plays
@@ -411,13 +431,9 @@ def _end_turn(st, b, banked, rp):
     p = st[b, CUR]
     n = rp[R_PLAYERS]
     total = st[b, TOTAL]
-    recorded = total if banked else st[b, PERM]
     was_on = st[b, ONB + p] != 0
-    if not was_on:
-        if recorded != 0 and recorded >= rp[R_ENTRY]:
-            st[b, ONB + p] = 1
-        else:
-            recorded = 0
+    recorded, on_after = _turn_record(banked, total, st[b, PERM], was_on, rp[R_ENTRY])
+    st[b, ONB + p] = 1 if on_after else 0
     score = st[b, SCORE + p] + recorded
     q = st[b, CHAL]
     if q >= 0:
@@ -425,22 +441,11 @@ def _end_turn(st, b, banked, rp):
             left = st[b, SCORE + q] - total
             st[b, SCORE + q] = left if left > 0 else 0
         else:  # a zilch costs the challenger, by its challenge's order
-            score -= rp[R_CH_COST1] if st[b, CH_USED + p] == 1 else rp[R_CH_COST2]
-    if banked:
-        st[b, STREAK + p] = 0
-    elif was_on:
-        st[b, STREAK + p] += 1
-        if rp[R_ZP_COUNT] > 0 and st[b, STREAK + p] >= rp[R_ZP_COUNT]:
-            st[b, STREAK + p] = 0
-            if score < 0:
-                score = 0
-            mode = rp[R_ZP_MODE]
-            if mode == 0:
-                score -= rp[R_ZP_POINTS]
-            elif mode == 1:
-                score //= 2
-            else:
-                score = 0
+            score -= _challenge_cost(st[b, CH_USED + p], rp[R_CH_COST1], rp[R_CH_COST2])
+    streak, penalty = _zilch_streak(banked, was_on, st[b, STREAK + p], rp[R_ZP_COUNT])
+    st[b, STREAK + p] = streak
+    if penalty:
+        score = _penalised(score, rp[R_ZP_MODE], rp[R_ZP_POINTS], 0)
     if score < 0:
         score = 0
     st[b, SCORE + p] = score
@@ -469,17 +474,9 @@ def _end_turn(st, b, banked, rp):
             return _finish(st, b, st[b, TB_MASK], rp)
     elif st[b, FQ_ON] == 0:
         if score >= rp[R_TARGET]:
-            length = 0
-            if rp[R_FINISH_ROUND] == 0:  # others one turn
-                for k in range(1, n):
-                    st[b, FQ + length] = (p + k) % n
-                    length += 1
-            else:  # finish the round: the seats after p in this round
-                first = st[b, FIRST]
-                pos = (p - first + n) % n
-                for i in range(pos + 1, n):
-                    st[b, FQ + length] = (first + i) % n
-                    length += 1
+            start, length = _final_turns(p, n, st[b, FIRST], rp[R_FINISH_ROUND] != 0)
+            for i in range(length):
+                st[b, FQ + i] = (start + i) % n
             st[b, FQ_ON] = 1
             st[b, FQ_POS] = 0
             st[b, FQ_LEN] = length
@@ -501,7 +498,8 @@ def _end_turn(st, b, banked, rp):
 def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     """GameState._roll, resumable: while a roll is due, draw the next dice code of this game and
     look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
-    ``six_dice_zilch_bonus`` adds the bonus and rolls again; any other zilch ends the turn and the
+    ``six_dice_zilch_bonus`` adds the bonus and waits for the player's bank or roll (the keep of
+    nothing, :func:`_bonus_roll`); any other zilch ends the turn and the
     next player rolls (or decides first, at a challenge or piggyback decision). When the game's dice
     codes run out the roll stays due (PENDING) until the caller refills them, so a refill never
     changes the dice a game sees. Keyed dice never run out."""
@@ -537,9 +535,11 @@ def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
             st[b, ROLL] = r
             st[b, PHASE] = KEEP
             return
-        if left == dice and bonus > 0:
+        if left == dice and bonus > 0:  # the bonus joins the turn total; then bank or roll again
             st[b, TOTAL] += bonus
-            continue
+            st[b, ROLL] = r
+            st[b, PHASE] = KEEP
+            return
         _end_turn(st, b, False, rp)
 
 
@@ -831,6 +831,8 @@ def _greedy_action(st, b, rp, tab, threshold, min_dice):
     r = st[b, ROLL]
     if _pyramid_on(st, b, rp):
         mask, pts, kept = _pyramid_best(st, b, rp, tab, r)
+    elif _bonus_roll(st, b, rp, tab, r):
+        mask, pts, kept = 0, 0, 0
     else:
         k = tab[r, T_BEST]
         mask, pts, kept = tab[r, T_MASK + k], tab[r, T_PTS + k], tab[r, T_N + k]

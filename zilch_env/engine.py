@@ -30,8 +30,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
-from .primitives import bank_bar, can_bank
-from .scoring import Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
+from .primitives import (PENALTY_MODES, bank_bar, can_bank, challenge_cost, final_turns, penalised,
+                         turn_record, zilch_streak)
+from .scoring import BONUS_KEEPS, Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
 MAX_PLAYERS = 6
 KEEP_ACTIONS = 128
@@ -278,7 +279,7 @@ class GameState:
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
         "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
-        "_rolling", "_roll_pending", "_events", "_by_slot", "_seat_turns", "_rit", "_bar_now",
+        "_rolling", "_roll_pending", "_events", "_by_slot", "_seat_turns", "_rit", "_bar_now", "_bonus",
     )  # fmt: skip
 
     def __init__(
@@ -307,6 +308,7 @@ class GameState:
         self._table = scoring_table(rs)
         self._rolls_by_dice = self._table.rolls
         self._pyr = rs.variants.pyramiding
+        self._bonus = rs.variants.six_dice_zilch_bonus
         # rule constants read on every decision
         self._entry, self._min_bank = rs.entry_threshold, rs.min_bank
         self._forced = rs.hot_dice == "forced"
@@ -361,7 +363,7 @@ class GameState:
             if self.phase != Phase.KEEP:
                 return ()
             keeps = pass_keeps(self.ruleset.scoring, self.roll_info, self.frozen, self.frozen_points,
-                               self._pyr, self._all_scoring)
+                               self._pyr, self._all_scoring, self._bonus > 0 and self.dice_left == self.ruleset.dice)
             self._keeps = keeps
         return keeps
 
@@ -418,7 +420,7 @@ class GameState:
         ph = self.phase
         if ph == Phase.KEEP:
             mask, bank = action >> 1, action & 1
-            if self._pyr:
+            if self._pyr or not mask:  # pyramiding's keeps, or the keep of nothing after a bonus
                 keep = next(k for k in self.keeps() if k.mask == mask)
             else:
                 keep = self.roll_info.by_mask[mask]
@@ -482,13 +484,17 @@ class GameState:
             return (f"action {action} is a turn-start decision, but the player has rolled "
                     f"{list(self.roll)} and must now keep dice and bank or roll")
         mask, bank = split_keep_action(action)
-        if mask == 0:
+        if self.keeps() is BONUS_KEEPS:
+            if mask:
+                return (f"nothing in {list(self.roll)} scores: after the six-dice zilch bonus the player keeps "
+                        f"no die and banks (action 1) or rolls all {len(self.roll)} dice again (action 0)")
+        elif mask == 0:
             return "every roll needs a keep: at least one scoring die must be set aside"
         if mask >> len(self.roll):
             return (f"keep mask {mask:#b} selects a die beyond the {len(self.roll)} rolled "
                     f"(positions 0 to {len(self.roll) - 1} of {list(self.roll)})")
         dice = [self.roll[i] for i in range(len(self.roll)) if mask >> i & 1]
-        canonical = mask_of(self.roll, dice)
+        canonical = mask_of(self.roll, dice) if mask else 0
         keeps = {k.mask: k for k in self.keeps()}
         if canonical != mask:
             return (f"keep mask {mask:#b} keeps {dice}, the same dice as the canonical mask "
@@ -578,14 +584,17 @@ class GameState:
             info = self.roll_info = self._rolls_by_dice[roll]
             self.phase = Phase.KEEP
             self._keeps = None
-            if info.keeps or (self._pyr and self.keeps()):
+            if info.keeps:
                 return
-            if self.dice_left == rs.dice and rs.variants.six_dice_zilch_bonus:
-                # Seed 003: all dice rolled and nothing scores: a bonus and a fresh roll instead of a zilch.
-                self.turn_total += rs.variants.six_dice_zilch_bonus
-                self._events.append({"kind": "bonus", "points": rs.variants.six_dice_zilch_bonus})
-                self._keeps = None
-                continue
+            keeps = self.keeps() if (self._pyr or self._bonus) else ()
+            if keeps is BONUS_KEEPS:
+                # docs/rules.md, the six-dice zilch bonus: all dice rolled and nothing scores: the bonus
+                # joins the turn total, and the player banks or rolls all the dice again.
+                self.turn_total += self._bonus
+                self._events.append({"kind": "bonus", "points": self._bonus})
+                return
+            if keeps:  # pyramiding: the roll scores with the dice frozen in this pass
+                return
             self._roll_pending = False
             self._end_turn(banked=False)
             if not self._roll_pending:
@@ -607,13 +616,8 @@ class GameState:
     def _end_turn(self, banked: bool) -> None:
         rs, p, n = self.ruleset, self.current, self.num_players
         total = self.turn_total
-        recorded = total if banked else self.permanent
         was_on = self.on_board[p]
-        if not was_on:
-            if recorded and recorded >= rs.entry_threshold:
-                self.on_board[p] = True
-            else:
-                recorded = 0  # below the entry threshold nothing is recorded
+        recorded, self.on_board[p] = turn_record(banked, total, self.permanent, was_on, self._entry)
         score = self.scores[p] + recorded
         penalty_note = None
         events = self._events
@@ -626,28 +630,18 @@ class GameState:
                 self.scores[q] -= taken
                 events.append({"kind": "challenge_transfer", "seat": q, "points": taken})
             else:
-                cost = CHALLENGE_ZILCH_COST[self.challenges_used[p] - 1]
+                cost = challenge_cost(self.challenges_used[p], *CHALLENGE_ZILCH_COST)
                 score -= cost
                 penalty_note = f"challenge zilch -{cost}"
                 events.append({"kind": "challenge_cost", "points": cost})
         zp = rs.variants.zilch_penalty
-        if banked:
-            self.zilch_streak[p] = 0
-        elif was_on:
-            self.zilch_streak[p] += 1
-            if zp.count and self.zilch_streak[p] >= zp.count:
-                self.zilch_streak[p] = 0
-                score = max(0, score)
-                before = score
-                if zp.mode == "subtract":
-                    score -= zp.points
-                elif zp.mode == "halve":
-                    score //= 2
-                else:
-                    score = 0
-                penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
-                events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count,
-                               "points": before - max(0, score)})
+        self.zilch_streak[p], penalty = zilch_streak(banked, was_on, self.zilch_streak[p], zp.count)
+        if penalty:
+            before = max(0, score)
+            score = penalised(score, PENALTY_MODES.index(zp.mode), zp.points, 0)
+            penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
+            events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count,
+                           "points": before - max(0, score)})
         self.scores[p] = max(0, score)
         self.last_result = recorded
         self._seat_turns[p] += 1
@@ -671,11 +665,8 @@ class GameState:
                 return self._finish(self.tiebreak_players)
         elif self.final_queue is None:
             if self.scores[p] >= rs.target:
-                if rs.end == "others_one_turn":
-                    self.final_queue = [(p + k) % n for k in range(1, n)]
-                else:
-                    pos = (p - self.first) % n
-                    self.final_queue = [(self.first + i) % n for i in range(pos + 1, n)]
+                start, count = final_turns(p, n, self.first, rs.end == "finish_round")
+                self.final_queue = [(start + i) % n for i in range(count)]
                 if not self.final_queue:
                     return self._finish(tuple(range(n)))
         else:
@@ -769,6 +760,9 @@ class GameState:
             return f"challenge player {(self.current + action - CHALLENGE_BASE + 1) % self.num_players + 1}"
         mask, bank = split_keep_action(action)
         k = next((k for k in self.keeps() if k.mask == mask), None)
+        if self.keeps() is BONUS_KEEPS and not mask:  # the choice after a six-dice zilch bonus
+            n = len(self.roll)
+            return f"bank {self.turn_total}" if bank else f"roll {n} fresh dice"
         dice = " ".join(str(self.roll[i]) for i in range(len(self.roll)) if mask >> i & 1)
         pts = f" ({k.points})" if k else ""
         if bank:

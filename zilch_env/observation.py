@@ -218,7 +218,7 @@ _KEEP_LEAD, _KEEP_AHEAD, _KEEP_TARGET = _AT["keep_lead"], _AT["keep_ahead"], _AT
 
 _roll_blocks: dict[tuple[int, ...], np.ndarray] = {}
 _rules_blocks: dict[tuple[int, int], tuple[Ruleset, np.ndarray]] = {}
-_keep_blocks: dict[tuple[int, int, str, int],
+_keep_blocks: dict[tuple[int, int, str, int, bool],
                    tuple[object, dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]]] = {}
 
 
@@ -281,7 +281,7 @@ def _keep_block(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     Without pyramiding the legal keeps are a function of the roll under the ruleset's scoring and keep
     rule, and the values also depend on its target and dice count; so the block is cached per
-    (scoring, by identity; keep rule, target, dice) and roll: 923 rolls at most. The scoring object,
+    (scoring, by identity; keep rule, target, dice, six-dice bonus on) and roll: 923 rolls at most. The scoring object,
     not the ruleset, is the identity, because ``GameState.clone`` copies the ruleset but shares its
     scoring. Under pyramiding the dice frozen earlier in the pass change the keeps and their points,
     so the block is computed from ``state.keeps()`` each time.
@@ -293,7 +293,7 @@ def _keep_block(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         _fill_keep_block(blk, keeps, state.dice_left, rs)
         return (blk, *_keeps_of(keeps))
     scoring = rs.scoring
-    key = (id(scoring), rs.target, rs.keep, rs.dice)
+    key = (id(scoring), rs.target, rs.keep, rs.dice, rs.variants.six_dice_zilch_bonus > 0)
     hit = _keep_blocks.get(key)
     if hit is None or hit[0] is not scoring:
         if len(_keep_blocks) > 64:

@@ -4,8 +4,8 @@ A game ends when a player's score reaches the target, and scores only grow by th
 records: a bank, or a permanent straight kept before a zilch. So a ruleset is playable to an end
 exactly when
 
-1. **a turn can end**: under the six-dice zilch bonus some roll of all the dice scores (otherwise
-   every roll of all the dice earns the bonus and rolls them again, for ever); and
+1. **a first roll can score** (or, under the six-dice zilch bonus, earn the bonus, which may be
+   banked); and
 2. **a player can get on the board**: some turn, from its first roll, can record at least the entry
    threshold (and at least one point); and
 3. **the target can be reached**: once on the board some turn can record at least the minimum bank
@@ -69,7 +69,10 @@ def turn_reach(scoring: Scoring, dice: int, hot_dice: str, keep: str, pyramiding
         for roll in _rolls(k):
             keeps = pass_keeps(scoring, table.rolls[roll], frozen, points, pyramiding, all_scoring)
             if not keeps:
-                if not (k == dice and bonus):  # under the bonus a scoreless roll of all dice is no zilch
+                if k == dice and bonus:
+                    # the six-dice zilch bonus, then the keep of nothing: bank it, or roll all again
+                    bank, hot = max(bank, bonus), max(hot, bonus)
+                else:
                     zilch = True
                 continue
             for kp in keeps:
@@ -87,13 +90,12 @@ def turn_reach(scoring: Scoring, dice: int, hot_dice: str, keep: str, pyramiding
         memo[key] = bank, hot, zilch, straight
         return memo[key]
 
-    first_scores = any(table.rolls[r].keeps for r in _rolls(dice))
+    first_scores = bonus > 0 or any(table.rolls[r].keeps for r in _rolls(dice))
     if not first_scores:
         return TurnReach(False, NEVER, False)
     bank, hot, zilch, straight = pass_from(dice, zero, zero)
-    bonus_loop = bonus > 0 and any(not table.rolls[r].keeps for r in _rolls(dice))
-    cycle = max(hot, bonus if bonus_loop else NEVER)  # a pass that returns to all the dice, with points
-    most = math.inf if cycle > 0 and bank > NEVER else bank
+    # a pass that returns to all the dice with points (hot dice, or the bonus) can repeat
+    most = math.inf if hot > 0 and bank > NEVER else bank
     permanent = scoring.permanent_straight and straight and zilch
     return TurnReach(True, most, permanent)
 
@@ -115,9 +117,6 @@ def _reason(rs: Ruleset, reach: TurnReach) -> str | None:
     v = rs.variants
     dice = f"{rs.dice} {'die' if rs.dice == 1 else 'dice'}"
     if not reach.first_roll_scores:
-        if v.six_dice_zilch_bonus:
-            return (f"a turn cannot end: no roll of all {dice} scores, so the six-dice zilch bonus "
-                    f"(variants.six_dice_zilch_bonus = {v.six_dice_zilch_bonus}) would roll them again for ever")
         return f"no roll of all {dice} scores, so every turn is a zilch and no score can grow"
     most, perm = reach.most_banked, reach.permanent_route
     if most == NEVER and not perm:

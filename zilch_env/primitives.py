@@ -1,4 +1,4 @@
-"""The turn's bank rule as scalar functions, written once for every caller.
+"""The rules of a turn and of the game's end as scalar functions, written once for every caller.
 
 Plain Python that numba compiles as it is: the single-game engine (:mod:`zilch_env.engine`), the
 loader's playability check (:mod:`zilch_env.playable`) and the turn solver's policy call them as
@@ -6,10 +6,14 @@ Python functions, and the fast kernels (:mod:`zilch_env._batched_kernels`) and t
 backward induction compile the same source with ``numba.njit(inline="always")``. A change of the
 rule here reaches all of them.
 
-The rule has two parts: :func:`bank_bar` (which turn total may bank) and :func:`bank_need` (what a
-keep of this roll must then bring, and which keep may not bank under forced hot dice); a keep of
+The bank rule has two parts: :func:`bank_bar` (which turn total may bank) and :func:`bank_need` (what
+a keep of this roll must then bring, and which keep may not bank under forced hot dice); a keep of
 ``n`` dice and ``points`` may bank when :func:`may_bank` says so, which callers looping over many
 keeps may write out as ``points >= need and n != no_bank_n``.
+
+The end of a turn: :func:`turn_record` (what it records, and whether the player is then on the
+board), :func:`zilch_streak` and :func:`penalised` (the zilch penalty), :func:`challenge_cost`;
+the end of the game: :func:`final_turns` (who plays the last turns once a score reaches the target).
 """
 
 from __future__ import annotations
@@ -43,12 +47,78 @@ def can_bank(total: int, left_after: int, bar: int, forced: bool) -> bool:
     return may_bank(total, left_after, *bank_need(bar, 0, 0, forced))
 
 
+def turn_record(banked: bool, total: int, permanent: int, on_board: bool, entry: int) -> tuple[int, bool]:
+    """``(recorded, on_board_after)``: a turn records its total when banked, else its permanent
+    points (a permanent straight kept through the zilch); before the board a turn records nothing
+    unless that reaches the entry threshold, which puts the player on the board."""
+    recorded = total if banked else permanent
+    if on_board:
+        return recorded, True
+    if recorded != 0 and recorded >= entry:
+        return recorded, True
+    return 0, False
+
+
+def zilch_streak(banked: bool, was_on: bool, streak: int, count: int) -> tuple[int, bool]:
+    """``(streak_after, penalty_now)``: a bank ends the zilch streak; a zilch by a player on the board
+    adds to it, and the ``count``-th in a row (``count`` > 0) costs the zilch penalty and starts the
+    count again. Zilches before the board are not counted."""
+    if banked:
+        return 0, False
+    if not was_on:
+        return streak, False
+    streak += 1
+    if count > 0 and streak >= count:
+        return 0, True
+    return streak, False
+
+
+#: ``variants.zilch_penalty.mode`` by its code in :func:`penalised` (and the compiled rules).
+PENALTY_MODES = ("subtract", "halve", "reset")
+
+
+def penalised(score: int, mode: int, points: int, floor: int) -> int:
+    """The score after the zilch penalty (``mode`` a code of :data:`PENALTY_MODES`): the score
+    (first raised to ``floor`` if a challenge's cost took it lower) less ``points``, halved (rounding
+    down) or reset to 0; the caller then raises the result to ``floor`` (docs/rules.md, the zilch
+    penalty)."""
+    if score < floor:
+        score = floor
+    if mode == 0:
+        return score - points
+    if mode == 1:
+        return score // 2
+    return 0
+
+
+def challenge_cost(used: int, first: int, second: int) -> int:
+    """What a zilch in a challenge costs the challenger: ``first`` in its first challenge of the
+    game, ``second`` in its second (``used`` challenges declared, this one included)."""
+    return first if used == 1 else second
+
+
+def final_turns(p: int, n: int, first: int, finish_round: bool) -> tuple[int, int]:
+    """The last turns once seat ``p`` of ``n`` ends a turn at or above the target, as a run of seats
+    in playing order: ``(start, count)``, the seats ``(start + i) % n`` for ``i < count``. Under
+    ``end = "others_one_turn"`` every other seat plays one more turn; under ``"finish_round"`` the
+    seats after ``p`` in the round that began with seat ``first``. ``count`` 0: the game ends now."""
+    if finish_round:
+        pos = (p - first + n) % n
+        return (first + pos + 1) % n, n - 1 - pos
+    return (p + 1) % n, n - 1
+
+
 # The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
 from numba import njit as _njit  # noqa: E402
 
 nb_bank_bar = _njit(cache=True, inline="always")(bank_bar)
 nb_bank_need = _njit(cache=True, inline="always")(bank_need)
 nb_may_bank = _njit(cache=True, inline="always")(may_bank)
+nb_turn_record = _njit(cache=True, inline="always")(turn_record)
+nb_zilch_streak = _njit(cache=True, inline="always")(zilch_streak)
+nb_penalised = _njit(cache=True, inline="always")(penalised)
+nb_challenge_cost = _njit(cache=True, inline="always")(challenge_cost)
+nb_final_turns = _njit(cache=True, inline="always")(final_turns)
 
 
 @_njit(cache=True, inline="always")

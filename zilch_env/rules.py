@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _batched_kernels as K
 from .engine import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS, sorted_rolls_by_code
+from .primitives import PENALTY_MODES
 from .ruleset import Ruleset
 from .scoring import Keep, pass_keeps, scoring_table, split_points
 
@@ -131,7 +132,7 @@ class CompiledRules:
         rp[K.R_BONUS] = v.six_dice_zilch_bonus
         rp[K.R_ZP_COUNT] = zp.count
         rp[K.R_ZP_POINTS] = zp.points
-        rp[K.R_ZP_MODE] = ("subtract", "halve", "reset").index(zp.mode)
+        rp[K.R_ZP_MODE] = PENALTY_MODES.index(zp.mode)
         rp[K.R_FINISH_ROUND] = rs.end == "finish_round"
         rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
         rp[K.R_PLAYERS] = num_players

@@ -257,10 +257,21 @@ def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
     return tuple(out)
 
 
+#: The keep of nothing: after a six-dice zilch bonus (a roll of all the dice in which nothing scores,
+#: under ``variants.six_dice_zilch_bonus``) the player keeps no die and banks or rolls all the dice
+#: again (docs/rules.md, the six-dice zilch bonus). Action 0 rolls, action 1 banks.
+NO_KEEP = Keep(0, (0, 0, 0, 0, 0, 0), 0, 0, False)
+BONUS_KEEPS = (NO_KEEP,)
+
+
 def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_points: Sequence[int],
-               pyramiding: bool, all_scoring: bool) -> tuple[Keep, ...]:
+               pyramiding: bool, all_scoring: bool, bonus: bool = False) -> tuple[Keep, ...]:
     """The legal keeps of a roll in the current pass of the dice (docs/rules.md, the keep rule and the
-    ``pyramiding`` variant): under ``all_scoring`` the one keep of the most points (ties to more dice)."""
+    ``pyramiding`` variant): under ``all_scoring`` the one keep of the most points (ties to more dice).
+    ``bonus``: the roll took all the dice under the six-dice zilch bonus, so a roll in which nothing
+    scores has the one keep :data:`NO_KEEP` (its bonus joins the turn total, then bank or roll)."""
+    if not info.keeps and bonus:
+        return BONUS_KEEPS
     if pyramiding and any(frozen):
         keeps = pyramid_keeps(scoring, info, frozen, frozen_points)
         if all_scoring and keeps:
