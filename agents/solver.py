@@ -397,6 +397,11 @@ class TurnPolicy:
     R: np.ndarray = field(repr=False)  # R[j, n, i]
     Z: np.ndarray = field(repr=False)  # zilch probability under this policy
 
+    @property
+    def values(self) -> np.ndarray:
+        """Every stored value (the last axis: the total at risk, in units)."""
+        return self.R
+
     # ---------------------------------------------------------------- values
 
     def _index(self, turn_total: int, permanent: int) -> tuple[int, int, int]:
@@ -559,9 +564,11 @@ class TurnSolution:
         """Expected points when about to roll ``dice`` dice with ``turn_total`` (no bank choice)."""
         return self.policy.roll_value(turn_total, dice, permanent)
 
-    def decide(self, roll: Sequence[int], turn_total: int, permanent: int = 0, streak: int | None = None) -> Advice:
-        """Every choice for ``roll`` valued, best first; ``streak`` picks the streak-dependent policy."""
-        return self.policy_for(streak).decide(roll, turn_total, permanent)
+    def decide(self, roll: Sequence[int], turn_total: int, permanent: int = 0, streak: int | None = None,
+               **frozen: Sequence[int]) -> Advice:
+        """Every choice for ``roll`` valued, best first; ``streak`` picks the streak-dependent policy.
+        Under pyramiding ``frozen=`` and ``frozen_points=`` give the dice frozen earlier in this pass."""
+        return self.policy_for(streak).decide(roll, turn_total, permanent, **frozen)
 
     def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
         """The best legal keep action of ``state`` under the plain turn optimum."""
@@ -595,14 +602,19 @@ class TurnSolution:
 
 
 def _check_supported(rs: Ruleset) -> None:
-    if rs.variants.pyramiding:
+    if rs.variants.pyramiding and _tables(rs).straight:
         raise UnsupportedRulesError(
-            "variants.pyramiding = true is not supported by the turn solver: a state would need the "
-            "dice frozen in this pass of the dice and their points; solve the ruleset without it")
+            "variants.pyramiding = true with scoring.permanent_straight = true is not supported by the "
+            "turn solver: it solves pyramiding (the pass of the dice in its state) or permanent straights "
+            "(their count in its state), not both; solve the ruleset without one of them")
 
 
 def _solve_policy(rs: Ruleset, on_board: bool, threshold: int, offset: float, cap: int,
                   upper: bool = False) -> TurnPolicy:
+    if rs.variants.pyramiding:  # the pass of the dice in the state: agents._pyramid_turn
+        from agents._pyramid_turn import solve_policy
+
+        return solve_policy(rs, on_board, threshold, offset, cap, upper)
     tb = _tables(rs)
     S = _collect_bound(tb)
     g = tb.unit
@@ -648,7 +660,9 @@ def solve_turn(ruleset: Ruleset | str, on_board: bool = True, bank_threshold: in
     ``entry_threshold`` before it); the ``optimal-turn`` agent passes the bar of ``overcoming`` here.
     ``reach`` is the largest turn total the caller will ask about: the solve then stores totals far
     enough beyond it that every value up to it is certified within :data:`TAIL_TOLERANCE`, as the
-    turn-start value always is. Raises :class:`zilch_env.UnsupportedRulesError` under ``pyramiding``.
+    turn-start value always is. Under ``pyramiding`` the policy is an ``agents._pyramid_turn.PassPolicy``
+    (values per pass of the dice). Raises :class:`zilch_env.UnsupportedRulesError` under pyramiding
+    with permanent straights.
     """
     rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
     return _solve_turn(rs, bool(on_board), bank_threshold, max(0, int(reach)))
@@ -671,8 +685,8 @@ def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None, reach: 
         hi = _solve_policy(rs, on_board, thr, 0.0, cap, upper=True)
         gap = float(hi.R[0, D, 0] - lo.R[0, D, 0])
         if reach:  # every stored value up to the reach, not only the turn start
-            top = min(reach // unit, lo.R.shape[2] - 1)
-            gap = max(gap, float((hi.R[:, :, :top + 1] - lo.R[:, :, :top + 1]).max()))
+            top = min(reach // unit, lo.values.shape[-1] - 1)
+            gap = max(gap, float((hi.values[..., :top + 1] - lo.values[..., :top + 1]).max()))
         if gap <= TAIL_TOLERANCE:
             break
         if cap // _tables(rs).unit * 2 > MAX_GRID:
@@ -693,7 +707,8 @@ def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None, reach: 
     return TurnSolution(
         ruleset=rs, on_board=on_board, bank_threshold=thr, expected_points=expected,
         points_per_turn=ppt, policy=lo, streak_policies=streak_policies, streak_values=streak_values,
-        zilch_probabilities=_tables(rs).zilch, bank_above=_bank_above(_tables(rs)), cap=cap,
+        zilch_probabilities=_tables(rs).zilch,
+        bank_above=None if rs.variants.pyramiding else _bank_above(_tables(rs)), cap=cap,
         tail_error=gap, solve_seconds=time.perf_counter() - t0, policy_iterations=iterations,
     )
 
@@ -777,7 +792,11 @@ class OptimalTurnAgent:
         pol = self._policy(state)
         if state.phase == Phase.PIGGYBACK:
             total, dice = state.offer  # type: ignore[misc]
-            take = pol.roll_value(total, dice) > pol.roll_value(0, self.ruleset.dice)
+            if self.ruleset.variants.pyramiding:  # the offer's pass goes on, its frozen dice included
+                take_v = pol.roll_value(total, dice, 0, *state.offer_frozen)  # type: ignore[call-arg, misc]
+            else:
+                take_v = pol.roll_value(total, dice)
+            take = take_v > pol.roll_value(0, self.ruleset.dice)
             return PIGGYBACK if take and PIGGYBACK in legal else FRESH
         return pol.best_action(state, legal)
 
@@ -803,6 +822,10 @@ def _turn_value_table(rs: Ruleset, streak: bool):
     from zilch_env.batched import TurnValueTable
 
     _check_supported(rs)
+    if rs.variants.pyramiding:
+        raise UnsupportedRulesError(
+            "variants.pyramiding = true: optimal-turn's values depend on the dice frozen in this pass, "
+            "and the batched engine reads turn values by dice count only; use the single-game engine")
     if rs.variants.overcoming:
         raise UnsupportedRulesError(
             "variants.overcoming = true: optimal-turn's bank threshold is the previous turn's result plus "

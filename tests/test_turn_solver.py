@@ -203,7 +203,7 @@ def test_points_per_turn_without_a_penalty_and_for_score_dependent_penalties():
 
 def test_unsupported_and_unbounded_rules_raise_clear_errors():
     with pytest.raises(UnsupportedRuleError, match="pyramiding"):
-        solve_turn(load_ruleset("zonk", {"variants.pyramiding": True}))
+        solve_turn(load_ruleset("zilch", {"variants.pyramiding": True}))  # with permanent straights
     every_face = {str(f): 50 for f in range(1, 7)}
     with pytest.raises(SolverError, match="for ever"):
         solve_turn(load_ruleset("zonk", {"scoring.singles": every_face}))
@@ -309,6 +309,8 @@ def test_optimal_turn_plays_whole_games_under_every_variant():
         ("farkle", {"variants.piggyback": True}),
         ("zilch15k", {"variants.challenge": True, "variants.overcoming": True}),
         ("zilch", {"variants.six_dice_zilch_bonus": 300, "target": 3000}),
+        ("zonk", {"variants.pyramiding": True, "variants.piggyback": True, "variants.overcoming": True,
+                  "variants.six_dice_zilch_bonus": 500}),
     ]:
         rs = load_ruleset(preset, {"target": 3000, **overrides})
         agents = [make_agent("optimal-turn", rs), make_agent("optimal-turn:plain", rs)]
@@ -317,7 +319,7 @@ def test_optimal_turn_plays_whole_games_under_every_variant():
         while not game.done:
             game.apply(agents[game.current].act(game, game.legal_actions(), rng))
     with pytest.raises(UnsupportedRuleError, match="pyramiding"):
-        make_agent("optimal-turn", load_ruleset("zonk", {"variants.pyramiding": True}))
+        make_agent("optimal-turn", load_ruleset("zilch", {"variants.pyramiding": True}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,7 +335,11 @@ def test_zilch_solve_prints_the_optimum(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["on_board"]["expected_points"] == pytest.approx(solve_turn("zonk").expected_points)
     assert data["off_board"]["expected_points"] == pytest.approx(solve_turn("zonk", False).expected_points)
-    assert zilch(["solve", "--ruleset", "zonk", "--set", "variants.pyramiding=true"]) == 2
+    assert zilch(["solve", "--ruleset", "zonk", "--set", "variants.pyramiding=true"]) == 0
+    out = capsys.readouterr().out
+    pyr = solve_turn(load_ruleset("zonk", {"variants.pyramiding": True}))
+    assert f"{pyr.expected_points:.3f}" in out and "no dice frozen" in out
+    assert zilch(["solve", "--ruleset", "zilch", "--set", "variants.pyramiding=true"]) == 2
     assert "pyramiding" in capsys.readouterr().err
 
 

@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the roll: 1 to 6 dice, faces 1-6")
     p.add_argument("--on-board", action="store_true",
                    help="the player is on the board (default: not yet, so the entry threshold applies)")
+    p.add_argument("--frozen", type=int, nargs="+", default=None, metavar="DIE",
+                   help="under variants.pyramiding: the dice kept earlier in this pass of the dice (faces), "
+                        "which later dice of their face may join; --dice is then the roll of the dice left")
     p.add_argument("--permanent", type=int, default=0, metavar="POINTS",
                    help="permanent straight points included in the turn total (permanent_straight rules)")
     p.add_argument("--streak", type=int, default=None, metavar="K",
@@ -188,6 +191,29 @@ def _print_win(data: dict[str, Any]) -> None:
           f"(wins {100 * b['win_chance']:.2f}% under optimal play by both)")
 
 
+def _frozen_pass(rs, faces: list[int] | None, rolled: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The pass of the dice that ``--frozen`` names (pyramiding): frozen dice by face and their points."""
+    if not rs.variants.pyramiding:
+        if faces:
+            raise ValueError("--frozen: dice frozen in a pass matter only under variants.pyramiding = true")
+        return None
+    from agents._pyramid_turn import pass_graph
+
+    faces = faces or []
+    bad = [f for f in faces if not 1 <= f <= 6]
+    if bad:
+        raise ValueError(f"--frozen {bad[0]}: a die shows 1 to 6")
+    if len(faces) + rolled != rs.dice:
+        raise ValueError(f"--frozen gives {len(faces)} and --dice {rolled} of the {rs.dice} dice: together "
+                         f"they are the dice of the pass")
+    counts = tuple(faces.count(f) for f in range(1, 7))
+    found = [k for k in pass_graph(rs).index if k[0] == counts]
+    if not found:
+        raise ValueError(f"--frozen {' '.join(map(str, sorted(faces)))}: no pass of the dice under these "
+                         f"rules sets these dice aside (every kept die scores)")
+    return max(found, key=lambda k: sum(k[1]))  # the points they score together at most
+
+
 def _advise_turn(rs, args: argparse.Namespace) -> dict[str, Any]:
     """Every choice valued by the turn optimum, as plain data (best first)."""
     from agents.solver import solve_turn
@@ -202,8 +228,14 @@ def _advise_turn(rs, args: argparse.Namespace) -> dict[str, Any]:
     # every value asked about is certified: the solve reaches past the largest total after this keep
     table = scoring_table(rs)
     top = max((k.points for k in table.info(args.dice).keeps), default=0)
+    frozen = _frozen_pass(rs, args.frozen, len(args.dice))
+    if frozen is not None:
+        from agents._pyramid_turn import pass_graph
+
+        top = max(top, int(pass_graph(rs).k_pts.max()))
     sol = solve_turn(rs, args.on_board, reach=args.turn_total + top)
-    advice = sol.decide(args.dice, args.turn_total, args.permanent, streak=streak)
+    advice = sol.decide(args.dice, args.turn_total, args.permanent, streak=streak,
+                        **({"frozen": frozen[0], "frozen_points": frozen[1]} if frozen else {}))
     n = len(advice.roll)
     rows = []
     for ch in advice.choices:

@@ -119,7 +119,7 @@ def _solve_turn(rs) -> dict[str, Any]:
     from agents.solver import TAIL_TOLERANCE, solve_turn, warm_up
 
     out: dict[str, Any] = {"ruleset": rs.name, "objective": "turn", "dice": rs.dice, "hot_dice": rs.hot_dice,
-                           "tolerance": TAIL_TOLERANCE, "kernel_seconds": warm_up()}
+                           "pyramiding": rs.variants.pyramiding, "tolerance": TAIL_TOLERANCE, "kernel_seconds": warm_up()}
     for key, on in (("on_board", True), ("off_board", False)):
         out[key] = solve_turn(rs, on).to_dict()
     zp = rs.variants.zilch_penalty
@@ -166,7 +166,9 @@ def _print_turn(data: dict[str, Any]) -> None:
             when = f"never (below {on['cap']})"
         parts.append(f"{_dice(int(n))} to roll: {when}")
     print("  " + "; ".join(parts))
-    print("Chance of a zilch: " + ", ".join(f"{_dice(int(n))} {z}" for n, z in on["zilch_probabilities"].items()))
+    fresh = " (a fresh pass: no dice frozen)" if data.get("pyramiding") else ""
+    print(f"Chance of a zilch{fresh}: "
+          + ", ".join(f"{_dice(int(n))} {z}" for n, z in on["zilch_probabilities"].items()))
     if on["bank_above"] is not None:
         print(f"(Proved: with more than {on['bank_above']:.0f} at risk banking is optimal with any dice that "
               f"can zilch. Totals are solved up to {on['cap']}; the optimum is certified to within "

@@ -351,6 +351,12 @@ class GameState:
     def on_board_now(self) -> bool:
         return self.on_board[self.current]
 
+    @property
+    def offer_frozen(self) -> tuple[list[int], list[int]] | None:
+        """With a piggyback offer under pyramiding: the dice frozen in the pass it takes over, by
+        face, and their points (as :attr:`frozen` and :attr:`frozen_points`); None without an offer."""
+        return self._offer_frozen
+
     def bank_threshold(self) -> int:
         """The least turn total the player to move may bank (entry threshold before the board)."""
         rs = self.ruleset
