@@ -368,8 +368,12 @@ class GameState:
         if keeps is None:
             if self.phase != Phase.KEEP:
                 return ()
-            keeps = pass_keeps(self.ruleset.scoring, self.roll_info, self.frozen, self.frozen_points,
-                               self._pyr, self._all_scoring, self._bonus > 0 and self.dice_left == self.ruleset.dice)
+            info = self.roll_info
+            if info.keeps and not (self._pyr or self._all_scoring):
+                keeps = info.keeps  # what pass_keeps returns here, without the call (the hot path)
+            else:
+                keeps = pass_keeps(self.ruleset.scoring, info, self.frozen, self.frozen_points, self._pyr,
+                                   self._all_scoring, self._bonus > 0 and self.dice_left == self.ruleset.dice)
             self._keeps = keeps
         return keeps
 
@@ -416,7 +420,9 @@ class GameState:
 
     def apply(self, action: int) -> None:
         """Apply one action of the player to move; raises :class:`IllegalActionError` (state unchanged)."""
-        a = action_number(action)
+        # a plain int needs no conversion (bool is not int: type(True) is bool); anything else is read
+        # by action_number, which refuses what is not an action number
+        a = action if type(action) is int else action_number(action)
         if a is None or a not in self.legal_actions():
             raise IllegalActionError(self.why_illegal(action))
         action = a
@@ -570,41 +576,37 @@ class GameState:
         same loop (no recursion however many turns in a row zilch on their first roll)."""
         self._rolling = True
         try:
-            self._roll_turns()
+            self._legal = None
+            self._keeps = None
+            while True:
+                if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
+                    p = self.current
+                    roll = self.dice_source.roll_slot(self.dice_left, p, self._seat_turns[p], self._rit)
+                else:
+                    roll = self.dice_source.roll(self.dice_left)
+                self._rit += 1
+                self.rolls.append(roll)
+                self.roll = roll
+                info = self.roll_info = self._rolls_by_dice[roll]
+                self.phase = Phase.KEEP
+                self._keeps = None
+                if info.keeps:
+                    return
+                keeps = self.keeps() if (self._pyr or self._bonus) else ()
+                if keeps is BONUS_KEEPS:
+                    # docs/rules.md, the six-dice zilch bonus: all dice rolled and nothing scores: the bonus
+                    # joins the turn total, and the player banks or rolls all the dice again.
+                    self.turn_total += self._bonus
+                    self._events.append({"kind": "bonus", "points": self._bonus})
+                    return
+                if keeps:  # pyramiding: the roll scores with the dice frozen in this pass
+                    return
+                self._roll_pending = False
+                self._end_turn(banked=False)
+                if not self._roll_pending:
+                    return
         finally:
             self._rolling = False
-
-    def _roll_turns(self) -> None:
-        rs = self.ruleset
-        self._legal = None
-        self._keeps = None
-        while True:
-            if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
-                p = self.current
-                roll = self.dice_source.roll_slot(self.dice_left, p, self._seat_turns[p], self._rit)
-            else:
-                roll = self.dice_source.roll(self.dice_left)
-            self._rit += 1
-            self.rolls.append(roll)
-            self.roll = roll
-            info = self.roll_info = self._rolls_by_dice[roll]
-            self.phase = Phase.KEEP
-            self._keeps = None
-            if info.keeps:
-                return
-            keeps = self.keeps() if (self._pyr or self._bonus) else ()
-            if keeps is BONUS_KEEPS:
-                # docs/rules.md, the six-dice zilch bonus: all dice rolled and nothing scores: the bonus
-                # joins the turn total, and the player banks or rolls all the dice again.
-                self.turn_total += self._bonus
-                self._events.append({"kind": "bonus", "points": self._bonus})
-                return
-            if keeps:  # pyramiding: the roll scores with the dice frozen in this pass
-                return
-            self._roll_pending = False
-            self._end_turn(banked=False)
-            if not self._roll_pending:
-                return
 
     def _apply_keep(self, keep: Keep) -> None:
         rs = self.ruleset
