@@ -199,21 +199,18 @@ def _bonus_roll(st, b, rp, tab, r):
     return rp[R_BONUS] > 0 and st[b, LEFT] == rp[R_DICE] and tab[r, T_NK] == 0
 
 
+_pyramid_gain = primitives.nb_pyramid_gain
+
+
 @njit(cache=True, inline="always")
 def _face_points(st, b, rp, f, k):
-    """zilch_env.scoring.pyramid_face_points: ``k`` newly kept dice of face index ``f`` alone, or
-    joining the dice of that face frozen in this pass (the group's points replace theirs), whichever
-    is worth more; NONE when neither scores."""
+    """zilch_env.scoring.pyramid_face_points from the compiled rules' points of one face's dice
+    (``R_SPLIT1``): zilch_env.primitives.pyramid_gain; NONE when neither scores."""
     alone = rp[R_SPLIT1 + f * 7 + k]
-    best = alone if alone >= 0 else NONE
     have = st[b, FZ + f]
-    if have > 0 and have + k >= 3:
-        group = rp[R_SPLIT1 + f * 7 + have + k]
-        if group >= 0:
-            gain = group - st[b, FZP + f]
-            if best == NONE or gain > best:
-                best = gain
-    return best
+    group = rp[R_SPLIT1 + f * 7 + have + k]  # have + k <= 6: the dice of one pass
+    return _pyramid_gain(alone if alone >= 0 else NONE, group if group >= 0 else NONE, have, k,
+                         st[b, FZP + f], NONE)
 
 
 @njit(cache=True, inline="always")

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
-from .primitives import (PENALTY_MODES, bank_bar, can_bank, challenge_cost, final_turns, penalised,
+from .primitives import (PENALTY_MODES, bank_bar, bank_need, can_bank, challenge_cost, final_turns, penalised,
                          turn_record, zilch_streak)
 from .scoring import BONUS_KEEPS, Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
@@ -386,10 +386,8 @@ class GameState:
         if self._legal is None:
             ph = self.phase
             if ph == Phase.KEEP:
-                # primitives.bank_need and may_bank, written out: this loop is the engine's hottest
-                need = self._bar_now - self.turn_total
-                no_bank_n = self.dice_left if self._forced else -1
-                out = []
+                need, no_bank_n = bank_need(self._bar_now, self.turn_total, self.dice_left, self._forced)
+                out = []  # primitives.may_bank written out per keep: this loop is the engine's hottest
                 for k in self.keeps():
                     a = k.mask * 2
                     out.append(a)

@@ -13,7 +13,8 @@ keeps may write out as ``points >= need and n != no_bank_n``.
 
 The end of a turn: :func:`turn_record` (what it records, and whether the player is then on the
 board), :func:`zilch_streak` and :func:`penalised` (the zilch penalty), :func:`challenge_cost`;
-the end of the game: :func:`final_turns` (who plays the last turns once a score reaches the target).
+the end of the game: :func:`final_turns` (who plays the last turns once a score reaches the target);
+the pyramiding variant's points of newly kept dice: :func:`pyramid_gain`.
 """
 
 from __future__ import annotations
@@ -108,6 +109,21 @@ def final_turns(p: int, n: int, first: int, finish_round: bool) -> tuple[int, in
     return (p + 1) % n, n - 1
 
 
+def pyramid_gain(alone, group, have: int, k: int, have_points: int, none):
+    """Points of ``k`` newly kept dice of one face under pyramiding (docs/rules.md, the variants):
+    alone (``alone``: their points by themselves, ``none`` when they do not score alone), or joining
+    the ``have`` dice of that face frozen earlier in this pass, the group of ``have + k`` (``group``
+    points, ``none`` when it does not score) replacing their ``have_points``; whichever is worth
+    more, ``none`` when neither scores. ``none`` is the caller's "does not score" (None, or the
+    kernels' integer sentinel)."""
+    best = alone
+    if have > 0 and have + k >= 3 and group != none:
+        gain = group - have_points
+        if best == none or gain > best:
+            best = gain
+    return best
+
+
 # The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
 from numba import njit as _njit  # noqa: E402
 
@@ -119,6 +135,7 @@ nb_zilch_streak = _njit(cache=True, inline="always")(zilch_streak)
 nb_penalised = _njit(cache=True, inline="always")(penalised)
 nb_challenge_cost = _njit(cache=True, inline="always")(challenge_cost)
 nb_final_turns = _njit(cache=True, inline="always")(final_turns)
+nb_pyramid_gain = _njit(cache=True, inline="always")(pyramid_gain)
 
 
 @_njit(cache=True, inline="always")

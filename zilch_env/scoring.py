@@ -20,6 +20,7 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, Scoring
+from .primitives import pyramid_gain
 
 Counts = tuple[int, int, int, int, int, int]  # how many dice show each face 1..6
 
@@ -216,13 +217,12 @@ def pyramid_face_points(scoring: Scoring, f: int, k: int, have: int, have_points
     ``have_points``), whichever is worth more; ``None`` when neither scores."""
     c = [0] * 6
     c[f] = k
-    best = _split(scoring, tuple(c))  # type: ignore[arg-type]
+    alone = _split(scoring, tuple(c))  # type: ignore[arg-type]
+    group = None
     if have and have + k >= 3:
         c[f] = have + k
         group = score_counts(scoring, tuple(c))[0]  # type: ignore[arg-type]
-        if group is not None and (best is None or group - have_points > best):
-            best = group - have_points
-    return best
+    return pyramid_gain(alone, group, have, k, have_points, None)
 
 
 def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
