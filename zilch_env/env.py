@@ -268,19 +268,17 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (a :class:`~zilch_env.GameState`; read it, do not change it).
 
     ## Version History
-    - v1 (``Zilch-v1``): pins the MDP as it is now: observation layout 3 (471 values), the action
-      layout above (136 actions), the rewards above, the horizon ``max_turns=1000`` game turns
-      (new: before it a policy that never banks played one game for ever), infos of one shape at
-      every step (new: ``winners`` is a bool per seat, no longer a list of seats; ``game_turns``,
-      ``game_over``, ``illegal_reason`` always present), ``render_mode="rgb_array"`` (new), and a
-      native vector env over the batched engine (``gymnasium.make_vec("Zilch-v1", num_envs=N)``,
+    - v1 (``Zilch-v1``): pins the MDP: observation layout 3 (471 values), the action layout above
+      (136 actions), the rewards above, the horizon ``max_turns=1000`` game turns, infos of one
+      shape at every step (``winners`` a bool per seat; ``game_turns``, ``game_over``,
+      ``illegal_reason`` always present), ``render_mode="rgb_array"``, and a native vector env over
+      the batched engine (``gymnasium.make_vec("Zilch-v1", num_envs=N)``,
       :class:`zilch_env.vector.ZilchVectorEnv`). ``zilch_env.env.V1_PINS`` lists what is pinned;
-      any later change of the MDP is ``Zilch-v2``.
-    - v0 (``Zilch-v0``): the first id. Its observation grew from layout 1 (151 values) to layout 2
-      (279) and 3 (471) without a new version, so results reported on "Zilch-v0" are ambiguous.
-      ``gym.make("Zilch-v0")`` still works and now makes the same environment class as v1 with its
-      current defaults (so it too has the horizon and the one-shape infos), but nothing is pinned
-      and it has no vector entry point: use ``Zilch-v1`` for results.
+      any change of the MDP is ``Zilch-v2``.
+    - v0 (``Zilch-v0``): the first id. It makes the same environment class with its current
+      defaults (the horizon and the one-shape infos included), but pins nothing: its observation
+      layout is whatever ``zilch_env.observation.OBS_VERSION`` is (layouts 1, 2 and 3 have all
+      been "Zilch-v0"), and it has no vector entry point. Report results on ``Zilch-v1``.
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
