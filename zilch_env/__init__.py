@@ -57,7 +57,7 @@ if "Zilch-v0" not in _gym.registry:
     _gym.register(id="Zilch-v0", entry_point="zilch_env.env:ZilchEnv")
 if "Zilch-v1" not in _gym.registry:
     # The kwargs pin what could otherwise follow a changed default; the observation layout and the
-    # action layout are pinned by tests/test_env_v1.py (a change to them is Zilch-v2).
+    # action layout are pinned by tests/zilch_env/test_env_v1.py (a change to them is Zilch-v2).
     _gym.register(id="Zilch-v1", entry_point="zilch_env.env:ZilchEnv",
                   vector_entry_point="zilch_env.vector:ZilchVectorEnv",
                   kwargs={"max_turns": V1_PINS["max_turns"], "reward": "win", "illegal_action": "penalty"})

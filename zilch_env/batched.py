@@ -22,7 +22,7 @@ One source of truth
       the same in every game with that key, for common random numbers across seat orders
       (:class:`KeyedSlotDice`, :func:`slot_game`).
 
-    The same dice and actions lead to the same states: ``tests/test_batched.py`` plays thousands of
+    The same dice and actions lead to the same states: ``tests/zilch_env/test_batched.py`` plays thousands of
     seeded games of every preset in both engines, with each kind of dice, and requires identical
     states and legal actions after every step.
 
@@ -685,7 +685,7 @@ class TurnValueTable:
     The policy depends on the mover's board status and zilch streak: ``select[on_board, k]`` is the
     policy for streak ``k`` (the last column for longer streaks). The values are read, not copied
     per decision, and compared in the same float64 arithmetic as the solver, so the moves are the
-    solver's move for move (``tests/test_batched_optimal_turn.py``).
+    solver's move for move (``tests/agents/test_batched_optimal_turn.py``).
 
     Args:
         ruleset: the rules the values were solved for (games of other rules refuse the table).

@@ -29,7 +29,7 @@ DEFAULT_SCORE_TURNS = 10
 DEFAULT_MAX_TURNS = 1000
 
 #: What ``Zilch-v1`` pins: any change to one of these is a new version (``Zilch-v2``).
-#: ``tests/test_env_v1.py`` checks them, and a seeded episode's observations and rewards.
+#: ``tests/zilch_env/test_env_v1.py`` checks them, and a seeded episode's observations and rewards.
 V1_PINS = {"obs_version": 3, "obs_size": 471, "num_actions": 136, "max_turns": 1000,
            "rewards": "win: +1 sole winner, 0 shared win, -1 otherwise, at the end; illegal -1"}
 

@@ -4,7 +4,7 @@ It is ``Zilch-v0`` (:class:`zilch_env.env.ZilchEnv`) for ``num_envs`` games at o
 observation and action spaces, the same observations (``zilch_env.observe`` of the same state, bit
 for bit), the same legal-action masks, rewards, terminations and truncations, with the opponents'
 moves played inside :meth:`step_wait` by vectorised baselines and the episodes restarted
-automatically as SB3 expects. ``tests/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
+automatically as SB3 expects. ``tests/zilch_env/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
 roll the same dice and compares every step.
 
 Gymnasium's vector API (``gymnasium.make_vec("Zilch-v1")``) is :mod:`zilch_env.vector`, which runs

@@ -453,7 +453,7 @@ def test_zilch_serve_command(tmp_path):
 
     import httpx
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     bad = subprocess.run([sys.executable, "-m", "zilch_cli", "serve", "--cpu", "no-such-agent"],
                          capture_output=True, text=True, cwd=root, timeout=120)
     assert bad.returncode == 2 and "--cpu no-such-agent" in bad.stderr

@@ -22,7 +22,7 @@ from zilch_env import (
     scoring_table,
 )
 
-from .conftest import keep
+from tests.conftest import keep
 
 # --------------------------------------------------------------------------------------------
 # An independent brute force: expectimax straight from RULES.md, with the same truncation the solver

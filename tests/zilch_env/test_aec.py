@@ -13,7 +13,7 @@ import zilch_env
 from zilch_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, aec_env, load_ruleset, observe
 from zilch_env.aec import raw_env
 
-# The same configurations as tests/test_env.py: every preset, each variant on its seed's preset,
+# The same configurations as tests/zilch_env/test_env.py: every preset, each variant on its seed's preset,
 # and all variants at once.
 VARIANTS = {
     "pyramiding": ("zilch15k", {"variants.pyramiding": True}),

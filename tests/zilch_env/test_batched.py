@@ -634,7 +634,7 @@ def test_bench_script_runs(capsys):
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "bench" / "batched.py"
+    path = Path(__file__).resolve().parents[2] / "bench" / "batched.py"
     spec = importlib.util.spec_from_file_location("bench_batched", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

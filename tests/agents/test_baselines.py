@@ -12,7 +12,7 @@ from zilch_env import (
     CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, keep_action, load_ruleset, mask_of,
 )
 
-from .conftest import keep
+from tests.conftest import keep
 
 SPECS = ["random", "greedy", "greedy:500", "greedy:1=250,2=300,3=400,4=1000,5=2500,6=inf",
          "greedy-cautious", "greedy-bold", "greedy-table", "heuristic", "optimal-turn"]

@@ -21,7 +21,7 @@ from agents.export import check_export, export, main as export_main, sample_stat
 from agents.learned import LearnedAgent, PolicyMismatchError  # noqa: E402
 from zilch_env import GameState, load_ruleset  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PRESETS = ["zonk", "zilch", "farkle", "zilch15k", "farkle-basic"]
 
 

@@ -19,7 +19,7 @@ pytest.importorskip("sb3_contrib")
 
 from train import ppo  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def tiny(tmp: Path, *extra: str, timesteps: int = 256, seed: int = 0) -> list[str]:

@@ -19,7 +19,7 @@ from zilch_env import GameState, Phase, load_ruleset, observe
 from zilch_env.observation import (LAYOUT, OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SIZES, OBS_V1_SIZE, OBS_VERSION,
                                    POINTS_HIGH, field_values)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The zonk win agent shipped before layout 2 (commit 47ce842): a layout 1 policy, kept to test that such
 #: policies still play.
 LAYOUT1 = ROOT / "tests" / "data" / "layout1-zonk"
@@ -71,7 +71,7 @@ def random_states(name: str, overrides: dict, games: int, players: int = 3, seed
 
 
 def test_sizes_and_version():
-    assert OBS_VERSION == 3  # layout 3 appends to layout 2 (tests/test_observation_v3.py)
+    assert OBS_VERSION == 3  # layout 3 appends to layout 2 (tests/zilch_env/test_observation_v3.py)
     assert OBS_SIZES[1] == 151 and OBS_SIZES[2] == 279 and OBS_V1_SIZE == 151
     at = {f.name: f.index for f in LAYOUT}
     assert at["keep_points"] == slice(151, 215) and at["keep_dice"] == slice(215, 279)

@@ -1,5 +1,5 @@
 """train/sweep.py without Ray: the grid's checks, the trials and their arguments, resuming's record.
-(The sweep on a local Ray, interrupted and restarted, is in tests/test_ray.py, which starts one
+(The sweep on a local Ray, interrupted and restarted, is in tests/agents/test_ray.py, which starts one
 local Ray for all the Ray tests.) Under a second together."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 from train import sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_grid_values_take_the_arguments_types():

@@ -12,7 +12,7 @@ two browser contexts through an invite; tips; reduced motion.
 
 Needs ``/usr/bin/chromium`` (``apt-get install chromium``); never ``playwright install``. With
 ``ZILCH_SCREENSHOTS=DIR`` set, the tests also save the screenshots of ``docs/screenshots/``
-(``ZILCH_SCREENSHOTS=docs/screenshots pytest tests/test_web_browser.py``).
+(``ZILCH_SCREENSHOTS=docs/screenshots pytest tests/zilch_web/test_web_browser.py``).
 """
 
 from __future__ import annotations

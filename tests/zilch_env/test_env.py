@@ -613,7 +613,7 @@ def test_bench_script_runs():
     import sys
     from pathlib import Path
 
-    script = Path(__file__).resolve().parents[1] / "bench" / "env.py"
+    script = Path(__file__).resolve().parents[2] / "bench" / "env.py"
     out = subprocess.run([sys.executable, str(script), "--steps", "300", "--rounds", "2", "--ruleset", "farkle",
                           "--set", "variants.piggyback=true", "--profile", "3"],
                          capture_output=True, text=True, timeout=300, check=True).stdout

@@ -18,7 +18,7 @@ from zilch_env import GreedyMover, load_ruleset
 from zilch_web.table import Seat, Table
 
 register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for the terminal tests")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_script(table, lines):

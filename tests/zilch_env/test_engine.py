@@ -14,7 +14,7 @@ from zilch_env import (
 )
 from zilch_env.engine import DiceExhausted
 
-from .conftest import keep
+from tests.conftest import keep
 
 
 def game(preset="zonk", players=2, rolls=(), overrides=None, **kw):

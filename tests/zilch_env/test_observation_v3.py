@@ -4,7 +4,7 @@ after layout 2.
 The fields must equal a direct computation from ``state.keeps()`` and the scores (every variant,
 pyramiding included), stay in bounds, be zero outside the keep phase, describe the player to move
 whatever the observing seat, and leave the first 279 values meaning what layout 2 meant. The batched
-engine's encoder is checked against ``observe`` in tests/test_batched.py.
+engine's encoder is checked against ``observe`` in tests/zilch_env/test_batched.py.
 """
 
 from __future__ import annotations

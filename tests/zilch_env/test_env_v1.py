@@ -16,7 +16,7 @@ import zilch_env
 from zilch_env import NUM_ACTIONS, OBS_SIZE, V1_PINS, ZilchEnv
 from zilch_env.observation import LAYOUT, OBS_VERSION
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Observation layout 3, field by field: (name, size). Changing it is Zilch-v2.
 V1_LAYOUT = [("phase", 4), ("to_move", 1), ("roll_counts", 6), ("roll_dice", 36), ("dice_left", 1),
