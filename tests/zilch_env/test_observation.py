@@ -1,9 +1,12 @@
-"""Observation layout 2: ``keep_points`` and ``keep_dice`` per keep mask, appended after layout 1.
+"""The observation layout (``zilch_env.observation``): layout 1's 151 values, then per keep mask
+layout 2's ``keep_points`` and ``keep_dice`` and layout 3's ``keep_lead``, ``keep_ahead`` and
+``keep_target``.
 
-The fields must equal a direct computation from ``state.keeps()`` (every variant, pyramiding
-included), stay in bounds, be zero outside the keep phase, leave the first 151 values meaning what
-layout 1 meant, and layout 1 policies (tests/data/layout1-zonk, the zonk agent shipped before layout 2) must keep
-playing from that prefix.
+The keep fields must equal a direct computation from ``state.keeps()`` and the scores (every variant,
+pyramiding included), stay in bounds, be zero outside the keep phase, describe the player to move
+whatever the observing seat, and leave each earlier layout's values meaning what they meant; policies
+of layout 1 (tests/data/layout1-zonk) must keep playing from that prefix. The batched engine's encoder
+is checked against ``observe`` in tests/zilch_env/test_batched.py.
 """
 
 from __future__ import annotations
@@ -56,6 +59,22 @@ def expected_keep_fields(state: GameState) -> tuple[np.ndarray, np.ndarray]:
     return points, dice
 
 
+def expected_lead_fields(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """keep_lead, keep_ahead and keep_target as the layout defines them, straight from the engine's keeps."""
+    lead = np.zeros(64, dtype=np.float32)
+    ahead = np.zeros(64, dtype=np.float32)
+    target = np.zeros(64, dtype=np.float32)
+    if state.phase == Phase.KEEP:
+        rs, cur = state.ruleset, state.current
+        best = max([s for q, s in enumerate(state.scores) if q != cur], default=0)
+        for k in state.keeps():
+            banked = state.scores[cur] + state.turn_total + k.points
+            lead[k.mask] = min(max((banked - best) / rs.target, -POINTS_HIGH), POINTS_HIGH)
+            ahead[k.mask] = banked > best
+            target[k.mask] = banked >= rs.target
+    return lead, ahead, target
+
+
 def random_states(name: str, overrides: dict, games: int, players: int = 3, seed: int = 0):
     """Every state of ``games`` games of uniformly random play."""
     rs = load_ruleset(name, overrides)
@@ -71,11 +90,15 @@ def random_states(name: str, overrides: dict, games: int, players: int = 3, seed
 
 
 def test_sizes_and_version():
-    assert OBS_VERSION == 3  # layout 3 appends to layout 2 (tests/zilch_env/test_observation_v3.py)
-    assert OBS_SIZES[1] == 151 and OBS_SIZES[2] == 279 and OBS_V1_SIZE == 151
+    assert OBS_VERSION == 3 and OBS_SIZES == {1: 151, 2: 279, 3: 471} and OBS_SIZE == 471 and OBS_V1_SIZE == 151
     at = {f.name: f.index for f in LAYOUT}
     assert at["keep_points"] == slice(151, 215) and at["keep_dice"] == slice(215, 279)
+    assert at["keep_lead"] == slice(279, 343) and at["keep_ahead"] == slice(343, 407)
+    assert at["keep_target"] == slice(407, 471)
     assert OBS_LOW[151:279].min() == 0 and OBS_HIGH[151:215].max() == POINTS_HIGH and OBS_HIGH[215:279].max() == 1
+    assert OBS_LOW[279:343].min() == -POINTS_HIGH and OBS_HIGH[279:343].max() == POINTS_HIGH
+    assert OBS_LOW[343:].min() == 0 and OBS_HIGH[343:].max() == 1
+    assert [f.name for f in LAYOUT[-5:]] == ["keep_points", "keep_dice", "keep_lead", "keep_ahead", "keep_target"]
 
 
 def test_layout_1_is_the_prefix():
@@ -90,29 +113,40 @@ def test_layout_1_is_the_prefix():
 
 @pytest.mark.parametrize("name,overrides", RULESETS,
                          ids=["+".join([n] + [k.split(".")[-1] for k in o]) for n, o in RULESETS])
-def test_fields_equal_the_engine_keeps(name, overrides):
-    """Over every state of random games, from every seat: the fields equal the direct computation,
-    stay in bounds, and are zero outside the keep phase; the legal keep actions are exactly the
-    masks with points."""
+def test_keep_fields_equal_the_direct_computation(name, overrides):
+    """Over every state of random 3-player games, from every seat: the five keep fields equal the
+    direct computation (the same for every observing seat), stay in bounds, and are zero outside the
+    keep phase; the legal keep actions are exactly the masks with points; hot-dice keeps are seen and
+    both flags take both values."""
     states = keep_states = hot = 0
-    for state in random_states(name, overrides, games=6):
-        want_points, want_dice = expected_keep_fields(state)
-        for seat in range(state.num_players):
-            obs = observe(state, seat)
-            v = field_values(obs)
-            assert np.array_equal(v["keep_points"], want_points)
-            assert np.array_equal(v["keep_dice"], want_dice)
-            assert np.all(obs >= OBS_LOW) and np.all(obs <= OBS_HIGH)
-        states += 1
-        if state.phase != Phase.KEEP:
-            assert not want_points.any() and not want_dice.any()
-            continue
-        keep_states += 1
-        masks = {a >> 1 for a in state.legal_actions() if a < 128}
-        assert masks == set(np.flatnonzero(want_points).tolist()) == set(np.flatnonzero(want_dice).tolist())
-        hot += int(np.count_nonzero(want_dice == 1.0))
+    seen = {"ahead": set(), "target": set()}
+    for seed in (0, 1):
+        for state in random_states(name, overrides, games=6, seed=seed):
+            want_points, want_dice = expected_keep_fields(state)
+            want = expected_lead_fields(state)
+            for seat in range(state.num_players):
+                obs = observe(state, seat)
+                v = field_values(obs)
+                assert np.array_equal(v["keep_points"], want_points)
+                assert np.array_equal(v["keep_dice"], want_dice)
+                for got, w in zip((v["keep_lead"], v["keep_ahead"], v["keep_target"]), want):
+                    assert np.array_equal(got, w)
+                assert np.all(obs >= OBS_LOW) and np.all(obs <= OBS_HIGH)
+            states += 1
+            if state.phase != Phase.KEEP:
+                assert not want_points.any() and not want_dice.any() and not any(w.any() for w in want)
+                continue
+            keep_states += 1
+            masks = {a >> 1 for a in state.legal_actions() if a < 128}
+            assert masks == set(np.flatnonzero(want_points).tolist()) == set(np.flatnonzero(want_dice).tolist())
+            hot += int(np.count_nonzero(want_dice == 1.0))
+            legal = np.flatnonzero(want_dice)
+            seen["ahead"].update(want[1][legal].tolist())
+            seen["target"].update(want[2][legal].tolist())
     assert keep_states > 50 and states > keep_states  # keep phases and others were both seen
     assert hot > 0  # hot dice keeps were seen (keep_dice 1: all the dice again)
+    assert seen["ahead"] == {0.0, 1.0}
+    assert seen["target"] == {0.0, 1.0} or name.startswith("zilch")  # random zilch games rarely get there
 
 
 def test_pyramiding_points_follow_the_frozen_dice():
@@ -271,3 +305,27 @@ def test_training_starts_from_a_layout_1_checkpoint(tmp_path):
         b = new.policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
     # the critic warm-up froze the actor: the same logits to float precision
     assert torch.allclose(a.distribution.logits, b.distribution.logits, atol=1e-5)
+
+
+def test_a_last_turn_reads_win_or_lose_per_keep():
+    """The decision that motivated the layout: in a last turn at 9,500 against 10,000, a roll of
+    1 3 4 4 4 after 50 points. Keeping 1 + 444 (550 in all) and banking wins (lead +50); keeping the 1
+    alone (150) does not (lead -350)."""
+    from zilch_env import ScriptedDice, keep_action, load_ruleset
+
+    rs = load_ruleset("farkle")  # target 10,000, free keeps
+    game = GameState(rs, 2, dice=ScriptedDice([[5, 2, 3, 6, 6, 2], [1, 3, 4, 4, 4]]), first=1)
+    game.on_board[:] = [True, True]
+    game.apply(keep_action(next(k.mask for k in game.keeps() if k.dice == (5,)), bank=False))
+    game.scores[:] = [10000, 9500]
+    game.final_queue = [1]
+    assert game.current == 1 and game.phase == Phase.KEEP and game.turn_total == 50
+    assert game.roll == (1, 3, 4, 4, 4)
+    v = field_values(observe(game, 1))
+    keeps = {tuple(sorted(k.dice)): k.mask for k in game.keeps()}
+    win, lose = keeps[(1, 4, 4, 4)], keeps[(1,)]
+    assert v["keep_lead"][win] == pytest.approx(50 / 10000) and v["keep_ahead"][win] == 1.0
+    assert v["keep_lead"][lose] == pytest.approx(-350 / 10000) and v["keep_ahead"][lose] == 0.0
+    assert v["keep_target"][win] == 1.0 and v["keep_target"][lose] == 0.0
+    # the other seat's view describes the same mover
+    assert np.array_equal(field_values(observe(game, 0))["keep_lead"], v["keep_lead"])
