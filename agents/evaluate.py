@@ -131,6 +131,7 @@ from zilch_env import GameState, IllegalActionError, Policy, RandomDice, Ruleset
 from zilch_env.engine import seed_arg, sorted_rolls_by_code
 from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
+from .base import kernel_agent
 from .stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
 
 __all__ = [
@@ -432,9 +433,11 @@ _WORKER: _Context | None = None
 
 def _warm_kernels(ruleset: Ruleset) -> None:
     """Compile (or load from numba's cache) the batched engine's kernels: one tiny game."""
-    from zilch_env.batched import BatchAgent, play_games
+    from zilch_env.batched import KernelAgent
 
-    play_games(ruleset, [BatchAgent("random")] * 2, np.zeros((1, 2), np.int64), seed=0, dice_slots=True)
+    from .tournament import play_games
+
+    play_games(ruleset, [KernelAgent("random")] * 2, np.zeros((1, 2), np.int64), seed=0, dice_slots=True)
 
 
 def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, ready: Any, kernels: bool) -> None:
@@ -606,15 +609,13 @@ def _play_table_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
 ENGINES = ("auto", "single")
 
 
-def kernel_agent(agent: Any) -> Any:
+def _kernel_or_none(agent: Any) -> Any:
     """The batched engine's form of ``agent`` (:func:`agents.base.kernel_agent`, the one answer), or
     None where the agent plays on the single-game engine."""
     from zilch_env import UnsupportedRulesError
 
-    from .base import kernel_agent as fast_form
-
     try:
-        return fast_form(agent)
+        return kernel_agent(agent)
     except UnsupportedRulesError:
         return None
 
@@ -628,7 +629,7 @@ def _play_batch_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
                       kernel_agents: Sequence[Any]) -> dict[str, np.ndarray]:
     """Deals ``d0 .. d1-1`` of one table on the batched engine: the same deals (keys, slot dice) and
     seat orders as :func:`_play_table_chunk`, many games at once; the same arrays out."""
-    from zilch_env.batched import play_games
+    from .tournament import play_games
 
     n, m = len(table), len(orders)
     seed = ctx.seed
@@ -854,7 +855,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     # the kernels play stays there, unadjusted: the batched engine plays ~100x more games in the time
     # the adjustment would take, which narrows its interval more; ``on`` adjusts every table.
     batch_ok = cfg.engine == "auto" and not (luck and cfg.luck == "on")  # every ruleset plays there
-    kernels = [kernel_agent(a) for a in agents] if batch_ok else [None] * len(agents)
+    kernels = [_kernel_or_none(a) for a in agents] if batch_ok else [None] * len(agents)
     engines = {t: "batched" if all(kernels[i] is not None for i in t) else "single" for t in tables}
     table_tasks = []
     for t in tables:

@@ -1,4 +1,6 @@
-"""Shared helpers for the tests: play scripted turns by naming the dice to keep."""
+"""What the tests share: the configurations every environment test runs (every preset, each variant
+alone, all of them together), the solved tables several test modules read (session-scoped), and
+scripted turns by naming the dice to keep."""
 
 from __future__ import annotations
 
@@ -6,7 +8,26 @@ from typing import Sequence
 
 import pytest
 
+import zilch_env
 from zilch_env import GameState, keep_action, mask_of
+
+# Every preset as shipped, and each variant switched on (on the preset of the source it comes from),
+# and all of them at once.
+VARIANTS = {
+    "pyramiding": ("zilch15k", {"variants.pyramiding": True}),
+    "challenge": ("zilch15k", {"variants.challenge": True}),
+    "overcoming": ("zilch15k", {"variants.overcoming": True}),
+    "piggyback": ("farkle", {"variants.piggyback": True}),
+    "six_dice_zilch_bonus": ("farkle", {"variants.six_dice_zilch_bonus": 500}),
+    "penalty_halve": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "halve"}}),
+    "penalty_reset": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "reset"}}),
+    "all_variants": ("zonk", {
+        "variants.pyramiding": True, "variants.challenge": True, "variants.overcoming": True,
+        "variants.piggyback": True, "variants.six_dice_zilch_bonus": 500,
+        "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"},
+    }),
+}
+CONFIGS = {name: (name, None) for name in zilch_env.PRESETS} | VARIANTS
 
 
 def keep(game: GameState, dice: Sequence[int], bank: bool = False) -> None:

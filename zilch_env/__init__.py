@@ -27,7 +27,6 @@ from .engine import (
     ScriptedDice,
     keep_action,
     mask_of,
-    new_game,
     replay,
     split_keep_action,
 )
@@ -40,7 +39,7 @@ __all__ = [
     "CHALLENGE_BASE", "FRESH", "NO_CHALLENGE", "NUM_ACTIONS", "PIGGYBACK", "PRESETS",
     "GameState", "GreedyMover", "IllegalActionError", "Match", "Phase", "Policy", "RandomDice",
     "RandomMover", "RecordError", "Ruleset", "RulesetError", "UnsupportedRulesError", "ScriptedDice", "keep_action", "legal_keeps",
-    "load_ruleset", "loads_ruleset", "mask_of", "new_game", "play_game", "replay",
+    "load_ruleset", "loads_ruleset", "mask_of", "play_game", "replay",
     "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]
 

@@ -23,6 +23,7 @@ from pettingzoo.utils import wrappers
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .env import DEFAULT_MAX_TURNS, RenderModeError, action_int, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
+from .reward import game_rewards
 from .ruleset import Ruleset
 
 __all__ = ["env", "aec_env", "raw_env", "ILLEGAL_REWARD"]
@@ -241,9 +242,8 @@ class raw_env(AECEnv, EzPickle):
         for key in self.rewards:
             self.rewards[key] = 0
         if state.done:
-            winners = state.winners or ()
-            for q, name in enumerate(self.possible_agents):
-                self.rewards[name] = (0 if len(winners) > 1 else 1) if q in winners else -1
+            for name, r in zip(self.possible_agents, game_rewards(state.winners, self.num_players)):
+                self.rewards[name] = r
                 self.terminations[name] = True
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
         elif len(state.turns) >= self.max_turns:

@@ -15,6 +15,7 @@ from gymnasium import spaces
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
 from .policy import GreedyMover, Policy
+from .reward import game_reward
 from .ruleset import Ruleset, load_ruleset
 
 __all__ = ["ZilchEnv", "DEFAULT_SCORE_TURNS", "DEFAULT_MAX_TURNS", "REWARDS", "ILLEGAL_ACTIONS",
@@ -411,7 +412,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             reward = float(turn_points)
         elif terminated:
             winners = state.winners or ()
-            reward = 0.0 if (self.seat in winners and len(winners) > 1) else (1.0 if self.seat in winners else -1.0)
+            reward = game_reward(self.seat in winners, len(winners))
         else:
             reward = 0.0
         obs, info = self._observation(turn_points, illegal=False)

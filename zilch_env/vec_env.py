@@ -94,7 +94,7 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.ve
             return self.step_wait()
 
 from . import _batched_kernels as K
-from .batched import (BatchAgent, BatchedGames, _kernel_agents, batch_agent, batch_policy_actions,
+from .batched import (KernelAgent, BatchedGames, _kernel_agents, kernel_agent, batch_policy_actions,
                       is_batch_policy, stream_keys)
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset
@@ -120,7 +120,7 @@ class BatchedZilchVecEnv(VecEnv):
         num_players: 1 to 6.
         seed: seeds the dice, seats and random opponents (``None``: fresh entropy).
         opponent: ``"greedy"`` (default), ``"greedy:THRESHOLD"``, ``"random"``, a ``GreedyMover`` /
-            ``RandomMover``, a :class:`~zilch_env.batched.BatchAgent`, a
+            ``RandomMover``, a :class:`~zilch_env.batched.KernelAgent`, a
             :class:`~zilch_env.batched.TurnValueTable` (e.g. ``optimal-turn``'s), a batch policy
             ``(obs, masks) -> actions``, or a list of these assigned to the envs round-robin.
         reward: ``"win"`` or ``"score"``, as Zilch-v0.
@@ -233,7 +233,7 @@ class BatchedZilchVecEnv(VecEnv):
         agents, policies = [], []
         for spec in specs:
             if is_batch_policy(spec):
-                agents.append(BatchAgent("outside"))
+                agents.append(KernelAgent("outside"))
                 policies.append(spec)
                 continue
             if isinstance(spec, str) and spec.partition(":")[0] == "optimal-turn":
@@ -241,7 +241,7 @@ class BatchedZilchVecEnv(VecEnv):
                                  f"table, agents.solver.turn_value_table(ruleset) (train/ppo.py --vec batched "
                                  f"builds it from the spec 'optimal-turn')")
             try:
-                agents.append(batch_agent(spec))
+                agents.append(kernel_agent(spec))
             except ValueError:
                 raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
                                  f"GreedyMover/RandomMover, a TurnValueTable (optimal-turn: "

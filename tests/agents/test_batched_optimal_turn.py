@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.evaluate import _Context, _play_batch_chunk, _play_table_chunk, evaluate, kernel_agent, seat_orders
+from agents.evaluate import _Context, _kernel_or_none, _play_batch_chunk, _play_table_chunk, evaluate, seat_orders
 from agents.solver import OptimalTurnAgent, UnsupportedRuleError, turn_value_table
 from zilch_env import PRESETS, GameState, load_ruleset
-from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, TurnValueTable, batch_agent, play_games,
-                               stream_keys)
+from agents.tournament import play_games
+from zilch_env.batched import BatchedGames, KernelAgent, KeyedDice, TurnValueTable, kernel_agent, stream_keys
 
 BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k"]
 
@@ -65,7 +65,7 @@ def test_evaluation_games_are_the_same_on_both_engines(preset):
     turns, points and zilches per agent, and length, are equal."""
     rs = load_ruleset(preset)
     ctx = _Context(rs, ["optimal-turn", "greedy"], seed=5)
-    kernels = [kernel_agent(a) for a in ctx.agents]
+    kernels = [_kernel_or_none(a) for a in ctx.agents]
     assert kernels[0].kind == "values" and kernels[0].name == "optimal-turn"
     orders = seat_orders(2)
     single = _play_table_chunk(ctx, (0, 1), orders, 0, 1000)
@@ -82,7 +82,7 @@ def test_streak_and_plain_tables_together_and_evaluate_routes_to_the_batched_eng
     streak, plain = turn_value_table(rs), turn_value_table(rs, streak=False)
     assert streak.select.shape == (2, 3) and plain.select.shape == (2, 1)
     ctx = _Context(rs, ["optimal-turn", "optimal-turn:plain"], seed=2)
-    kernels = [kernel_agent(a) for a in ctx.agents]
+    kernels = [_kernel_or_none(a) for a in ctx.agents]
     assert [k.table for k in kernels] == [streak, plain]
     orders = seat_orders(2)
     single = _play_table_chunk(ctx, (0, 1), orders, 0, 150)
@@ -145,7 +145,7 @@ def test_vec_env_mixed_opponents_run():
 
     rs = load_ruleset("zilch")
     venv = BatchedZilchVecEnv(rs, 8, 2, seed=1, opponent=[turn_value_table(rs), "greedy",
-                                                          BatchAgent("values", table=turn_value_table(rs, False))])
+                                                          KernelAgent("values", table=turn_value_table(rs, False))])
     venv.reset()
     for _ in range(50):
         venv.step(np.argmax(venv.action_masks(), axis=1))
@@ -157,7 +157,7 @@ def test_unsupported_rules_and_bad_input_are_named():
     over = load_ruleset("zonk", {"variants.overcoming": True})
     with pytest.raises(UnsupportedRuleError, match="overcoming"):
         turn_value_table(over)
-    assert kernel_agent(OptimalTurnAgent(over)) is None  # played on the single-game engine instead
+    assert _kernel_or_none(OptimalTurnAgent(over)) is None  # played on the single-game engine instead
     r = evaluate(agents=["optimal-turn", "greedy"], ruleset=over, games=4, seed=1, workers=1, solo_turns=0)
     assert r.data["tables"][0]["engine"] == "single"
     with pytest.raises(UnsupportedRuleError, match="pyramiding"):
@@ -172,11 +172,11 @@ def test_unsupported_rules_and_bad_input_are_named():
     with pytest.raises(ValueError, match="solved for ruleset 'farkle'"):
         play_games("zonk", [turn_value_table("farkle"), "greedy"], [[0, 1]])
     with pytest.raises(ValueError, match="TurnValueTable"):
-        BatchAgent("values")
+        KernelAgent("values")
     with pytest.raises(ValueError, match="kind 'best'"):
-        BatchAgent("best")
+        KernelAgent("best")
     t = turn_value_table("zonk")
-    assert batch_agent(t) == BatchAgent("values", table=t) and batch_agent(t).name == "optimal-turn"
+    assert kernel_agent(t) == KernelAgent("values", table=t) and kernel_agent(t).name == "optimal-turn"
     with pytest.raises(ValueError, match="values: expected shape"):
         TurnValueTable(t.ruleset, "x", t.values[:, :, :3], t.beyond, t.sizes, t.tops, t.thresholds, t.select, 50)
     with pytest.raises(ValueError, match="select"):

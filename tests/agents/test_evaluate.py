@@ -300,7 +300,7 @@ def test_greedy_tables_are_the_same_on_both_engines(players, orders):
 
 def test_kernel_agents_and_random_copies_on_the_batched_engine():
     from agents.base import make_agent
-    from agents.evaluate import kernel_agent
+    from agents.evaluate import _kernel_or_none as kernel_agent
     from zilch_env import load_ruleset
 
     rs = load_ruleset("zonk")

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment ``zilch_env.aec_env`` (issue 3)."""
+"""The PettingZoo AEC environment ``zilch_env.aec_env``."""
 
 from __future__ import annotations
 
@@ -13,23 +13,7 @@ import zilch_env
 from zilch_env import NUM_ACTIONS, OBS_SIZE, IllegalActionError, aec_env, load_ruleset, observe
 from zilch_env.aec import raw_env
 
-# The same configurations as tests/zilch_env/test_env.py: every preset, each variant on its seed's preset,
-# and all variants at once.
-VARIANTS = {
-    "pyramiding": ("zilch15k", {"variants.pyramiding": True}),
-    "challenge": ("zilch15k", {"variants.challenge": True}),
-    "overcoming": ("zilch15k", {"variants.overcoming": True}),
-    "piggyback": ("farkle", {"variants.piggyback": True}),
-    "six_dice_zilch_bonus": ("farkle", {"variants.six_dice_zilch_bonus": 500}),
-    "penalty_halve": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "halve"}}),
-    "penalty_reset": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "reset"}}),
-    "all_variants": ("zonk", {
-        "variants.pyramiding": True, "variants.challenge": True, "variants.overcoming": True,
-        "variants.piggyback": True, "variants.six_dice_zilch_bonus": 500,
-        "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"},
-    }),
-}
-CONFIGS = {name: (name, None) for name in zilch_env.PRESETS} | VARIANTS
+from tests.conftest import CONFIGS
 
 
 def make(config: str, num_players: int, **kw):

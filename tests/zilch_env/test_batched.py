@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset, play_game
-from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, batch_agent,
-                               batch_tables, play_games, slot_game, stream_keys)
+from zilch_env.batched import (KernelAgent, BatchedGames, KeyedDice, kernel_agent,
+                               batch_tables, slot_game, stream_keys)
 from zilch_env.engine import NUM_ACTIONS, RandomDice
 from zilch_env.scoring import scoring_table
 
@@ -319,47 +319,13 @@ def test_random_actions_are_legal_and_cover_the_legal_set():
     assert counts.min() > 200 / m.sum(axis=1).max() / 3
 
 
-def test_play_games_greedy_equals_single_engine_games():
-    rs = load_ruleset("zonk")
-    agents = ["greedy", "greedy:600"]
-    seats = np.array([[0, 1], [1, 0]] * 50)
-    dice = [np.random.default_rng([9, g]) for g in range(100)]
-    res = play_games(rs, agents, seats, dice=[[9, g] for g in range(100)], batch=32)
-    keyed = play_games(rs, agents, seats, seed=9, batch=32)
-    keys = stream_keys(9, 100)
-    movers = [GreedyMover(), GreedyMover(600)]
-    for g in range(100):
-        game = play_game(GameState(rs, 2, seed=dice[g]), [movers[a] for a in seats[g]], rng=0)
-        assert res.scores[g].tolist() == game.scores
-        assert np.flatnonzero(res.winners[g]).tolist() == list(game.winners)
-        assert res.length[g] == len(game.turns)
-        assert res.decisions[g] == game.decisions
-        assert res.result[g].tolist() == game.result()
-        game = play_game(GameState(rs, 2, dice=KeyedDice(keys[g])), [movers[a] for a in seats[g]], rng=0)
-        assert keyed.scores[g].tolist() == game.scores and keyed.decisions[g] == game.decisions
-
-
-def test_play_games_is_seeded_and_random_is_weaker():
-    seats = np.array([[0, 1], [1, 0]] * 300)
-    a = play_games("farkle", ["random", "greedy"], seats, seed=4, batch=256)
-    b = play_games("farkle", ["random", "greedy"], seats, seed=4, batch=100)
-    for f in ("scores", "winners", "turns", "points", "zilches", "length", "decisions"):
-        assert np.array_equal(getattr(a, f), getattr(b, f)), f
-    wins = np.zeros(2)
-    for g in range(len(seats)):
-        for q in range(2):
-            wins[seats[g, q]] += a.result[g, q]
-    assert wins[1] > 0.8 * len(seats)  # greedy beats random almost always
-    assert (a.result.sum(axis=1) == 1).all()
-
-
 def test_batch_agent_specs():
-    assert batch_agent("greedy") == BatchAgent("greedy", 300, 2)
-    assert batch_agent("greedy:500").threshold == 500
-    assert batch_agent(GreedyMover(450, 3)) == BatchAgent("greedy", 450, 3)
-    assert batch_agent("random").kind == "random"
+    assert kernel_agent("greedy") == KernelAgent("greedy", 300, 2)
+    assert kernel_agent("greedy:500").threshold == 500
+    assert kernel_agent(GreedyMover(450, 3)) == KernelAgent("greedy", 450, 3)
+    assert kernel_agent("random").kind == "random"
     with pytest.raises(ValueError, match="batched engine plays"):
-        batch_agent("heuristic")
+        kernel_agent("heuristic")
 
 
 _EVERY_VARIANT = {"variants.pyramiding": True, "variants.challenge": True, "variants.piggyback": True,
@@ -642,26 +608,3 @@ def test_bench_script_runs(capsys):
               "--ppo-envs", "4", "--ppo-steps", "64"])
     out = capsys.readouterr().out
     assert "| fused | 8 |" in out and "| BatchedZilchVecEnv | 4 |" in out and "MaskablePPO" in out
-
-
-def test_play_games_with_batch_policies():
-    """Agents played from Python: an act_batch object (here the greedy choices read off the batch)
-    gives the built-in greedy's games; an (obs, masks) callable gives the single engine's games."""
-
-    class GreedyBatch:
-        def act_batch(self, games, rows):
-            return games.greedy_actions()[rows]
-
-    seats = np.array([[0, 1], [1, 0]] * 40)
-    built_in = play_games("zilch15k", ["greedy", "random"], seats, seed=6, batch=32)
-    outside = play_games("zilch15k", [GreedyBatch(), "random"], seats, seed=6, batch=32)
-    for f in ("scores", "winners", "turns", "points", "zilches", "length", "decisions"):
-        assert np.array_equal(getattr(built_in, f), getattr(outside, f)), f
-    res = play_games("zonk", [_first_legal_batch, "greedy"], seats[:20], seed=7, dice_slots=True)
-    keys = stream_keys(7, 20)
-    for g in range(20):
-        game = slot_game("zonk", 2, keys[g])
-        play_game(game, [[_FirstLegal(), GreedyMover()][a] for a in seats[g]], rng=0)
-        assert res.scores[g].tolist() == game.scores and res.decisions[g] == game.decisions
-    with pytest.raises(RuntimeError, match="illegal action"):
-        play_games("zonk", [lambda obs, masks: np.zeros(len(obs), int), "greedy"], seats[:2], seed=0)

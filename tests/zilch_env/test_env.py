@@ -1,4 +1,4 @@
-"""The Gymnasium environment Zilch-v0 and the observation encoder (issue 3)."""
+"""The Gymnasium environment Zilch-v0 and the observation encoder."""
 
 from __future__ import annotations
 
@@ -27,23 +27,7 @@ from zilch_env import (
 from zilch_env import observation as obsmod
 from zilch_env.observation import LAYOUT, OBS_HIGH, OBS_LOW, PLAYER_FIELDS, field_values
 
-# Every preset as shipped, and each variant switched on (on the preset of the seed it comes from),
-# and all of them at once.
-VARIANTS = {
-    "pyramiding": ("zilch15k", {"variants.pyramiding": True}),
-    "challenge": ("zilch15k", {"variants.challenge": True}),
-    "overcoming": ("zilch15k", {"variants.overcoming": True}),
-    "piggyback": ("farkle", {"variants.piggyback": True}),
-    "six_dice_zilch_bonus": ("farkle", {"variants.six_dice_zilch_bonus": 500}),
-    "penalty_halve": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "halve"}}),
-    "penalty_reset": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "reset"}}),
-    "all_variants": ("zonk", {
-        "variants.pyramiding": True, "variants.challenge": True, "variants.overcoming": True,
-        "variants.piggyback": True, "variants.six_dice_zilch_bonus": 500,
-        "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"},
-    }),
-}
-CONFIGS = {name: (name, None) for name in zilch_env.PRESETS} | VARIANTS
+from tests.conftest import CONFIGS, VARIANTS
 
 
 def test_configs_are_what_they_say():
