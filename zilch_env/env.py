@@ -96,7 +96,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (``zilch``, ``zilch15k``, ``zilch10k``, ``zilch5k``, ``farkle``, ``farkle-basic``, ``zonk``,
     ``zonk20k``), a TOML ruleset file, or a :class:`~zilch_env.Ruleset`, with any variant switched on
     (pyramiding, challenge, overcoming, piggyback, six-dice zilch bonus, zilch penalty). The rules are
-    in ``RULES.md``; the engine (:class:`~zilch_env.GameState`) applies them.
+    in ``docs/rules.md``; the engine (:class:`~zilch_env.GameState`) applies them.
 
     A turn starts with a roll of all dice. After each roll the player sets aside a *keep* (one or
     more dice that all score together) and then banks the turn total or rolls the remaining dice

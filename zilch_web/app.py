@@ -564,7 +564,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     @app.post("/api/games/{game_id}/rematch", status_code=201)
     def rematch(game_id: str) -> JSONResponse:
         """A new game with the same rules and players once this one is over; the winner begins
-        (seed 004), and after a draw the tied player who played earliest. The devices keep their
+        (source 004), and after a draw the tied player who played earliest. The devices keep their
         seats (the same tokens play them); asked twice, the same rematch is answered."""
         with store.lock(game_id):
             old = load(game_id)

@@ -25,7 +25,7 @@ from zilch_env import (
 from tests.conftest import keep
 
 # --------------------------------------------------------------------------------------------
-# An independent brute force: expectimax straight from RULES.md, with the same truncation the solver
+# An independent brute force: expectimax straight from docs/rules.md, with the same truncation the solver
 # applies beyond its cap (above ``cap`` at risk: bank if allowed, else what a zilch records).
 
 
@@ -96,7 +96,7 @@ def test_solver_equals_brute_force_in_exact_fractions(preset, overrides, on_boar
 
 
 def test_solver_equals_brute_force_with_permanent_straights():
-    """Seed 000's permanent straight on six dice; the brute force stops after 10 straights in a turn
+    """Source 000's permanent straight on six dice; the brute force stops after 10 straights in a turn
     (a chance below 1e-18), the solver folds the permanent points exactly."""
     rs = load_ruleset("zilch")
     for on_board in (False, True):

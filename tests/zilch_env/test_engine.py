@@ -1,4 +1,4 @@
-"""The engine: seed 000's whole game of Fred, one scripted scenario per variant and per ending,
+"""The engine: source 000's whole game of Fred, one scripted scenario per variant and per ending,
 refusals that name the rule and change nothing, records that replay, matches."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def game(preset="zonk", players=2, rolls=(), overrides=None, **kw):
 
 
 def test_fred_whole_game_seed000():
-    """Seed 000: Fred's seven turns replay to 2350 (a one-player zilch game, all scoring dice set aside)."""
+    """Source 000: Fred's seven turns replay to 2350 (a one-player zilch game, all scoring dice set aside)."""
     rolls = [
         [1, 2, 3, 4, 4, 5], [3, 3, 3, 3, 3], [6, 5], [4],  # 1: 100 + 300 + 50 = 450, then a zilch
         [1, 2, 2, 2, 4, 4], [3, 4],  # 2: 300, then a zilch

@@ -1,4 +1,4 @@
-"""Rulesets: presets as RULES.md section 3 tabulates them, TOML round trips, extends, overrides, errors."""
+"""Rulesets: presets as docs/rules.md ("Presets") tabulates them, TOML round trips, extends, overrides, errors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from zilch_env import PRESETS, Ruleset, RulesetError, load_ruleset, loads_rulese
 from zilch_env.ruleset import parse_overrides
 
 
-# preset: target, end, tie, entry, min bank, keep, hot dice (RULES.md section 3)
+# preset: target, end, tie, entry, min bank, keep, hot dice (docs/rules.md, "Presets")
 TABLE = {
     "zilch": (5000, "others_one_turn", "draw", 500, 0, "all_scoring", "optional"),
     "zilch15k": (15000, "others_one_turn", "tiebreak", 500, 350, "all_scoring", "forced"),

@@ -1,4 +1,4 @@
-"""Scoring: the worked cases of RULES.md section 5 and every combination rule of section 2."""
+"""Scoring: the worked cases of docs/rules.md ("Worked cases") and every combination rule of "Scoring a keep"."""
 
 from __future__ import annotations
 
