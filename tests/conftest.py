@@ -30,6 +30,24 @@ VARIANTS = {
 CONFIGS = {name: (name, None) for name in zilch_env.PRESETS} | VARIANTS
 
 
+@pytest.fixture(scope="session")
+def solve_once():
+    """``solve_game(rs)`` once per ruleset for the whole session (never from or to the disk cache):
+    the game solver's tests, the shaping tests and the agents' tests read the same small tables."""
+    from agents.game_solver import solve_game
+    from zilch_env import ruleset_to_toml
+
+    tables = {}
+
+    def solve(rs):
+        key = ruleset_to_toml(rs)
+        if key not in tables:
+            tables[key] = solve_game(rs, cache=False, progress=False)
+        return tables[key]
+
+    return solve
+
+
 def keep(game: GameState, dice: Sequence[int], bank: bool = False) -> None:
     """Keep these faces from the current roll, then bank or roll."""
     game.apply(keep_action(mask_of(game.roll, dice), bank))

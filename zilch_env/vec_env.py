@@ -94,8 +94,8 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.ve
             return self.step_wait()
 
 from . import _batched_kernels as K
-from .batched import (KernelAgent, BatchedGames, _kernel_agents, kernel_agent, batch_policy_actions,
-                      is_batch_policy, stream_keys)
+from .batched import BatchedGames, stream_keys
+from .kernel_agents import KernelAgent, _kernel_agents, batch_policy_actions, is_batch_policy, kernel_agent
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE

@@ -10,12 +10,12 @@ from zilch_env import load_ruleset
 from zilch_env.batched import BatchedGames
 from zilch_env.vec_env import BatchedZilchVecEnv
 
-from agents.game_solver import GameTable, WinPotential, solve_game
+from agents.game_solver import GameTable, WinPotential
 
 
 @pytest.fixture(scope="module")
-def small() -> GameTable:
-    return solve_game(load_ruleset("zonk", {"target": 1000}), cache=False, progress=False)
+def small(solve_once) -> GameTable:
+    return solve_once(load_ruleset("zonk", {"target": 1000}))
 
 
 def test_potential_is_the_table_value_for_both_seats(small):
