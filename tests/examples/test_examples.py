@@ -1,4 +1,4 @@
-"""Issue 18 item 7: every example in ``examples/`` runs, with a tiny budget (in-process through its
+"""Every example in ``examples/`` runs, with a tiny budget (in-process through its
 ``main(argv)``; the Tianshou one in a subprocess, about 5 s of CPU time).
 
 RLlib pins another Gymnasium (``gymnasium==1.2.2`` for ray 2.60) and so has a venv of its own (the

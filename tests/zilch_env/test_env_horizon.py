@@ -1,4 +1,4 @@
-"""Issue 16 items 14 and 15: the envs' horizon (``max_turns``) and infos of one shape.
+"""The envs' horizon (``max_turns``) and infos of one shape.
 
 14. A policy that never banks played one ``Zilch-v0`` game for ever (100,000 steps, 26,344 turns,
     no episode end); the AEC env with two such seats the same. Now ``max_turns`` (default 1000 game

@@ -1,4 +1,4 @@
-"""Issue 18 items 1, 2 (version), 4 and 6: ``Zilch-v1`` pins the MDP; ``__version__``; the
+"""``Zilch-v1`` pins the MDP; ``__version__``; the
 ``rgb_array`` render and ``RecordVideo``; PettingZoo's ``env()`` / ``raw_env`` names."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 18 item 3: ``gymnasium.make_vec("Zilch-v1", vectorization_mode="vector_entry_point")``, a
+"""``gymnasium.make_vec("Zilch-v1", vectorization_mode="vector_entry_point")``, a
 native ``gymnasium.vector.VectorEnv`` over the batched engine (:mod:`zilch_env.vector`).
 
 The mirror tests run it beside one real ``Zilch-v1`` per env that rolls the same keyed dice and

@@ -1,4 +1,4 @@
-"""Issue 18 item 5: the OpenSpiel game ``python_zilch`` (:mod:`zilch_env.openspiel`)."""
+"""The OpenSpiel game ``python_zilch`` (:mod:`zilch_env.openspiel`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the web API (issue 16): random JSON bodies, raw bodies and query
+"""Property-based fuzzing of the web API: random JSON bodies, raw bodies and query
 strings into every endpoint of ``zilch serve`` through FastAPI's TestClient.
 
 The property, for every request: the answer is a success, or a 4xx whose body says why (JSON
@@ -15,10 +15,9 @@ a hint, a move, the record and the rules page of each.
 A run (about 10 s on the shared machine) makes 120 new-game bodies, 100 games of rules near the
 real ones played for up to 8 random legal moves each (about 540 requests of play), 150 move bodies,
 80 raw bodies (every POST endpoint), 120 GETs with random query strings, and 60 rounds of invite,
-claim, levels-for-rules bodies and event streams with a random ``since``. What it found, fixed in ``zilch_web.app``:
-an override inside a number (``{"scoring.triples.1.": 0}``) made the loader raise ``TypeError``
-(issue 16 item 2, the loader's) and the server answer 500 (now 422 naming the overrides); a rules
-page whose override could not be parsed raised ``UnboundLocalError`` in the error path (now 422).
+claim, levels-for-rules bodies and event streams with a random ``since``. Among the cases it keeps
+answering 422: an override inside a number (``{"scoring.triples.1.": 0}``), which the loader refuses
+with a ``TypeError`` (a 422 naming the overrides), and a rules page whose override cannot be parsed.
 """
 
 from __future__ import annotations

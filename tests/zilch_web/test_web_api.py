@@ -545,7 +545,7 @@ def test_events_tell_every_roll_and_turn():
             assert again.events == t.events and again.state.scores == t.state.scores
 
 
-# ------------------------------------------------------------------------------------- issue 20, part 4
+# ------------------------------------------------------------------------------------- what the pages show
 
 
 def test_the_seed_is_sent_as_a_string_so_javascript_keeps_every_digit(client):

@@ -1,4 +1,4 @@
-"""Issue 20, part 1: the computer players are offered as levels a person understands (Easy, Medium,
+"""The computer players are offered as levels a person understands (Easy, Medium,
 Hard = the trained agent of the rules, Perfect = the exact game table), each with a label and a
 line of description, the trained agent by default; ``zilch play``'s bare ``cpu`` plays the same
 default; each computer seat says its level."""

@@ -1,4 +1,4 @@
-"""Issue 16, items 16-18: no input to the web API gets a 5xx, a traceback or an unbounded answer.
+"""No input to the web API gets a 5xx, a traceback or an unbounded answer.
 
 * 16: a rules page asked for with an override the number parser refuses (4,301 digits) is a 4xx
   page naming the problem, not a 500.

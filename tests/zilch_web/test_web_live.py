@@ -1,4 +1,4 @@
-"""Issue 20, part 3: live play between devices through the API: the event stream (Server-Sent
+"""Live play between devices through the API: the event stream (Server-Sent
 Events: the game at once, then after every move), seat tokens (the creating device holds every
 human seat; invite frees one; another device claims it) and 403 for a seat another device holds."""
 
