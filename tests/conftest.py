@@ -48,6 +48,20 @@ def solve_once():
     return solve
 
 
+class FirstLegal:
+    """A mover that plays the lowest legal action (as :func:`first_legal_batch` does for a batch)."""
+
+    name = "first-legal"
+
+    def act(self, state, legal, rng):
+        return legal[0]
+
+
+def first_legal_batch(obs, masks):
+    """A batch policy ``(obs, masks) -> actions``: the lowest legal action of every game."""
+    return masks.argmax(axis=1)
+
+
 def keep(game: GameState, dice: Sequence[int], bank: bool = False) -> None:
     """Keep these faces from the current roll, then bank or roll."""
     game.apply(keep_action(mask_of(game.roll, dice), bank))

@@ -509,18 +509,30 @@ class BatchedGames:
             self._service()
             if waiting:
                 to_move = np.flatnonzero(st[:, K.PHASE] <= K.KEEP)
-                mover = seats[to_move, st[to_move, K.CUR]]
-                for j, policy in enumerate(outside):
-                    rows = to_move[mover == j] if policy is not None else to_move[:0]
-                    if rows.size:
-                        actions = batch_policy_actions(policy, self, rows)
-                        illegal = self.step_rows(rows, actions)
-                        if illegal.any():
-                            i = int(np.flatnonzero(illegal)[0])
-                            raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {int(actions[i])} "
-                                               f"in game {int(rows[i])}")
+                bad = self.step_batch_policies(outside, to_move, seats[to_move, st[to_move, K.CUR]])
+                if bad is not None:
+                    j, game, action = bad
+                    raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {action} in game {game}")
             elif self.done.all():
                 return
+
+    def step_batch_policies(self, policies: Sequence[Any], rows: np.ndarray,
+                            who: np.ndarray) -> tuple[int, int, int] | None:
+        """Apply the moves of batch policies: ``policies[j]`` (None where the entrant is not a batch
+        policy) moves in the games ``rows[who == j]`` (:func:`batch_policy_actions`). Returns
+        ``(j, game, action)`` for the first illegal action (that game unchanged), else None."""
+        for j, policy in enumerate(policies):
+            if policy is None:
+                continue
+            mine = rows[who == j]
+            if not mine.size:
+                continue
+            actions = batch_policy_actions(policy, self, mine)
+            illegal = self.step_rows(mine, actions)
+            if illegal.any():
+                i = int(np.flatnonzero(illegal)[0])
+                return j, int(mine[i]), int(actions[i])
+        return None
 
     def observe(self, seats: int | Sequence[int] | np.ndarray, out: np.ndarray | None = None,
                 rows: np.ndarray | None = None) -> np.ndarray:

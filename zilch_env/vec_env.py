@@ -55,7 +55,7 @@ MaskablePPO reads the masks with ``env.env_method("action_masks")`` (``get_actio
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -95,7 +95,7 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.ve
 
 from . import _batched_kernels as K
 from .batched import BatchedGames, stream_keys
-from .kernel_agents import KernelAgent, _kernel_agents, batch_policy_actions, is_batch_policy, kernel_agent
+from .kernel_agents import KernelAgent, _kernel_agents, is_batch_policy, kernel_agent
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -270,18 +270,11 @@ class BatchedZilchVecEnv(VecEnv):
                 return
             st = g._st
             to_move = np.flatnonzero((st[:, K.PHASE] <= K.KEEP) & (st[:, K.CUR] != self.seats))
-            for j, policy in enumerate(self._opp_policies):
-                if policy is None:
-                    continue
-                rows = to_move[self._opp_of_env[to_move] == j]
-                if not rows.size:
-                    continue
-                actions = batch_policy_actions(policy, g, rows)
-                illegal = g.step_rows(rows, actions)
-                if illegal.any():
-                    i = int(np.flatnonzero(illegal)[0])
-                    raise IllegalActionError(f"opponent policy {policy!r} chose the illegal action "
-                                             f"{int(actions[i])} in env {int(rows[i])}")
+            bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move])
+            if bad is not None:
+                j, env, action = bad
+                raise IllegalActionError(f"opponent policy {self._opp_policies[j]!r} chose the illegal action "
+                                         f"{action} in env {env}")
 
     # ------------------------------------------------------------------ episodes
 

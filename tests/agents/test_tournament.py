@@ -8,19 +8,9 @@ import numpy as np
 import pytest
 
 from agents.tournament import play_games
+from tests.conftest import FirstLegal, first_legal_batch
 from zilch_env import GameState, GreedyMover, load_ruleset, play_game
 from zilch_env.batched import KeyedDice, slot_game, stream_keys
-
-
-class _FirstLegal:
-    name = "first"
-
-    def act(self, state, legal, rng):
-        return legal[0]
-
-
-def _first_legal_batch(obs, masks):
-    return masks.argmax(axis=1)
 
 
 def test_play_games_greedy_equals_single_engine_games():
@@ -70,11 +60,11 @@ def test_play_games_with_batch_policies():
     outside = play_games("zilch15k", [GreedyBatch(), "random"], seats, seed=6, batch=32)
     for f in ("scores", "winners", "turns", "points", "zilches", "length", "decisions"):
         assert np.array_equal(getattr(built_in, f), getattr(outside, f)), f
-    res = play_games("zonk", [_first_legal_batch, "greedy"], seats[:20], seed=7, dice_slots=True)
+    res = play_games("zonk", [first_legal_batch, "greedy"], seats[:20], seed=7, dice_slots=True)
     keys = stream_keys(7, 20)
     for g in range(20):
         game = slot_game("zonk", 2, keys[g])
-        play_game(game, [[_FirstLegal(), GreedyMover()][a] for a in seats[g]], rng=0)
+        play_game(game, [[FirstLegal(), GreedyMover()][a] for a in seats[g]], rng=0)
         assert res.scores[g].tolist() == game.scores and res.decisions[g] == game.decisions
     with pytest.raises(RuntimeError, match="illegal action"):
         play_games("zonk", [lambda obs, masks: np.zeros(len(obs), int), "greedy"], seats[:2], seed=0)

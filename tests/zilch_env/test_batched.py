@@ -7,8 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset, play_game
-from zilch_env.batched import (KernelAgent, BatchedGames, KeyedDice, kernel_agent,
+from tests.conftest import FirstLegal, first_legal_batch
+from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset
+from zilch_env.batched import (BatchedGames, KernelAgent, KeyedDice, kernel_agent,
                                batch_tables, slot_game, stream_keys)
 from zilch_env.engine import NUM_ACTIONS, RandomDice
 from zilch_env.scoring import scoring_table
@@ -446,29 +447,16 @@ def test_observations_equal_observe(preset):
     assert keep_points > 0 and keep_hot > 0
 
 
-class _FirstLegal:
-    """An opponent for Zilch-v0 that plays the lowest legal action (the batch policy below does the same)."""
-
-    name = "first-legal"
-
-    def act(self, state, legal, rng):
-        return legal[0]
-
-
-def _first_legal_batch(obs, masks):
-    return masks.argmax(axis=1)
-
-
 def _mirror_run(rs, players, n_envs, steps, seed, reward="win", turns=None, opponent="greedy", illegal_every=0):
     """Run BatchedZilchVecEnv beside one real Zilch-v0 per env that rolls the same keyed dice, sits in
     the same seat and meets the same opponents; compare every observation, mask, reward, done and info."""
     from zilch_env.env import ZilchEnv
     from zilch_env.vec_env import BatchedZilchVecEnv
 
-    batched_opponent = _first_legal_batch if opponent == "first" else opponent
+    batched_opponent = first_legal_batch if opponent == "first" else opponent
     venv = BatchedZilchVecEnv(rs, n_envs, players, seed=seed, opponent=batched_opponent, reward=reward,
                               turns=turns)
-    opp = {"greedy": GreedyMover(), "greedy:500": GreedyMover(500), "first": _FirstLegal()}
+    opp = {"greedy": GreedyMover(), "greedy:500": GreedyMover(500), "first": FirstLegal()}
     envs = [ZilchEnv(rs, players, opponents=opp[opponent], reward=reward, turns=turns) for _ in range(n_envs)]
     for env, key in zip(envs, stream_keys(seed, n_envs)):
         env._dice = KeyedDice(key)  # the VecEnv's dice of this env, going on across episodes
