@@ -92,11 +92,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_win(rs, args: argparse.Namespace) -> int:
-    from agents.game_solver import UnsupportedRules
+    from zilch_env import UnsupportedRulesError
 
     try:
         data = _advise_win(rs, args)
-    except (UnsupportedRules, ValueError) as e:
+    except (UnsupportedRulesError, ValueError) as e:
         return _error(str(e))
     if args.json:
         print(json.dumps(data, indent=2))

@@ -64,11 +64,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_win(rs, args: argparse.Namespace) -> int:
-    from agents.game_solver import UnsupportedRules
+    from zilch_env import UnsupportedRulesError
 
     try:
         data = _solve_win(rs, args.force, progress=not args.json)
-    except UnsupportedRules as e:
+    except UnsupportedRulesError as e:
         print(f"zilch solve: error: {e}", file=sys.stderr)
         return 2
     if args.json:

@@ -26,14 +26,16 @@ def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
     """The game table that adjusts these games for luck, and why there is none: ``(table, "")`` or
     ``(None, reason)``. Only a stored table (cached or shipped with the package) counts: solving one
     takes minutes, which an evaluation never spends unasked."""
-    from ..game_solver import UnsupportedRules, check_supported, load_game_table
+    from zilch_env import UnsupportedRulesError
+
+    from ..game_solver import check_supported, load_game_table
 
     if players != 2:
         return None, (f"luck adjustment needs two-player games (the exact game table solves those), "
                       f"not {players} players")
     try:
         check_supported(ruleset)
-    except UnsupportedRules as e:
+    except UnsupportedRulesError as e:
         return None, f"the game solver does not handle these rules, so there is no table to adjust with: {e}"
     from ..game_solver import ruleset_key
 

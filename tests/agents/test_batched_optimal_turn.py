@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents.evaluate import _Context, _kernel_or_none, _play_batch_chunk, _play_table_chunk, evaluate, seat_orders
-from agents.solver import OptimalTurnAgent, UnsupportedRuleError, turn_value_table
-from zilch_env import PRESETS, GameState, load_ruleset
+from agents.solver import OptimalTurnAgent, turn_value_table
+from zilch_env import PRESETS, GameState, UnsupportedRulesError, load_ruleset
 from agents.tournament import play_games
 from zilch_env.batched import BatchedGames, KernelAgent, KeyedDice, TurnValueTable, kernel_agent, stream_keys
 
@@ -128,12 +128,12 @@ def test_vec_env_mixed_opponents_run():
 
 def test_unsupported_rules_and_bad_input_are_named():
     over = load_ruleset("zonk", {"variants.overcoming": True})
-    with pytest.raises(UnsupportedRuleError, match="overcoming"):
+    with pytest.raises(UnsupportedRulesError, match="overcoming"):
         turn_value_table(over)
     assert _kernel_or_none(OptimalTurnAgent(over)) is None  # played on the single-game engine instead
     r = evaluate(agents=["optimal-turn", "greedy"], ruleset=over, games=4, seed=1, workers=1, solo_turns=0)
     assert r.data["tables"][0]["engine"] == "single"
-    with pytest.raises(UnsupportedRuleError, match="pyramiding"):
+    with pytest.raises(UnsupportedRulesError, match="pyramiding"):
         turn_value_table(load_ruleset("zonk", {"variants.pyramiding": True}))
 
     from zilch_env.vec_env import BatchedZilchVecEnv
@@ -207,10 +207,10 @@ def test_totals_near_and_past_the_solvers_cap(preset):
 
 def test_one_answer_for_the_fast_engine_and_one_exception():
     """agents.base.kernel_agent answers for specs, agent objects and tables alike, and every part
-    refuses with zilch_env.UnsupportedRulesError (the solvers' former names are the same class)."""
+    refuses with zilch_env.UnsupportedRulesError (the solvers' aliases are the same class)."""
     from agents import kernel_agent
     from agents.game_solver import UnsupportedRules
-    from zilch_env import UnsupportedRulesError
+    from agents.solver import UnsupportedRuleError
 
     assert UnsupportedRuleError is UnsupportedRulesError and UnsupportedRules is UnsupportedRulesError
     rs = load_ruleset("zonk")

@@ -17,13 +17,13 @@ import math
 import numpy as np
 import pytest
 
-from zilch_env import GameState, load_ruleset, play_game
+from zilch_env import GameState, UnsupportedRulesError, load_ruleset, play_game
 from zilch_env.engine import MAX_TIEBREAK_ROUNDS, IllegalActionError
 from zilch_env.scoring import scoring_table
 
 from agents import make_agent
 from agents import _game_kernels as K
-from agents.game_solver import (GameTable, OptimalWinAgent, UnsupportedRules, load_game_table, solve_game,
+from agents.game_solver import (GameTable, OptimalWinAgent, load_game_table, solve_game,
                                 table_path)
 
 
@@ -411,9 +411,9 @@ def test_cache_roundtrip_and_registry(tmp_path, monkeypatch):
 ])
 def test_unsupported_rules_are_named(overrides, word):
     rs = load_ruleset("zonk", {"target": 500, **overrides})
-    with pytest.raises(UnsupportedRules, match=word):
+    with pytest.raises(UnsupportedRulesError, match=word):
         solve_game(rs, cache=False, progress=False)
-    with pytest.raises(UnsupportedRules, match=word):
+    with pytest.raises(UnsupportedRulesError, match=word):
         make_agent("optimal-win", rs)
 
 
@@ -421,7 +421,7 @@ def test_more_than_two_players_is_refused(solve_once):
     rs = load_ruleset("zonk", {"target": 500})
     table = solve_once(rs)
     state = GameState(rs, 3, seed=0)
-    with pytest.raises(UnsupportedRules, match="3 players"):
+    with pytest.raises(UnsupportedRulesError, match="3 players"):
         OptimalWinAgent(rs, table).act(state, state.legal_actions(), np.random.default_rng(0))
 
 

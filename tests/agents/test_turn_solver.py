@@ -14,11 +14,12 @@ import pytest
 
 from agents import make_agent
 from agents.solver import (
-    SolverError, UnsupportedRuleError, _solve_policy, _tables, roll_probability, solve_turn,
+    SolverError, _solve_policy, _tables, roll_probability, solve_turn,
 )
 from zilch_cli import main as zilch
 from zilch_env import (
-    FRESH, NO_CHALLENGE, PIGGYBACK, PRESETS, GameState, Phase, keep_action, load_ruleset, mask_of,
+    FRESH, NO_CHALLENGE, PIGGYBACK, PRESETS, GameState, Phase, UnsupportedRulesError, keep_action, load_ruleset,
+    mask_of,
     scoring_table,
 )
 
@@ -202,7 +203,7 @@ def test_points_per_turn_without_a_penalty_and_for_score_dependent_penalties():
 
 
 def test_unsupported_and_unbounded_rules_raise_clear_errors():
-    with pytest.raises(UnsupportedRuleError, match="pyramiding"):
+    with pytest.raises(UnsupportedRulesError, match="pyramiding"):
         solve_turn(load_ruleset("zonk", {"variants.pyramiding": True}))
     every_face = {str(f): 50 for f in range(1, 7)}
     with pytest.raises(SolverError, match="for ever"):
@@ -316,7 +317,7 @@ def test_optimal_turn_plays_whole_games_under_every_variant():
         rng = np.random.default_rng(5)
         while not game.done:
             game.apply(agents[game.current].act(game, game.legal_actions(), rng))
-    with pytest.raises(UnsupportedRuleError, match="pyramiding"):
+    with pytest.raises(UnsupportedRulesError, match="pyramiding"):
         make_agent("optimal-turn", load_ruleset("zonk", {"variants.pyramiding": True}))
 
 
