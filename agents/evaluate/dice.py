@@ -69,11 +69,10 @@ class DealDice(RandomDice):
 
     Why slots and not one stream: with one stream (``GameState(seed=...)``) roll number k of the game
     goes to whoever happens to roll k-th, so as soon as two agents bank at different moments the
-    dice they meet part ways, and the luck no longer cancels: measured on zonk over 1,500 deals, an
-    agent's results in the two seat orders of a deal were *positively* correlated (+0.37 for
-    heuristic against greedy), the opposite of what common random numbers are for. With slots the
-    agents of a pair face each other's dice turn by turn, and the correlation is negative (-0.35
-    heuristic/greedy, -0.56 greedy/greedy:500, -0.73 optimal-turn/heuristic): most of the luck cancels.
+    dice they meet part ways and the luck no longer cancels (an agent's results in the two seat
+    orders of a deal even correlate positively). With slots the agents of a pair face each other's
+    dice turn by turn, the correlation is negative, and most of the luck cancels (the figures:
+    ``docs/benchmarks.md``, "Common random numbers").
 
     These are the dice of :class:`zilch_env.batched.KeyedSlotDice` with the same key, roll for roll
     (tested), so a table plays the same deals in either engine; this class is the fast form for many
