@@ -171,7 +171,7 @@ def test_sync_vector_env_stacks_infos_through_draws():
 
 def test_aec_infos_have_one_shape_across_draws_as_tianshou_stacks_them():
     """What Tianshou's ``PettingZooEnv`` does: the info of ``env.last()`` after every step, stacked
-    key by key (its replay buffer); a draw used to give ``winners`` two entries instead of one."""
+    key by key (its replay buffer): a draw, too, gives ``winners`` one entry per seat."""
     env = aec_env("zonk", 2, overrides={"target": 500})
     rng = np.random.default_rng(2)
     infos, draws = [], 0
