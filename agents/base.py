@@ -76,10 +76,10 @@ _KERNEL_FAMILIES = ("random", "greedy", "optimal-turn")
 
 def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = None) -> "object":
     """The one answer to "can the fast engine play this agent?": the agent's form in the batched
-    engine's kernels (a :class:`zilch_env.batched.BatchAgent`), or :class:`zilch_env.UnsupportedRulesError`
+    engine's kernels (a :class:`zilch_env.batched.KernelAgent`), or :class:`zilch_env.UnsupportedRulesError`
     naming why not. The fast engine plays every ruleset; what decides is the agent.
 
-    ``agent`` is a spec (then ``ruleset`` is needed), an agent object, a ``BatchAgent`` or a
+    ``agent`` is a spec (then ``ruleset`` is needed), an agent object, a ``KernelAgent`` or a
     ``TurnValueTable``. The kernels play exactly: :class:`zilch_env.RandomMover` and its subclasses that
     keep its ``act`` (``random``); :class:`zilch_env.GreedyMover` with a whole-number threshold, and
     ``agents.baselines``' greedy players with one threshold for every dice count (``greedy``,
@@ -93,12 +93,12 @@ def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = 
     import math
 
     from zilch_env import GreedyMover, RandomMover, UnsupportedRulesError
-    from zilch_env.batched import BatchAgent, TurnValueTable
+    from zilch_env.batched import KernelAgent, TurnValueTable
 
-    if isinstance(agent, BatchAgent):
+    if isinstance(agent, KernelAgent):
         return agent
     if isinstance(agent, TurnValueTable):
-        return BatchAgent("values", table=agent)
+        return KernelAgent("values", table=agent)
     if isinstance(agent, str):
         if ruleset is None:
             raise ValueError(f"kernel_agent({agent!r}): a spec needs the ruleset it plays")
@@ -111,22 +111,16 @@ def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = 
     name = getattr(agent, "name", type(agent).__name__)
     if type(agent) is OptimalTurnAgent:
         try:
-            return BatchAgent("values", table=turn_value_table(agent.ruleset, agent.streak))
+            return KernelAgent("values", table=turn_value_table(agent.ruleset, agent.streak))
         except SolverError as e:
             raise UnsupportedRulesError(f"agent {name!r}: {e}") from None
     act = getattr(type(agent), "act", None)
     if isinstance(agent, RandomMover) and act is RandomMover.act:
-        return BatchAgent("random")
-    if isinstance(agent, GreedyMover) and act is GreedyMover.act and float(agent.threshold).is_integer():
-        return BatchAgent("greedy", int(agent.threshold), int(agent.min_dice))
-    from .baselines import GreedyAgent
-
-    if type(agent) is GreedyAgent:
-        thresholds = set(agent.thresholds.values())
-        if len(thresholds) == 1:
-            t = thresholds.pop()
-            if math.isfinite(t) and float(t).is_integer():
-                return BatchAgent("greedy", int(t), 0)
+        return KernelAgent("random")
+    if isinstance(agent, GreedyMover) and act is GreedyMover.act:
+        t = agent.threshold
+        if t is not None and math.isfinite(t) and float(t).is_integer():
+            return KernelAgent("greedy", int(t), int(agent.min_dice))
         raise UnsupportedRulesError(f"agent {name!r}: its bank thresholds differ by dice left, which the "
                                     f"kernels' greedy player does not take; it plays on the single-game engine")
     raise _no_kernel_form(name)

@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from zilch_env import (
-    CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, RandomMover, Ruleset,
+    CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK, GameState, GreedyMover, Phase, RandomMover, Ruleset,
     keep_action, scoring_table,
 )
 from zilch_env.scoring import Keep
@@ -94,31 +94,20 @@ def parse_thresholds(text: str) -> dict[int, float]:
     return out
 
 
-class GreedyAgent:
-    """Keep the most points; bank once the turn total reaches the threshold for the dice that would be
-    rolled next (all of them after hot dice) and the rules allow it; otherwise roll."""
+class GreedyAgent(GreedyMover):
+    """The greedy mover of the agent specs (``greedy``, ``greedy:500``, ``greedy-bold``, ...):
+    :class:`zilch_env.GreedyMover` with a threshold per number of dice that would be rolled next (all
+    of them after hot dice) and no ``min_dice`` rule, named by its spec."""
 
     def __init__(self, thresholds: float | Mapping[int, float] = 300, name: str | None = None):
         if not isinstance(thresholds, Mapping):
             thresholds = {n: float(thresholds) for n in range(1, 7)}
-        self.thresholds = {n: float(thresholds[n]) for n in range(1, 7)}
+        thresholds = {n: float(thresholds[n]) for n in range(1, 7)}
         if name is None:
-            vals = set(self.thresholds.values())
+            vals = set(thresholds.values())
             name = f"greedy:{int(vals.pop())}" if len(vals) == 1 else "greedy:" + ",".join(
-                f"{n}={'inf' if t == INF else int(t)}" for n, t in self.thresholds.items())
-        self.name = name
-
-    def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
-        if state.phase == Phase.CHALLENGE:
-            return NO_CHALLENGE
-        if state.phase == Phase.PIGGYBACK:
-            return FRESH
-        k = _most_points(state.keeps())
-        left = state.dice_left - k.n
-        bank = keep_action(k.mask, True)
-        if bank in legal and state.turn_total + k.points >= self.thresholds[left or state.ruleset.dice]:
-            return bank
-        return keep_action(k.mask, False)
+                f"{n}={'inf' if t == INF else int(t)}" for n, t in thresholds.items())
+        super().__init__(thresholds, min_dice=0, name=name)
 
 
 # --------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ from zilch_env import GameState, load_ruleset  # noqa: E402
 from zilch_env.batched import BatchedGames  # noqa: E402
 from zilch_env.ruleset import parse_overrides  # noqa: E402
 
-TARGET = 1_000_000  # game steps per second at 1024 games (issue 9)
+TARGET = 1_000_000  # game steps per second at 1024 games
 
 
 class Clock:

@@ -4,7 +4,7 @@
 
 A decision is one ``apply`` of a legal action chosen uniformly at random (``legal_actions`` is
 called before every decision, as an agent would). Rolls that need no decision (zilches) are
-included in the time. The target of issue 2 is at least 100,000 decisions per second on one core.
+included in the time. The target is at least 100,000 decisions per second on one core.
 Tables (scoring, dice codes) are built before timing starts.
 """
 

@@ -4,7 +4,7 @@
     python bench/openspiel.py [--sims 10] [--clones 2000] [--ruleset zonk] [--players 2]
 
 The clones are of a state in the middle of a game (after 60 moves), where the turn records make a
-copy cost most; ``copy.deepcopy`` of a ``GameState`` was 113-240 ms before it became a clone.
+copy cost most; ``copy.deepcopy`` of a ``GameState`` is its ``clone()``.
 """
 
 from __future__ import annotations

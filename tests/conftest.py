@@ -1,4 +1,6 @@
-"""Shared helpers for the tests: play scripted turns by naming the dice to keep."""
+"""What the tests share: the configurations every environment test runs (every preset, each variant
+alone, all of them together), the solved tables several test modules read (session-scoped), and
+scripted turns by naming the dice to keep."""
 
 from __future__ import annotations
 
@@ -6,7 +8,58 @@ from typing import Sequence
 
 import pytest
 
+import zilch_env
 from zilch_env import GameState, keep_action, mask_of
+
+# Every preset as shipped, and each variant switched on (on the preset of the source it comes from),
+# and all of them at once.
+VARIANTS = {
+    "pyramiding": ("zilch15k", {"variants.pyramiding": True}),
+    "challenge": ("zilch15k", {"variants.challenge": True}),
+    "overcoming": ("zilch15k", {"variants.overcoming": True}),
+    "piggyback": ("farkle", {"variants.piggyback": True}),
+    "six_dice_zilch_bonus": ("farkle", {"variants.six_dice_zilch_bonus": 500}),
+    "penalty_halve": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "halve"}}),
+    "penalty_reset": ("farkle", {"variants.zilch_penalty": {"count": 3, "points": 0, "mode": "reset"}}),
+    "all_variants": ("zonk", {
+        "variants.pyramiding": True, "variants.challenge": True, "variants.overcoming": True,
+        "variants.piggyback": True, "variants.six_dice_zilch_bonus": 500,
+        "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"},
+    }),
+}
+CONFIGS = {name: (name, None) for name in zilch_env.PRESETS} | VARIANTS
+
+
+@pytest.fixture(scope="session")
+def solve_once():
+    """``solve_game(rs)`` once per ruleset for the whole session (never from or to the disk cache):
+    the game solver's tests, the shaping tests and the agents' tests read the same small tables."""
+    from agents.game_solver import solve_game
+    from zilch_env import ruleset_to_toml
+
+    tables = {}
+
+    def solve(rs):
+        key = ruleset_to_toml(rs)
+        if key not in tables:
+            tables[key] = solve_game(rs, cache=False, progress=False)
+        return tables[key]
+
+    return solve
+
+
+class FirstLegal:
+    """A mover that plays the lowest legal action (as :func:`first_legal_batch` does for a batch)."""
+
+    name = "first-legal"
+
+    def act(self, state, legal, rng):
+        return legal[0]
+
+
+def first_legal_batch(obs, masks):
+    """A batch policy ``(obs, masks) -> actions``: the lowest legal action of every game."""
+    return masks.argmax(axis=1)
 
 
 def keep(game: GameState, dice: Sequence[int], bank: bool = False) -> None:

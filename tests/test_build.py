@@ -1,4 +1,4 @@
-"""Issue 18 item 2: ``python -m build`` makes an sdist and a wheel (built from the sdist, so the sdist
+"""``python -m build`` makes an sdist and a wheel (built from the sdist, so the sdist
 is complete) that install into a fresh venv and run ``zilch --help`` and a Zilch-v1 episode, with the
 package data (presets, game tables, web pages) inside. ``make build-check`` runs this file alone.
 

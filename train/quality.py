@@ -1,6 +1,6 @@
 """The quality table of the trained agents, from their final evaluations (``checkpoints/*/eval.json``).
 
-    python train/quality.py [--checkpoints checkpoints] [--write checkpoints/README.md] [--brief README.md]
+    python train/quality.py [--checkpoints checkpoints] [--write checkpoints/README.md] [--brief docs/benchmarks.md]
 
 One row per preset: the score agent's (``checkpoints/<preset>-score``) mean points per turn alone as a
 share of the exact turn optimum, and the win agent's (``checkpoints/<preset>``) win rate in
@@ -67,7 +67,7 @@ BRIEF = ["random", "greedy", "greedy-table", "heuristic", "optimal-turn", "optim
 
 
 def brief(root: Path) -> str:
-    """The README's short table: the score agent's share of the turn optimum and the win agent's
+    """The short table of docs/benchmarks.md: the score agent's share of the turn optimum and the win agent's
     share of the games (wins plus half the draws) against the main opponents."""
     lines = ["| preset | score agent alone: of turn optimum | "
              + " | ".join(f"win agent vs {o}" for o in BRIEF) + " |",
@@ -100,7 +100,7 @@ def main() -> int:
     ap.add_argument("--write", default=None, help="replace the table between the markers in this Markdown file")
     ap.add_argument("--brief", default=None, metavar="FILE",
                     help="also replace the short table (score agent, and the win agent's share of the games "
-                         "against the main opponents) between the brief-table markers in FILE (README.md)")
+                         "against the main opponents) between the brief-table markers in FILE (docs/benchmarks.md)")
     args = ap.parse_args()
     text = table(Path(args.checkpoints))
     if args.write:

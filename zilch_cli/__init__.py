@@ -47,6 +47,24 @@ def add_ruleset_args(p: argparse.ArgumentParser, default: str | None = "zonk") -
                    "(repeatable)")
 
 
+def answer(command: str, compute, errors: tuple[type[BaseException], ...], show, as_json: bool) -> int:
+    """The end of a subcommand that computes one answer: ``compute()``, then the answer as JSON
+    (``as_json``) or through ``show``; exit status 0. One of ``errors`` is printed as
+    ``zilch COMMAND: error: ...`` with exit status 2."""
+    import json
+
+    try:
+        data = compute()
+    except errors as e:
+        print(f"zilch {command}: error: {e}", file=sys.stderr)
+        return 2
+    if as_json:
+        print(json.dumps(data, indent=2))
+    else:
+        show(data)
+    return 0
+
+
 def seconds_arg(text: str) -> float:
     """argparse type of a pause: seconds, 0 or more (at most an hour)."""
     try:

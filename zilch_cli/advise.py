@@ -13,11 +13,10 @@ returning the rows.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from zilch_cli import add_ruleset_args, ruleset_from_args
+from zilch_cli import add_ruleset_args, answer, ruleset_from_args
 
 #: What ``--objective`` may ask for.
 OBJECTIVES = ("turn", "win")
@@ -83,29 +82,14 @@ def run(args: argparse.Namespace) -> int:
     objective = args.objective or ("win" if (args.score is not None or args.opponent is not None) else "turn")
     if objective == "win":
         return _run_win(rs, args)
-    try:
-        data = _advise_turn(rs, args)
-    except (SolverError, ValueError) as e:
-        return _error(str(e))
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        _print(data)
-    return 0
+    return answer("advise", lambda: _advise_turn(rs, args), (SolverError, ValueError), _print, args.json)
 
 
 def _run_win(rs, args: argparse.Namespace) -> int:
-    from agents.game_solver import UnsupportedRules
+    from zilch_env import UnsupportedRulesError
 
-    try:
-        data = _advise_win(rs, args)
-    except (UnsupportedRules, ValueError) as e:
-        return _error(str(e))
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        _print_win(data)
-    return 0
+    return answer("advise", lambda: _advise_win(rs, args), (UnsupportedRulesError, ValueError), _print_win,
+                  args.json)
 
 
 def _advise_win(rs, args: argparse.Namespace) -> dict[str, Any]:

@@ -13,11 +13,9 @@ data, printed by ``_print_<objective>`` or as JSON.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
-from zilch_cli import add_ruleset_args, ruleset_from_args
+from zilch_cli import add_ruleset_args, answer, ruleset_from_args
 
 #: What ``--objective`` may ask for.
 OBJECTIVES = ("turn", "win")
@@ -51,31 +49,14 @@ def run(args: argparse.Namespace) -> int:
     rs = ruleset_from_args(args)
     if args.objective == "win":
         return _run_win(rs, args)
-    try:
-        data = _solve_turn(rs)
-    except (SolverError, UnsupportedRulesError) as e:
-        print(f"zilch solve: error: {e}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        _print_turn(data)
-    return 0
+    return answer("solve", lambda: _solve_turn(rs), (SolverError, UnsupportedRulesError), _print_turn, args.json)
 
 
 def _run_win(rs, args: argparse.Namespace) -> int:
-    from agents.game_solver import UnsupportedRules
+    from zilch_env import UnsupportedRulesError
 
-    try:
-        data = _solve_win(rs, args.force, progress=not args.json)
-    except UnsupportedRules as e:
-        print(f"zilch solve: error: {e}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        _print_win(data)
-    return 0
+    return answer("solve", lambda: _solve_win(rs, args.force, progress=not args.json), (UnsupportedRulesError,),
+                  _print_win, args.json)
 
 
 def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:

@@ -27,7 +27,6 @@ from .engine import (
     ScriptedDice,
     keep_action,
     mask_of,
-    new_game,
     replay,
     split_keep_action,
 )
@@ -40,7 +39,7 @@ __all__ = [
     "CHALLENGE_BASE", "FRESH", "NO_CHALLENGE", "NUM_ACTIONS", "PIGGYBACK", "PRESETS",
     "GameState", "GreedyMover", "IllegalActionError", "Match", "Phase", "Policy", "RandomDice",
     "RandomMover", "RecordError", "Ruleset", "RulesetError", "UnsupportedRulesError", "ScriptedDice", "keep_action", "legal_keeps",
-    "load_ruleset", "loads_ruleset", "mask_of", "new_game", "play_game", "replay",
+    "load_ruleset", "loads_ruleset", "mask_of", "play_game", "replay",
     "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]
 
@@ -57,7 +56,7 @@ if "Zilch-v0" not in _gym.registry:
     _gym.register(id="Zilch-v0", entry_point="zilch_env.env:ZilchEnv")
 if "Zilch-v1" not in _gym.registry:
     # The kwargs pin what could otherwise follow a changed default; the observation layout and the
-    # action layout are pinned by tests/test_env_v1.py (a change to them is Zilch-v2).
+    # action layout are pinned by tests/zilch_env/test_env_v1.py (a change to them is Zilch-v2).
     _gym.register(id="Zilch-v1", entry_point="zilch_env.env:ZilchEnv",
                   vector_entry_point="zilch_env.vector:ZilchVectorEnv",
                   kwargs={"max_turns": V1_PINS["max_turns"], "reward": "win", "illegal_action": "penalty"})

@@ -23,6 +23,7 @@ from pettingzoo.utils import wrappers
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .env import DEFAULT_MAX_TURNS, RenderModeError, action_int, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
+from .reward import game_rewards
 from .ruleset import Ruleset
 
 __all__ = ["env", "aec_env", "raw_env", "ILLEGAL_REWARD"]
@@ -51,7 +52,7 @@ def env(
     return e
 
 
-#: :func:`env` under the name it had first (the README's ``zilch_env.aec_env``).
+#: :func:`env` under its first name, ``zilch_env.aec_env`` (the README shows it).
 aec_env = env
 
 
@@ -68,7 +69,7 @@ class raw_env(AECEnv, EzPickle):
     | Action Shape       | (1,)                                                          |
     | Action Values      | Discrete(136)                                                 |
     | Observation Shape  | (471,) plus the action mask (136,)                            |
-    | Observation Values | [0, 5] (see `zilch_env.observation.OBS_LOW` / `OBS_HIGH`)     |
+    | Observation Values | [-4, 5] (see `zilch_env.observation.OBS_LOW` / `OBS_HIGH`)    |
 
     ## Description
     Zilch (Farkle, 10000, Zonk) for 1 to 6 players under any ruleset and variants, every seat an
@@ -142,8 +143,9 @@ class raw_env(AECEnv, EzPickle):
     - v1 (``zilch_v1``): observation layout 3 (471 values), the horizon ``max_turns``, infos of one
       shape at every step (``winners`` a per-seat mask), ``env()`` / ``raw_env`` as in PettingZoo's
       classic modules. The same MDP as the Gymnasium env ``Zilch-v1``.
-    - v0 (``zilch_v0``): initial version (observation layout 1, grown to 3 without a version bump;
-      no horizon; ``infos`` empty until the end, then ``winners`` a list of seats).
+    - v0: the first module, ``zilch_env.aec_env``, kept as an alias of :func:`env`: the same
+      environment as v1 with nothing pinned (its observation layout is whatever
+      ``zilch_env.observation.OBS_VERSION`` is), so results are reported on ``zilch_v1``.
     """
 
     metadata = {
@@ -240,9 +242,8 @@ class raw_env(AECEnv, EzPickle):
         for key in self.rewards:
             self.rewards[key] = 0
         if state.done:
-            winners = state.winners or ()
-            for q, name in enumerate(self.possible_agents):
-                self.rewards[name] = (0 if len(winners) > 1 else 1) if q in winners else -1
+            for name, r in zip(self.possible_agents, game_rewards(state.winners, self.num_players)):
+                self.rewards[name] = r
                 self.terminations[name] = True
             self.agent_selection = self.possible_agents[(seat + 1) % self.num_players]
         elif len(state.turns) >= self.max_turns:

@@ -4,7 +4,7 @@ evaluation throughput.
 :class:`BatchedGames` holds ``num_games`` games of ``num_players`` players as a struct of arrays and
 steps them with compiled kernels (numba, ``zilch_env._batched_kernels``): one call applies one action
 in every game, one call fills every game's legal-action mask. Actions, phases and the rules are
-those of :class:`zilch_env.GameState` (the flat action layout 0..135, ``RULES.md``).
+those of :class:`zilch_env.GameState` (the flat action layout 0..135; the rules: ``docs/rules.md``).
 
 One source of truth
     The batched engine has no scoring of its own: its tables are the rolls, canonical keeps, points,
@@ -22,7 +22,7 @@ One source of truth
       the same in every game with that key, for common random numbers across seat orders
       (:class:`KeyedSlotDice`, :func:`slot_game`).
 
-    The same dice and actions lead to the same states: ``tests/test_batched.py`` plays thousands of
+    The same dice and actions lead to the same states: ``tests/zilch_env/test_batched.py`` plays thousands of
     seeded games of every preset in both engines, with each kind of dice, and requires identical
     states and legal actions after every step.
 
@@ -39,20 +39,24 @@ Rules covered
     ``piggyback``: decisions at turn start, phases ``CHALLENGE`` and ``PIGGYBACK`` with the actions
     128-135 of the single-game engine; ``overcoming``), 1 to 6 players and 1 to 6 dice.
 
-Built-in agents
-    The kernels also play the two baseline movers of :mod:`zilch_env.policy` for many games at once:
-    greedy (:class:`zilch_env.GreedyMover`: the most points, bank from a threshold) and random
-    (uniform among the legal actions, from a per-seat SplitMix64 decision stream), and any policy
-    given as a :class:`TurnValueTable`, the solved values of a turn (``agents.solver`` builds the
-    one of ``optimal-turn``: :func:`agents.solver.turn_value_table`). :func:`play_games` plays whole
-    games between them and returns per-game results for tournaments.
+Kernel agents and batch policies
+    The kernels also play *kernel agents* (:mod:`zilch_env.kernel_agents`, re-exported here:
+    :class:`KernelAgent`, from a spec by :func:`kernel_agent`)
+    for many games at once: the two baseline movers of :mod:`zilch_env.policy`, greedy
+    (:class:`zilch_env.GreedyMover`: the most points, bank from a threshold) and random (uniform among
+    the legal actions, from a per-seat SplitMix64 decision stream), and any policy given as a
+    :class:`TurnValueTable`, the solved values of a turn (``agents.solver.turn_value_table`` builds the
+    one of ``optimal-turn``). Other agents play from Python as *batch policies*
+    (:func:`is_batch_policy`, :func:`batch_policy_actions`). :meth:`BatchedGames.play_to_end` plays
+    every game to its end between them; the tournaments built on it (deals, seat orders, results)
+    are ``agents.tournament``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -61,12 +65,14 @@ from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, s
 from .ruleset import Ruleset, UnsupportedRulesError, load_ruleset
 from .rules import ROLLS
 from .rules import compile as compile_rules
+from .kernel_agents import (_NO_VALUES, KernelAgent, TurnValueTable, _check_int, _kernel_agents, _pack_value_tables,
+                            batch_policy_actions, is_batch_policy, kernel_agent)
 from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 __all__ = [
-    "BatchedGames", "BatchTables", "BatchAgent", "BatchResults", "KeyedDice", "KeyedSlotDice",
-    "TurnValueTable", "UnsupportedRulesError", "batch_tables", "batch_agent", "batch_policy_actions",
-    "is_batch_policy", "play_games", "slot_game", "stream_keys", "MAX_KEEPS",
+    "BatchedGames", "BatchTables", "KernelAgent", "KeyedDice", "KeyedSlotDice", "TurnValueTable",
+    "UnsupportedRulesError", "batch_tables", "kernel_agent", "batch_policy_actions", "is_batch_policy",
+    "slot_game", "stream_keys", "MAX_KEEPS",
 ]
 
 #: Legal keeps per roll the tables hold: 63, the most any roll can have under any scoring rule.
@@ -207,15 +213,6 @@ def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0
     return GameState(ruleset, num_players, dice=KeyedSlotDice(key, first), first=first)
 
 
-def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (
-        hi is not None and value > hi
-    ):
-        allowed = f"a whole number from {lo} to {hi}" if hi is not None else f"a whole number, {lo} or more"
-        raise ValueError(f"{name} = {value!r}: {allowed}")
-    return int(value)
-
-
 class _ObsEncoder:
     """What the observation kernel needs besides the state: the field offsets of
     :data:`zilch_env.observation.LAYOUT`, the scales, the constant ``rules`` field (taken from
@@ -283,6 +280,8 @@ class BatchedGames:
         dice_block: with ``dice``, the codes drawn per generator call (a power of two;
             ``RandomDice.BLOCK`` by default). The codes of a stream do not depend on it; tests make it
             tiny so that the refill paths run often.
+        decision_keys: ``(num_games, num_players)`` uint64 keys of the random agents' decision
+            streams, one per seat (default: from ``seed``, as above).
 
     Every game starts at once (its first roll is made). A game's dice stream goes on across
     :meth:`reset`, like a :class:`zilch_env.Match` sharing one ``RandomDice``, unless new dice are
@@ -293,7 +292,7 @@ class BatchedGames:
     def __init__(self, ruleset: Ruleset | str = "zonk", num_games: int = 1, num_players: int = 2,
                  seed: int | None = None, dice: Sequence[Any] | None = None, first: int | Sequence[int] = 0,
                  *, dice_keys: Sequence[int] | np.ndarray | None = None, dice_slots: bool = False,
-                 dice_block: int = RandomDice.BLOCK):
+                 dice_block: int = RandomDice.BLOCK, decision_keys: Sequence[int] | np.ndarray | None = None):
         self.ruleset = rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         self.num_games = G = _check_int("num_games", num_games, 1)
         self.num_players = n = _check_int("num_players", num_players, 1, MAX_PLAYERS)
@@ -318,7 +317,14 @@ class BatchedGames:
             self._set_keys(rows, stream_keys(seed, G) if dice_keys is None else dice_keys)
         else:
             self._set_dice(rows, dice)
-        self._rng = stream_keys(seed, G * n, salt=1)  # the random agents' decision streams
+        # the random agents' decision streams, one per seat of every game
+        if decision_keys is None:
+            self._rng = stream_keys(seed, G * n, salt=1)
+        else:
+            self._rng = np.array(decision_keys, dtype=np.uint64).reshape(-1)
+            if self._rng.shape != (G * n,):
+                raise ValueError(f"decision_keys: expected {G} x {n} keys (one per seat of every game), "
+                                 f"got {np.shape(decision_keys)}")
         self._illegal = np.zeros(G, dtype=np.bool_)
         self._mask = np.zeros((G, NUM_ACTIONS), dtype=np.bool_)
         self._kargs = (self._dbuf, self._keys, tb.code_roll, tb.packed)
@@ -473,6 +479,61 @@ class BatchedGames:
             self._service()
         return decisions, finished
 
+    def play_to_end(self, agents: Sequence["str | KernelAgent | Any"], seat_agents: np.ndarray | Sequence[Sequence[int]],
+                    max_decisions: int = 1_000_000) -> None:
+        """Play every game to its end between ``agents`` seated by ``seat_agents``.
+
+        ``agents`` are kernel agents (anything :func:`kernel_agent` accepts, played in the kernels)
+        or batch policies (played from Python between kernel calls, see :func:`batch_policy_actions`);
+        ``seat_agents[g][q]`` is the index of the agent at seat ``q`` of game ``g``. The random agents
+        draw from the games' decision streams (``decision_keys``). A game still going after
+        ``max_decisions`` decisions raises RuntimeError naming it and its agents (an agent that never
+        banks); a batch policy's illegal action raises RuntimeError naming the agent, the action and
+        the game.
+        """
+        outside = [a if is_batch_policy(a) else None for a in agents]
+        ags = [KernelAgent("outside") if o is not None else kernel_agent(a) for a, o in zip(agents, outside)]
+        seats = np.ascontiguousarray(seat_agents, dtype=np.int64)
+        if seats.shape != (self.num_games, self.num_players):
+            raise ValueError(f"seat_agents: expected shape ({self.num_games}, {self.num_players}), got {seats.shape}")
+        if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
+            raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
+        kinds, thr, md, *values = _kernel_agents(ags, self.ruleset)
+        st = self._st
+        while True:
+            stuck, waiting = K.play_agents(st, seats, kinds, thr, md, self._rng, *values, max_decisions, self._rp,
+                                           *self._kargs)
+            if stuck >= 0:
+                raise RuntimeError(f"game {stuck} did not end within {max_decisions} decisions "
+                                   f"(agents {[ags[a].name for a in seats[stuck]]})")
+            self._service()
+            if waiting:
+                to_move = np.flatnonzero(st[:, K.PHASE] <= K.KEEP)
+                bad = self.step_batch_policies(outside, to_move, seats[to_move, st[to_move, K.CUR]])
+                if bad is not None:
+                    j, game, action = bad
+                    raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {action} in game {game}")
+            elif self.done.all():
+                return
+
+    def step_batch_policies(self, policies: Sequence[Any], rows: np.ndarray,
+                            who: np.ndarray) -> tuple[int, int, int] | None:
+        """Apply the moves of batch policies: ``policies[j]`` (None where the entrant is not a batch
+        policy) moves in the games ``rows[who == j]`` (:func:`batch_policy_actions`). Returns
+        ``(j, game, action)`` for the first illegal action (that game unchanged), else None."""
+        for j, policy in enumerate(policies):
+            if policy is None:
+                continue
+            mine = rows[who == j]
+            if not mine.size:
+                continue
+            actions = batch_policy_actions(policy, self, mine)
+            illegal = self.step_rows(mine, actions)
+            if illegal.any():
+                i = int(np.flatnonzero(illegal)[0])
+                return j, int(mine[i]), int(actions[i])
+        return None
+
     def observe(self, seats: int | Sequence[int] | np.ndarray, out: np.ndarray | None = None,
                 rows: np.ndarray | None = None) -> np.ndarray:
         """``(games, OBS_SIZE)`` float32: row ``i`` is ``zilch_env.observe(game b, seats[i])`` for the
@@ -561,11 +622,6 @@ class BatchedGames:
     @property
     def decisions(self) -> np.ndarray:
         return self._col(K.DECISIONS)
-
-    @property
-    def roll_index(self) -> np.ndarray:
-        """The current roll as an index into ``tables.rolls`` (-1 when none)."""
-        return self._col(K.ROLL)
 
     @property
     def rolls(self) -> np.ndarray:
@@ -658,352 +714,3 @@ class BatchedGames:
     def __repr__(self) -> str:
         return (f"BatchedGames({self.ruleset.name!r}, num_games={self.num_games}, "
                 f"num_players={self.num_players}, over={int(self.done.sum())})")
-
-
-
-# --------------------------------------------------------------------------------------------
-# Batched play between built-in agents (tournaments)
-
-
-class TurnValueTable:
-    """A turn policy given by its values, for the kernels to play (agent kind ``"values"``).
-
-    A turn solver (``agents.solver.solve_turn``) values every state of a turn: ``values[q, j, n, i]``
-    is what rolling ``n`` dice is worth under its policy ``q`` with ``j`` permanent straights and
-    ``i * unit`` points at risk (the turn total is ``j * straight + i * unit``). The agent plays the
-    choice of highest value at every decision, exactly as ``agents.solver.TurnPolicy.best_action``:
-
-    * each legal keep is valued by rolling on: ``values[q, j', left or dice, i']`` at the state it
-      leads to (a permanent straight raises ``j``, other points raise ``i``); levels of ``j`` above the
-      top one stored (``tops[q]``) fold onto it, the straights' points above it added to the value;
-      from ``sizes[q]`` units at risk on, ``beyond[q, j]`` (the solver's bound beyond its cap);
-    * banking after the keep, where the rules allow it (a turn total of at least ``thresholds[q]``,
-      and not after forced hot dice), is valued at the new turn total;
-    * the highest value wins; ties go to banking, then to the keep of more points, then to the
-      lower mask.
-
-    The policy depends on the mover's board status and zilch streak: ``select[on_board, k]`` is the
-    policy for streak ``k`` (the last column for longer streaks). The values are read, not copied
-    per decision, and compared in the same float64 arithmetic as the solver, so the moves are the
-    solver's move for move (``tests/test_batched_optimal_turn.py``).
-
-    Args:
-        ruleset: the rules the values were solved for (games of other rules refuse the table).
-        name: the agent's name in results and errors (e.g. ``"optimal-turn"``).
-        values: float ``(policies, levels, dice + 1, N)``; ``values[q, :, 0]`` is unused.
-        beyond: float ``(policies, levels)``.
-        sizes, tops, thresholds: int ``(policies,)``: totals at risk stored (``<= N``), top level
-            stored (``< levels``), least bankable turn total.
-        select: int ``(2, streaks)``: a policy index for (off the board, on it) and each streak.
-        unit: points per unit at risk (every amount a turn adds is a multiple).
-        straight: points of a permanent straight, 0 when straights are not permanent.
-    """
-
-    def __init__(self, ruleset: Ruleset, name: str, values: np.ndarray, beyond: np.ndarray,
-                 sizes: Sequence[int], tops: Sequence[int], thresholds: Sequence[int],
-                 select: np.ndarray | Sequence[Sequence[int]], unit: int, straight: int = 0):
-        if not isinstance(ruleset, Ruleset):
-            raise TypeError(f"ruleset: a Ruleset, got {type(ruleset).__name__}")
-        self.ruleset = ruleset
-        self.name = str(name)
-        self.values = np.ascontiguousarray(values, dtype=np.float64)
-        P, L, D1, N = self.values.shape if self.values.ndim == 4 else (0, 0, 0, 0)
-        if self.values.ndim != 4 or min(P, L, N) < 1 or D1 != ruleset.dice + 1:
-            raise ValueError(f"values: expected shape (policies, levels, {ruleset.dice + 1}, totals), got "
-                             f"{np.shape(values)}")
-        self.beyond = np.ascontiguousarray(beyond, dtype=np.float64)
-        if self.beyond.shape != (P, L):
-            raise ValueError(f"beyond: expected shape {(P, L)}, got {self.beyond.shape}")
-        self.sizes, self.tops, self.thresholds = (np.asarray(x, dtype=np.int64).reshape(-1)
-                                                  for x in (sizes, tops, thresholds))
-        for label, arr, hi in (("sizes", self.sizes, N), ("tops", self.tops, L - 1)):
-            if arr.shape != (P,) or arr.min() < 0 or arr.max() > hi:
-                raise ValueError(f"{label}: {P} whole numbers from 0 to {hi}, got {arr.tolist()}")
-        if self.thresholds.shape != (P,):
-            raise ValueError(f"thresholds: {P} whole numbers, got {self.thresholds.tolist()}")
-        self.select = np.asarray(select, dtype=np.int64)
-        if self.select.ndim != 2 or self.select.shape[0] != 2 or self.select.shape[1] < 1 or (
-                self.select.min() < 0 or self.select.max() >= P):
-            raise ValueError(f"select: shape (2, streaks) of policy indices 0 to {P - 1}, got {self.select.tolist()}")
-        self.unit = _check_int("unit", unit, 1)
-        self.straight = _check_int("straight", straight, 0)
-        for a in (self.values, self.beyond, self.sizes, self.tops, self.thresholds, self.select):
-            a.flags.writeable = False
-
-    def __repr__(self) -> str:
-        return f"TurnValueTable({self.name!r}, {self.ruleset.name!r}, policies={self.values.shape[0]})"
-
-
-#: The value-table arguments of the kernels when no agent plays from a table.
-_NO_VALUES = (np.zeros((1, 1, 1, 1)), np.zeros((1, 1)), np.zeros((1, K.V_SIZE), dtype=np.int64),
-              np.zeros((1, 2, 1), dtype=np.int64))
-
-
-def _pack_value_tables(tables: Sequence[TurnValueTable], ruleset: Ruleset) -> tuple[np.ndarray, ...]:
-    """The kernels' arrays for ``tables`` (table ``t`` is kind 3 with threshold ``t``): every policy
-    of every table stacked, padded to common sizes (``vint`` holds each one's own sizes), and
-    ``vsel[t, on_board, streak]`` its global policy index (the last streak column repeated)."""
-    if not tables:
-        return _NO_VALUES
-    for t in tables:
-        if t.ruleset != ruleset:
-            raise ValueError(f"agent {t.name!r}: its turn values were solved for ruleset {t.ruleset.name!r}, "
-                             f"not for the games' ruleset {ruleset.name!r}; build it for these rules")
-    P = sum(t.values.shape[0] for t in tables)
-    L = max(t.values.shape[1] for t in tables)
-    N = max(t.values.shape[3] for t in tables)
-    S = max(t.select.shape[1] for t in tables)
-    vals = np.zeros((P, L, ruleset.dice + 1, N))
-    beyond = np.zeros((P, L))
-    vint = np.zeros((P, K.V_SIZE), dtype=np.int64)
-    vsel = np.zeros((len(tables), 2, S), dtype=np.int64)
-    q0 = 0
-    for i, t in enumerate(tables):
-        p, lv, _, n = t.values.shape
-        vals[q0: q0 + p, :lv, :, :n] = t.values
-        beyond[q0: q0 + p, :lv] = t.beyond
-        vint[q0: q0 + p, K.V_N] = t.sizes
-        vint[q0: q0 + p, K.V_TOP] = t.tops
-        vint[q0: q0 + p, K.V_THR] = t.thresholds
-        vint[q0: q0 + p, K.V_UNIT] = t.unit
-        vint[q0: q0 + p, K.V_STRAIGHT] = t.straight
-        sel = t.select + q0
-        vsel[i] = np.concatenate([sel, np.repeat(sel[:, -1:], S - sel.shape[1], axis=1)], axis=1)
-        q0 += p
-    return vals, beyond, vint, vsel
-
-
-@dataclass(frozen=True)
-class BatchAgent:
-    """An agent the kernels play: ``kind`` ``"random"``, ``"greedy"`` (:class:`zilch_env.GreedyMover`
-    with ``threshold`` and ``min_dice``) or ``"values"`` (the policy of :class:`TurnValueTable`
-    ``table``); ``"outside"`` marks a batch policy played from Python."""
-
-    kind: str
-    threshold: int = 300
-    min_dice: int = 2
-    table: TurnValueTable | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("random", "greedy", "values", "outside"):
-            raise ValueError(f"BatchAgent kind {self.kind!r}: 'random', 'greedy', 'values' or 'outside'")
-        if (self.kind == "values") != isinstance(self.table, TurnValueTable):
-            raise ValueError("BatchAgent: kind 'values' takes a TurnValueTable as table, the other kinds none")
-
-    @property
-    def name(self) -> str:
-        if self.table is not None:
-            return self.table.name
-        return {"random": "random", "outside": "batch-policy"}.get(self.kind, f"greedy{self.threshold}")
-
-
-def _kernel_agents(agents: Sequence[BatchAgent], ruleset: Ruleset) -> tuple[np.ndarray, ...]:
-    """(kinds, thresholds, min_dice, *value arrays) of ``agents`` for the kernels: kind 0 random,
-    1 greedy, 2 outside, 3 values (its threshold the index of its table in the value arrays)."""
-    tables: list[TurnValueTable] = []
-    kinds, thr, md = [], [], []
-    for a in agents:
-        kinds.append({"random": 0, "greedy": 1, "outside": 2, "values": 3}[a.kind])
-        md.append(a.min_dice)
-        if a.table is not None:
-            if not any(a.table is t for t in tables):
-                tables.append(a.table)
-            thr.append(next(i for i, t in enumerate(tables) if t is a.table))
-        else:
-            thr.append(a.threshold)
-    return (np.array(kinds, dtype=np.int64), np.array(thr, dtype=np.int64), np.array(md, dtype=np.int64),
-            *_pack_value_tables(tables, ruleset))
-
-
-def batch_agent(spec: "str | BatchAgent | Any") -> BatchAgent:
-    """The built-in batched agent for ``spec``: ``"random"``, ``"greedy"`` (threshold 300) or
-    ``"greedy:THRESHOLD"``; a :class:`zilch_env.RandomMover` or :class:`zilch_env.GreedyMover` object;
-    a :class:`TurnValueTable`; or a :class:`BatchAgent`. Anything else raises ValueError naming what
-    the kernels play."""
-    from .policy import GreedyMover, RandomMover
-
-    if isinstance(spec, BatchAgent):
-        return spec
-    if isinstance(spec, TurnValueTable):
-        return BatchAgent("values", table=spec)
-    if isinstance(spec, RandomMover):
-        return BatchAgent("random")
-    if isinstance(spec, GreedyMover):
-        return BatchAgent("greedy", int(spec.threshold), int(spec.min_dice))
-    if isinstance(spec, str):
-        name, _, arg = spec.partition(":")
-        if name == "random" and not arg:
-            return BatchAgent("random")
-        if name == "greedy":
-            if not arg:
-                return BatchAgent("greedy")
-            try:
-                return BatchAgent("greedy", int(arg))
-            except ValueError:
-                pass
-    raise ValueError(f"agent {spec!r}: the batched engine plays 'random', 'greedy' and 'greedy:THRESHOLD' "
-                     f"(or RandomMover / GreedyMover objects, and TurnValueTable policies such as "
-                     f"agents.solver.turn_value_table(ruleset) for optimal-turn); play other agents with "
-                     f"the single-game engine")
-
-
-@dataclass
-class BatchResults:
-    """Per game (rows) and seat (columns): ``scores`` final scores, ``winners`` seats sharing the win,
-    ``result`` 1 / (number of winners) for each winner, ``turns`` turns played, ``points`` points
-    recorded (banked totals and permanent points, before penalties), ``zilches`` turns not banked;
-    per game ``length`` turns of all players and ``decisions``."""
-
-    scores: np.ndarray
-    winners: np.ndarray
-    result: np.ndarray
-    turns: np.ndarray
-    points: np.ndarray
-    zilches: np.ndarray
-    length: np.ndarray
-    decisions: np.ndarray
-
-
-def is_batch_policy(agent: Any) -> bool:
-    """Whether ``agent`` is played from Python: an object with ``act_batch(games, rows)``, or a
-    callable ``(obs, masks) -> actions`` (not one of the built-in baselines)."""
-    try:
-        batch_agent(agent)
-        return False
-    except ValueError:
-        return hasattr(agent, "act_batch") or callable(agent)
-
-
-def batch_policy_actions(policy: Any, games: "BatchedGames", rows: np.ndarray) -> np.ndarray:
-    """The actions of a batch policy for the player to move in games ``rows``.
-
-    Two kinds of batch policy: an object with ``act_batch(games, rows) -> actions`` reads what it
-    needs from the :class:`BatchedGames` (``games.rolls[rows]``, ``games.turn_total[rows]``,
-    ``games.legal_masks(rows=rows)``, ...; a solver's tables, say); a callable ``(obs, masks) ->
-    actions`` gets the observations of those games from the mover's seat (as ``Zilch-v0`` would show
-    them) and their legal masks (a network, say)."""
-    if hasattr(policy, "act_batch"):
-        actions = policy.act_batch(games, rows)
-    else:
-        seats = games.current[rows]
-        actions = policy(games.observe(seats, rows=rows), games.legal_masks(rows=rows))
-    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-    if actions.shape != rows.shape:
-        raise ValueError(f"batch policy {policy!r} returned {actions.size} actions for {rows.size} games")
-    return actions
-
-
-def play_games(
-    ruleset: Ruleset | str,
-    agents: Sequence["str | BatchAgent | Any"],
-    seat_agents: np.ndarray | Sequence[Sequence[int]],
-    seed: int | None = 0,
-    dice: Sequence[Any] | None = None,
-    dice_keys: Sequence[int] | np.ndarray | None = None,
-    dice_slots: bool = False,
-    decision_keys: np.ndarray | None = None,
-    first: int | Sequence[int] = 0,
-    batch: int = 1024,
-    max_decisions: int = 1_000_000,
-    progress: Callable[[int], None] | None = None,
-) -> BatchResults:
-    """Play ``len(seat_agents)`` whole games between built-in agents, many at once.
-
-    Args:
-        ruleset: a :class:`Ruleset` or a preset name / TOML path.
-        agents: the entrants: specs or objects :func:`batch_agent` accepts (played in the kernels),
-            or batch policies (played from Python, see :func:`batch_policy_actions`).
-        seat_agents: ``(games, players)`` ints: ``seat_agents[g][q]`` is the entrant at seat ``q`` of game ``g``.
-        seed: the seed of the defaults below (``None``: fresh entropy).
-        dice: one numpy dice seed per game: game ``g`` rolls the dice of
-            ``GameState(ruleset, players, seed=dice[g])`` (slower: a generator per game).
-        dice_keys: or one keyed-dice key per game (:class:`KeyedDice`); give the games of one deal
-            the same key for common random numbers. Default: ``stream_keys(seed, games)``.
-        dice_slots: keyed dice by turn slot (:class:`KeyedSlotDice`): with one key per deal, each
-            seat's t-th turn meets the same dice in every seat order, however the turns before went.
-        decision_keys: ``(games, players)`` uint64 keys of the random agents' decision streams (one per
-            seat). Default: ``stream_keys(seed, games * players, salt=1)``.
-        first: the first seat of every game, or one per game.
-        batch: games stepped at once.
-        max_decisions: a game longer than this raises RuntimeError (an agent that never banks).
-        progress: called with the number of games finished after each batch.
-
-    The results do not depend on ``batch``. With greedy agents at every seat they are those of
-    playing the same games one at a time with :class:`zilch_env.GreedyMover` and the same dice
-    (tested); random agents use SplitMix64 decision streams, so their games are equal to
-    :class:`zilch_env.RandomMover`'s in distribution, not move for move.
-
-    For a tournament with common random numbers (as ``agents.evaluate`` plays it): list each deal
-    once per seat order in ``seat_agents``, give all games of a deal the same ``dice_keys`` entry
-    and ``dice_slots=True``, and read the results per game and seat.
-    """
-    rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-    outside = [a if is_batch_policy(a) else None for a in agents]
-    ags = [BatchAgent("outside") if o is not None else batch_agent(a) for a, o in zip(agents, outside)]
-    seats = np.asarray(seat_agents, dtype=np.int64)
-    if seats.ndim != 2 or not 1 <= seats.shape[1] <= MAX_PLAYERS:
-        raise ValueError(f"seat_agents: expected shape (games, players) with 1 to {MAX_PLAYERS} players, "
-                         f"got {seats.shape}")
-    if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
-        raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
-    games, n = seats.shape
-    if dice is not None and dice_keys is not None:
-        raise ValueError("give dice (numpy seeds) or dice_keys (keyed dice), not both")
-    if dice is not None and len(dice) != games:
-        raise ValueError(f"dice: {len(dice)} seeds for {games} games; give one per game")
-    if dice is None:
-        keys = stream_keys(seed, games) if dice_keys is None else np.asarray(dice_keys, dtype=np.uint64)
-        if keys.shape != (games,):
-            raise ValueError(f"dice_keys: expected {games} keys (one per game), got shape {keys.shape}")
-    dk = (stream_keys(seed, games * n, salt=1).reshape(games, n) if decision_keys is None
-          else np.asarray(decision_keys, dtype=np.uint64))
-    if dk.shape != (games, n):
-        raise ValueError(f"decision_keys: expected shape ({games}, {n}), got {dk.shape}")
-    batch = _check_int("batch", batch, 1)
-    firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (games,))
-    kinds, thr, md, *values = _kernel_agents(ags, rs)
-    out = {k: np.zeros((games, n), dtype=np.int64) for k in ("scores", "turns", "points", "zilches")}
-    winners = np.zeros((games, n), dtype=bool)
-    length = np.zeros(games, dtype=np.int64)
-    decisions = np.zeros(games, dtype=np.int64)
-    for g0 in range(0, games, batch):
-        g1 = min(games, g0 + batch)
-        if dice is not None:
-            bg = BatchedGames(rs, g1 - g0, n, dice=list(dice[g0:g1]), first=firsts[g0:g1])
-        else:
-            bg = BatchedGames(rs, g1 - g0, n, dice_keys=keys[g0:g1], dice_slots=dice_slots, first=firsts[g0:g1])
-        bg._rng = dk[g0:g1].reshape(-1).copy()
-        sa = np.ascontiguousarray(seats[g0:g1])
-        st = bg._st
-        while True:
-            stuck, waiting = K.play_agents(st, sa, kinds, thr, md, bg._rng, *values, max_decisions, bg._rp,
-                                           *bg._kargs)
-            if stuck >= 0:
-                raise RuntimeError(f"game {g0 + stuck} did not end within {max_decisions} decisions "
-                                   f"(agents {[ags[a].name for a in sa[stuck]]})")
-            bg._service()
-            if waiting:
-                to_move = np.flatnonzero(st[:, K.PHASE] <= K.KEEP)
-                mover = sa[to_move, st[to_move, K.CUR]]
-                for j, policy in enumerate(outside):
-                    rows = to_move[mover == j] if policy is not None else to_move[:0]
-                    if rows.size:
-                        actions = batch_policy_actions(policy, bg, rows)
-                        illegal = bg.step_rows(rows, actions)
-                        if illegal.any():
-                            i = int(np.flatnonzero(illegal)[0])
-                            raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {int(actions[i])} "
-                                               f"in game {g0 + int(rows[i])}")
-            elif bg.done.all():
-                break
-        out["scores"][g0:g1] = bg.scores
-        winners[g0:g1] = bg.winners
-        for k, v in bg.turn_stats.items():
-            out[k][g0:g1] = v
-        length[g0:g1] = bg.turns
-        decisions[g0:g1] = bg.decisions
-        if progress is not None:
-            progress(g1 - g0)
-    result = winners / np.maximum(winners.sum(axis=1, keepdims=True), 1)
-    return BatchResults(out["scores"], winners, result, out["turns"], out["points"], out["zilches"], length,
-                        decisions)

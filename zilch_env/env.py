@@ -15,6 +15,7 @@ from gymnasium import spaces
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
 from .policy import GreedyMover, Policy
+from .reward import game_reward
 from .ruleset import Ruleset, load_ruleset
 
 __all__ = ["ZilchEnv", "DEFAULT_SCORE_TURNS", "DEFAULT_MAX_TURNS", "REWARDS", "ILLEGAL_ACTIONS",
@@ -29,7 +30,7 @@ DEFAULT_SCORE_TURNS = 10
 DEFAULT_MAX_TURNS = 1000
 
 #: What ``Zilch-v1`` pins: any change to one of these is a new version (``Zilch-v2``).
-#: ``tests/test_env_v1.py`` checks them, and a seeded episode's observations and rewards.
+#: ``tests/zilch_env/test_env_v1.py`` checks them, and a seeded episode's observations and rewards.
 V1_PINS = {"obs_version": 3, "obs_size": 471, "num_actions": 136, "max_turns": 1000,
            "rewards": "win: +1 sole winner, 0 shared win, -1 otherwise, at the end; illegal -1"}
 
@@ -95,7 +96,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (``zilch``, ``zilch15k``, ``zilch10k``, ``zilch5k``, ``farkle``, ``farkle-basic``, ``zonk``,
     ``zonk20k``), a TOML ruleset file, or a :class:`~zilch_env.Ruleset`, with any variant switched on
     (pyramiding, challenge, overcoming, piggyback, six-dice zilch bonus, zilch penalty). The rules are
-    in ``RULES.md``; the engine (:class:`~zilch_env.GameState`) applies them.
+    in ``docs/rules.md``; the engine (:class:`~zilch_env.GameState`) applies them.
 
     A turn starts with a roll of all dice. After each roll the player sets aside a *keep* (one or
     more dice that all score together) and then banks the turn total or rolls the remaining dice
@@ -268,19 +269,17 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (a :class:`~zilch_env.GameState`; read it, do not change it).
 
     ## Version History
-    - v1 (``Zilch-v1``): pins the MDP as it is now: observation layout 3 (471 values), the action
-      layout above (136 actions), the rewards above, the horizon ``max_turns=1000`` game turns
-      (new: before it a policy that never banks played one game for ever), infos of one shape at
-      every step (new: ``winners`` is a bool per seat, no longer a list of seats; ``game_turns``,
-      ``game_over``, ``illegal_reason`` always present), ``render_mode="rgb_array"`` (new), and a
-      native vector env over the batched engine (``gymnasium.make_vec("Zilch-v1", num_envs=N)``,
+    - v1 (``Zilch-v1``): pins the MDP: observation layout 3 (471 values), the action layout above
+      (136 actions), the rewards above, the horizon ``max_turns=1000`` game turns, infos of one
+      shape at every step (``winners`` a bool per seat; ``game_turns``, ``game_over``,
+      ``illegal_reason`` always present), ``render_mode="rgb_array"``, and a native vector env over
+      the batched engine (``gymnasium.make_vec("Zilch-v1", num_envs=N)``,
       :class:`zilch_env.vector.ZilchVectorEnv`). ``zilch_env.env.V1_PINS`` lists what is pinned;
-      any later change of the MDP is ``Zilch-v2``.
-    - v0 (``Zilch-v0``): the first id. Its observation grew from layout 1 (151 values) to layout 2
-      (279) and 3 (471) without a new version, so results reported on "Zilch-v0" are ambiguous.
-      ``gym.make("Zilch-v0")`` still works and now makes the same environment class as v1 with its
-      current defaults (so it too has the horizon and the one-shape infos), but nothing is pinned
-      and it has no vector entry point: use ``Zilch-v1`` for results.
+      any change of the MDP is ``Zilch-v2``.
+    - v0 (``Zilch-v0``): the first id. It makes the same environment class with its current
+      defaults (the horizon and the one-shape infos included), but pins nothing: its observation
+      layout is whatever ``zilch_env.observation.OBS_VERSION`` is (layouts 1, 2 and 3 have all
+      been "Zilch-v0"), and it has no vector entry point. Report results on ``Zilch-v1``.
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
@@ -413,7 +412,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             reward = float(turn_points)
         elif terminated:
             winners = state.winners or ()
-            reward = 0.0 if (self.seat in winners and len(winners) > 1) else (1.0 if self.seat in winners else -1.0)
+            reward = game_reward(self.seat in winners, len(winners))
         else:
             reward = 0.0
         obs, info = self._observation(turn_points, illegal=False)

@@ -66,6 +66,7 @@ import pyspiel
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState
 from .env import DEFAULT_MAX_TURNS, check_max_turns
 from .observation import OBS_SIZE, observe
+from .reward import game_rewards
 from .ruleset import load_ruleset, parse_override_value
 from .rules import ROLLS, roll_probability
 
@@ -282,8 +283,7 @@ class ZilchState(pyspiel.State):
         g = self.game_state
         if self._need or g is None or not g.done:
             return [0.0] * self._n
-        w = g.winners or ()
-        return [(0.0 if len(w) > 1 else 1.0) if q in w else -1.0 for q in range(self._n)]
+        return game_rewards(g.winners, self._n)
 
     def __str__(self) -> str:
         if self.game_state is None:

@@ -5,7 +5,7 @@ the simple movers here are what ``zilch simulate`` and the environments use when
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -36,25 +36,44 @@ class RandomMover:
 
 
 class GreedyMover:
-    """Keep the most points; bank as soon as the turn total reaches ``threshold`` and banking is
-    allowed, or when fewer than ``min_dice`` dice would be left to roll. Never challenges or
-    piggybacks. The default opponent of the environments and of ``zilch simulate``."""
+    """The greedy mover: keep the most points (ties to the most dice); bank as soon as the turn
+    total reaches the threshold and banking is allowed, or when fewer than ``min_dice`` dice would be
+    left to roll. Never challenges or piggybacks. The default opponent of the environments and of
+    ``zilch simulate``, and the ``greedy`` agents of ``agents.baselines``.
 
-    def __init__(self, threshold: int = 300, min_dice: int = 2):
-        self.threshold = threshold
+    ``threshold`` is one number, or a mapping from the number of dice that would be rolled next (all
+    of them after hot dice) to the threshold for it (a missing count takes the one below it). The
+    batched engine's kernels play the same moves for one whole-number threshold.
+    """
+
+    def __init__(self, threshold: float | Mapping[int, float] = 300, min_dice: int = 2, name: str | None = None):
+        if isinstance(threshold, Mapping):
+            given = {int(n): float(t) for n, t in threshold.items()}
+            if not given:
+                raise ValueError("threshold: a number, or a mapping from dice counts 1-6 to numbers; got {}")
+            last = given[min(given)]
+            self.thresholds = {}
+            for n in range(1, 7):
+                last = given.get(n, last)
+                self.thresholds[n] = last
+            same = set(self.thresholds.values())
+            #: the one threshold for every dice count, or None when they differ
+            self.threshold: float | None = same.pop() if len(same) == 1 else None
+        else:
+            self.threshold = threshold
+            self.thresholds = {n: float(threshold) for n in range(1, 7)}
         self.min_dice = min_dice
-        self.name = f"greedy{threshold}"
+        self.name = f"greedy{threshold}" if name is None else name
 
     def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
         if state.phase == Phase.CHALLENGE:
             return NO_CHALLENGE
         if state.phase == Phase.PIGGYBACK:
             return FRESH
-        keeps = state.keeps()
-        k = max(keeps, key=lambda k: (k.points, k.n, -k.mask))
+        k = max(state.keeps(), key=lambda k: (k.points, k.n, -k.mask))
         roll, bank = k.mask * 2, k.mask * 2 + 1
         total, left = state.turn_total + k.points, state.dice_left - k.n
-        if bank in legal and (total >= self.threshold or (0 < left < self.min_dice)):
+        if bank in legal and (total >= self.thresholds[left or state.ruleset.dice] or 0 < left < self.min_dice):
             return bank
         return roll
 

@@ -59,7 +59,8 @@ def rules_summary(rs: Ruleset) -> str:
         what = {"subtract": f"lose {zp.points} points", "halve": "lose half their score", "reset": "lose their whole score"}[zp.mode]
         lines.append(f"{zp.count} zilches in a row (once on the board): {what}.")
     if v.six_dice_zilch_bonus:
-        lines.append(f"Six dice and no score: {v.six_dice_zilch_bonus} points and a fresh roll instead of a zilch.")
+        lines.append(f"Six dice and no score: {v.six_dice_zilch_bonus} points instead of a zilch; then bank, "
+                     f"or roll all six again.")
     if v.piggyback:
         lines.append("Piggyback: after a bank, the next player may play on from that turn total and dice.")
     if v.overcoming:

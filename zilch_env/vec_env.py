@@ -4,7 +4,7 @@ It is ``Zilch-v0`` (:class:`zilch_env.env.ZilchEnv`) for ``num_envs`` games at o
 observation and action spaces, the same observations (``zilch_env.observe`` of the same state, bit
 for bit), the same legal-action masks, rewards, terminations and truncations, with the opponents'
 moves played inside :meth:`step_wait` by vectorised baselines and the episodes restarted
-automatically as SB3 expects. ``tests/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
+automatically as SB3 expects. ``tests/zilch_env/test_batched.py`` runs it beside real ``Zilch-v0`` envs that
 roll the same dice and compares every step.
 
 Gymnasium's vector API (``gymnasium.make_vec("Zilch-v1")``) is :mod:`zilch_env.vector`, which runs
@@ -55,7 +55,7 @@ MaskablePPO reads the masks with ``env.env_method("action_masks")`` (``get_actio
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -94,8 +94,8 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.ve
             return self.step_wait()
 
 from . import _batched_kernels as K
-from .batched import (BatchAgent, BatchedGames, _kernel_agents, batch_agent, batch_policy_actions,
-                      is_batch_policy, stream_keys)
+from .batched import BatchedGames, stream_keys
+from .kernel_agents import KernelAgent, _kernel_agents, is_batch_policy, kernel_agent
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset
 from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
@@ -120,7 +120,7 @@ class BatchedZilchVecEnv(VecEnv):
         num_players: 1 to 6.
         seed: seeds the dice, seats and random opponents (``None``: fresh entropy).
         opponent: ``"greedy"`` (default), ``"greedy:THRESHOLD"``, ``"random"``, a ``GreedyMover`` /
-            ``RandomMover``, a :class:`~zilch_env.batched.BatchAgent`, a
+            ``RandomMover``, a :class:`~zilch_env.batched.KernelAgent`, a
             :class:`~zilch_env.batched.TurnValueTable` (e.g. ``optimal-turn``'s), a batch policy
             ``(obs, masks) -> actions``, or a list of these assigned to the envs round-robin.
         reward: ``"win"`` or ``"score"``, as Zilch-v0.
@@ -233,7 +233,7 @@ class BatchedZilchVecEnv(VecEnv):
         agents, policies = [], []
         for spec in specs:
             if is_batch_policy(spec):
-                agents.append(BatchAgent("outside"))
+                agents.append(KernelAgent("outside"))
                 policies.append(spec)
                 continue
             if isinstance(spec, str) and spec.partition(":")[0] == "optimal-turn":
@@ -241,7 +241,7 @@ class BatchedZilchVecEnv(VecEnv):
                                  f"table, agents.solver.turn_value_table(ruleset) (train/ppo.py --vec batched "
                                  f"builds it from the spec 'optimal-turn')")
             try:
-                agents.append(batch_agent(spec))
+                agents.append(kernel_agent(spec))
             except ValueError:
                 raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
                                  f"GreedyMover/RandomMover, a TurnValueTable (optimal-turn: "
@@ -270,18 +270,11 @@ class BatchedZilchVecEnv(VecEnv):
                 return
             st = g._st
             to_move = np.flatnonzero((st[:, K.PHASE] <= K.KEEP) & (st[:, K.CUR] != self.seats))
-            for j, policy in enumerate(self._opp_policies):
-                if policy is None:
-                    continue
-                rows = to_move[self._opp_of_env[to_move] == j]
-                if not rows.size:
-                    continue
-                actions = batch_policy_actions(policy, g, rows)
-                illegal = g.step_rows(rows, actions)
-                if illegal.any():
-                    i = int(np.flatnonzero(illegal)[0])
-                    raise IllegalActionError(f"opponent policy {policy!r} chose the illegal action "
-                                             f"{int(actions[i])} in env {int(rows[i])}")
+            bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move])
+            if bad is not None:
+                j, env, action = bad
+                raise IllegalActionError(f"opponent policy {self._opp_policies[j]!r} chose the illegal action "
+                                         f"{action} in env {env}")
 
     # ------------------------------------------------------------------ episodes
 

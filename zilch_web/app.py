@@ -49,13 +49,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, field_validator
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError, keep_action, load_ruleset, mask_of
-from zilch_env.ruleset import ruleset_to_toml
-from zilch_env.text import rules_summary
 
+# the request bodies and limits, and the rules pages, importable from here as before
+from .requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame,  # noqa: F401
+                          PlayerIn, RulesIn, SeatIn, check_strings)
+from .rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
 from .store import GameStore, StaleVersionError
 from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
@@ -73,13 +74,6 @@ LOG_TAIL = 12
 #: Worker threads for the API's requests (``$ZILCH_WEB_THREADS``; default 4; anyio's default is 40).
 WORKER_THREADS = max(1, int(os.environ.get("ZILCH_WEB_THREADS", "4") or 4))
 
-#: The largest request body accepted, in bytes (a bigger one is answered 413 before it is read on).
-#: A new game with six players and every rule overridden is well under 8 KiB.
-MAX_BODY = 64 * 1024
-#: The longest string accepted anywhere in a request body (keys included): 422 beyond it.
-MAX_STRING = 200
-#: The longest query string of any request, in characters: 414 beyond it.
-MAX_QUERY = 8192
 #: Errors a ruleset can raise when it is loaded or played that are the rules' fault, not the
 #: server's: answered 4xx with their message. The loader raises RulesetError; values the engine or
 #: a solver cannot hold raise ValueError or OverflowError (too many digits, beyond 64 bits); rules
@@ -109,163 +103,11 @@ TOGGLES = [
     ("variants.pyramiding", True, False, "Pyramiding",
      "New dice may join dice of the same face kept earlier in this pass to make a bigger group."),
     ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
-     "Six dice and no score: 500 points and a fresh roll instead of a zilch."),
+     "Six dice and no score: 500 points instead of a zilch; then bank, or roll all six again."),
     ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
      {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
      "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
 ]
-
-
-class ApiError(Exception):
-    """A request the game refuses: HTTP status, a short machine code and a sentence for people."""
-
-    def __init__(self, status: int, code: str, detail: str, **extra: Any):
-        super().__init__(detail)
-        self.status, self.code, self.detail, self.extra = status, code, detail, extra
-
-
-# -------------------------------------------------------------------------------- request bodies
-
-
-class PlayerIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: StrictStr = Field("", max_length=MAX_STRING, description="the player's name; may be empty for a computer player")
-    cpu: StrictStr | None = Field(None, max_length=MAX_STRING, description="agent spec of a computer player; null for a human")
-
-
-def check_strings(value: Any, where: str = "set", depth: int = 0) -> None:
-    """Refuse (ValueError, so the answer is a 422 naming the place) any string longer than
-    :data:`MAX_STRING` in ``value``, keys included, and nesting deeper than a ruleset has."""
-    if depth > 6:
-        raise ValueError(f"{where}: nested deeper than any rule (6 levels)")
-    if isinstance(value, str):
-        if len(value) > MAX_STRING:
-            raise ValueError(f"{where}: a string of {len(value)} characters; the most is {MAX_STRING}")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            check_strings(k, f"{where} (a key)", depth + 1)
-            check_strings(v, f"{where}.{k}", depth + 1)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            check_strings(v, f"{where}[{i}]", depth + 1)
-
-
-class RulesIn(BaseModel):
-    """A preset and rule overrides, every string in them bounded."""
-
-    model_config = ConfigDict(extra="forbid")
-    ruleset: StrictStr = Field("zonk", max_length=MAX_STRING, description="a preset name")
-    set: dict[str, Any] = Field(default_factory=dict, max_length=64,
-                                description="rule overrides by dotted key, e.g. {\"target\": 1000}")
-    players: StrictInt | None = Field(None, ge=1, le=6, description="how many players the game will have")
-
-    @field_validator("set")
-    @classmethod
-    def _bounded(cls, v: dict[str, Any]) -> dict[str, Any]:
-        check_strings(v)
-        return v
-
-
-class NewGame(RulesIn):
-    players: list[PlayerIn] = Field(..., min_length=1, max_length=6)  # type: ignore[assignment]
-    seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
-
-
-class SeatIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    token: StrictStr | None = Field(None, max_length=64, description="this device's seat token for the game")
-    seat: StrictInt | None = Field(None, description="the seat to give up (invite) or to claim")
-
-
-class MoveIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    version: StrictInt = Field(..., description="the game's version the move was chosen at")
-    seat: StrictInt = Field(..., description="the seat making the move")
-    token: StrictStr | None = Field(None, max_length=64, description="the seat token of the device making the move")
-    action: StrictInt | None = Field(None, description="an action number (0..135), or use keep and bank")
-    keep: list[StrictInt] | None = Field(None, max_length=6, description="faces to keep from the current roll")
-    bank: StrictBool = Field(False, description="with keep: bank after keeping (else roll on)")
-
-
-# -------------------------------------------------------------------------------- limits
-
-
-class LimitRequests:
-    """ASGI middleware bounding what a request may send: a query string of at most
-    :data:`MAX_QUERY` characters (else 414) and a body of at most :data:`MAX_BODY` bytes (else
-    413), counted from ``Content-Length`` when given and as the body arrives otherwise, so a huge
-    upload is stopped before it is read into memory. Answers are JSON ``{error, detail}``."""
-
-    def __init__(self, app: Any):
-        self.app = app
-
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        if scope.get("path", "").endswith("/events"):
-            try:
-                return await self.app(scope, receive, send)
-            except asyncio.CancelledError:
-                # the server is shutting down (``zilch serve`` gives open streams 1 s, then cancels
-                # them): the stream just ends, and the browser's EventSource reconnects later
-                try:
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
-                except Exception:  # pragma: no cover - the connection is already gone
-                    pass
-                return
-        if len(scope.get("query_string", b"")) > MAX_QUERY:
-            return await self._refuse(send, 414, "query_too_long",
-                                      f"the query string has {len(scope['query_string'])} characters; the most "
-                                      f"is {MAX_QUERY}")
-        length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None:
-            try:
-                n = int(length)
-            except ValueError:
-                return await self._refuse(send, 400, "bad_request", "the Content-Length header is not a number")
-            if n > MAX_BODY:
-                return await self._refuse(send, 413, "body_too_large",
-                                          f"the request body has {n} bytes; the most is {MAX_BODY} bytes")
-        seen = 0
-        refused = False  # once the body passed the bound, the app's own answer is replaced by a 413
-        too_big = f"the request body has more than {MAX_BODY} bytes; the most is {MAX_BODY} bytes"
-
-        async def counted() -> dict:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > MAX_BODY:
-                    raise _BodyTooLarge()
-            return message
-
-        async def watched(message: dict) -> None:
-            nonlocal refused
-            if seen > MAX_BODY:
-                if not refused:
-                    refused = True
-                    await self._refuse(send, 413, "body_too_large", too_big)
-                return
-            await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except Exception:
-            if seen <= MAX_BODY:
-                raise
-            if not refused:  # our signal, or the app's error made of it
-                await self._refuse(send, 413, "body_too_large", too_big)
-
-    @staticmethod
-    async def _refuse(send: Any, status: int, code: str, detail: str) -> None:
-        body = json.dumps({"error": code, "detail": detail}).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
-
-
-class _BodyTooLarge(Exception):
-    """Raised inside the app's receive when the body passes :data:`MAX_BODY`."""
 
 
 # -------------------------------------------------------------------------------- the app
@@ -564,7 +406,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     @app.post("/api/games/{game_id}/rematch", status_code=201)
     def rematch(game_id: str) -> JSONResponse:
         """A new game with the same rules and players once this one is over; the winner begins
-        (seed 004), and after a draw the tied player who played earliest. The devices keep their
+        (source 004), and after a draw the tied player who played earliest. The devices keep their
         seats (the same tokens play them); asked twice, the same rematch is answered."""
         with store.lock(game_id):
             old = load(game_id)
@@ -809,124 +651,3 @@ def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
         spec = table.seats[g.current].cpu if not g.done else None
         raise ApiError(422, "bad_player", f"computer player {spec!r} cannot play this position under these "
                        f"rules: {_rules_message(e)}") from None
-
-
-def _page(title: str, body: str) -> str:
-    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{html.escape(title)}</title><link rel='icon' href='/static/favicon.svg' type='image/svg+xml'>"
-            f"<link rel='stylesheet' href='/static/style.css'></head>"
-            f"<body><header class='bar'><a href='/' class='brand'>Zilch</a>"
-            f"<a class='bar-link' href='/'>New game</a></header><main class='page'>{body}</main></body></html>")
-
-
-def _rules_html(rs: Ruleset, back: str) -> str:
-    """The rules page: the scoring table (:func:`scoring_html`), :func:`~zilch_env.text.rules_summary`
-    as a list, and the full ruleset file."""
-    lines = rules_summary(rs).split("\n")
-    items = "".join(f"<li>{html.escape(x)}</li>" for x in lines[1:])
-    return _page(f"Rules: {rs.name}", (
-        f"<p><a class='back' href='{html.escape(back)}'>← Back</a></p>"
-        f"<h1>Rules: {html.escape(rs.name)}</h1><p class='lead'>{html.escape(preset_blurb(rs))}</p>"
-        f"{scoring_html(rs)}"
-        f"<h2>How a turn goes</h2><ul class='rules'>{items}</ul>"
-        f"<details><summary>The ruleset file</summary><pre>{html.escape(ruleset_to_toml(rs))}</pre></details>"))
-
-
-def _dice_html(faces: list[int]) -> str:
-    pips = "".join(f"<span class='pip p{i}'></span>" for i in range(1, 10))
-    return ("<span class='dice-pic' role='img' aria-label='" + " ".join(map(str, faces)) + "'>"
-            + "".join(f"<span class='die pic' data-face='{f}'>{pips}</span>" for f in faces) + "</span>")
-
-
-def scoring_table_rows(rs: Ruleset) -> dict[str, Any]:
-    """What each combination scores under ``rs``, every figure from the engine's own scoring
-    (:func:`zilch_env.score_dice`): ``{"kinds": [(n, [points or None per face 1-6])], "specials":
-    [(name, dice, points)], "nothing": [faces that score nothing alone]}``."""
-    from zilch_env import score_dice
-
-    kinds = []
-    for n in range(1, min(rs.dice, 6) + 1):
-        if n == 2 or (n > 3 and rs.scoring.kinds == "none"):
-            continue  # a pair scores only as two singles; without a bonus, four or more is a triple and singles
-        kinds.append((n, [score_dice(rs, [f] * n) for f in range(1, 7)]))
-    specials = []
-    sc = rs.scoring
-    candidates = [("Straight 1-6" + (" (permanent: survives a zilch)" if sc.permanent_straight else ""),
-                   [1, 2, 3, 4, 5, 6], sc.straight),
-                  ("Three pairs", [2, 2, 3, 3, 4, 4], sc.three_pairs),
-                  ("Four of a kind and a pair (as three pairs)", [2, 2, 2, 2, 3, 3],
-                   sc.three_pairs if sc.four_and_pair_is_three_pairs else 0),
-                  ("Two triplets", [2, 2, 2, 3, 3, 3], sc.two_triplets)]
-    for label, dice, on in candidates:
-        if on and len(dice) <= rs.dice:
-            specials.append((label, dice, score_dice(rs, dice)))
-    nothing = [f for f in range(1, 7) if not score_dice(rs, [f])]
-    return {"kinds": kinds, "specials": specials, "nothing": nothing}
-
-
-def scoring_html(rs: Ruleset) -> str:
-    """The scoring table of a ruleset with dice pictures: one row per count of a kind (one, three,
-    four ... of a face), one column per face, then the special combinations, then what scores
-    nothing. Written from the ruleset, so custom rules get theirs."""
-    t = scoring_table_rows(rs)
-    word = {1: "One", 3: "Three", 4: "Four", 5: "Five", 6: "Six"}
-    head = "".join(f"<th scope='col'>{_dice_html([f])}</th>" for f in range(1, 7))
-    body = ""
-    for n, pts in t["kinds"]:
-        cells = "".join(f"<td>{p:,}</td>" if p else "<td class='none' aria-label='nothing'>–</td>" for p in pts)
-        body += f"<tr><th scope='row'>{word[n]}</th>{cells}</tr>"
-    specials = "".join(f"<li>{_dice_html(d)}<span class='what'>{html.escape(label)}</span>"
-                       f"<span class='pts'>{p:,}</span></li>" for label, d, p in t["specials"])
-    none = t["nothing"]
-    faces = ", ".join(str(f) for f in none[:-1]) + (f" or {none[-1]}" if len(none) > 1 else str(none[-1])) if none else ""
-    notes = []
-    if none:
-        notes.append(f"A single {faces} scores nothing: only as part of three or more of a kind"
-                     + (" or a combination." if t["specials"] else "."))
-    kv = rs.scoring.kinds
-    if kv == "none" and rs.dice >= 4:
-        notes.append("Four or more of a kind score no bonus: the three of a kind plus the rest as singles.")
-    if not rs.scoring.straight and rs.dice >= 6:
-        notes.append("A straight 1-6 scores nothing special here (only its 1 and 5 as singles).")
-    if rs.scoring.three_pairs == 0 and rs.dice >= 6:
-        notes.append("Three pairs score nothing special here.")
-    notes.append("Combinations count only within one roll: dice of different rolls never add up.")
-    if rs.keep == "all_scoring":
-        notes.append("Every scoring die of a roll is kept for you, for the most points.")
-    return ("<h2>Scoring</h2><div class='score-wrap'><table class='scoring'><thead><tr><th></th>" + head
-            + f"</tr></thead><tbody>{body}</tbody></table></div>"
-            + (f"<ul class='specials'>{specials}</ul>" if specials else "")
-            + "<ul class='score-notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in notes) + "</ul>")
-
-
-def preset_blurb(rs: Ruleset) -> str:
-    """One line that tells rulesets apart: the target, getting on the board, the minimum bank,
-    which singles score, big kinds, the straight and three pairs, a zilch penalty, the keep rule."""
-    from zilch_env import score_dice
-
-    parts = [f"First to {rs.target:,}"]
-    if rs.entry_threshold:
-        parts.append(f"{rs.entry_threshold} to get on the board")
-    if rs.min_bank:
-        parts.append(f"banks from {rs.min_bank}")
-    singles = [f for f in range(1, 7) if score_dice(rs, [f])]
-    if singles:
-        parts.append(" and ".join(f"{f}s" for f in singles) + " score alone")
-    kinds = {"none": "no bonus for four of a kind", "double": "four of a kind doubles",
-             "flat": "four of a kind a fixed bonus", "multiple": "four of a kind a multiple"}.get(rs.scoring.kinds)
-    if kinds and rs.dice >= 4:
-        parts.append(kinds)
-    if rs.scoring.straight and rs.dice >= 6:
-        parts.append(f"straight {rs.scoring.straight:,}")
-    if rs.scoring.three_pairs and rs.dice >= 6:
-        parts.append(f"three pairs {rs.scoring.three_pairs:,}")
-    zp = rs.variants.zilch_penalty
-    if zp.count:
-        parts.append(f"{zp.count} zilches in a row " + {"subtract": f"cost {zp.points}", "halve": "halve the score",
-                                                         "reset": "reset the score"}[zp.mode])
-    if rs.keep == "all_scoring":
-        parts.append("scoring dice kept for you")
-    if rs.hot_dice == "forced":
-        parts.append("hot dice must be rolled")
-    return f"{rs.dice} dice. " + "; ".join(parts) + "."

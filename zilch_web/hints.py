@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase
+from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, UnsupportedRulesError
 
 from .table import Table
 
@@ -27,7 +27,7 @@ def _policy(table: Table) -> Any:
     """The solved turn for the player to move: their board status, the bar of ``overcoming``, and
     their zilch streak (as the ``optimal-turn`` agent plays)."""
     try:
-        from agents.solver import UnsupportedRuleError, solve_turn
+        from agents.solver import solve_turn
     except ImportError as e:  # pragma: no cover - the solver ships with the package
         raise HintUnavailable(f"the exact turn solver is not installed ({e})") from None
     g, rs = table.state, table.ruleset
@@ -38,7 +38,7 @@ def _policy(table: Table) -> Any:
         thr = max(g.last_result + 1, rs.min_bank if on else rs.entry_threshold)
     try:
         sol = solve_turn(rs, on, thr)
-    except UnsupportedRuleError as e:
+    except UnsupportedRulesError as e:
         raise HintUnavailable(f"no hint under these rules: {e}") from None
     streak = g.zilch_streak[me] if on else None
     return sol, sol.policy_for(streak), bool(on and rs.variants.zilch_penalty.count and len(sol.streak_policies) > 1)

@@ -1,0 +1,7 @@
+"""``python -m agents.evaluate``: the command line (:mod:`agents.evaluate.cli`)."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,144 @@
+"""The worker pool and the progress bar.
+
+Chunks of work run in ``spawn`` worker processes (or, with ``ray``, as Ray tasks through
+:mod:`agents.ray_eval`) and come back in order; the progress bar counts games as chunks finish.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+import os
+import sys
+import time
+
+import numpy as np
+
+from zilch_env import Policy, Ruleset
+
+from .config import WORKER_START_TIMEOUT
+from .play import _Context, _run_task
+
+
+_WORKER: _Context | None = None
+
+
+def _warm_kernels(ruleset: Ruleset) -> None:
+    """Compile (or load from numba's cache) the batched engine's kernels: one tiny game."""
+    from zilch_env.batched import KernelAgent
+
+    from ..tournament import play_games
+
+    play_games(ruleset, [KernelAgent("random")] * 2, np.zeros((1, 2), np.int64), seed=0, dice_slots=True)
+
+
+def _init_worker(ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, ready: Any, kernels: bool) -> None:
+    """Pool initializer: build the agents (and the batched engine's kernels when tables need them),
+    with one thread of linear algebra per process (the processes are the parallelism), then report
+    ``("ready", pid)`` or ``("error", text)``."""
+    global _WORKER
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[var] = "1"
+    try:
+        _WORKER = _Context(ruleset, specs, seed)
+        if kernels:
+            _warm_kernels(ruleset)
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
+    except BaseException as e:
+        ready.put(("error", f"{type(e).__name__}: {e}"))
+        raise
+    ready.put(("ready", os.getpid()))
+
+
+def _worker_task(task: tuple) -> tuple:
+    assert _WORKER is not None
+    return _run_task(_WORKER, task)
+
+
+class _Runner:
+    """Runs tasks in order, in this process (``workers == 1``) or in a ``spawn`` pool."""
+
+    def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int, workers: int,
+                 agents: Sequence[Policy], kernels: bool = False, luck: Any = None):
+        self.workers = workers
+        self.pool = None
+        t = time.perf_counter()
+        if workers == 1:
+            self.ctx = _Context(ruleset, specs, seed, agents, luck)
+            if kernels:
+                _warm_kernels(ruleset)
+        else:
+            import multiprocessing as mp
+            import queue
+
+            ctx = mp.get_context("spawn")
+            ready = ctx.Queue()
+            self.pool = ctx.Pool(workers, _init_worker, (ruleset, list(specs), seed, ready, kernels))
+            # Wait until every worker has built its agents, so that the games are timed alone and a
+            # worker that cannot build an agent stops the run with its message.
+            started = 0
+            while started < workers:
+                try:
+                    status, what = ready.get(timeout=WORKER_START_TIMEOUT)
+                except queue.Empty:
+                    self.close()
+                    raise RuntimeError(f"the worker processes did not start within {WORKER_START_TIMEOUT} s") from None
+                if status == "error":
+                    self.close()
+                    raise RuntimeError(f"a worker process could not build the agents: {what}")
+                started += 1
+        self.startup_seconds = time.perf_counter() - t
+
+    def map(self, tasks: Sequence[tuple]) -> Iterator[tuple]:
+        """``(task, result)`` in the order of ``tasks``."""
+        if self.pool is None:
+            for t in tasks:
+                yield _run_task(self.ctx, t)
+        else:
+            yield from self.pool.imap(_worker_task, tasks, chunksize=1)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
+
+
+class _Progress:
+    """A rich progress bar on stderr, or nothing."""
+
+    def __init__(self, enabled: bool):
+        self.bar = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
+                                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                                console=Console(stderr=True), transient=False)
+            self.bar.start()
+        self.tasks: dict[str, Any] = {}
+        self.t0: dict[str, float] = {}
+
+    def add(self, key: str, description: str, total: int | None) -> None:
+        """A bar of ``total`` steps; ``None`` for a pulsing bar of unknown length."""
+        if self.bar is not None and total != 0:
+            self.tasks[key] = self.bar.add_task(description, total=total, rate="")
+            self.t0[key] = time.perf_counter()
+
+    def remove(self, key: str) -> None:
+        if key in self.tasks:
+            self.bar.remove_task(self.tasks.pop(key))
+
+    def advance(self, key: str, n: int, unit: str) -> None:
+        if key in self.tasks:
+            task = self.tasks[key]
+            self.bar.advance(task, n)
+            done = next(x for x in self.bar.tasks if x.id == task).completed
+            dt = time.perf_counter() - self.t0[key]
+            self.bar.update(task, rate=f"{done / dt:,.0f} {unit}/s" if dt > 0 else "")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,75 @@
+"""Every example in ``examples/`` runs, with a tiny budget (in-process through its
+``main(argv)``; the Tianshou one in a subprocess, about 5 s of CPU time).
+
+RLlib pins another Gymnasium (``gymnasium==1.2.2`` for ray 2.60) and so has a venv of its own (the
+install command is in ``examples/rllib_ppo.py``); here its environment factory and the module's
+documentation are checked, and docs/environment.md reports the real run."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture
+def torch_threads():
+    import torch
+
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def test_ppo_masked(torch_threads, capsys):
+    out = load("ppo_masked").main(["--total-timesteps", "2048", "--num-envs", "16", "--num-steps", "64",
+                                   "--eval-games", "20"])
+    assert out["steps"] == 2048 and 0.0 <= out["before"] <= 1.0 and 0.0 <= out["after"] <= 1.0
+    assert "win rate before training" in capsys.readouterr().out
+
+
+def test_openspiel_mcts(capsys):
+    out = load("openspiel_mcts").main(["--games", "2", "--simulations", "5", "--target", "1000"])
+    assert out["games"] == 2 and 0.0 <= out["win_rate"] <= 1.0
+    out = load("openspiel_mcts").main(["--games", "2", "--simulations", "4", "--target", "500", "--rollout", "random",
+                                       "--opponent", "random"])
+    assert 0.0 <= out["win_rate"] <= 1.0
+    assert "OpenSpiel MCTS" in capsys.readouterr().out
+
+
+def test_tianshou_dqn():
+    """In a subprocess with ``NUMBA_DISABLE_JIT=1``: Tianshou's collectors compile numba kernels
+    (20 s and more) that a 100-step run does not need; about 5 s of CPU time."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "tianshou_dqn.py"), "--epochs", "1",
+                          "--steps-per-epoch", "100", "--eval-games", "2", "--target", "1000", "--envs", "1",
+                          "--batch-size", "16", "--buffer", "1000"], capture_output=True, text=True, timeout=300,
+                         env=env, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "Tianshou DQN on zilch_v1" in out.stdout and "win rate before training" in out.stdout
+
+
+def test_rllib_example_env_and_install_command():
+    mod = load("rllib_ppo")
+    assert 'pip install torch==2.13.0 "ray[rllib]"' in mod.__doc__ and "--no-deps -e ." in mod.__doc__
+    env = mod.make_env({"ruleset": "farkle"})
+    obs, info = env.reset(seed=0)
+    assert set(obs) == {"action_mask", "observations"} and env.observation_space.contains(obs)
+    assert gym.spec("Zilch-v1").kwargs["max_turns"] == 1000
+    assert np.array_equal(obs["action_mask"], info["action_mask"])

@@ -1,0 +1,617 @@
+"""End to end in a real browser: Debian's chromium driven by playwright at phone sizes (320 x 568 and
+360 x 740 portrait, 740 x 360 landscape).
+
+The app runs under uvicorn in a background thread on 127.0.0.1 and a free port, offering the
+computer levels (the default opponent is the trained agent of the rules). Games are short
+(target 1000 or less) and the computer's steps are shown at once (120 ms a step where the animation
+itself is tested), so the whole file runs in well under a minute. Covered: a game against the computer to the end by tapping dice and Roll / Bank; a
+hot-seat game with the pass-the-phone screen; the layout at the three sizes; the board kept current
+during the computer's animated turn; the keyboard (focus, shortcuts); a reply cut off on the way;
+the new-game form remembered across the rules page; the player limits; contrast; live play between
+two browser contexts through an invite; tips; reduced motion.
+
+Needs ``/usr/bin/chromium`` (``apt-get install chromium``); never ``playwright install``. With
+``ZILCH_SCREENSHOTS=DIR`` set, the tests also save the screenshots of ``docs/screenshots/``
+(``ZILCH_SCREENSHOTS=docs/screenshots pytest tests/zilch_web/test_web_browser.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+
+
+def _chromium() -> str | None:
+    for path in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser")):
+        if path and os.path.exists(path):
+            return path
+    return None
+
+
+CHROMIUM = _chromium()
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium): "
+    "apt-get update && apt-get install -y chromium")
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+PHONE = {"width": 360, "height": 740}
+SMALL = {"width": 320, "height": 568}
+LANDSCAPE = {"width": 740, "height": 360}
+SHOTS = os.environ.get("ZILCH_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    import uvicorn
+
+    from zilch_web.app import create_app
+
+    app = create_app(str(tmp_path_factory.mktemp("web") / "games.sqlite3"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started:
+        assert time.time() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def make_page(browser, viewport=PHONE, delay=0, **ctx_args):
+    ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True, **ctx_args)
+    ctx.add_init_script(f"localStorage.getItem('zilchDelay') || localStorage.setItem('zilchDelay', '{delay}')")
+    pg = ctx.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    # Nothing may be fetched from another host.
+    pg.route("**/*", lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
+             or route.request.url.startswith("data:") else (errors.append("fetched " + route.request.url),
+                                                               route.abort()))
+    pg.errors = errors  # type: ignore[attr-defined]
+    return ctx, pg
+
+
+@pytest.fixture
+def page(browser):
+    ctx, pg = make_page(browser)
+    yield pg
+    ctx.close()
+    assert not pg.errors, pg.errors
+
+
+SETTLED = """() => {
+  const z = window.zilch;
+  if (!z || !z.game || z.animating || z.sending) return false;
+  return ['#screen-play', '#screen-pass', '#screen-over'].some((s) => !document.querySelector(s).hidden);
+}"""
+
+
+def settle(page, after_version=None):
+    cond = SETTLED if after_version is None else (
+        "() => (" + SETTLED + ")() && (window.zilch.game.version > %d || window.zilch.game.status === 'over')"
+        % after_version)
+    page.wait_for_function(cond, timeout=20000)
+    return page.evaluate("window.zilch.game")
+
+
+def visible(page, sel):
+    return page.locator(sel).is_visible()
+
+
+def shot(page, name):
+    if SHOTS:
+        os.makedirs(SHOTS, exist_ok=True)
+        page.wait_for_timeout(500)  # the dice have landed
+        page.screenshot(path=os.path.join(SHOTS, name))
+
+
+def start(page, base_url, target=1000, players=None, tips=False):
+    """Open the new-game form, set the target (and players: list of (name, level label or None)), start."""
+    if not tips:
+        page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+    if not page.url.startswith(base_url + "/") or page.locator("#screen-new").is_hidden():
+        page.goto(base_url + "/")
+    page.wait_for_selector("#screen-new:not([hidden])")
+    page.fill("#target", str(target))
+    page.dispatch_event("#target", "change")
+    if players is not None:
+        while page.locator("#players li").count() > 1:
+            page.locator("#players li .remove").last.click()
+        for i, (name, level) in enumerate(players):
+            if i:
+                page.click("#add-human" if level is None else "#add-cpu")
+            li = f"#players li:nth-child({i + 1})"
+            page.fill(f"{li} input", name)
+            page.select_option(f"{li} select", label="Person" if level is None else f"CPU {level}")
+    page.wait_for_function("window.zilch.cpus !== null")
+    page.click("#start")
+    return settle(page)
+
+
+def check_layout(page, viewport):
+    """Nothing wider than the phone; the header, the scores and the turn on screen at the top; every
+    control a large tap target."""
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    assert page.evaluate("window.scrollY") == 0
+    for sel in (".bar", "#scores", "#turn-total"):
+        b = page.locator(sel).bounding_box()
+        assert b["y"] >= 0 and b["y"] + b["height"] <= viewport["height"], (sel, b)
+    for sel in ("#dice .roll .die", "#roll-btn", "#bank-btn", "#hint-btn", ".bar a"):
+        for box in page.locator(sel).all():
+            if box.is_visible():
+                b = box.bounding_box()
+                assert b["width"] >= 44 and b["height"] >= 44, (sel, b)
+                assert b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"], (sel, b)
+
+
+def take_turn(page, g, bank_from=300, try_bad_tap=False):
+    """One decision through the screen: tap the dice of the keep worth most, then Bank or Roll."""
+    if g["phase"] != "keep":
+        page.locator("#choices button").first.click()
+        return
+    if try_bad_tap:
+        scoring = {f for k in g["keeps"] for f in k["dice"]}
+        dud = next((f for f in g["roll"] if f not in scoring), None)
+        if dud is not None:
+            page.click(f'#dice .roll .die[data-face="{dud}"]')
+            text = page.inner_text("#selection")
+            assert f"The {dud} scores nothing in this roll" in text, text
+            assert page.is_disabled("#roll-btn") and page.is_disabled("#bank-btn")
+            page.click(f'#dice .roll .die[data-face="{dud}"].kept')
+    k = max(g["keeps"], key=lambda k: (k["points"], k["n"]))
+    fixed = g["ruleset"]["keep"] == "all_scoring" and len(g["keeps"]) == 1
+    if not fixed:
+        while page.locator("#dice .roll .die.kept").count():  # clear a selection (the hint makes one)
+            page.locator("#dice .roll .die.kept").first.click()
+        for f in k["dice"]:
+            page.click(f'#dice .roll .die[data-face="{f}"]:not(.kept)')
+    sel = page.inner_text("#selection")
+    assert f"for {k['points']}" in sel and f"turn {k['total']}" in sel, sel
+    assert page.is_enabled("#roll-btn")
+    assert page.is_enabled("#bank-btn") == (k["bank"] is not None)
+    if k["bank"] is not None and k["total"] >= bank_from:
+        assert page.inner_text("#bank-btn") == f"Bank {k['total']}"
+        page.click("#bank-btn")
+    else:
+        page.click("#roll-btn")
+
+
+# ------------------------------------------------------------------------------------ whole games
+
+
+def test_game_against_the_computer_to_the_end(page, base_url):
+    page.goto(base_url + "/")
+    page.wait_for_selector("#screen-new:not([hidden])")
+    assert page.input_value("#players li:nth-child(1) input") == "You"
+    # the default opponent is the trained agent, offered by level with its line of description
+    assert page.locator("#players li:nth-child(2) select option:checked").inner_text() == "CPU Hard"
+    assert page.inner_text("#players li:nth-child(2) .level-line").startswith("Hard: The trained agent")
+    labels = page.locator("#players li:nth-child(2) select option").all_inner_texts()
+    assert labels == ["Person", "CPU Easy", "CPU Medium", "CPU Hard", "CPU Perfect"]
+    shot(page, "phone-new-game.png")
+    # a game to 1000 has no trained agent: the form offers what can play it, Medium by default
+    page.fill("#target", "1000")
+    page.dispatch_event("#target", "change")
+    page.wait_for_function("document.querySelector('#players li:nth-child(2) .level-line').textContent.startsWith('Medium')")
+    labels = page.locator("#players li:nth-child(2) select option").all_inner_texts()
+    assert labels == ["Person", "CPU Easy", "CPU Medium"]
+    g = start(page, base_url)
+    assert page.url.startswith(base_url + "/g/") and g["id"] in page.url
+    assert g["players"][1]["cpu"] == "heuristic"
+    assert "Medium computer" in page.inner_text("#scores li:nth-child(2)")
+    assert not visible(page, "#screen-pass"), "one person against the computer: no pass-the-phone screen"
+    check_layout(page, PHONE)
+    # The hint: the solver's best move, its dice marked (no game table for these rules: no win chance).
+    page.click("#hint-btn")
+    page.wait_for_selector("#hint strong")
+    assert page.inner_text("#hint strong").startswith("Best: keep")
+    assert "chance of winning" not in page.inner_text("#hint")
+    assert page.locator("#dice .die.hinted").count() >= 1
+    decisions, shot_taken = 0, False
+    while g["status"] != "over":
+        assert visible(page, "#screen-play")
+        assert page.inner_text("#turn-who").startswith("You")
+        if not shot_taken and any(e["seat"] == 1 for e in g["log"]) and g["phase"] == "keep" and len(g["roll"]) >= 3:
+            k = max(g["keeps"], key=lambda k: (k["points"], k["n"]))
+            for f in k["dice"]:
+                page.click(f'#dice .roll .die[data-face="{f}"]:not(.kept)')
+            shot(page, "phone-game.png")
+            for f in k["dice"]:
+                page.click(f'#dice .roll .die[data-face="{f}"].kept')
+            shot_taken = True
+        take_turn(page, g, try_bad_tap=decisions < 4)
+        g = settle(page, g["version"])
+        decisions += 1
+        assert decisions < 300
+    # Final standings; the seed as the server has it, every digit (a string, not a JS number).
+    assert visible(page, "#screen-over")
+    title = page.inner_text("#over-title")
+    assert title in ("You win!", "CPU wins!") or title.startswith("Draw")
+    assert page.locator("#standings li").count() == 2
+    assert isinstance(g["seed"], str) and f"seed {g['seed']} " in page.inner_text("#over-info")
+    assert page.locator("#over-sheet tbody tr").count() >= 1
+    log = page.inner_text("#over-log")
+    assert "CPU rolls" in log and "You keep" in log
+    shot(page, "phone-game-over.png")
+    # The rules page of this game, written from its ruleset, with the scoring table.
+    page.goto(f"{base_url}/g/{g['id']}/rules")
+    assert "First to 1,000" in page.inner_text("main")
+    assert page.locator("table.scoring .die").count() >= 6
+    shot(page, "phone-rules.png")
+    page.go_back()
+    settle(page)
+    assert visible(page, "#screen-over")
+
+
+def test_hot_seat_game_with_pass_the_phone(page, base_url):
+    g = start(page, base_url, target=700, players=[("Ann", None), ("Bob", None)])
+    passes, decisions, seen = 0, 0, set()
+    while g["status"] != "over":
+        if visible(page, "#screen-pass"):
+            who = g["players"][g["current"]]["name"]
+            assert page.inner_text("#pass-name") == who
+            assert not visible(page, "#dice")
+            # what happened since this player's last turn: the other's bank or zilch is there
+            other = [e["text"] for e in page.evaluate("window.zilch.log")
+                     if e["kind"] in ("bank", "zilch") and g["players"][e["seat"]]["name"] != who]
+            if other and passes >= 2:
+                assert other[-1] in page.inner_text("#pass-events")
+            if passes == 2:
+                shot(page, "phone-pass.png")
+            page.click("#pass-go")
+            passes += 1
+            seen.add(who)
+            g = settle(page)
+            assert visible(page, "#screen-play")
+            assert page.inner_text("#turn-who").startswith(who)
+        take_turn(page, g, bank_from=300)
+        g = settle(page, g["version"])
+        decisions += 1
+        assert decisions < 400
+    assert "Ann" in seen and passes >= len(seen)
+    assert page.locator("#standings li").count() == 2
+    page.click("#rematch")
+    page.wait_for_function("(old) => window.zilch.game && window.zilch.game.id !== old", arg=g["id"])
+    g2 = settle(page)
+    assert g2["id"] != g["id"] and visible(page, "#screen-pass")
+
+
+# ------------------------------------------------------------------------------------ layout
+
+
+@pytest.mark.parametrize("viewport, name", [(SMALL, "small-game.png"), (LANDSCAPE, "landscape-game.png")])
+def test_layout_opens_at_the_top(browser, base_url, viewport, name):
+    """The form is scrolled to its Start button; the game then opens at its top with the header,
+    the scores and the turn total on screen, nothing wider than the phone."""
+    ctx, page = make_page(browser, viewport)
+    try:
+        page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+        page.goto(base_url + "/")
+        page.wait_for_selector("#screen-new:not([hidden])")
+        page.wait_for_function("window.zilch.cpus !== null")
+        page.locator("#start").scroll_into_view_if_needed()
+        assert page.evaluate("window.scrollY") > 0
+        page.click("#start")
+        settle(page)
+        check_layout(page, viewport)
+        shot(page, name)
+        page.goto(base_url + "/rules/farkle")
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
+
+
+def contrast(page, selector, background_selector=None):
+    """WCAG contrast ratio of an element's text colour against its (or a given element's) background."""
+    return page.evaluate("""([sel, bgSel]) => {
+      const lum = (c) => { const v = c.match(/[0-9.]+/g).slice(0, 3).map(Number).map((x) => x / 255)
+        .map((x) => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+      const e = document.querySelector(sel);
+      let b = bgSel ? document.querySelector(bgSel) : e;
+      let bg = getComputedStyle(b).backgroundColor;
+      while (bg === 'rgba(0, 0, 0, 0)' && b.parentElement) { b = b.parentElement; bg = getComputedStyle(b).backgroundColor; }
+      const l1 = lum(getComputedStyle(e).color), l2 = lum(bg);
+      return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    }""", [selector, background_selector])
+
+
+def test_contrast_of_disabled_buttons_and_notes(page, base_url):
+    start(page, base_url)
+    assert page.is_disabled("#roll-btn")
+    assert contrast(page, "#roll-btn") >= 4.5
+    page.evaluate("""() => { const li = document.createElement('li'); li.className = 'hot'; li.id = 'probe';
+                     li.textContent = 'This is your last turn'; document.querySelector('#notes').append(li); }""")
+    assert contrast(page, "#probe") >= 4.5
+    assert contrast(page, "#notes li:first-child") >= 4.5
+
+
+# ------------------------------------------------------------------------------------ the computer's turn
+
+
+def test_the_board_is_current_during_the_computers_turn(browser, base_url):
+    """While the computer's turn is animated, the scores, the ▶ marker and the notes follow the
+    events shown, and Hint is disabled."""
+    ctx, page = make_page(browser, delay=120)
+    try:
+        g = start(page, base_url, target=800)
+        page.evaluate("""() => { window.samples = []; const z = window.zilch;
+          window.sampler = setInterval(() => {
+            if (!z.animating) return;
+            const shown = {};
+            for (const e of z.log) if (['bank', 'zilch', 'penalty'].includes(e.kind)) shown[e.seat] = e.score;
+            const rows = [...document.querySelectorAll('#scores li')];
+            window.samples.push({
+              pts: rows.map((li) => Number(li.querySelector('.pts').textContent)), shown,
+              marker: rows.findIndex((li) => li.classList.contains('current')),
+              last: [...z.log].reverse().find((e) => e.seat !== null && e.kind !== 'challenge_result')?.seat,
+              hint: document.querySelector('#hint-btn').disabled,
+              notes: document.querySelector('#notes').children.length });
+          }, 20); }""")
+        for _ in range(40):  # bank as soon as allowed: the computer plays often
+            take_turn(page, g, bank_from=0)
+            g = settle(page, g["version"])
+            samples = page.evaluate("window.samples")
+            if g["status"] == "over" or sum(1 for x in samples if "1" in x["shown"]) >= 5:
+                break
+        assert sum(1 for x in samples if "1" in x["shown"]) >= 5, "the computer's turns were animated"
+        for s in samples:
+            for seat, score in s["shown"].items():
+                assert s["pts"][int(seat)] == score, s
+            assert s["marker"] == s["last"], s
+            assert s["hint"] is True and s["notes"] == 0, s
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------------------------------------ keyboard and errors
+
+
+def test_keyboard_shortcuts_and_focus(page, base_url):
+    g = start(page, base_url, target=10000)  # zonk itself: the trained agent, the game table
+    assert g["players"][1]["cpu"] == "ppo:checkpoints/zonk"
+    assert "Hard computer" in page.inner_text("#scores li:nth-child(2)")
+    k = max(g["keeps"], key=lambda k: (k["points"], k["n"]))
+    for f in k["dice"]:  # 1-6 select the dice by position
+        pos = next(i for i, x in enumerate(g["roll"]) if x == f and
+                   page.locator(f'#dice .roll .die[data-pos="{i}"].kept').count() == 0)
+        page.keyboard.press(str(pos + 1))
+    assert f"for {k['points']}" in page.inner_text("#selection")
+    # the focused die shows a focus ring
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert page.evaluate("document.activeElement.classList.contains('die')") and outline != "none"
+    page.keyboard.press("h")
+    page.wait_for_selector("#hint strong")
+    assert "Your chance of winning with perfect play from here:" in page.inner_text("#hint")
+    while page.locator("#dice .roll .die.kept").count():
+        page.locator("#dice .roll .die.kept").first.click()
+    for f in k["dice"]:
+        page.click(f'#dice .roll .die[data-face="{f}"]:not(.kept)')
+    page.keyboard.press("r")
+    g = settle(page, g["version"])
+    # after the move the keyboard is still in the game, not on the page
+    assert page.evaluate("document.activeElement !== document.body"), "focus returned to the page"
+    assert page.evaluate("!!document.activeElement.closest('#screen-play, #screen-over')")
+
+
+def test_a_reply_cut_off_on_the_way_does_not_freeze_the_page(page, base_url):
+    g = start(page, base_url, target=5000)
+
+    def truncate(route):
+        response = route.fetch()
+        body = response.body()
+        route.fulfill(status=200, headers={"content-type": "application/json"}, body=body[: len(body) // 2])
+
+    page.route("**/moves", truncate)
+    take_turn(page, g, bank_from=10**9)
+    page.wait_for_selector("#play-error:not([hidden])")
+    assert "could not be read" in page.inner_text("#play-error")
+    page.unroute("**/moves", truncate)
+    g2 = settle(page)
+    assert g2["version"] > g["version"], "the game as the server has it was fetched again"
+    take_turn(page, g2, bank_from=10**9)  # and the page plays on
+    g3 = settle(page, g2["version"])
+    assert g3["version"] > g2["version"]
+
+
+# ------------------------------------------------------------------------------------ the new-game form
+
+
+def test_the_form_is_remembered_and_limits_are_told(page, base_url):
+    page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+    page.goto(base_url + "/")
+    page.wait_for_selector("#screen-new:not([hidden])")
+    page.select_option("#preset", "farkle")
+    page.check('#toggles input[data-key="variants.piggyback"]')
+    page.select_option('#toggles select[data-key="variants.zilch_penalty"]', label="halve the score")
+    page.click("#add-human")
+    page.fill("#players li:nth-child(3) input", "Cy")
+    page.select_option("#players li:nth-child(2) select", label="CPU Easy")
+    page.wait_for_function("window.zilch.cpus !== null")
+    assert "/rules/farkle?" in page.get_attribute("#rules-link", "href")
+    page.click("#rules-link")
+    page.wait_for_selector("table.scoring")
+    assert "halve the score" in page.inner_text("main")  # the rules page of the rules on the form
+    page.go_back()
+    page.wait_for_selector("#screen-new:not([hidden])")
+    assert page.input_value("#preset") == "farkle"
+    assert page.is_checked('#toggles input[data-key="variants.piggyback"]')
+    assert page.locator("#players li").count() == 3 and page.input_value("#players li:nth-child(3) input") == "Cy"
+    assert page.locator("#players li:nth-child(2) select option:checked").inner_text() == "CPU Easy"
+    # another preset keeps the variants ticked by hand
+    page.select_option("#preset", "zonk")
+    assert page.is_checked('#toggles input[data-key="variants.piggyback"]')
+    # limits: + stops at 6 and says so; x on the last player is disabled and says why
+    while page.locator("#players li").count() < 6:
+        page.click("#add-human")
+    assert page.is_disabled("#add-human") and page.is_disabled("#add-cpu")
+    assert "at most 6 players" in page.inner_text("#players-note")
+    while page.locator("#players li").count() > 1:
+        page.locator("#players li .remove").last.click()
+    assert page.is_disabled("#players li .remove") and "at least one player" in page.inner_text("#players-note")
+    page.fill("#players li input", "Di")
+    page.click("#add-cpu")
+    page.click("#start")
+    g = settle(page)
+    assert g["ruleset"]["variants"]["zilch_penalty"]["mode"] == "halve" and g["ruleset"]["variants"]["piggyback"]
+
+
+def test_tips_once_then_remembered_and_reload_keeps_the_whole_log(browser, base_url):
+    ctx, page = make_page(browser, reduced_motion="reduce")
+    try:
+        page.goto(base_url + "/")
+        page.wait_for_selector("#screen-new:not([hidden])")
+        page.wait_for_function("window.zilch.cpus !== null")
+        page.click("#start")
+        g = settle(page)
+        page.wait_for_selector("#tip:not([hidden])")
+        assert "Tap the dice that score" in page.inner_text("#tip")
+        page.click("#tip-ok")
+        assert page.evaluate("JSON.parse(localStorage.getItem('zilchTips')).seen").count("keep") == 1
+        # the next tip: the entry threshold (not on the board yet), or the zilch if the first roll was
+        # one (the dice are the server's secret); then no more tips at all
+        nxt = page.inner_text("#tip")
+        assert "500 points in one turn" in nxt or nxt.startswith("Zilch: a roll with nothing"), nxt
+        page.click("#tip-off")
+        assert not visible(page, "#tip") and page.evaluate("JSON.parse(localStorage.getItem('zilchTips')).off")
+        # the computer's speed is the player's to choose, and remembered
+        page.select_option("#speed", label="Slow")
+        assert page.evaluate("localStorage.getItem('zilchDelay')") == "1400"
+        page.select_option("#speed", label="Instant")
+        # no dice animation under prefers-reduced-motion
+        assert page.evaluate("getComputedStyle(document.querySelector('#dice .die')).animationName") == "none"
+        for _ in range(25):  # play a while, then reload: the log and the score sheet are whole
+            take_turn(page, g, bank_from=0)
+            g = settle(page, g["version"])
+            if g["status"] == "over":
+                break
+        page.reload()
+        g = settle(page)
+        assert page.evaluate("window.zilch.log.length") == g["log_total"]
+        assert not visible(page, "#tip"), "no more tips"
+        assert page.input_value("#speed") == "0"
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()
+
+
+# ------------------------------------------------------------------------------------ live play
+
+
+def test_live_play_between_two_devices(browser, base_url):
+    """Ann's phone creates a hot-seat game with Bob and invites him; Bob's phone opens the link,
+    claims the seat; each phone then sees the other's moves without a reload."""
+    ctx_a, ann = make_page(browser)
+    ctx_b, bob = make_page(browser)
+    try:
+        ctx_a.grant_permissions(["clipboard-read", "clipboard-write"])
+        g = start(ann, base_url, target=600, players=[("Ann", None), ("Bob", None)])
+        if visible(ann, "#screen-pass"):
+            ann.click("#pass-go")
+            g = settle(ann)
+        assert visible(ann, "#invite-btn")
+        ann.evaluate("navigator.share = undefined")
+        ann.click("#invite-btn")
+        ann.wait_for_selector("#invite-info:not([hidden])")
+        assert "Bob's seat is free" in ann.inner_text("#invite-info")
+        bob.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+        bob.goto(f"{base_url}/g/{g['id']}")
+        bob.wait_for_selector("#screen-join:not([hidden])")
+        bob.click("text=Play as Bob")
+        settle(bob)
+        ann.wait_for_function("window.zilch.game.free_seats.length === 0")
+        assert not visible(ann, "#invite-btn")
+        moves = 0
+        while g["status"] != "over" and moves < 60:
+            me, other = (ann, bob) if g["current"] == 0 else (bob, ann)
+            assert not visible(other, "#screen-pass"), "no pass-the-phone screen between devices"
+            if visible(me, "#screen-pass"):  # pragma: no cover - each phone holds one seat
+                me.click("#pass-go")
+            g = settle(me)
+            assert "other device" in other.inner_text("#turn-who") or other.evaluate("window.zilch.animating") \
+                or g["current"] != (0 if other is ann else 1)
+            take_turn(me, g, bank_from=0)
+            g = settle(me, g["version"])
+            # the other phone follows by the event stream
+            other.wait_for_function("(v) => window.zilch.game.version >= v && !window.zilch.animating",
+                                    arg=g["version"], timeout=10000)
+            moves += 1
+            if moves == 3:
+                shot(bob, "phone-live-guest.png")
+        assert ann.evaluate("window.zilch.game.version") == bob.evaluate("window.zilch.game.version")
+        assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
+    finally:
+        ctx_a.close()
+        ctx_b.close()
+
+
+def test_unknown_game_link_says_so(page, base_url):
+    page.goto(base_url + "/g/not-a-game")
+    page.wait_for_selector("#loading a")
+    assert "no game" in page.inner_text("#loading")
+    assert page.errors == ["Failed to load resource: the server responded with a status of 404 (Not Found)"]
+    page.errors.clear()
+    assert json.loads(page.evaluate("JSON.stringify(1)")) == 1
+
+
+@pytest.mark.parametrize("viewport", [SMALL, PHONE])
+def test_the_scoring_table_fits_the_phone(browser, base_url, viewport):
+    ctx, page = make_page(browser, viewport)
+    try:
+        for preset in ("zonk", "farkle", "zilch"):
+            page.goto(f"{base_url}/rules/{preset}")
+            wrap = page.locator(".score-wrap")
+            assert page.evaluate("(e) => e.scrollWidth <= e.clientWidth", wrap.element_handle()), preset
+    finally:
+        ctx.close()
+
+
+def test_turn_start_choices_piggyback_and_challenge(page, base_url):
+    """Variants with a decision before rolling: the choices are buttons for the player to move only."""
+    page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+    page.goto(base_url + "/")
+    page.wait_for_selector("#screen-new:not([hidden])")
+    page.check('#toggles input[data-key="variants.piggyback"]')
+    page.check('#toggles input[data-key="variants.challenge"]')
+    g = start(page, base_url, target=1500, players=[("Ann", None), ("Bob", None)])
+    assert g["ruleset"]["variants"]["piggyback"] and g["ruleset"]["variants"]["challenge"]
+    seen = set()
+    for _ in range(40):
+        if g["status"] == "over":
+            break
+        if visible(page, "#screen-pass"):
+            page.click("#pass-go")
+            g = settle(page)
+        if g["phase"] != "keep":
+            seen.add(g["phase"])
+            labels = page.locator("#choices button").all_inner_texts()
+            assert labels == [c["label"] for c in g["choices"]] and not visible(page, "#actions")
+        take_turn(page, g, bank_from=0)
+        g = settle(page, g["version"])
+    assert "piggyback" in seen, seen

@@ -1,0 +1,137 @@
+"""The computer players are offered as levels a person understands (Easy, Medium,
+Hard = the trained agent of the rules, Perfect = the exact game table), each with a label and a
+line of description, the trained agent by default; ``zilch play``'s bare ``cpu`` plays the same
+default; each computer seat says its level."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from zilch_env import PRESETS, load_ruleset
+from zilch_web.app import create_app
+from zilch_web.levels import cpu_levels, default_cpu, level_label, trained_agent_spec
+
+
+
+@pytest.fixture(autouse=True)
+def empty_solver_cache(tmp_path, monkeypatch):
+    """Only the tables shipped with the code count (not games someone solved on this machine)."""
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "solver-cache"))
+
+
+@pytest.fixture
+def client(tmp_path):
+    return TestClient(create_app(str(tmp_path / "g.sqlite3")), raise_server_exceptions=False)
+
+
+def test_setup_offers_levels_with_labels_and_descriptions(client):
+    s = client.get("/api/setup").json()
+    assert [c["label"] for c in s["cpus"]] == ["Easy", "Medium", "Hard", "Perfect"]
+    assert [c["spec"] for c in s["cpus"]] == ["greedy", "heuristic", "ppo:checkpoints/zonk", "optimal-win"]
+    assert s["default_cpu"] == "ppo:checkpoints/zonk"
+    assert all(20 < len(c["description"]) < 120 for c in s["cpus"]), "one line each, shown on the phone"
+    for p in s["presets"]:  # every preset has its own trained agent and its game table shipped
+        assert p["default_cpu"] == f"ppo:checkpoints/{p['name']}"
+        assert [c["label"] for c in p["cpus"]] == ["Easy", "Medium", "Hard", "Perfect"], p["name"]
+
+
+def test_changed_rules_offer_what_can_play_them(client):
+    r = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"target": 2000}})
+    assert r.status_code == 200, r.text
+    assert [c["label"] for c in r.json()["cpus"]] == ["Easy", "Medium"]  # no trained agent, no stored table
+    assert r.json()["default_cpu"] == "heuristic"
+    three = client.post("/api/cpus", json={"ruleset": "farkle", "set": {}, "players": 3}).json()
+    assert [c["label"] for c in three["cpus"]] == ["Easy", "Medium", "Hard"], "Perfect plays two players"
+    # the name of a ruleset does not matter to the trained agent: only its rules
+    renamed = client.post("/api/cpus", json={"ruleset": "zilch", "set": {"name": "mine"}}).json()
+    assert renamed["default_cpu"] == "ppo:checkpoints/zilch"
+    bad = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"target": "lots"}})
+    assert bad.status_code == 422 and "target" in bad.json()["detail"]
+
+
+def test_a_level_that_cannot_play_the_rules_is_refused_with_the_reason(client):
+    r = client.post("/api/games", json={"ruleset": "zonk", "set": {"target": 2000},
+                                        "players": [{"name": "A"}, {"cpu": "ppo:checkpoints/zonk"}]})
+    assert r.status_code == 422 and "trained on" in r.json()["detail"] and "Medium (heuristic)" in r.json()["detail"]
+    r = client.post("/api/games", json={"ruleset": "zonk", "players": [{"name": "A"}, {"name": "B"},
+                                                                        {"cpu": "optimal-win"}]})
+    assert r.status_code == 422 and "two-player" in r.json()["detail"]
+    r = client.post("/api/games", json={"ruleset": "zonk", "players": [{"name": "A"}, {"cpu": "optimal-turn"}]})
+    assert r.status_code == 422 and "not offered" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("spec, label", [("ppo:checkpoints/zonk", "Hard"), ("optimal-win", "Perfect"),
+                                         ("greedy", "Easy")])
+def test_each_computer_seat_shows_its_level_and_plays(client, spec, label):
+    r = client.post("/api/games", json={"ruleset": "zonk", "seed": 4,
+                                        "players": [{"name": "Ann"}, {"cpu": spec}]})
+    assert r.status_code == 201, r.text
+    gid, game, token = r.json()["id"], r.json()["game"], r.json()["token"]
+    cpu = game["players"][1]
+    assert cpu["level"] == label and cpu["cpu"] == spec
+    assert cpu["name"] == ("CPU" if spec == "ppo:checkpoints/zonk" else f"CPU ({label})")
+    cpu_moves = 0
+    for _ in range(60):  # bank when allowed, else roll on: the computer plays its turns
+        if game["status"] == "over" or cpu_moves >= 2:
+            break
+        k = max(game["keeps"], key=lambda k: k["points"])
+        r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0, "token": token,
+                                                         "action": k["bank"] if k["bank"] is not None else k["roll"]})
+        assert r.status_code == 200, r.text
+        game = r.json()["game"]
+        cpu_moves += any(e["seat"] == 1 for e in r.json()["events"])
+    assert cpu_moves >= 2
+
+
+def test_levels_module():
+    zonk = load_ruleset("zonk")
+    assert trained_agent_spec(zonk) == "ppo:checkpoints/zonk" == default_cpu(zonk)
+    assert default_cpu(load_ruleset("zonk", {"variants.piggyback": True})) == "heuristic"
+    assert [c["label"] for c in cpu_levels(zonk, 4)] == ["Easy", "Medium", "Hard"]
+    assert level_label("ppo:checkpoints/farkle") == "Hard" and level_label("heuristic") == "Medium"
+    assert level_label("greedy:500") is None
+    for p in PRESETS:
+        assert default_cpu(load_ruleset(p)) == f"ppo:checkpoints/{p}"
+
+
+def test_zilch_play_bare_cpu_plays_the_same_default(monkeypatch):
+    import zilch_cli.play as play
+    from zilch_cli import main
+
+    seen = {}
+
+    class Stub:
+        def __init__(self, table, delay=0.0):
+            seen["table"] = table
+
+        def play(self):
+            return 0
+
+    monkeypatch.setattr(play, "TerminalGame", Stub)
+    assert main(["play", "--ruleset", "farkle", "--players", "you,cpu", "--seed", "1"]) == 0
+    assert [s.cpu for s in seen["table"].seats] == [None, "ppo:checkpoints/farkle"]
+    assert main(["play", "--ruleset", "farkle", "--set", "target=3000", "--players", "you,cpu"]) == 0
+    assert seen["table"].seats[1].cpu == "heuristic"
+
+
+def test_a_shared_agent_plays_many_games_at_once_from_many_threads():
+    """The web server plays every game of the same rules with one agent object from its request
+    threads: calls are serialised per agent (the trained agent's shared mask buffer, written by two
+    threads at once, once made it pick an illegal keep)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from zilch_web.table import Seat, Table
+
+    def game(seed):
+        t = Table("zonk", [Seat("", "ppo:checkpoints/zonk"), Seat("", "ppo:checkpoints/zonk")], seed=seed)
+        t.play_cpu()
+        return t.state.done
+
+    with ThreadPoolExecutor(8) as ex:
+        assert all(ex.map(game, range(12)))
