@@ -8,7 +8,7 @@ reachable from an empty pass through the engine's own keep functions
 (:func:`zilch_env.scoring.pass_keeps`, :func:`zilch_env.scoring.pyramid_freeze`); hot dice (every
 die set aside) return to the empty pass, and a six-dice zilch bonus is a keep of nothing worth the
 bonus that stays in the empty pass with all the dice to roll. The values follow by backward induction
-over ``a`` from the cap down, as in :mod:`agents.solver`:
+over ``a`` from the cap down, as in :mod:`agents.turn_solver`:
 
     R(s, a) = sum_roll P(roll) * max_keep after(s', a + points, dice left)
     after(s, a, m) = max(a if banking is allowed, R(s, a))
@@ -36,7 +36,7 @@ from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
 from zilch_env.scoring import BONUS_KEEPS, pass_keeps, pyramid_freeze, scoring_table
 
-from agents.solver import MAX_GRID, Advice, Choice, SolverError, TurnPolicy
+from agents.turn_solver import MAX_GRID, Advice, Choice, SolverError, TurnPolicy
 
 _EMPTY = (0, 0, 0, 0, 0, 0)
 
@@ -206,7 +206,7 @@ def _backward(N, g, thr, forced, c, r_lo, r_p, k_lo, k_pts_u, k_next, k_left, zs
 
 
 def solve_policy(rs: Ruleset, on_board: bool, threshold: int, offset: float, cap: int, upper: bool = False):
-    """The pyramiding counterpart of ``agents.solver._solve_policy``: a :class:`PassPolicy`."""
+    """The pyramiding counterpart of ``agents.turn_solver._solve_policy``: a :class:`PassPolicy`."""
     pg = pass_graph(rs)
     S = collect_bound(pg)
     g = pg.unit
@@ -223,7 +223,7 @@ def solve_policy(rs: Ruleset, on_board: bool, threshold: int, offset: float, cap
 
 
 class PassPolicy(TurnPolicy):
-    """A :class:`agents.solver.TurnPolicy` under pyramiding: its values are per pass state
+    """A :class:`agents.turn_solver.TurnPolicy` under pyramiding: its values are per pass state
     (``Rp[s, i]``; ``R[0, dice]`` holds the empty pass's, a fresh roll of all the dice), so the value
     of rolling fewer dice needs the dice frozen in this pass (``frozen``, ``frozen_points``, as
     :class:`zilch_env.GameState` has them)."""

@@ -139,7 +139,7 @@ def _load_builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    for mod in ("agents.baselines", "agents.solver", "agents.game_solver", "agents.learned"):
+    for mod in ("agents.baselines", "agents.optimal_turn", "agents.game_solver", "agents.learned"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as e:

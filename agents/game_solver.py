@@ -1,6 +1,6 @@
 """The exact two-player game solver: the policy that maximises the chance of winning.
 
-Maximising points per turn (:mod:`agents.solver`) is not the same as winning: near the end, and when
+Maximising points per turn (:mod:`agents.turn_solver`) is not the same as winning: near the end, and when
 behind, optimal play changes. :func:`solve_game` computes, for two players, the probability that the
 player to move wins under optimal play by both (a draw counts as half a win) for every state of the
 game, and the agent ``optimal-win`` plays from that table.

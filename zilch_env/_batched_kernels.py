@@ -905,12 +905,12 @@ V_SIZE = 5
 @njit(cache=True, inline="always")
 def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     """The choice of highest value under turn-value table ``t`` (zilch_env.batched.TurnValueTable;
-    agents.solver.TurnPolicy.decide and best_action, statement for statement): the table's policy
+    agents.turn_solver.TurnPolicy.decide and best_action, statement for statement): the table's policy
     ``q`` for the mover's board status and zilch streak; each keep valued by rolling on,
     ``extra + vals[q, j, dice, i]`` at ``j`` permanent straights (folded onto the top level, their
     points above it in ``extra``) and ``i`` units at risk (``vbeyond[q, j]`` from ``N`` units on),
     and, where banking is allowed, by banking the new turn total. The best value wins; ties go to
-    banking, then to more points, then to the lower mask. At turn start (agents.solver.OptimalTurnAgent):
+    banking, then to more points, then to the lower mask. At turn start (agents.optimal_turn.OptimalTurnAgent):
     never a challenge; piggyback when rolling the offer's dice from its total is worth more than a
     fresh turn."""
     ph = st[b, PHASE]

@@ -43,7 +43,7 @@ class TurnValueTable:
     A turn solver (``agents.solver.solve_turn``) values every state of a turn: ``values[q, j, n, i]``
     is what rolling ``n`` dice is worth under its policy ``q`` with ``j`` permanent straights and
     ``i * unit`` points at risk (the turn total is ``j * straight + i * unit``). The agent plays the
-    choice of highest value at every decision, exactly as ``agents.solver.TurnPolicy.best_action``:
+    choice of highest value at every decision, exactly as ``agents.turn_solver.TurnPolicy.best_action``:
 
     * each legal keep is valued by rolling on: ``values[q, j', left or dice, i']`` at the state it
       leads to (a permanent straight raises ``j``, other points raise ``i``); levels of ``j`` above the

@@ -5,7 +5,7 @@ ruleset): every sorted roll of 1 to 6 dice with its exact probability, the keeps
 from after each roll under the ruleset's keep rule (``keep = "all_scoring"`` leaves one), the zilch
 chance of each number of dice, the points grid, and the two forms the numba code reads: the packed
 keep table and the rule-parameter vector of the fast engine (:mod:`zilch_env._batched_kernels`).
-The batched engine (:mod:`zilch_env.batched`), the turn solver (:mod:`agents.solver`) and the game
+The batched engine (:mod:`zilch_env.batched`), the turn solver (:mod:`agents.turn_solver`) and the game
 solver (:mod:`agents.game_solver`) all read these tables, so a roll's chance and a roll's keeps are
 written once, here and in :mod:`zilch_env.scoring`.
 
