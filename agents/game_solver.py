@@ -937,10 +937,6 @@ class OptimalWinAgent:
     def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
         return self.table.best_action(state, legal)
 
-    def win_probability(self, state: GameState) -> float:
-        """The chance that the player to move wins from ``state`` under optimal play by both."""
-        return self.table.value(state)
-
 
 class WinPotential:
     """The solved game as a *potential* for reward shaping (``zilch_env.vec_env.BatchedZilchVecEnv(

@@ -1,7 +1,7 @@
 """Numba kernels of the batched engine (:mod:`zilch_env.batched`): plain scalar code, one game at a
 time in a loop over the batch, over a struct-of-arrays state. Each function mirrors a method of
 :class:`zilch_env.engine.GameState` (named in its docstring) statement for statement, so the two stay
-easy to compare; the differential test (``tests/test_batched.py``) holds them to identical states.
+easy to compare; the differential test (``tests/zilch_env/test_batched.py``) holds them to identical states.
 
 The state of game ``b`` is row ``st[b]`` of one int64 matrix; the column constants below name the
 fields. Rule parameters are one int64 vector ``rp`` (the ``R_*`` constants), the scoring tables are
@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from . import primitives
+from .reward import game_reward
 
 # --------------------------------------------------------------------------------------------
 # State columns (one row per game)
@@ -199,6 +200,7 @@ def _bonus_roll(st, b, rp, tab, r):
     return rp[R_BONUS] > 0 and st[b, LEFT] == rp[R_DICE] and tab[r, T_NK] == 0
 
 
+_game_reward = njit(cache=True, inline="always")(game_reward)  # zilch_env.reward, compiled
 _pyramid_gain = primitives.nb_pyramid_gain
 
 
@@ -775,10 +777,7 @@ def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_rewa
             r = float(pts)
         elif term:
             w = st[b, WIN_MASK]
-            if (w >> p) & 1:
-                r = 0.0 if (w & (w - 1)) != 0 else 1.0
-            else:
-                r = -1.0
+            r = _game_reward((w >> p) & 1 != 0, _popcount(w))
         else:
             r = 0.0
         rewards[b] = r / scale

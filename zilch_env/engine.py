@@ -42,9 +42,9 @@ NO_CHALLENGE = 130
 CHALLENGE_BASE = 131
 NUM_ACTIONS = CHALLENGE_BASE + MAX_PLAYERS - 1  # 136
 
-#: Seed 001: one challenge while below this score and one at or above it.
+#: Source 001: one challenge while below this score and one at or above it.
 CHALLENGE_SPLIT = 5000
-#: Seed 001: a zilch costs the challenger 600 on their first challenge and 2000 on their second.
+#: Source 001: a zilch costs the challenger 600 on their first challenge and 2000 on their second.
 CHALLENGE_ZILCH_COST = (600, 2000)
 #: Tie-break turns are played at most this many times; a tie that survives them is a draw.
 MAX_TIEBREAK_ROUNDS = 10
@@ -348,10 +348,6 @@ class GameState:
         return self.phase == Phase.OVER
 
     @property
-    def on_board_now(self) -> bool:
-        return self.on_board[self.current]
-
-    @property
     def offer_frozen(self) -> tuple[list[int], list[int]] | None:
         """With a piggyback offer under pyramiding: the dice frozen in the pass it takes over, by
         face, and their points (as :attr:`frozen` and :attr:`frozen_points`); None without an offer."""
@@ -458,11 +454,6 @@ class GameState:
                 self._events.append({"kind": "piggyback", "points": self.turn_total, "dice": self.dice_left})
             self._roll()
 
-    def step(self, action: int) -> "GameState":
-        """:meth:`apply`, returning the state for chaining."""
-        self.apply(action)
-        return self
-
     def why_illegal(self, action: Any) -> str:
         """Which rule forbids ``action`` now (or a note that it is legal)."""
         a = action_number(action)
@@ -562,7 +553,7 @@ class GameState:
             self._roll()
 
     def _may_challenge(self, p: int) -> bool:
-        """Seed 001: two challenge turns at most, one below 5000 and one at or above, both players on the board."""
+        """Source 001: two challenge turns at most, one below 5000 and one at or above, both players on the board."""
         if not self.on_board[p] or self.challenges_used[p] >= 2:
             return False
         if self.challenge_brackets[p][int(self.scores[p] >= CHALLENGE_SPLIT)]:
@@ -664,7 +655,7 @@ class GameState:
         self.roll_info = None
         self._keeps = None
         self._legal = None
-        # Ending (RULES.md section 3): who plays next, or the result.
+        # Ending (docs/rules.md, "Ending"): who plays next, or the result.
         if self.tiebreak_players is not None:
             self.final_queue.pop(0)  # type: ignore[union-attr]
             if not self.final_queue:
@@ -801,11 +792,6 @@ class GameState:
                 f"phase={self.phase.name}, roll={list(self.roll)}, turn_total={self.turn_total})")
 
 
-def new_game(ruleset: Ruleset | str = "zonk", num_players: int = 2, seed: int | None = None, **kw: Any) -> GameState:
-    """A new game (see :class:`GameState`)."""
-    return GameState(ruleset, num_players, seed=seed, **kw)
-
-
 def replay(record: dict[str, Any] | str) -> GameState:
     """Play a game record (a dict or its JSON text) back; raises if it does not replay exactly."""
     if isinstance(record, (str, bytes)):
@@ -856,7 +842,7 @@ def replay(record: dict[str, Any] | str) -> GameState:
 
 
 class Match:
-    """Several games in a row where the winner begins the next game (seed 004).
+    """Several games in a row where the winner begins the next game (source 004).
 
     After a draw, the tied player who played earliest in the last game begins.
     """

@@ -122,7 +122,7 @@ class ZilchPenalty:
 
 @dataclass(frozen=True)
 class Scoring:
-    """What a keep is worth (RULES.md section 2)."""
+    """What a keep is worth (docs/rules.md, "Scoring a keep")."""
 
     singles: FrozenMap = field(default_factory=lambda: FrozenMap({1: 100, 5: 50}))
     triples: FrozenMap = field(
@@ -139,7 +139,7 @@ class Scoring:
 
 @dataclass(frozen=True)
 class Variants:
-    """Toggles that combine with any preset (RULES.md section 4)."""
+    """Toggles that combine with any preset (docs/rules.md, "Variants")."""
 
     pyramiding: bool = False
     challenge: bool = False
@@ -166,7 +166,7 @@ class Ruleset:
     variants: Variants = field(default_factory=Variants)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ruleset as plain TOML-ready data (the layout of RULES.md section 6)."""
+        """The ruleset as plain TOML-ready data (the layout of docs/rules.md, "The ruleset file")."""
         s, v = self.scoring, self.variants
         return {
             "name": self.name,
@@ -325,7 +325,7 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     missing = [k for k in _TOP if k not in data and k != "extends"]
     if missing:
         raise RulesetError(f"missing keys: {', '.join(missing)} (a ruleset file without extends "
-                           f"must give every key of RULES.md section 6)")
+                           f"must give every key of docs/rules.md, \"The ruleset file\")")
     sc, va = data["scoring"], data["variants"]
     _check_keys("scoring.", sc, _SCORING)
     _check_keys("variants.", va, _VARIANTS)

@@ -1,7 +1,7 @@
 """Scoring a keep, and the legal keeps of every roll, precomputed per ruleset.
 
 The points of a keep are the **maximum** over the ways to split the kept dice into combinations,
-each kept die in exactly one combination (RULES.md section 2); a keep that cannot be split
+each kept die in exactly one combination (docs/rules.md, "Scoring a keep"); a keep that cannot be split
 completely is illegal. There are only 923 sorted rolls of 1 to 6 dice, so :func:`scoring_table`
 computes every roll's legal keeps once per scoring rule and play never searches partitions.
 
