@@ -184,7 +184,8 @@ IP_NZ = 5  # zilch-streak values tracked (the penalty count, or 1 without a pena
 IP_PCOUNT = 6  # zilches in a row that cost the penalty (0 = no penalty)
 IP_PEN = 7  # the penalty in units ("subtract")
 IP_RESET = 8  # 1: the penalty resets the score to zero
-IP_FINISH = 9  # 1: end = finish_round (the second player of the round reaching the target ends it)
+IP_FINISH = 9  # 1: end = finish_round (the second player of the round reaching the target ends it);
+#               2: end = instant (either player reaching the target wins at once)
 IP_DCAP = 10  # largest lead tracked at the end of the game (units)
 IP_S = 11  # a permanent straight in units (0 = straights are not permanent)
 IP_NP = 12  # permanent-straight counts tracked (1 = none)
@@ -448,7 +449,7 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
 
     Banking ``t`` with ``a + t`` below the target hands the opponent the move (their win chance is
     ``W``); at or above it, the opponent plays the last turn against the lead (``F``), or under
-    ``finish_round`` the mover, second in the round, has won. Returns ``(tcap, thr, tend)``; ``B``
+    ``finish_round`` the mover, second in the round, has won, and under ``instant`` the mover has won. Returns ``(tcap, thr, tend)``; ``B``
     must have room for the largest cap (``Dcap + Tu``, or ``tmin`` if larger: the cap is at least
     ``tmin``).
     """
@@ -459,7 +460,7 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     b = ib - 1 if on_b else 0
     thr = ip[IP_MINB] if on_a else ip[IP_ENTRY]
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-    wins_at_target = ip[IP_FINISH] == 1 and seat == 1
+    wins_at_target = ip[IP_FINISH] == 2 or (ip[IP_FINISH] == 1 and seat == 1)
     penb = 1 if (ip[IP_PCOUNT] > 0 and on_b and zb == ip[IP_PCOUNT] - 1) else 0
     fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
     Ff = F[fs, 1 if on_b else 0, penb]

@@ -13,7 +13,9 @@ The state
     ruleset has a ``zilch_penalty``. Inside a turn: the turn total, the dice left and the number of
     permanent straights kept (``permanent_straight``). After the race: the last turn against the
     leader's lead (``others_one_turn``; ``finish_round`` when the first player of the round reached
-    the target), and the tie-break turns (``tie = "tiebreak"``). Scores are counted in units of the
+    the target), and the tie-break turns (``tie = "tiebreak"``). Under ``end = "instant"`` there is no
+    after: a bank (or a permanent straight's record) at or above the target wins at once, for either
+    player, exactly as the second player of a ``finish_round`` round. Scores are counted in units of the
     greatest common divisor of every point value (50 for the presets).
 
 How it is solved
@@ -275,7 +277,7 @@ def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
     ip[K.IP_PCOUNT] = zp.count
     ip[K.IP_PEN] = zp.points // u if zp.mode == "subtract" else 0
     ip[K.IP_RESET] = int(zp.mode == "reset")
-    ip[K.IP_FINISH] = int(rs.end == "finish_round")
+    ip[K.IP_FINISH] = {"others_one_turn": 0, "finish_round": 1, "instant": 2}[rs.end]
     ip[K.IP_DCAP] = dcap
     S = rs.scoring.straight // u if (rs.scoring.permanent_straight and rs.scoring.straight and rs.dice == 6) else 0
     ip[K.IP_S] = S

@@ -186,6 +186,8 @@ def test_differential_player_counts(players):
     {"dice": 5, "hot_dice": "forced"},
     {"dice": 3},
     {"keep": "all_scoring", "end": "finish_round", "scoring.permanent_straight": True},
+    {"end": "instant"},
+    {"end": "instant", "variants.challenge": True, "variants.piggyback": True, "tie": "tiebreak"},
 ], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_differential_variants(overrides):
     rs = load_ruleset("zonk", {"target": 3000, **overrides})

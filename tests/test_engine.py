@@ -170,6 +170,30 @@ def test_finish_round_ending():
     assert g2.done and g2.winners == (1,)
 
 
+def test_instant_ending():
+    """end = "instant": the first player to bank at or above the target wins at once; the others
+    get no last turn (docs/rules.md, Ending). Here P2 of three banks 2000 first and wins."""
+    rolls = [[2, 3, 4, 6, 6, 2], [1, 1, 1, 1, 2, 3]]
+    g = game("zonk", 3, rolls, overrides={"target": 2000, "entry_threshold": 0, "end": "instant"})
+    assert len(g.turns) == 1 and not g.turns[0]["banked"]  # P1 zilched on the first roll
+    keep(g, [1, 1, 1, 1], bank=True)  # P2: four 1s = 2000 (zonk doubles), the target
+    assert g.done and g.winners == (1,) and g.result() == [0.0, 1.0, 0.0]
+    assert [t["player"] for t in g.turns] == [0, 1] and g.final_queue == []
+    # below the target play goes on as usual
+    g2 = game("zonk", 2, [[1, 1, 1, 2, 3, 4]], overrides={"target": 2000, "entry_threshold": 0, "end": "instant"})
+    keep(g2, [1, 1, 1], bank=True)
+    assert not g2.done and g2.current == 1 and g2.final_queue is None
+
+
+def test_instant_ending_first_player_cardgames():
+    """cardgames: six 1s are 3000 flat; a player at 7000 banking them reaches 10000 and wins before
+    the second player moves again."""
+    g = game("cardgames", 2, [[1, 1, 1, 1, 1, 1]])
+    g.scores[0] = 7000
+    keep(g, [1, 1, 1, 1, 1, 1], bank=True)
+    assert g.scores == [10000, 0] and g.done and g.winners == (0,)
+
+
 def test_tiebreak_turns():
     rolls = [[1, 1, 1, 2, 3, 4], [1, 1, 1, 2, 3, 4],  # both bank 1000: tied
              [1, 5, 2, 3, 4, 4]]  # tie-break: P1 rolls 150 and may not bank it

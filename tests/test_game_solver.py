@@ -169,7 +169,7 @@ class BruteForce:
 
         def after(score, on, z):
             if score >= self.T:
-                if self.rs.end == "finish_round" and pos == 1:
+                if self.rs.end == "instant" or (self.rs.end == "finish_round" and pos == 1):
                     return 1.0
                 return 1.0 - self.final(1 - pos, b, on_b, zb, score)
             return 1.0 - V[(1 - pos, b, score, on_b, on, zb, z)]
@@ -206,6 +206,11 @@ BRUTE_CASES = {
                                        "variants.zilch_penalty.count": 2,
                                        "variants.zilch_penalty.mode": "reset",
                                        "variants.six_dice_zilch_bonus": 50}),
+    # the instant-win ending (either player's bank at or above the target wins at once), no entry
+    "instant-2-dice": ("cardgames", {"target": 300, "dice": 2}),
+    # the instant ending with an entry threshold and the six-dice zilch bonus
+    "instant-entry-bonus": ("zonk", {"end": "instant", "target": 250, "dice": 2, "entry_threshold": 100,
+                                     "variants.six_dice_zilch_bonus": 50}),
 }
 
 
@@ -316,6 +321,7 @@ def test_tiebreak_rounds_add_up():
     ("zilch5k", {"target": 1000}, 2000),  # tie-break turns, forced hot dice
     ("zilch", {"target": 1000}, 2000),  # all scoring dice kept, permanent straights (6 = 50)
     ("farkle", {"target": 600, "entry_threshold": 300}, 1500),  # finish the round, zilch penalty
+    ("cardgames", {"target": 1000}, 2000),  # the instant-win ending
 ])
 def test_self_play_wins_what_the_table_says(name, overrides, games):
     rs = load_ruleset(name, overrides)

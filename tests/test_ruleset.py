@@ -18,6 +18,7 @@ TABLE = {
     "farkle-basic": (10000, "finish_round", "draw", 1000, 300, "free", "optional"),
     "zonk": (10000, "others_one_turn", "draw", 500, 0, "free", "optional"),
     "zonk20k": (20000, "others_one_turn", "draw", 500, 0, "free", "optional"),
+    "cardgames": (10000, "instant", "draw", 0, 0, "free", "optional"),
 }
 
 
@@ -83,7 +84,7 @@ def test_extends_and_overrides(tmp_path):
     [
         ({"target": -5}, ["target", "-5", "from 1 to 1000000000"]),
         ({"dice": 7}, ["dice", "7", "from 1 to 6"]),
-        ({"end": "sudden"}, ["end", "sudden", "others_one_turn", "finish_round"]),
+        ({"end": "sudden"}, ["end", "sudden", "others_one_turn", "finish_round", "instant"]),
         ({"keep": 3}, ["keep", "3", "string"]),
         ({"variants.pyramiding": "yes"}, ["variants.pyramiding", "yes", "true or false"]),
         ({"min_bank": True}, ["min_bank", "true", "an integer"]),

@@ -71,6 +71,23 @@ def test_farkle_and_kinds_rules():
     assert [score_dice(mult, [4] * n) for n in (4, 5, 6)] == [800, 1200, 1600]
 
 
+def test_cardgames_table():
+    """cardgames.io Farkle (the ``cardgames`` preset): four, five, six of a kind are 1000 / 2000 /
+    3000 whatever the face; three pairs 1500, four of a kind and a pair too; the straight 2500; two
+    triplets are two triples."""
+    rs = load_ruleset("cardgames")
+    assert [score_dice(rs, [2] * n) for n in (3, 4, 5, 6)] == [200, 1000, 2000, 3000]
+    assert [score_dice(rs, [1] * n) for n in (1, 2, 3, 4, 5, 6)] == [100, 200, 1000, 1100, 2000, 3000]
+    assert score_dice(rs, [1, 2, 3, 4, 5, 6]) == 2500
+    assert score_dice(rs, [2, 2, 4, 4, 6, 6]) == 1500
+    assert score_dice(rs, [3, 3, 3, 3, 6, 6]) == 1500  # four of a kind and a pair: three pairs
+    assert score_dice(rs, [1, 1, 1, 1, 5, 5]) == 1500  # beats 1100 + 100 (four 1s, two 5s)
+    assert score_dice(rs, [2, 2, 2, 3, 3, 3]) == 500  # no two-triplets combination: 200 + 300
+    assert score_dice(rs, [5, 5, 5, 5, 5, 1]) == 2100
+    # four 1s: the triple and a single (1000 + 100) beat the flat four of a kind (1000)
+    assert best("cardgames", [1, 1, 1, 1, 2, 3]).points == 1100
+
+
 def test_seed003_ones_in_separate_rolls():
     f = load_ruleset("farkle")
     assert score_dice(f, [1, 1]) + score_dice(f, [1, 5]) == 350  # never 1000

@@ -86,7 +86,7 @@ R_BONUS = 7
 R_ZP_COUNT = 8
 R_ZP_POINTS = 9
 R_ZP_MODE = 10  # 0 subtract, 1 halve, 2 reset
-R_FINISH_ROUND = 11
+R_END = 11  # end: 0 others_one_turn, 1 finish_round, 2 instant (primitives.END_MODES)
 R_TIEBREAK = 12
 R_PLAYERS = 13
 R_MAX_TB = 14
@@ -474,7 +474,7 @@ def _end_turn(st, b, banked, rp):
             return _finish(st, b, st[b, TB_MASK], rp)
     elif st[b, FQ_ON] == 0:
         if score >= rp[R_TARGET]:
-            start, length = _final_turns(p, n, st[b, FIRST], rp[R_FINISH_ROUND] != 0)
+            start, length = _final_turns(p, n, st[b, FIRST], rp[R_END])
             for i in range(length):
                 st[b, FQ + i] = (start + i) % n
             st[b, FQ_ON] = 1

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
-from .primitives import (PENALTY_MODES, bank_bar, can_bank, challenge_cost, final_turns, penalised,
+from .primitives import (END_MODES, PENALTY_MODES, bank_bar, can_bank, challenge_cost, final_turns, penalised,
                          turn_record, zilch_streak)
 from .scoring import BONUS_KEEPS, Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
@@ -665,7 +665,7 @@ class GameState:
                 return self._finish(self.tiebreak_players)
         elif self.final_queue is None:
             if self.scores[p] >= rs.target:
-                start, count = final_turns(p, n, self.first, rs.end == "finish_round")
+                start, count = final_turns(p, n, self.first, END_MODES.index(rs.end))
                 self.final_queue = [(start + i) % n for i in range(count)]
                 if not self.final_queue:
                     return self._finish(tuple(range(n)))

@@ -97,12 +97,21 @@ def challenge_cost(used: int, first: int, second: int) -> int:
     return first if used == 1 else second
 
 
-def final_turns(p: int, n: int, first: int, finish_round: bool) -> tuple[int, int]:
+#: ``end`` by its code in :func:`final_turns` (and the compiled rules' ``R_END``).
+END_MODES = ("others_one_turn", "finish_round", "instant")
+
+
+def final_turns(p: int, n: int, first: int, end: int) -> tuple[int, int]:
     """The last turns once seat ``p`` of ``n`` ends a turn at or above the target, as a run of seats
-    in playing order: ``(start, count)``, the seats ``(start + i) % n`` for ``i < count``. Under
-    ``end = "others_one_turn"`` every other seat plays one more turn; under ``"finish_round"`` the
-    seats after ``p`` in the round that began with seat ``first``. ``count`` 0: the game ends now."""
-    if finish_round:
+    in playing order: ``(start, count)``, the seats ``(start + i) % n`` for ``i < count``. ``end`` is
+    a code of :data:`END_MODES`: under ``"others_one_turn"`` every other seat plays one more turn;
+    under ``"finish_round"`` the seats after ``p`` in the round that began with seat ``first``; under
+    ``"instant"`` none (``p`` has won at once: every other score is below the target, since the game
+    would have ended when it reached it, so ``p`` alone holds the highest). ``count`` 0: the game
+    ends now."""
+    if end == 2:
+        return (p + 1) % n, 0
+    if end == 1:
         pos = (p - first + n) % n
         return (first + pos + 1) % n, n - 1 - pos
     return (p + 1) % n, n - 1

@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _batched_kernels as K
 from .engine import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS, sorted_rolls_by_code
-from .primitives import PENALTY_MODES
+from .primitives import END_MODES, PENALTY_MODES
 from .ruleset import Ruleset
 from .scoring import Keep, pass_keeps, scoring_table, split_points
 
@@ -133,7 +133,7 @@ class CompiledRules:
         rp[K.R_ZP_COUNT] = zp.count
         rp[K.R_ZP_POINTS] = zp.points
         rp[K.R_ZP_MODE] = PENALTY_MODES.index(zp.mode)
-        rp[K.R_FINISH_ROUND] = rs.end == "finish_round"
+        rp[K.R_END] = END_MODES.index(rs.end)
         rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
         rp[K.R_PLAYERS] = num_players
         rp[K.R_MAX_TB] = MAX_TIEBREAK_ROUNDS

@@ -20,9 +20,9 @@ from typing import Any
 import tomli_w
 
 PRESET_DIR = Path(__file__).with_name("presets")
-PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k")
+PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k", "cardgames")
 
-ENDS = ("others_one_turn", "finish_round")
+ENDS = ("others_one_turn", "finish_round", "instant")
 TIES = ("draw", "tiebreak")
 KEEPS = ("free", "all_scoring")
 HOT_DICE = ("optional", "forced")

@@ -101,6 +101,8 @@ TOGGLE_CHOICES = {
 
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
+    ("end", "instant", "others_one_turn", "Instant win",
+     "The first to bank the target wins at once: the others get no last turn."),
     ("variants.piggyback", True, False, "Piggyback",
      "After a bank, the next player may play on from that turn total and the dice left."),
     ("variants.challenge", True, False, "Challenges",
@@ -109,7 +111,7 @@ TOGGLES = [
     ("variants.pyramiding", True, False, "Pyramiding",
      "New dice may join dice of the same face kept earlier in this pass to make a bigger group."),
     ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
-     "Six dice and no score: 500 points and a fresh roll instead of a zilch."),
+     "Six dice and no score: 500 points instead of a zilch; then bank them or roll six fresh dice."),
     ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
      {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
      "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
