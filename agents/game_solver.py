@@ -68,8 +68,8 @@ The table
     stale table is never read.
 
 Not supported (a clear :class:`zilch_env.UnsupportedRulesError`): more than two players, the variants
-``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, and a
-zilch penalty together with tie-break turns.
+``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, a
+zilch penalty together with tie-break turns, and scores below zero (``score_floor`` < 0).
 """
 
 from __future__ import annotations
@@ -248,6 +248,11 @@ def check_supported(rs: Ruleset) -> None:
                 f"variants.{name} = true: the game solver does not support the {name} variant "
                 f"(it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
                 f"and six_dice_zilch_bonus)")
+    if rs.score_floor < 0:
+        raise UnsupportedRulesError(
+            f"score_floor = {rs.score_floor}: the game solver does not support scores below zero (its "
+            f"race states hold banked scores from 0 to the target; a zilch penalty stops at 0 there). "
+            f"Use score_floor = 0, or the turn solver (optimal-turn), which does not depend on the score")
     zp = v.zilch_penalty
     if zp.count and zp.mode == "halve":
         raise UnsupportedRulesError("variants.zilch_penalty.mode = 'halve': the game solver supports the "

@@ -414,6 +414,7 @@ def test_cache_roundtrip_and_registry(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("overrides, word", [
+    ({"score_floor": -2500}, "score_floor"),
     ({"variants.pyramiding": True}, "pyramiding"),
     ({"variants.challenge": True}, "challenge"),
     ({"variants.overcoming": True}, "overcoming"),

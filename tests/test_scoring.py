@@ -88,6 +88,34 @@ def test_cardgames_table():
     assert best("cardgames", [1, 1, 1, 1, 2, 3]).points == 1100
 
 
+PARTIAL = {"scoring.partial_straights": {"12345": 500, "23456": 750}}
+
+
+@pytest.mark.parametrize("roll, points, kept", [
+    ([1, 2, 3, 4, 5, 2], 500, [1, 2, 3, 4, 5]),  # five dice in a run; the other 2 scores nothing alone
+    ([1, 2, 3, 4, 5, 5], 550, [1, 2, 3, 4, 5, 5]),  # the sixth die joins as a single 5
+    ([1, 2, 3, 4, 5, 1], 600, [1, 1, 2, 3, 4, 5]),  # ... or as a single 1
+    ([2, 3, 4, 5, 6, 6], 750, [2, 3, 4, 5, 6]),
+    ([1, 2, 3, 4, 5, 6], 2000, [1, 2, 3, 4, 5, 6]),  # the full straight beats 2-3-4-5-6 and the 1 (850)
+    ([2, 3, 4, 5, 6], 750, [2, 3, 4, 5, 6]),  # a roll of five dice
+    ([1, 1, 1, 2, 3, 4], 1000, [1, 1, 1]),  # no run of five faces
+])
+def test_partial_straights_worked_cases(roll, points, kept):
+    """docs/rules.md, partial straights: five faces in a run in one roll, and a sixth die of a roll
+    of six may score beside them as a single."""
+    rs = load_ruleset("zonk", PARTIAL)
+    b = scoring_table(rs).info(roll).best
+    assert (b.points, list(b.dice)) == (points, kept)
+    assert not b.straight or kept == [1, 2, 3, 4, 5, 6]  # a partial straight is not a straight
+    assert score_dice(rs, [1, 2, 3, 4, 5, 3]) is None  # the 3 beside 1-2-3-4-5 does not score
+
+
+def test_partial_straight_beside_the_straight_value():
+    """With 1-2-3-4-5 worth more than the full straight, 1-2-3-4-5-6 keeps the better split."""
+    rs = load_ruleset("zonk", {"scoring.partial_straights": {"23456": 2500}})
+    assert score_dice(rs, [1, 2, 3, 4, 5, 6]) == 2600  # 2-3-4-5-6 (2500) and the single 1
+
+
 def test_seed003_ones_in_separate_rolls():
     f = load_ruleset("farkle")
     assert score_dice(f, [1, 1]) + score_dice(f, [1, 5]) == 350  # never 1000

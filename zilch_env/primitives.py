@@ -79,13 +79,16 @@ PENALTY_MODES = ("subtract", "halve", "reset")
 
 def penalised(score: int, mode: int, points: int, floor: int) -> int:
     """The score after the zilch penalty (``mode`` a code of :data:`PENALTY_MODES`): the score
-    (first raised to ``floor`` if a challenge's cost took it lower) less ``points``, halved (rounding
-    down) or reset to 0; the caller then raises the result to ``floor`` (docs/rules.md, the zilch
-    penalty)."""
+    (first raised to ``floor``, the ruleset's ``score_floor``, if a challenge's cost took it lower)
+    less ``points``, halved (rounding down) or reset to 0; the caller then raises the result to
+    ``floor`` (docs/rules.md, the zilch penalty and ``score_floor``). A penalty never raises a score:
+    halving or resetting a score at or below zero leaves it."""
     if score < floor:
         score = floor
     if mode == 0:
         return score - points
+    if score <= 0:
+        return score
     if mode == 1:
         return score // 2
     return 0

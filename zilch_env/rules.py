@@ -144,6 +144,7 @@ class CompiledRules:
         rp[K.R_ALL_SCORING] = rs.keep == "all_scoring"
         rp[K.R_CH_SPLIT] = CHALLENGE_SPLIT
         rp[K.R_CH_COST1], rp[K.R_CH_COST2] = CHALLENGE_ZILCH_COST
+        rp[K.R_FLOOR] = rs.score_floor
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6

@@ -103,6 +103,10 @@ TOGGLE_CHOICES = {
 TOGGLES = [
     ("end", "instant", "others_one_turn", "Instant win",
      "The first to bank the target wins at once: the others get no last turn."),
+    ("scoring.partial_straights", {"12345": 500, "23456": 750}, {}, "Partial straights",
+     "1-2-3-4-5 scores 500 and 2-3-4-5-6 750 in one roll; a sixth die may score beside it as a single."),
+    ("score_floor", -2500, 0, "Scores below zero",
+     "Penalties (three zilches in a row, a challenge's zilch) may take a score down to -2500."),
     ("variants.piggyback", True, False, "Piggyback",
      "After a bank, the next player may play on from that turn total and the dice left."),
     ("variants.challenge", True, False, "Challenges",
@@ -770,8 +774,12 @@ def _action_of(body: MoveIn, table: Table) -> int:
 
 
 def _get_key(rs: Ruleset, dotted: str) -> Any:
+    from zilch_env.ruleset import OPTIONAL_KEYS
+
     node: Any = rs.to_dict()
     for part in dotted.split("."):
+        if part not in node:  # a key left out at its default (Ruleset.to_dict)
+            return OPTIONAL_KEYS[dotted]
         node = node[part]
     return node
 
@@ -860,6 +868,8 @@ def scoring_table_rows(rs: Ruleset) -> dict[str, Any]:
                   ("Four of a kind and a pair (as three pairs)", [2, 2, 2, 2, 3, 3],
                    sc.three_pairs if sc.four_and_pair_is_three_pairs else 0),
                   ("Two triplets", [2, 2, 2, 3, 3, 3], sc.two_triplets)]
+    candidates += [(f"Partial straight {'-'.join(str(run))}", [int(d) for d in str(run)], pts)
+                   for run, pts in sc.partial_straights.items()]
     for label, dice, on in candidates:
         if on and len(dice) <= rs.dice:
             specials.append((label, dice, score_dice(rs, dice)))

@@ -501,7 +501,8 @@ class Table:
             if why:
                 add("penalty", q, f"Penalty for {names[q]}: {' and '.join(why)}; score {t['score']}",
                     score=t["score"], rule=t["penalty"])
-            if not final_started and t["score"] >= rs.target and g.tiebreak_round == pre_tb:
+            if (not final_started and t["score"] >= rs.target and g.tiebreak_round == pre_tb
+                    and rs.end != "instant"):  # the instant ending has no last turns: game_over follows
                 final_started = True
                 rest = ("every other player gets one more turn" if rs.end == "others_one_turn"
                         else "the round is played to its end")

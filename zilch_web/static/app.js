@@ -509,7 +509,7 @@ async function animate(events, prev) {
     if (e.seat !== null && e.seat !== undefined && e.kind !== "challenge_result") cur = e.seat;
     if (e.kind === "bank") { board[e.seat].score = e.score; if (e.points > 0) board[e.seat].on_board = true; }
     if (e.kind === "zilch" || e.kind === "penalty") board[e.seat].score = e.score;
-    if (e.kind === "challenge_result") board[e.seat].score = Math.max(0, board[e.seat].score + e.points);
+    if (e.kind === "challenge_result") board[e.seat].score = Math.max(S.game.ruleset.score_floor ?? 0, board[e.seat].score + e.points);
     if (e.kind === "game_over" && e.scores) e.scores.forEach((s, q) => { board[q].score = s; });
     if (S.skip) continue;
     renderScores(board, cur);
