@@ -634,6 +634,10 @@ def test_six_dice_zilch_bonus_is_the_players_choice(client):
     assert bonus["kind"] == "bonus" and bonus["can_bank"] and bonus["turn_total"] == 500
     assert bonus["text"] == ("Ann rolls 2 3 4 4 6 6: no score, six-dice bonus +500 (turn 500). "
                              "Bank 500 or roll six fresh dice")
+    hint = client.get(f"/api/games/{gid}/hint").json()  # the bonus is counted once
+    options = {o["label"]: o["value"] for o in hint["options"]}
+    assert set(options) == {"roll 6 fresh dice", "bank 500"} and options["bank 500"] == 500
+    assert options["roll 6 fresh dice"] > 500 and hint["best"] == 0 and hint["best_keep"] == []
     r = move(client, gid, game, 0)  # roll six fresh dice
     assert r.status_code == 200, r.text
     events, game = r.json()["events"], r.json()["game"]
@@ -671,3 +675,19 @@ def test_computer_players_play_the_six_dice_zilch_bonus(cpu):
     assert kinds[0] == "bonus" and t.events[0]["seat"] == 1
     assert kinds[1] in ("fresh", "bank"), kinds
     assert t.state.current == 0 or t.state.done, events
+
+
+def test_rules_page_and_form_know_the_issue_23_keys(client):
+    """The rules page of a ruleset with partial straights, scores below zero and the instant ending
+    says so; the new-game toggles set them."""
+    page = client.get("/rules/cardgames").text
+    assert "wins at once" in page and "Straight 1-6" in page
+    page = client.get("/rules/zonk?set.scoring.partial_straights.12345=500&set.score_floor=-2500").text
+    assert "Partial straight 12345".replace("12345", "1-2-3-4-5") in page and "down to -2500" in page
+    toggles = {t["key"]: t for t in client.get("/api/setup").json()["toggles"]}
+    assert {"end", "scoring.partial_straights", "score_floor"} <= set(toggles)
+    created = new(client, players=("Ann",), seed=1, **{"end": "instant", "score_floor": -2500,
+                                                      "scoring.partial_straights": toggles["scoring.partial_straights"]["on"]})
+    rules = created["game"]["ruleset"]
+    assert rules["end"] == "instant" and rules["score_floor"] == -2500
+    assert rules["scoring"]["partial_straights"] == {"12345": 500, "23456": 750}
