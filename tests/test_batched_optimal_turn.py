@@ -14,7 +14,7 @@ from zilch_env import PRESETS, GameState, load_ruleset
 from zilch_env.batched import (BatchAgent, BatchedGames, KeyedDice, TurnValueTable, batch_agent, play_games,
                                stream_keys)
 
-BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k"]
+BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k", "cardgames"]
 
 
 def paired_games(rs, games: int, seed: int):
