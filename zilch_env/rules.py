@@ -85,7 +85,8 @@ class CompiledRules:
             six-dice zilch bonus such a roll of all the dice scores the bonus instead.
         unit: the greatest common divisor of every amount a turn adds at risk (the keeps of up to
             ``dice`` dice and the six-dice zilch bonus): turn totals lie on this grid.
-        score_unit: ``unit`` with the subtracted zilch penalty too: every score lies on this grid.
+        score_unit: ``unit`` with the subtracted zilch penalty and the score floor too: every score
+            lies on this grid.
         table: the packed keep table of the fast kernels (``zilch_env._batched_kernels.T_*``).
         code_roll: ``(7, 6**6)`` roll ids of the dice codes.
     """
@@ -176,6 +177,7 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
     unit = reduce(math.gcd, amounts, 0) or 1
     zp = ruleset.variants.zilch_penalty
     score_unit = math.gcd(unit, zp.points) if (zp.count and zp.mode == "subtract") else unit
+    score_unit = math.gcd(score_unit, -ruleset.score_floor)  # a penalty may stop at the floor
     n_start = _N_START.copy()
     roll_p = np.array([float(p) for p in probability])
     table = _pack(keeps, best)
