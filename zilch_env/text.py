@@ -63,7 +63,8 @@ def rules_summary(rs: Ruleset) -> str:
         "instant": "Ending: the first player to end a turn at or above the target wins at once; the others "
                    "get no last turn.",
     }[rs.end])
-    lines.append("Ties are broken by extra turns." if rs.tie == "tiebreak" else "A tie is a draw.")
+    if rs.end != "instant":  # the instant ending has no ties: every other score is below the target
+        lines.append("Ties are broken by extra turns." if rs.tie == "tiebreak" else "A tie is a draw.")
     zp = v.zilch_penalty
     if zp.count:
         what = {"subtract": f"lose {zp.points} points", "halve": "lose half their score", "reset": "lose their whole score"}[zp.mode]
