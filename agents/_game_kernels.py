@@ -179,12 +179,13 @@ IP_TU = 0  # target in units (a score at or above it ends the race)
 IP_ENTRY = 1  # entry threshold in units (0 = none)
 IP_MINB = 2  # minimum bank in units once on the board
 IP_NSEAT = 3  # 2 when the value depends on the mover's position in the round, else 1
-IP_NS = 4  # score indices: 0 = not on the board (score 0), 1 + a = on the board with score a
+IP_NS = 4  # score indices: 0 = not on the board (score 0), 1 + IP_FLOOR + a = on the board with score a
 IP_NZ = 5  # zilch-streak values tracked (the penalty count, or 1 without a penalty)
 IP_PCOUNT = 6  # zilches in a row that cost the penalty (0 = no penalty)
 IP_PEN = 7  # the penalty in units ("subtract")
 IP_RESET = 8  # 1: the penalty resets the score to zero
-IP_FINISH = 9  # 1: end = finish_round (the second player of the round reaching the target ends it)
+IP_FINISH = 9  # 1: end = finish_round (the second player of the round reaching the target ends it);
+#               2: end = instant (either player reaching the target wins at once)
 IP_DCAP = 10  # largest lead tracked at the end of the game (units)
 IP_S = 11  # a permanent straight in units (0 = straights are not permanent)
 IP_NP = 12  # permanent-straight counts tracked (1 = none)
@@ -192,7 +193,8 @@ IP_FORCED = 13  # 1: hot dice must be rolled
 IP_BONUS = 14  # six-dice zilch bonus in units (0 = off)
 IP_D = 15  # dice
 IP_MAXPTS = 16  # most units one keep can score
-IP_SIZE = 17
+IP_FLOOR = 17  # -score_floor in units: on the board, score index 1 + IP_FLOOR + a holds score a >= -IP_FLOOR
+IP_SIZE = 18
 
 
 @njit(cache=True, nogil=True)
@@ -376,6 +378,13 @@ def tiebreak_tables(rounds, ip, rt, p_allonly, G, TB0):
 
 
 @njit(cache=True, nogil=True)
+def score_of(i, ip):
+    """The banked score (units) of score index ``i``: 0 off the board (index 0), else ``i - 1 -
+    IP_FLOOR`` (scores from ``-IP_FLOOR``, the score floor, up)."""
+    return i - 1 - ip[IP_FLOOR] if i > 0 else 0
+
+
+@njit(cache=True, nogil=True)
 def encode(seat, ia, za, ib, zb, ip):
     NS, NZ = ip[IP_NS], ip[IP_NZ]
     return (((seat * NS + ia) * NZ + za) * NS + ib) * NZ + zb
@@ -399,10 +408,11 @@ def decode(sid, ip):
 def after_zilch(ia, za, p, ip):
     """The mover's (score index, streak, score) after a zilch keeping ``p`` permanent units."""
     on = ia > 0
-    a = ia - 1 if on else 0
+    f = ip[IP_FLOOR]
+    a = ia - 1 - f if on else 0
     if not on:
         if p > 0 and p >= ip[IP_ENTRY]:
-            return 1 + p, 0, p
+            return 1 + f + p, 0, p
         return 0, 0, 0
     A = a + p
     z2 = 0
@@ -411,10 +421,10 @@ def after_zilch(ia, za, p, ip):
         if z2 >= ip[IP_PCOUNT]:
             z2 = 0
             if ip[IP_RESET] == 1:
-                A = 0
+                A = min(A, 0)  # a penalty never raises a score (primitives.penalised)
             else:
-                A = max(0, A - ip[IP_PEN])
-    return 1 + A, z2, A
+                A = max(-f, A - ip[IP_PEN])
+    return 1 + f + A, z2, A
 
 
 @njit(cache=True, nogil=True)
@@ -424,8 +434,8 @@ def _guess(seat, ia, za, ib, zb, level, W, ip):
     (above ``level``), half each, but neither to the target (a score that would reach it gives its
     excess to the other); 0.5 if both are too close to the target for that."""
     Tu = ip[IP_TU]
-    a = ia - 1 if ia > 0 else 0
-    b = ib - 1 if ib > 0 else 0
+    a = score_of(ia, ip)
+    b = score_of(ib, ip)
     need = level + 1 - (a + b)
     a2 = a + need // 2
     b2 = b + need - need // 2
@@ -436,7 +446,7 @@ def _guess(seat, ia, za, ib, zb, level, W, ip):
         a2 += b2 - (Tu - 1)
         b2 = Tu - 1
     if a2 <= Tu - 1:
-        v = W[encode(seat, 1 + a2, za, 1 + b2, zb, ip)]
+        v = W[encode(seat, 1 + ip[IP_FLOOR] + a2, za, 1 + ip[IP_FLOOR] + b2, zb, ip)]
         if v == v:
             return v
     return 0.5
@@ -448,18 +458,18 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
 
     Banking ``t`` with ``a + t`` below the target hands the opponent the move (their win chance is
     ``W``); at or above it, the opponent plays the last turn against the lead (``F``), or under
-    ``finish_round`` the mover, second in the round, has won. Returns ``(tcap, thr, tend)``; ``B``
+    ``finish_round`` the mover, second in the round, has won, and under ``instant`` the mover has won. Returns ``(tcap, thr, tend)``; ``B``
     must have room for the largest cap (``Dcap + Tu``, or ``tmin`` if larger: the cap is at least
     ``tmin``).
     """
     seat, ia, za, ib, zb = decode(sid, ip)
     Tu, Dcap = ip[IP_TU], ip[IP_DCAP]
     on_a, on_b = ia > 0, ib > 0
-    a = ia - 1 if on_a else 0
-    b = ib - 1 if on_b else 0
+    a = score_of(ia, ip)
+    b = score_of(ib, ip)
     thr = ip[IP_MINB] if on_a else ip[IP_ENTRY]
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-    wins_at_target = ip[IP_FINISH] == 1 and seat == 1
+    wins_at_target = ip[IP_FINISH] == 2 or (ip[IP_FINISH] == 1 and seat == 1)
     penb = 1 if (ip[IP_PCOUNT] > 0 and on_b and zb == ip[IP_PCOUNT] - 1) else 0
     fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
     Ff = F[fs, 1 if on_b else 0, penb]
@@ -500,7 +510,7 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
         if t < thr:
             B[t] = 0.0
         elif A < Tu:
-            B[t] = 1.0 - W[encode(opp_seat, ib, zb, 1 + A, 0, ip)]
+            B[t] = 1.0 - W[encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + A, 0, ip)]
         elif wins_at_target:
             B[t] = 1.0
         else:
@@ -514,7 +524,7 @@ def work_buffers(ip, rt):
     Allocated once per thread and stage: fresh large arrays for every turn DP cost more than the
     DP in the allocator (and stop two threads from scaling)."""
     NP, D = ip[IP_NP], ip[IP_D]
-    tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_MAXPTS] + 1
+    tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + ip[IP_MAXPTS] + 1
     rows = tmax + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
     return (np.zeros(tmax + 1), np.zeros(NP), np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
             np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
@@ -543,7 +553,7 @@ def race_eval(sid, W, F, ip, rt, p_allonly, rows, deriv, buf):
     res = _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
     turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp)
     seat, ia, za, ib, zb = decode(sid, ip)
-    a = ia - 1 if ia > 0 else 0
+    a = score_of(ia, ip)
     Tu = ip[IP_TU]
     k = 0.0
     p0 = row_ptr[sid]
@@ -582,9 +592,9 @@ def linear_sweep(members, W, ip, rows):
     for q in range(members.shape[0]):
         sid = members[q]
         seat, ia, za, ib, zb = decode(sid, ip)
-        a = ia - 1 if ia > 0 else 0
+        a = score_of(ia, ip)
         opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-        base = encode(opp_seat, ib, zb, 1 + a, 0, ip)
+        base = encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + a, 0, ip)
         v = const[sid] + zc[sid] * W[zt[sid]]
         p0 = row_ptr[sid]
         for t in range(row_ptr[sid + 1] - p0):
@@ -604,7 +614,7 @@ def zilch_target(sid, ip):
     seat, ia, za, ib, zb = decode(sid, ip)
     ia2, z2, A = after_zilch(ia, za, 0, ip)
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-    b = ib - 1 if ib > 0 else 0
+    b = score_of(ib, ip)
     return encode(opp_seat, ib, zb, ia2, z2, ip), A + b
 
 
@@ -703,11 +713,10 @@ def build_schedule(ip):
     for sid in range(total):
         seat, ia, za, ib, zb = decode(sid, ip)
         if valid_state(seat, ia, za, ib, zb, ip):
-            a = ia - 1 if ia > 0 else 0
-            b = ib - 1 if ib > 0 else 0
-            level[sid] = a + b
+            # the score sum, counted from the lowest (both at the score floor)
+            level[sid] = score_of(ia, ip) + score_of(ib, ip) + 2 * ip[IP_FLOOR]
             nvalid += 1
-    maxlev = 2 * (Tu - 1)
+    maxlev = 2 * (Tu - 1 + ip[IP_FLOOR])
     # states by level, highest first
     count = np.zeros(maxlev + 2, np.int64)
     for sid in range(total):
@@ -808,7 +817,7 @@ def build_schedule(ip):
 @njit(cache=True, nogil=True)
 def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
     """The turn DP of race state ``sid`` with a cap of at least ``tmin``: (tcap, thr, B, Q, C)."""
-    tmax = max(ip[IP_DCAP] + ip[IP_TU], tmin) + 1
+    tmax = max(ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR], tmin) + 1
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
     tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, tmin)
     _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
@@ -842,7 +851,7 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
     straights. ``kind``: 0 race state ``sid``, 1 a turn against bar ``d`` (tie worth ``v``),
     2 the first tie-break turn against ``G``."""
     if kind == 0:
-        tmax = ip[IP_DCAP] + ip[IP_TU] + 1
+        tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + 1
     elif kind == 1:
         tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
     else:

@@ -13,7 +13,9 @@ The state
     ruleset has a ``zilch_penalty``. Inside a turn: the turn total, the dice left and the number of
     permanent straights kept (``permanent_straight``). After the race: the last turn against the
     leader's lead (``others_one_turn``; ``finish_round`` when the first player of the round reached
-    the target), and the tie-break turns (``tie = "tiebreak"``). Scores are counted in units of the
+    the target), and the tie-break turns (``tie = "tiebreak"``). Under ``end = "instant"`` there is no
+    after: a bank (or a permanent straight's record) at or above the target wins at once, for either
+    player, exactly as the second player of a ``finish_round`` round. Scores are counted in units of the
     greatest common divisor of every point value (50 for the presets).
 
 How it is solved
@@ -66,8 +68,9 @@ The table
     stale table is never read.
 
 Not supported (a clear :class:`zilch_env.UnsupportedRulesError`): more than two players, the variants
-``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, and a
-zilch penalty together with tie-break turns.
+``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, a
+and a zilch penalty together with tie-break turns. Scores below zero (``score_floor`` < 0) are score
+indices from the floor up (``agents._game_kernels.score_of``).
 """
 
 from __future__ import annotations
@@ -270,12 +273,14 @@ def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
     ip[K.IP_ENTRY] = _ceil_div(rs.entry_threshold, u)
     ip[K.IP_MINB] = _ceil_div(rs.min_bank, u)
     ip[K.IP_NSEAT] = 2 if (rs.end == "finish_round" or rs.tie == "tiebreak") else 1
-    ip[K.IP_NS] = Tu + 1
+    f = -rs.score_floor // u  # on the grid: compile's score_unit divides the floor
+    ip[K.IP_FLOOR] = f
+    ip[K.IP_NS] = Tu + 1 + f
     ip[K.IP_NZ] = zp.count if zp.count else 1
     ip[K.IP_PCOUNT] = zp.count
     ip[K.IP_PEN] = zp.points // u if zp.mode == "subtract" else 0
     ip[K.IP_RESET] = int(zp.mode == "reset")
-    ip[K.IP_FINISH] = int(rs.end == "finish_round")
+    ip[K.IP_FINISH] = {"others_one_turn": 0, "finish_round": 1, "instant": 2}[rs.end]
     ip[K.IP_DCAP] = dcap
     S = rs.scoring.straight // u if (rs.scoring.permanent_straight and rs.scoring.straight and rs.dice == 6) else 0
     ip[K.IP_S] = S
@@ -425,7 +430,7 @@ class GameTable:
         if situation[0] != "race":
             return 0
         _, ia, _, ib, _ = K.decode(situation[1], self.ip)
-        return int(self.ip[K.IP_DCAP]) + max(int(ib) - 1, 0) - max(int(ia) - 1, 0)
+        return int(self.ip[K.IP_DCAP]) + int(K.score_of(ib, self.ip)) - int(K.score_of(ia, self.ip))
 
     @property
     def first_player_win(self) -> float:
@@ -448,10 +453,10 @@ class GameTable:
 
     def _race_sid(self, position, score, on, streak, opp_score, opp_on, opp_streak) -> int:
         ip, u = self.ip, self.unit
-        Tu = int(ip[K.IP_TU])
+        Tu, f = int(ip[K.IP_TU]), int(ip[K.IP_FLOOR])
         for name, s in (("score", score), ("opponent score", opp_score)):
-            if s % u or not 0 <= s // u < Tu:
-                raise ValueError(f"{name} {s}: race scores are multiples of {u} from 0 to "
+            if s % u or not -f <= s // u < Tu:
+                raise ValueError(f"{name} {s}: race scores are multiples of {u} from {-f * u} to "
                                  f"{(Tu - 1) * u} (at the target the game is in its last turns)")
         if (not on and score) or (not opp_on and opp_score):
             raise ValueError("a player off the board has score 0")
@@ -461,8 +466,8 @@ class GameTable:
         if not (0 <= za < nz and 0 <= zb < nz):
             raise ValueError(f"zilch streaks {streak}, {opp_streak}: from 0 to {nz - 1} under this penalty")
         seat = position if ip[K.IP_NSEAT] == 2 else 0
-        ia = 1 + score // u if on else 0
-        ib = 1 + opp_score // u if opp_on else 0
+        ia = 1 + f + score // u if on else 0
+        ib = 1 + f + opp_score // u if opp_on else 0
         return int(K.encode(seat, ia, za, ib, zb, ip))
 
     # ------------------------------------------------------------------ situations of a real game
@@ -737,7 +742,10 @@ class GameTable:
 
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
-            t = cls(ruleset=rs, unit=int(z["unit"]), ip=z["ip"].astype(np.int64), W=z["W"],
+            ip = z["ip"].astype(np.int64)
+            if ip.size < K.IP_SIZE:  # a table from before a parameter was added: its default, 0
+                ip = np.concatenate([ip, np.zeros(K.IP_SIZE - ip.size, np.int64)])
+            t = cls(ruleset=rs, unit=int(z["unit"]), ip=ip, W=z["W"],
                     F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path))
             if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:
                 raise ValueError(f"{path}: the table was built by another solver version or for other rules")
@@ -888,7 +896,8 @@ def _balance(ip: np.ndarray, stage_ptr: np.ndarray, kind: np.ndarray, start: np.
     totals below the target. ``solve_stage`` deals them out round-robin to its workers."""
     NS, NZ, Tu = int(ip[K.IP_NS]), int(ip[K.IP_NZ]), int(ip[K.IP_TU])
     ia = (members // (NZ * NS * NZ)) % NS
-    cost_m = (Tu - np.maximum(ia - 1, 0) + 20).astype(np.float64)
+    a = np.where(ia > 0, ia - 1 - int(ip[K.IP_FLOOR]), 0)
+    cost_m = (Tu - a + 20).astype(np.float64)
     csum = np.concatenate([[0.0], np.cumsum(cost_m)])
     cost = csum[start + length] - csum[start]
     order = np.arange(kind.shape[0])
@@ -906,7 +915,7 @@ def _row_arrays(ip: np.ndarray, total: int) -> tuple:
     of the row of a mover at score ``a`` has one coefficient per turn total below ``target - a``."""
     NS, NZ, Tu = int(ip[K.IP_NS]), int(ip[K.IP_NZ]), int(ip[K.IP_TU])
     ia = (np.arange(total) // (NZ * NS * NZ)) % NS
-    a = np.where(ia > 0, ia - 1, 0)
+    a = np.where(ia > 0, ia - 1 - int(ip[K.IP_FLOOR]), 0)
     row_ptr = np.zeros(total + 1, np.int64)
     row_ptr[1:] = np.cumsum(Tu - a)
     return (row_ptr, np.zeros(int(row_ptr[-1])), np.zeros(total, np.int64), np.zeros(total), np.zeros(total))
@@ -1057,8 +1066,9 @@ class WinPotential:
             on_a = onb[k, me] | (not entry)
             on_b = onb[k, opp] | (not entry)
             pc = ip[K.IP_PCOUNT] > 0
-            ia = np.where(on_a, 1 + sc[k, me] // u, 0)
-            ib = np.where(on_b, 1 + sc[k, opp] // u, 0)
+            f = int(ip[K.IP_FLOOR])
+            ia = np.where(on_a, 1 + f + sc[k, me] // u, 0)
+            ib = np.where(on_b, 1 + f + sc[k, opp] // u, 0)
             za = np.where(on_a & pc, zs[k, me], 0)
             zb = np.where(on_b & pc, zs[k, opp], 0)
             seat = (me - games.first[r]) % 2 if ip[K.IP_NSEAT] == 2 else np.zeros_like(me)

@@ -115,6 +115,9 @@ def _advise_win(rs, args: argparse.Namespace) -> dict[str, Any]:
         if zp.count and not 0 <= k < zp.count:
             raise ValueError(f"{name} {k}: under this penalty a streak is 0 to {zp.count - 1} zilches")
     position = args.position - 1
+    if opp >= rs.target and rs.end == "instant":
+        raise ValueError(f"under end = instant the game is over once a score reaches the target "
+                         f"({opp} >= {rs.target}): there is no last turn to advise on")
     if opp >= rs.target and rs.end == "finish_round" and position == 0:
         raise ValueError("under end = finish_round only the second player of the round plays a last turn "
                          "(use --position 2)")

@@ -87,7 +87,7 @@ R_BONUS = 7
 R_ZP_COUNT = 8
 R_ZP_POINTS = 9
 R_ZP_MODE = 10  # 0 subtract, 1 halve, 2 reset
-R_FINISH_ROUND = 11
+R_END = 11  # end: 0 others_one_turn, 1 finish_round, 2 instant (primitives.END_MODES)
 R_TIEBREAK = 12
 R_PLAYERS = 13
 R_MAX_TB = 14
@@ -101,7 +101,8 @@ R_CH_SPLIT = 20  # the score that splits the two challenge brackets
 R_CH_COST1 = 21  # what a zilch costs the challenger on its first challenge
 R_CH_COST2 = 22  # and on its second
 R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
-R_SIZE = R_SPLIT1 + 42
+R_FLOOR = R_SPLIT1 + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
+R_SIZE = R_FLOOR + 1
 
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
 #: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.
@@ -436,17 +437,17 @@ def _end_turn(st, b, banked, rp):
     score = st[b, SCORE + p] + recorded
     q = st[b, CHAL]
     if q >= 0:
-        if banked:  # the banked turn total is also taken from the challenged
+        if banked:  # the banked turn total is also taken from the challenged, down to the floor
             left = st[b, SCORE + q] - total
-            st[b, SCORE + q] = left if left > 0 else 0
+            st[b, SCORE + q] = left if left > rp[R_FLOOR] else rp[R_FLOOR]
         else:  # a zilch costs the challenger, by its challenge's order
             score -= _challenge_cost(st[b, CH_USED + p], rp[R_CH_COST1], rp[R_CH_COST2])
     streak, penalty = _zilch_streak(banked, was_on, st[b, STREAK + p], rp[R_ZP_COUNT])
     st[b, STREAK + p] = streak
     if penalty:
-        score = _penalised(score, rp[R_ZP_MODE], rp[R_ZP_POINTS], 0)
-    if score < 0:
-        score = 0
+        score = _penalised(score, rp[R_ZP_MODE], rp[R_ZP_POINTS], rp[R_FLOOR])
+    if score < rp[R_FLOOR]:
+        score = rp[R_FLOOR]
     st[b, SCORE + p] = score
     st[b, LAST] = recorded
     st[b, TURNS] += 1
@@ -473,7 +474,7 @@ def _end_turn(st, b, banked, rp):
             return _finish(st, b, st[b, TB_MASK], rp)
     elif st[b, FQ_ON] == 0:
         if score >= rp[R_TARGET]:
-            start, length = _final_turns(p, n, st[b, FIRST], rp[R_FINISH_ROUND] != 0)
+            start, length = _final_turns(p, n, st[b, FIRST], rp[R_END])
             for i in range(length):
                 st[b, FQ + i] = (start + i) % n
             st[b, FQ_ON] = 1
@@ -1166,7 +1167,7 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
             base = o_players + k * npf
             o[base] = 1.0
             sq = st[b, SCORE + q]
-            if sq != 0:
+            if sq > 0:  # a score below zero (score_floor < 0) shows as 0: the bounds hold (observation.py)
                 o[base + 1] = min(sq * inv, ph_)
             if st[b, ONB + q] != 0:
                 o[base + 2] = 1.0
@@ -1194,10 +1195,12 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
         if ph == KEEP and r >= 0:
             left = st[b, LEFT]
             base = st[b, SCORE + cur] + total  # the mover's score if it banked the turn so far
-            best = 0
+            best = 0  # the best other score as observation.observe takes it: the others' maximum
+            seen = False  # (below zero under score_floor < 0), 0 without others
             for q in range(n):
-                if q != cur and st[b, SCORE + q] > best:
+                if q != cur and (not seen or st[b, SCORE + q] > best):
                     best = st[b, SCORE + q]
+                    seen = True
             c = 0
             while True:
                 c, m, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)

@@ -30,7 +30,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .ruleset import Ruleset, load_ruleset
-from .primitives import (PENALTY_MODES, bank_bar, bank_need, can_bank, challenge_cost, final_turns, penalised,
+from .primitives import (END_MODES, PENALTY_MODES, bank_bar, bank_need, can_bank, challenge_cost, final_turns,
+                         penalised,
                          turn_record, zilch_streak)
 from .scoring import BONUS_KEEPS, Keep, RollInfo, face, pass_keeps, pyramid_freeze, scoring_table
 
@@ -244,7 +245,8 @@ class GameState:
         first: the seat that started the game (round order counts from it).
         current: the seat to move.
         phase: what ``current`` decides now (:class:`Phase`).
-        scores: banked scores, never below zero.
+        scores: banked scores, never below the ruleset's ``score_floor`` (0 unless a ruleset lets
+            penalties take scores below zero).
         on_board: whether each player has recorded a first score (reached the entry threshold).
         zilch_streak: zilches in a row, counted once on the board (for ``zilch_penalty``).
         roll: the current roll, sorted (empty outside :attr:`Phase.KEEP`).
@@ -620,10 +622,11 @@ class GameState:
         events = self._events
         if recorded and not banked:
             events.append({"kind": "permanent", "points": recorded})
+        floor = rs.score_floor
         if self.challenged is not None:
-            if banked:
+            if banked:  # the challenged loses the banked total, down to the score floor
                 q = self.challenged
-                taken = min(self.scores[q], total)
+                taken = min(self.scores[q] - floor, total)
                 self.scores[q] -= taken
                 events.append({"kind": "challenge_transfer", "seat": q, "points": taken})
             else:
@@ -634,12 +637,12 @@ class GameState:
         zp = rs.variants.zilch_penalty
         self.zilch_streak[p], penalty = zilch_streak(banked, was_on, self.zilch_streak[p], zp.count)
         if penalty:
-            before = max(0, score)
-            score = penalised(score, PENALTY_MODES.index(zp.mode), zp.points, 0)
+            before = max(floor, score)
+            score = penalised(score, PENALTY_MODES.index(zp.mode), zp.points, floor)
             penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
             events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count,
-                           "points": before - max(0, score)})
-        self.scores[p] = max(0, score)
+                           "points": before - max(floor, score)})
+        self.scores[p] = max(floor, score)  # docs/rules.md, score_floor: penalties stop at the floor
         self.last_result = recorded
         self._seat_turns[p] += 1
         # piggyback is offered on another player's bank only: a one-player game has no offer
@@ -662,7 +665,7 @@ class GameState:
                 return self._finish(self.tiebreak_players)
         elif self.final_queue is None:
             if self.scores[p] >= rs.target:
-                start, count = final_turns(p, n, self.first, rs.end == "finish_round")
+                start, count = final_turns(p, n, self.first, END_MODES.index(rs.end))
                 self.final_queue = [(start + i) % n for i in range(count)]
                 if not self.final_queue:
                     return self._finish(tuple(range(n)))

@@ -103,7 +103,9 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (all of them again after *hot dice*). A roll with no scoring die is a *zilch*: the turn ends and
     its points are lost. Banking needs the entry threshold before a player's first score and the
     minimum bank afterwards. When a player ends a turn at or above the target, the others play their
-    last turn (or the round is finished, by the ruleset); the highest score wins.
+    last turn (or the round is finished, by the ruleset; under ``end = "instant"`` that player wins at
+    once); the highest score wins. Scores stay at or above the ruleset's ``score_floor`` (0 unless
+    penalties may take them below zero; the observation's per-player ``score`` shows such a score as 0).
 
     The other seats are played by opponent policies (any object with ``act(state, legal, rng)``,
     :class:`~zilch_env.Policy`); they move inside :meth:`step` until it is the agent's decision

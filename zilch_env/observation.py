@@ -8,7 +8,9 @@ Everything is relative to the observing seat: its own player block comes first, 
 players in seat order after it (the next player to play after it second, and so on), padded to six
 players with zero blocks whose ``present`` flag is 0. Points are divided by the ruleset's target,
 so 1.0 means "the target", and clipped to :data:`POINTS_HIGH` (scores above four targets do not occur
-in practice; the clip only keeps the Box bounds honest). Dice counts are divided by 6. Flags are 0 or 1.
+in practice; the clip only keeps the Box bounds honest). A score below zero (a ruleset with
+``score_floor`` < 0, where penalties may take a banked score down to the floor) is clipped to 0 in
+the player blocks' ``score``; ``lead`` and ``keep_lead`` (clipped to [-4, 4]) keep its sign. Dice counts are divided by 6. Flags are 0 or 1.
 No normalisation wrapper is needed.
 
 The layout, field by field (:data:`LAYOUT` holds the same list with each field's slice and bounds;
@@ -403,7 +405,7 @@ def observe(state: GameState, seat: int) -> np.ndarray:
         q = (seat + k) % n
         b = _PLAYERS + k * _NPF
         o[b] = 1.0
-        if scores[q]:
+        if scores[q] > 0:  # a score below zero (score_floor < 0) shows as 0 (the field's bounds)
             o[b + 1] = min(scores[q] * inv, _P)
         if on_board[q]:
             o[b + 2] = 1.0

@@ -80,13 +80,16 @@ PENALTY_MODES = ("subtract", "halve", "reset")
 
 def penalised(score: int, mode: int, points: int, floor: int) -> int:
     """The score after the zilch penalty (``mode`` a code of :data:`PENALTY_MODES`): the score
-    (first raised to ``floor`` if a challenge's cost took it lower) less ``points``, halved (rounding
-    down) or reset to 0; the caller then raises the result to ``floor`` (docs/rules.md, the zilch
-    penalty)."""
+    (first raised to ``floor``, the ruleset's ``score_floor``, if a challenge's cost took it lower)
+    less ``points``, halved (rounding down) or reset to 0; the caller then raises the result to
+    ``floor`` (docs/rules.md, the zilch penalty and ``score_floor``). A penalty never raises a score:
+    halving or resetting a score at or below zero leaves it."""
     if score < floor:
         score = floor
     if mode == 0:
         return score - points
+    if score <= 0:
+        return score
     if mode == 1:
         return score // 2
     return 0
@@ -98,12 +101,21 @@ def challenge_cost(used: int, first: int, second: int) -> int:
     return first if used == 1 else second
 
 
-def final_turns(p: int, n: int, first: int, finish_round: bool) -> tuple[int, int]:
+#: ``end`` by its code in :func:`final_turns` (and the compiled rules' ``R_END``).
+END_MODES = ("others_one_turn", "finish_round", "instant")
+
+
+def final_turns(p: int, n: int, first: int, end: int) -> tuple[int, int]:
     """The last turns once seat ``p`` of ``n`` ends a turn at or above the target, as a run of seats
-    in playing order: ``(start, count)``, the seats ``(start + i) % n`` for ``i < count``. Under
-    ``end = "others_one_turn"`` every other seat plays one more turn; under ``"finish_round"`` the
-    seats after ``p`` in the round that began with seat ``first``. ``count`` 0: the game ends now."""
-    if finish_round:
+    in playing order: ``(start, count)``, the seats ``(start + i) % n`` for ``i < count``. ``end`` is
+    a code of :data:`END_MODES`: under ``"others_one_turn"`` every other seat plays one more turn;
+    under ``"finish_round"`` the seats after ``p`` in the round that began with seat ``first``; under
+    ``"instant"`` none (``p`` has won at once: every other score is below the target, since the game
+    would have ended when it reached it, so ``p`` alone holds the highest). ``count`` 0: the game
+    ends now."""
+    if end == 2:
+        return (p + 1) % n, 0
+    if end == 1:
         pos = (p - first + n) % n
         return (first + pos + 1) % n, n - 1 - pos
     return (p + 1) % n, n - 1

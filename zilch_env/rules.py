@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _batched_kernels as K
 from .engine import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS, sorted_rolls_by_code
-from .primitives import PENALTY_MODES
+from .primitives import END_MODES, PENALTY_MODES
 from .ruleset import Ruleset
 from .scoring import Keep, pass_keeps, scoring_table, split_points
 
@@ -85,7 +85,8 @@ class CompiledRules:
             six-dice zilch bonus such a roll of all the dice scores the bonus instead.
         unit: the greatest common divisor of every amount a turn adds at risk (the keeps of up to
             ``dice`` dice and the six-dice zilch bonus): turn totals lie on this grid.
-        score_unit: ``unit`` with the subtracted zilch penalty too: every score lies on this grid.
+        score_unit: ``unit`` with the subtracted zilch penalty and the score floor too: every score
+            lies on this grid.
         table: the packed keep table of the fast kernels (``zilch_env._batched_kernels.T_*``).
         code_roll: ``(7, 6**6)`` roll ids of the dice codes.
     """
@@ -133,7 +134,7 @@ class CompiledRules:
         rp[K.R_ZP_COUNT] = zp.count
         rp[K.R_ZP_POINTS] = zp.points
         rp[K.R_ZP_MODE] = PENALTY_MODES.index(zp.mode)
-        rp[K.R_FINISH_ROUND] = rs.end == "finish_round"
+        rp[K.R_END] = END_MODES.index(rs.end)
         rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
         rp[K.R_PLAYERS] = num_players
         rp[K.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
@@ -144,6 +145,7 @@ class CompiledRules:
         rp[K.R_ALL_SCORING] = rs.keep == "all_scoring"
         rp[K.R_CH_SPLIT] = CHALLENGE_SPLIT
         rp[K.R_CH_COST1], rp[K.R_CH_COST2] = CHALLENGE_ZILCH_COST
+        rp[K.R_FLOOR] = rs.score_floor
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6
@@ -175,6 +177,7 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
     unit = reduce(math.gcd, amounts, 0) or 1
     zp = ruleset.variants.zilch_penalty
     score_unit = math.gcd(unit, zp.points) if (zp.count and zp.mode == "subtract") else unit
+    score_unit = math.gcd(score_unit, -ruleset.score_floor)  # a penalty may stop at the floor
     n_start = _N_START.copy()
     roll_p = np.array([float(p) for p in probability])
     table = _pack(keeps, best)

@@ -20,9 +20,9 @@ from typing import Any
 import tomli_w
 
 PRESET_DIR = Path(__file__).with_name("presets")
-PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k")
+PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k", "cardgames")
 
-ENDS = ("others_one_turn", "finish_round")
+ENDS = ("others_one_turn", "finish_round", "instant")
 TIES = ("draw", "tiebreak")
 KEEPS = ("free", "all_scoring")
 HOT_DICE = ("optional", "forced")
@@ -135,6 +135,9 @@ class Scoring:
     three_pairs: int = 0
     four_and_pair_is_three_pairs: bool = False
     two_triplets: int = 0
+    #: Five dice in a run in one roll (``12345``, ``23456``) -> points; the sixth die of a roll of six
+    #: may join as a single. Empty: no partial straights.
+    partial_straights: FrozenMap = field(default_factory=FrozenMap)
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,13 @@ class Variants:
 
 @dataclass(frozen=True)
 class Ruleset:
-    """One complete, validated set of rules. Hashable, so per-ruleset tables can be cached on it."""
+    """One complete, validated set of rules. Hashable, so per-ruleset tables can be cached on it.
+
+    The keys added after the first layout (:data:`OPTIONAL_KEYS`: ``score_floor``,
+    ``scoring.partial_straights``) have defaults that change nothing: a file or dict may leave
+    them out, and :meth:`to_dict` leaves them out at their defaults, so every ruleset that could be
+    written before keeps the same data (and the same hashes: game tables, golden records, the
+    rules a trained policy names)."""
 
     name: str = "custom"
     dice: int = 6
@@ -162,13 +171,15 @@ class Ruleset:
     min_bank: int = 0
     keep: str = "free"
     hot_dice: str = "optional"
+    #: The lowest a banked score may go through penalties (the zilch penalty, challenge costs); 0 or less.
+    score_floor: int = 0
     scoring: Scoring = field(default_factory=Scoring)
     variants: Variants = field(default_factory=Variants)
 
     def to_dict(self) -> dict[str, Any]:
         """The ruleset as plain TOML-ready data (the layout of docs/rules.md, "The ruleset file")."""
         s, v = self.scoring, self.variants
-        return {
+        out = {
             "name": self.name,
             "dice": self.dice,
             "target": self.target,
@@ -202,6 +213,12 @@ class Ruleset:
                 },
             },
         }
+        if self.score_floor != 0:  # OPTIONAL_KEYS: written only when not at their defaults
+            out = {**{k: x for k, x in out.items() if k not in _SECTIONS}, "score_floor": self.score_floor,
+                   "scoring": out["scoring"], "variants": out["variants"]}
+        if s.partial_straights:
+            out["scoring"]["partial_straights"] = {str(k): x for k, x in s.partial_straights.items()}
+        return out
 
     def replace(self, overrides: Mapping[str, Any]) -> "Ruleset":
         """A new ruleset with dotted-key overrides applied and validated."""
@@ -227,6 +244,7 @@ _TOP = {
     "min_bank": _INT,
     "keep": _STR,
     "hot_dice": _STR,
+    "score_floor": _INT,
     "scoring": _MAP,
     "variants": _MAP,
 }
@@ -240,7 +258,11 @@ _SCORING = {
     "three_pairs": _INT,
     "four_and_pair_is_three_pairs": _BOOL,
     "two_triplets": _INT,
+    "partial_straights": _MAP,
 }
+#: Keys added after the first layout, with the default each takes when a ruleset leaves it out (and
+#: :meth:`Ruleset.to_dict` leaves out at that default).
+OPTIONAL_KEYS = {"score_floor": 0, "scoring.partial_straights": {}}
 _VARIANTS = {
     "pyramiding": _BOOL,
     "challenge": _BOOL,
@@ -316,13 +338,35 @@ def _int_map(key: str, value: Mapping[Any, Any], keys: range, what: str,
     return FrozenMap(out)
 
 
+#: The runs of five faces a partial straight may be (five distinct faces in a run of the die's faces).
+PARTIAL_RUNS = (12345, 23456)
+
+
+def _partial_straights(value: Mapping[Any, Any]) -> FrozenMap:
+    """``scoring.partial_straights``: keys are runs of five faces written as their digits (``12345``,
+    ``23456``; a TOML key is text, a --set dotted key too), values points within MAX_POINTS."""
+    out = {}
+    for k, v in value.items():
+        text = str(k).strip() if not isinstance(k, bool) else ""
+        run = int(text) if text.isdigit() and len(text) == 5 else None
+        if run not in PARTIAL_RUNS:
+            raise RulesetError(
+                f"scoring.partial_straights.{_toml_key(k)} = {toml_repr(v)}: {_toml_key(k)} is not a "
+                f"partial straight; a key is five distinct faces in a run, written as their digits: "
+                f"{', '.join(map(str, PARTIAL_RUNS))}")
+        _check_type(f"scoring.partial_straights.{run}", v, _INT)
+        _check_points(f"scoring.partial_straights.{run}", v)
+        out[run] = v
+    return FrozenMap(out)
+
+
 def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     """Validate a complete ruleset given as plain data (``extends`` already resolved)."""
     _check_keys("", data, _TOP)
     if "extends" in data:
         raise RulesetError(f"extends = {toml_repr(data['extends'])}: ruleset_from_dict takes a complete "
                            f"ruleset; load a file or text that extends a preset with load_ruleset or loads_ruleset")
-    missing = [k for k in _TOP if k not in data and k != "extends"]
+    missing = [k for k in _TOP if k not in data and k != "extends" and k not in OPTIONAL_KEYS]
     if missing:
         raise RulesetError(f"missing keys: {', '.join(missing)} (a ruleset file without extends "
                            f"must give every key of docs/rules.md, \"The ruleset file\")")
@@ -330,7 +374,7 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     _check_keys("scoring.", sc, _SCORING)
     _check_keys("variants.", va, _VARIANTS)
     for section, schema in (("scoring", _SCORING), ("variants", _VARIANTS)):
-        lacking = [k for k in schema if k not in data[section]]
+        lacking = [k for k in schema if k not in data[section] and f"{section}.{k}" not in OPTIONAL_KEYS]
         if lacking:
             raise RulesetError(f"missing keys in [{section}]: {', '.join(lacking)}")
     zp = va["zilch_penalty"]
@@ -352,6 +396,9 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     _check_choice("scoring.kinds", sc["kinds"], KINDS)
     for k in ("straight", "three_pairs", "two_triplets"):
         _check_points(f"scoring.{k}", sc[k])
+    floor = data.get("score_floor", 0)
+    _check_range("score_floor", floor, -MAX_POINTS, 0, "penalties may take a banked score down to this "
+                 "floor, 0 or below; 0 = no score goes below zero")
     _check_points("variants.six_dice_zilch_bonus", va["six_dice_zilch_bonus"])
     _check_range("variants.zilch_penalty.count", zp["count"], 0, MAX_PENALTY_COUNT)
     _check_points("variants.zilch_penalty.points", zp["points"])
@@ -373,8 +420,14 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
         raise RulesetError(f"scoring.kind_values = {toml_repr(sc['kind_values'])} is given, but kinds = "
                            f"{toml_repr(sc['kinds'])} does not use it: set kinds = \"flat\" or \"multiple\", "
                            f"or kind_values = {{}}")
+    partial = _partial_straights(sc.get("partial_straights", {}))
+    if partial and va["pyramiding"]:
+        raise RulesetError(f"scoring.partial_straights = {toml_repr(sc['partial_straights'])} with "
+                           f"variants.pyramiding = true: not supported (a partial straight's dice have no "
+                           f"points by face for later dice to join); set partial_straights = {{}} or "
+                           f"pyramiding = false")
     if not any(singles.values()) and not any(triples.values()) and not (
-        sc["straight"] or sc["three_pairs"] or sc["two_triplets"]
+        sc["straight"] or sc["three_pairs"] or sc["two_triplets"] or any(partial.values())
     ):
         raise RulesetError("scoring: no combination scores anything; at least one single, triple "
                            "or special combination must be worth points")
@@ -388,6 +441,7 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
         min_bank=data["min_bank"],
         keep=data["keep"],
         hot_dice=data["hot_dice"],
+        score_floor=floor,
         scoring=Scoring(
             singles=singles,
             triples=triples,
@@ -398,6 +452,7 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
             three_pairs=sc["three_pairs"],
             four_and_pair_is_three_pairs=sc["four_and_pair_is_three_pairs"],
             two_triplets=sc["two_triplets"],
+            partial_straights=partial,
         ),
         variants=Variants(
             pyramiding=va["pyramiding"],

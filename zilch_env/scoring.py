@@ -119,7 +119,21 @@ def score_counts(scoring: Scoring, counts: Counts) -> tuple[int | None, bool]:
     """(most points, scored as a straight) for keeping exactly ``counts``; points None = illegal."""
     best = _split(scoring, counts)
     straight = False
-    if sum(counts) == 6:
+    n = sum(counts)
+    if scoring.partial_straights and n in (5, 6):
+        # a partial straight: five faces in a run from this roll, and the sixth die (if any) scores
+        # on its own (docs/rules.md, partial straights); not a straight for permanent_straight
+        for run, value in scoring.partial_straights.items():
+            faces = [int(d) - 1 for d in str(run)]
+            if value <= 0 or any(counts[f] == 0 for f in faces):
+                continue
+            rest = list(counts)
+            for f in faces:
+                rest[f] -= 1
+            r = _split(scoring, tuple(rest))  # type: ignore[arg-type]
+            if r is not None and (best is None or value + r > best):
+                best = value + r
+    if n == 6:
         shape = sorted(c for c in counts if c)
         specials = []
         if scoring.straight and shape == [1] * 6:

@@ -47,20 +47,31 @@ def rules_summary(rs: Ruleset) -> str:
         specials.append(f"two triplets = {s.two_triplets}")
     if specials:
         lines.append("In one roll of all six dice: " + "; ".join(specials) + ".")
+    partial = [(run, pts) for run, pts in s.partial_straights.items() if pts]
+    if partial and rs.dice >= 5:
+        lines.append("Partial straights in one roll of five or six dice: "
+                     + "; ".join(f"{'-'.join(str(run))} = {pts}" for run, pts in partial)
+                     + (" (a sixth die may score beside it as a single)." if rs.dice == 6 else "."))
+    if rs.score_floor < 0:
+        lines.append(f"Penalties may take a score below zero, down to {rs.score_floor}.")
     lines.append("Combinations never span rolls." if not v.pyramiding else
                  "Pyramiding: new dice may join dice of the same face kept earlier in this pass.")
-    lines.append(
-        "Ending: once a player ends a turn at or above the target, every other player gets one more turn."
-        if rs.end == "others_one_turn" else
-        "Ending: once a player ends a turn at or above the target, the round is finished.")
-    lines.append("Ties are broken by extra turns." if rs.tie == "tiebreak" else "A tie is a draw.")
+    lines.append({
+        "others_one_turn": "Ending: once a player ends a turn at or above the target, every other player "
+                           "gets one more turn.",
+        "finish_round": "Ending: once a player ends a turn at or above the target, the round is finished.",
+        "instant": "Ending: the first player to end a turn at or above the target wins at once; the others "
+                   "get no last turn.",
+    }[rs.end])
+    if rs.end != "instant":  # the instant ending has no ties: every other score is below the target
+        lines.append("Ties are broken by extra turns." if rs.tie == "tiebreak" else "A tie is a draw.")
     zp = v.zilch_penalty
     if zp.count:
         what = {"subtract": f"lose {zp.points} points", "halve": "lose half their score", "reset": "lose their whole score"}[zp.mode]
         lines.append(f"{zp.count} zilches in a row (once on the board): {what}.")
     if v.six_dice_zilch_bonus:
-        lines.append(f"Six dice and no score: {v.six_dice_zilch_bonus} points instead of a zilch; then bank, "
-                     f"or roll all six again.")
+        lines.append(f"Six dice and no score: {v.six_dice_zilch_bonus} points instead of a zilch, then bank "
+                     f"or roll six fresh dice.")
     if v.piggyback:
         lines.append("Piggyback: after a bank, the next player may play on from that turn total and dice.")
     if v.overcoming:

@@ -95,6 +95,12 @@ TOGGLE_CHOICES = {
 
 #: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
 TOGGLES = [
+    ("end", "instant", "others_one_turn", "Instant win",
+     "The first to bank the target wins at once: the others get no last turn."),
+    ("scoring.partial_straights", {"12345": 500, "23456": 750}, {}, "Partial straights",
+     "1-2-3-4-5 scores 500 and 2-3-4-5-6 750 in one roll; a sixth die may score beside it as a single."),
+    ("score_floor", -2500, 0, "Scores below zero",
+     "Penalties (three zilches in a row, a challenge's zilch) may take a score down to -2500."),
     ("variants.piggyback", True, False, "Piggyback",
      "After a bank, the next player may play on from that turn total and the dice left."),
     ("variants.challenge", True, False, "Challenges",
@@ -610,8 +616,12 @@ def _action_of(body: MoveIn, table: Table) -> int:
 
 
 def _get_key(rs: Ruleset, dotted: str) -> Any:
+    from zilch_env.ruleset import OPTIONAL_KEYS
+
     node: Any = rs.to_dict()
     for part in dotted.split("."):
+        if part not in node:  # a key left out at its default (Ruleset.to_dict)
+            return OPTIONAL_KEYS[dotted]
         node = node[part]
     return node
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, UnsupportedRulesError
+from zilch_env.scoring import BONUS_KEEPS
 
 from .table import Table
 
@@ -69,7 +70,10 @@ def hint_for(table: Table) -> dict[str, Any]:
     best_keep = None
     if g.phase == Phase.KEEP:
         legal = set(g.legal_actions())
-        advice = pol.decide(g.roll, g.turn_total, g.permanent)
+        before = g.turn_total  # decide() takes the total before the roll: a six-dice bonus is already in it
+        if g.keeps() is BONUS_KEEPS:
+            before -= rs.variants.six_dice_zilch_bonus
+        advice = pol.decide(g.roll, before, g.permanent)
         for ch in advice.choices:
             if ch.action in legal:
                 options.append({"action": ch.action, "label": g.describe(ch.action), "value": ch.value,

@@ -59,6 +59,8 @@ def scoring_table_rows(rs: Ruleset) -> dict[str, Any]:
                   ("Four of a kind and a pair (as three pairs)", [2, 2, 2, 2, 3, 3],
                    sc.three_pairs if sc.four_and_pair_is_three_pairs else 0),
                   ("Two triplets", [2, 2, 2, 3, 3, 3], sc.two_triplets)]
+    candidates += [(f"Partial straight {'-'.join(str(run))}", [int(d) for d in str(run)], pts)
+                   for run, pts in sc.partial_straights.items()]
     for label, dice, on in candidates:
         if on and len(dice) <= rs.dice:
             specials.append((label, dice, score_dice(rs, dice)))

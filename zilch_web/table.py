@@ -217,6 +217,10 @@ def _dice_text(dice: Sequence[int]) -> str:
     return " ".join(str(d) for d in dice)
 
 
+def _count_word(n: int) -> str:
+    return ("no", "one", "two", "three", "four", "five", "six")[n] if 0 <= n <= 6 else str(n)
+
+
 class Table:
     """A game of :class:`~zilch_env.GameState` with seats, events and seeded computer players.
 
@@ -407,10 +411,15 @@ class Table:
             banked = split_keep_action(action)[1]
             total = pre_total + keep.points
             hot = pre_left - keep.n == 0
-            add("keep", p, f"{self.says(p, 'keeps')} {_dice_text(keep.dice)} for {keep.points}"
-                + (" — hot dice!" if hot else "") + f" (turn {total})",
-                dice=list(keep.dice), points=keep.points, turn_total=total,
-                then="bank" if banked else "roll", hot_dice=hot)
+            if keep.n == 0:  # after a six-dice zilch bonus: the bank follows, or a fresh roll of all the dice
+                if not banked:
+                    add("fresh", p, f"{self.says(p, 'rolls')} {_count_word(g.ruleset.dice)} fresh dice "
+                        f"(turn {total})", turn_total=total)
+            else:
+                add("keep", p, f"{self.says(p, 'keeps')} {_dice_text(keep.dice)} for {keep.points}"
+                    + (" — hot dice!" if hot else "") + f" (turn {total})",
+                    dice=list(keep.dice), points=keep.points, turn_total=total,
+                    then="bank" if banked else "roll", hot_dice=hot)
             running = total
         elif phase == Phase.CHALLENGE:
             if action != NO_CHALLENGE:
@@ -492,7 +501,8 @@ class Table:
             if why:
                 add("penalty", q, f"Penalty for {names[q]}: {' and '.join(why)}; score {t['score']}",
                     score=t["score"], rule=t["penalty"])
-            if not final_started and t["score"] >= rs.target and g.tiebreak_round == pre_tb:
+            if (not final_started and t["score"] >= rs.target and g.tiebreak_round == pre_tb
+                    and rs.end != "instant"):  # the instant ending has no last turns: game_over follows
                 final_started = True
                 rest = ("every other player gets one more turn" if rs.end == "others_one_turn"
                         else "the round is played to its end")
@@ -507,10 +517,17 @@ class Table:
         for i, r in enumerate(new_rolls):
             q = new_turns[seg]["player"] if seg < len(new_turns) else g.current
             if bonus and len(r) == rs.dice and self._table.rolls[r].zilch:
-                running += bonus
-                add("bonus", q, f"{self.says(q, 'rolls')} {_dice_text(r)}: six dice and no score, {bonus} "
-                    f"points and six fresh dice (turn {running})", dice=list(r), points=bonus,
-                    turn_total=running)
+                # docs/rules.md, the six-dice zilch bonus: the bonus joins the turn total and the
+                # roll waits for the player's choice (its one keep is the keep of nothing): bank
+                # (action 1, where the bar allows) or roll all the dice again (action 0)
+                running = g.turn_total if live and i == len(new_rolls) - 1 else running + bonus
+                can_bank = live and 1 in g.legal_actions()
+                fresh = f"roll {_count_word(rs.dice)} fresh dice"
+                choice = (f"Bank {running} or {fresh}" if can_bank
+                          else fresh[0].upper() + fresh[1:] + f" (banking needs {g.bank_threshold()})")
+                add("bonus", q, f"{self.says(q, 'rolls')} {_dice_text(r)}: no score, six-dice bonus +{bonus} "
+                    f"(turn {running}). {choice}", dice=list(r), points=bonus, turn_total=running,
+                    can_bank=can_bank)
             elif i == len(new_rolls) - 1 and live:
                 add("roll", q, f"{self.says(q, 'rolls')} {_dice_text(r)}", dice=list(r), turn_total=g.turn_total)
             else:

@@ -5,7 +5,8 @@
     python docs/results/make_results.py vs-optimal-win   # vs_optimal_win.csv: collected from the evaluation reports
     python docs/results/make_results.py baselines --presets zonk [--games 2000]
                                                          # baselines_vs_optimal_win.csv: evaluated here
-    python docs/results/make_results.py all              # the first three (seconds)
+    python docs/results/make_results.py published        # published.csv: published exact values reproduced
+    python docs/results/make_results.py all              # the first three and published (seconds)
 
 ``vs-optimal-win`` collects measured results: the play reports of ``bench/game_solver.py play``
 (docs/game-solver/play_P.json, 100,000 games per pair) and the final evaluations of the shipped agents
@@ -26,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 
-PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k")
+PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k", "cardgames")
 
 
 def write(name: str, header: list[str], rows: list[list]) -> Path:
@@ -68,6 +69,29 @@ def first_player() -> Path:
         rows.append([p, f"{table.first_player_win:.6f}", "agents/game_tables (shipped)",
                      f"zilch solve --ruleset {p} --objective win"])
     return write("first_player.csv", ["preset", "first_player_optimal_win", "source", "command"], rows)
+
+
+def published() -> Path:
+    """Every published exact value this project reproduces (docs/published.md): source, rules file,
+    published value, this project's, the difference, and the command that computes it again."""
+    from agents.game_solver import solve_game
+    from agents.solver import solve_turn
+    from zilch_env import load_ruleset
+
+    rows = []
+    playr = "docs/results/rulesets/playr-zilch.toml"
+    ppt = solve_turn(load_ruleset(ROOT / playr)).points_per_turn
+    rows.append(["Busche (2010) Maximizing Expected Scores in the Game of Zilch, mattbusche.org",
+                 playr, "points per turn, optimal streak-dependent play", "620.855", f"{ppt:.6f}",
+                 f"{ppt - 620.855:+.6f}", f"zilch solve --ruleset {playr}"])
+    # solve_game reads the shipped table (agents/game_tables) when there is one: no solve
+    win = solve_game("cardgames", progress=False).first_player_win
+    rows.append(["domsleee/farkle README (cardgames.io Farkle), github.com/domsleee/farkle",
+                 "zilch_env/presets/cardgames.toml", "first player's win chance, both optimal",
+                 "0.533 (53.3%)", f"{win:.6f}", f"{win - 0.533:+.6f}",
+                 "zilch solve --ruleset cardgames --objective win"])
+    return write("published.csv", ["source", "rules_file", "value", "published", "this_project",
+                                   "difference", "command"], rows)
 
 
 def _ci(d):
@@ -132,7 +156,8 @@ def baselines(presets: list[str], games: int, seed: int) -> Path:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=("turn-optima", "first-player", "vs-optimal-win", "baselines", "all"))
+    ap.add_argument("what", choices=("turn-optima", "first-player", "vs-optimal-win", "published", "baselines",
+                                     "all"))
     ap.add_argument("--presets", nargs="+", default=["zonk"], help="for baselines (default zonk)")
     ap.add_argument("--games", type=int, default=2000, help="for baselines (default 2000)")
     ap.add_argument("--seed", type=int, default=1, help="for baselines (default 1)")
@@ -143,6 +168,8 @@ def main(argv=None) -> int:
         first_player()
     if a.what in ("vs-optimal-win", "all"):
         vs_optimal_win()
+    if a.what in ("published", "all"):
+        published()
     if a.what == "baselines":
         baselines(a.presets, a.games, a.seed)
     return 0

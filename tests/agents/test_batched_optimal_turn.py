@@ -14,7 +14,7 @@ from zilch_env import PRESETS, GameState, UnsupportedRulesError, load_ruleset
 from agents.tournament import play_games
 from zilch_env.batched import BatchedGames, KernelAgent, KeyedDice, TurnValueTable, kernel_agent, stream_keys
 
-BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k"]
+BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k", "cardgames"]
 
 
 def paired_games(rs, games: int, seed: int):

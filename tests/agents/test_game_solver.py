@@ -96,6 +96,7 @@ class BruteForce:
     def end_score(self, score, on, streak, recorded, banked):
         """(score, on the board, streak) after a turn, as GameState._end_turn does."""
         zp = self.rs.variants.zilch_penalty
+        floor = self.rs.score_floor
         was_on = on
         if not was_on:
             if recorded and recorded >= self.rs.entry_threshold:
@@ -109,9 +110,9 @@ class BruteForce:
             streak += 1
             if zp.count and streak >= zp.count:
                 streak = 0
-                s = max(0, s)
-                s = s - zp.points if zp.mode == "subtract" else 0
-        return max(0, s), on, (streak if zp.count else 0)
+                s = max(floor, s)
+                s = s - zp.points if zp.mode == "subtract" else min(s, 0)
+        return max(floor, s), on, (streak if zp.count else 0)
 
     def tie_value(self, pos):
         if self.rs.tie == "draw":
@@ -152,8 +153,8 @@ class BruteForce:
         rs = self.rs
         zc = rs.variants.zilch_penalty.count or 1
         for pos in (0, 1):
-            for a in range(0, self.T, 50):
-                for b in range(0, self.T, 50):
+            for a in range(rs.score_floor, self.T, 50):
+                for b in range(rs.score_floor, self.T, 50):
                     for on_a in (False, True):
                         for on_b in (False, True):
                             if (not on_a and a) or (not on_b and b):
@@ -169,7 +170,7 @@ class BruteForce:
 
         def after(score, on, z):
             if score >= self.T:
-                if self.rs.end == "finish_round" and pos == 1:
+                if self.rs.end == "instant" or (self.rs.end == "finish_round" and pos == 1):
                     return 1.0
                 return 1.0 - self.final(1 - pos, b, on_b, zb, score)
             return 1.0 - V[(1 - pos, b, score, on_b, on, zb, z)]
@@ -206,6 +207,22 @@ BRUTE_CASES = {
                                        "variants.zilch_penalty.count": 2,
                                        "variants.zilch_penalty.mode": "reset",
                                        "variants.six_dice_zilch_bonus": 50}),
+    # scores below zero: a subtracted penalty down to the floor (lower levels than both at 0)
+    "floor-penalty": ("farkle", {"target": 200, "dice": 2, "entry_threshold": 0, "min_bank": 0,
+                                 "score_floor": -150, "variants.zilch_penalty.count": 2,
+                                 "variants.zilch_penalty.points": 100}),
+    # ... with an entry threshold, the instant ending and a penalty at every zilch
+    "floor-instant": ("farkle", {"target": 200, "dice": 2, "entry_threshold": 100, "min_bank": 0,
+                                 "end": "instant", "score_floor": -100,
+                                 "variants.zilch_penalty": {"count": 1, "points": 100, "mode": "subtract"}}),
+    # a reset leaves a score below zero where it is (a penalty never raises a score)
+    "floor-reset": ("zonk", {"target": 200, "dice": 2, "entry_threshold": 0, "score_floor": -100,
+                             "variants.zilch_penalty": {"count": 2, "points": 100, "mode": "reset"}}),
+    # the instant-win ending (either player's bank at or above the target wins at once), no entry
+    "instant-2-dice": ("cardgames", {"target": 300, "dice": 2}),
+    # the instant ending with an entry threshold and the six-dice zilch bonus
+    "instant-entry-bonus": ("zonk", {"end": "instant", "target": 250, "dice": 2, "entry_threshold": 100,
+                                     "variants.six_dice_zilch_bonus": 50}),
 }
 
 
@@ -316,21 +333,26 @@ def test_tiebreak_rounds_add_up(solve_once):
     ("zilch5k", {"target": 1000}, 2000),  # tie-break turns, forced hot dice
     ("zilch", {"target": 1000}, 2000),  # all scoring dice kept, permanent straights (6 = 50)
     ("farkle", {"target": 600, "entry_threshold": 300}, 1500),  # finish the round, zilch penalty
+    ("cardgames", {"target": 1000}, 2000),  # the instant-win ending
+    ("farkle", {"target": 600, "entry_threshold": 0, "score_floor": -600,  # scores below zero
+                "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"}}, 1500),
 ])
 def test_self_play_wins_what_the_table_says(name, overrides, games, solve_once):
     rs = load_ruleset(name, overrides)
     table = solve_once(rs)
     agent = OptimalWinAgent(rs, table)
     rng = np.random.default_rng(0)
-    score = 0.0
+    score, below = 0.0, 0
     for g in range(games):
         first = g % 2
         state = play_game(GameState(rs, 2, seed=10_000 + g, first=first), [agent, agent], rng)
         score += state.result()[first]
+        below += any(t["score"] < 0 for t in state.turns)
     rate = score / games
     p = table.first_player_win
     sigma = math.sqrt(p * (1 - p) / games)
     assert abs(rate - p) < 4 * sigma, f"{name}: first player won {rate:.4f}, the table says {p:.4f}"
+    assert (below > 0) == (rs.score_floor < 0)  # the games went below zero where they may
 
 
 def test_agent_values_are_consistent_with_the_table(solve_once):

@@ -361,3 +361,16 @@ def test_zilch_advise_values_every_choice(capsys):
     assert "faces 1 to 6" in capsys.readouterr().err
     assert zilch(["advise", "--ruleset", "zonk", "--turn-total", "333", "--dice", "1"]) == 2
     assert "multiple of 50" in capsys.readouterr().err
+
+
+def test_partial_straights_and_the_instant_ending_in_the_turn_solver():
+    """The turn solver plays partial straights from the compiled keeps (a roll of 1 2 3 4 5 3 offers
+    1-2-3-4-5 for 500) and is worth more with them; the game's ending does not change a turn."""
+    zonk = load_ruleset("zonk")
+    partial = load_ruleset("zonk", {"scoring.partial_straights": {"12345": 500, "23456": 750}})
+    assert solve_turn(partial).expected_points > solve_turn(zonk).expected_points + 10
+    adv = solve_turn(partial).decide([1, 2, 3, 4, 5, 3], 0)
+    bank = next(c for c in adv.choices if c.dice == (1, 2, 3, 4, 5) and c.bank)
+    assert bank.value == 500 and adv.best == bank  # rolling the one die left is worth less
+    instant = load_ruleset("zonk", {"end": "instant"})
+    assert solve_turn(instant).expected_points == solve_turn(zonk).expected_points

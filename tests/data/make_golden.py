@@ -37,9 +37,14 @@ VARIANTS = {
     "every": {"variants.pyramiding": True, "variants.challenge": True, "variants.piggyback": True,
               "variants.overcoming": True, "variants.six_dice_zilch_bonus": 500,
               "variants.zilch_penalty": {"count": 3, "points": 500, "mode": "subtract"}},
+    # issue 23's keys (configurations added after the first records: the older hashes stay as they were)
+    "instant": {"end": "instant"},
+    "floor": {"score_floor": -2000, "variants.challenge": True,
+              "variants.zilch_penalty": {"count": 2, "points": 400, "mode": "subtract"}},
+    "partial": {"scoring.partial_straights": {"12345": 500, "23456": 750}},
 }
 PLAYERS = {"zilch": (1, 3), "zilch15k": (2, 5), "zilch10k": (2,), "zilch5k": (4, 6), "farkle": (2, 3),
-           "farkle-basic": (2,), "zonk": (1, 2, 6), "zonk20k": (2,)}
+           "farkle-basic": (2,), "zonk": (1, 2, 6), "zonk20k": (2,), "cardgames": (2, 3)}
 
 
 def configs():

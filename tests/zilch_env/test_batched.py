@@ -151,6 +151,7 @@ def differential(ruleset, players: int, games: int, seed: int, keyed: bool = Fal
         "tiebreaks": sum(s.tiebreak_round > 0 for s in singles),
         "penalties": sum(t["penalty"] is not None for s in singles for t in s.turns),
         "permanent": sum(t["recorded"] > 0 and not t["banked"] for s in singles for t in s.turns),
+        "below_zero": sum(t["score"] < 0 for s in singles for t in s.turns),
     }
 
 
@@ -188,12 +189,22 @@ def test_differential_player_counts(players):
     {"dice": 5, "hot_dice": "forced"},
     {"dice": 3},
     {"keep": "all_scoring", "end": "finish_round", "scoring.permanent_straight": True},
+    {"end": "instant"},
+    {"score_floor": -2000, "variants.zilch_penalty": {"count": 1, "points": 300, "mode": "subtract"}},
+    {"score_floor": -1000, "variants.challenge": True,
+     "variants.zilch_penalty": {"count": 2, "points": 0, "mode": "reset"}},
+    {"scoring.partial_straights": {"12345": 500, "23456": 750}, "keep": "all_scoring",
+     "variants.six_dice_zilch_bonus": 300},
+    {"scoring.partial_straights": {"12345": 500, "23456": 750}, "dice": 5},
+    {"end": "instant", "variants.challenge": True, "variants.piggyback": True, "tie": "tiebreak"},
 ], ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
 def test_differential_variants(overrides):
     rs = load_ruleset("zonk", {"target": 3000, **overrides})
     c = differential(rs, 3, 300, seed=7, keyed=True)
     if "variants.zilch_penalty" in overrides:
         assert c["penalties"] > 0
+    if overrides.get("score_floor"):
+        assert c["below_zero"] > 0  # some score went below zero in these games
 
 
 def test_differential_ties_and_tiebreaks():
@@ -417,8 +428,15 @@ def test_observations_equal_observe(preset):
 
     at = {f.name: f.index for f in LAYOUT}
     keep_points = keep_hot = 0
+    from zilch_env.observation import OBS_HIGH, OBS_LOW
+
+    below = 0
     for players, overrides in ((2, {}), (3, {"variants.overcoming": True, "tie": "tiebreak"}),
-                               (3, {"target": 4000, **_EVERY_VARIANT})):
+                               (3, {"target": 4000, **_EVERY_VARIANT}),
+                               # scores below zero (clipped to 0 in the score field), partial straights
+                               (2, {"target": 3000, "score_floor": -3000, "entry_threshold": 0,
+                                    "variants.zilch_penalty": {"count": 1, "points": 400, "mode": "subtract"},
+                                    "scoring.partial_straights": {"12345": 500}})):
         rs = load_ruleset(preset, overrides)
         keys = stream_keys(players, 40)
         bg = BatchedGames(rs, 40, players, dice_keys=keys)
@@ -435,6 +453,8 @@ def test_observations_equal_observe(preset):
                                     f"batched {got[g][bad].tolist()}, observe {want[bad].tolist()}")
             keep_points += int(np.count_nonzero(got[:, at["keep_points"]]))
             keep_hot += int(np.count_nonzero(got[:, at["keep_dice"]] == 1.0))
+            assert np.all(got >= OBS_LOW) and np.all(got <= OBS_HIGH), f"{preset}: {overrides}"
+            below += sum(min(s.scores) < 0 for s in singles)
             if bg.done.all():
                 break
             actions = np.zeros(40, np.int64)
@@ -444,7 +464,7 @@ def test_observations_equal_observe(preset):
                     actions[g] = legal[int(rng.integers(len(legal)))]
                     s.apply(int(actions[g]))
             bg.step(actions)
-    assert keep_points > 0 and keep_hot > 0
+    assert keep_points > 0 and keep_hot > 0 and below > 0
 
 
 def _mirror_run(rs, players, n_envs, steps, seed, reward="win", turns=None, opponent="greedy", illegal_every=0):

@@ -170,6 +170,30 @@ def test_finish_round_ending():
     assert g2.done and g2.winners == (1,)
 
 
+def test_instant_ending():
+    """end = "instant": the first player to bank at or above the target wins at once; the others
+    get no last turn (docs/rules.md, Ending). Here P2 of three banks 2000 first and wins."""
+    rolls = [[2, 3, 4, 6, 6, 2], [1, 1, 1, 1, 2, 3]]
+    g = game("zonk", 3, rolls, overrides={"target": 2000, "entry_threshold": 0, "end": "instant"})
+    assert len(g.turns) == 1 and not g.turns[0]["banked"]  # P1 zilched on the first roll
+    keep(g, [1, 1, 1, 1], bank=True)  # P2: four 1s = 2000 (zonk doubles), the target
+    assert g.done and g.winners == (1,) and g.result() == [0.0, 1.0, 0.0]
+    assert [t["player"] for t in g.turns] == [0, 1] and g.final_queue == []
+    # below the target play goes on as usual
+    g2 = game("zonk", 2, [[1, 1, 1, 2, 3, 4]], overrides={"target": 2000, "entry_threshold": 0, "end": "instant"})
+    keep(g2, [1, 1, 1], bank=True)
+    assert not g2.done and g2.current == 1 and g2.final_queue is None
+
+
+def test_instant_ending_first_player_cardgames():
+    """cardgames: six 1s are 3000 flat; a player at 7000 banking them reaches 10000 and wins before
+    the second player moves again."""
+    g = game("cardgames", 2, [[1, 1, 1, 1, 1, 1]])
+    g.scores[0] = 7000
+    keep(g, [1, 1, 1, 1, 1, 1], bank=True)
+    assert g.scores == [10000, 0] and g.done and g.winners == (0,)
+
+
 def test_tiebreak_turns():
     rolls = [[1, 1, 1, 2, 3, 4], [1, 1, 1, 2, 3, 4],  # both bank 1000: tied
              [1, 5, 2, 3, 4, 4]]  # tie-break: P1 rolls 150 and may not bank it
@@ -301,6 +325,42 @@ def test_zilch_penalty_floors_at_zero():
                                                               "variants.zilch_penalty.count": 3})
     keep(g, [5], bank=True)  # 50 banked, then three zilches in a row cost 500: the score stops at 0
     assert g.scores == [0] and g.turns[3]["penalty"] == "3 zilches: subtract"
+
+
+def test_score_floor_lets_penalties_go_below_zero():
+    """score_floor (docs/rules.md): penalties may take a banked score down to the floor. 50 banked,
+    then three zilches in a row cost 500: -450 (with the default floor 0 the score stops at 0, see
+    test_zilch_penalty_floors_at_zero); three more: -950, then the floor -1000 stops the next."""
+    z = [2, 3, 4, 6, 2, 3]
+    rules = {"entry_threshold": 0, "min_bank": 0, "variants.zilch_penalty.count": 3, "score_floor": -1000}
+    g = game("farkle", 1, [[5, 2, 3, 4, 6, 6]] + [z] * 9, overrides=rules)
+    keep(g, [5], bank=True)
+    assert [t["score"] for t in g.turns] == [50, 50, 50, -450, -450, -450, -950, -950, -950, -1000]
+    assert [e["points"] for t in g.turns for e in t["events"] if e["kind"] == "zilch_penalty"] == [500, 500, 50]
+    # halving or resetting never raises a score below zero
+    for mode in ("halve", "reset"):
+        h = game("farkle", 1, [[5, 2, 3, 4, 6, 6]] + [z] * 6, overrides={
+            **rules, "variants.zilch_penalty": {"count": 3, "points": 500, "mode": mode}, "score_floor": -500})
+        keep(h, [5], bank=True)
+        assert [t["score"] for t in h.turns][3] == (25 if mode == "halve" else 0)
+
+
+def test_score_floor_with_challenges():
+    """A zilch in a challenge costs 600 (first challenge) down to the floor; a challenged player
+    loses a bank's total down to the floor."""
+    rules = {"variants.challenge": True, "entry_threshold": 0, "score_floor": -2500}
+    rolls = [[1, 1, 1, 2, 3, 4], [5, 2, 3, 4, 6, 6], [2, 3, 4, 6, 2, 3], [1, 1, 1, 1, 2, 3]]
+    g = game("zonk", 2, rolls, overrides=rules)
+    g.apply(NO_CHALLENGE)
+    keep(g, [1, 1, 1], bank=True)  # P1 1000
+    g.apply(NO_CHALLENGE)
+    keep(g, [5], bank=True)  # P2 50
+    g.apply(CHALLENGE_BASE)  # P1 challenges P2 and zilches: 1000 - 600 = 400
+    assert g.scores == [400, 50] and g.turns[-1]["penalty"] == "challenge zilch -600"
+    g.apply(CHALLENGE_BASE)  # P2 challenges P1 and banks four 1s (2000): P1 400 - 2000 = -1600
+    keep(g, [1, 1, 1, 1], bank=True)
+    assert g.scores == [-1600, 2050]
+    assert g.turns[-1]["events"] == [{"kind": "challenge_transfer", "seat": 0, "points": 2000}]
 
 
 def test_six_dice_zilch_bonus():

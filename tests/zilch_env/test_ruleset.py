@@ -18,6 +18,7 @@ TABLE = {
     "farkle-basic": (10000, "finish_round", "draw", 1000, 300, "free", "optional"),
     "zonk": (10000, "others_one_turn", "draw", 500, 0, "free", "optional"),
     "zonk20k": (20000, "others_one_turn", "draw", 500, 0, "free", "optional"),
+    "cardgames": (10000, "instant", "draw", 0, 0, "free", "optional"),
 }
 
 
@@ -83,7 +84,7 @@ def test_extends_and_overrides(tmp_path):
     [
         ({"target": -5}, ["target", "-5", "from 1 to 1000000000"]),
         ({"dice": 7}, ["dice", "7", "from 1 to 6"]),
-        ({"end": "sudden"}, ["end", "sudden", "others_one_turn", "finish_round"]),
+        ({"end": "sudden"}, ["end", "sudden", "others_one_turn", "finish_round", "instant"]),
         ({"keep": 3}, ["keep", "3", "string"]),
         ({"variants.pyramiding": "yes"}, ["variants.pyramiding", "yes", "true or false"]),
         ({"min_bank": True}, ["min_bank", "true", "an integer"]),
@@ -92,6 +93,14 @@ def test_extends_and_overrides(tmp_path):
         ({"variants.zilch_penalty.mode": "double"}, ["zilch_penalty.mode", "double", "halve"]),
         ({"colour": "red"}, ["colour", "allowed keys"]),
         ({"variants.teleport": True}, ["variants.teleport", "allowed keys"]),
+        ({"scoring.partial_straights": {"12346": 500}}, ["partial_straights.12346", "12345, 23456"]),
+        ({"scoring.partial_straights": {"abc": 500}}, ["partial_straights.abc", "five distinct faces"]),
+        ({"scoring.partial_straights.12345": 2_000_000}, ["partial_straights.12345", "0 to 1000000"]),
+        ({"scoring.partial_straights.12345": "many"}, ["partial_straights.12345", "an integer"]),
+        ({"scoring.partial_straights": {"12345": 500}, "variants.pyramiding": True},
+         ["partial_straights", "pyramiding", "not supported"]),
+        ({"score_floor": 100}, ["score_floor", "100", "-1000000 to 0"]),
+        ({"score_floor": "low"}, ["score_floor", "an integer"]),
     ],
 )
 def test_bad_values_are_named(overrides, words):
@@ -127,3 +136,24 @@ def test_ruleset_is_frozen():
     with pytest.raises(Exception):
         rs.target = 5  # type: ignore[misc]
     assert isinstance(rs, Ruleset) and load_ruleset(rs) is rs
+
+
+def test_optional_keys_default_and_round_trip(tmp_path):
+    """score_floor and scoring.partial_straights (added after the first layout) may be left out of
+    a ruleset; to_dict leaves them out at their defaults, so older data is unchanged."""
+    from zilch_env.primitives import END_MODES
+    from zilch_env.ruleset import ENDS, OPTIONAL_KEYS
+
+    assert ENDS == END_MODES
+    zonk = load_ruleset("zonk")
+    assert zonk.score_floor == 0 and dict(zonk.scoring.partial_straights) == {}
+    assert "score_floor" not in zonk.to_dict() and "partial_straights" not in zonk.to_dict()["scoring"]
+    assert set(OPTIONAL_KEYS) == {"score_floor", "scoring.partial_straights"}
+    rs = load_ruleset("zonk", parse_overrides(["score_floor=-2500", "scoring.partial_straights={12345 = 500}",
+                                               "scoring.partial_straights.23456=750"]))
+    assert rs.score_floor == -2500 and dict(rs.scoring.partial_straights) == {12345: 500, 23456: 750}
+    assert loads_ruleset(ruleset_to_toml(rs)) == rs
+    path = tmp_path / "kcd.toml"
+    path.write_text('extends = "zonk"\nscore_floor = -500\n[scoring]\npartial_straights = { 12345 = 500, 23456 = 750 }\n')
+    assert load_ruleset(path).scoring.partial_straights == rs.scoring.partial_straights
+    assert load_ruleset(path).score_floor == -500

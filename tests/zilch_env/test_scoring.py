@@ -71,6 +71,51 @@ def test_farkle_and_kinds_rules():
     assert [score_dice(mult, [4] * n) for n in (4, 5, 6)] == [800, 1200, 1600]
 
 
+def test_cardgames_table():
+    """cardgames.io Farkle (the ``cardgames`` preset): four, five, six of a kind are 1000 / 2000 /
+    3000 whatever the face; three pairs 1500, four of a kind and a pair too; the straight 2500; two
+    triplets are two triples."""
+    rs = load_ruleset("cardgames")
+    assert [score_dice(rs, [2] * n) for n in (3, 4, 5, 6)] == [200, 1000, 2000, 3000]
+    assert [score_dice(rs, [1] * n) for n in (1, 2, 3, 4, 5, 6)] == [100, 200, 1000, 1100, 2000, 3000]
+    assert score_dice(rs, [1, 2, 3, 4, 5, 6]) == 2500
+    assert score_dice(rs, [2, 2, 4, 4, 6, 6]) == 1500
+    assert score_dice(rs, [3, 3, 3, 3, 6, 6]) == 1500  # four of a kind and a pair: three pairs
+    assert score_dice(rs, [1, 1, 1, 1, 5, 5]) == 1500  # beats 1100 + 100 (four 1s, two 5s)
+    assert score_dice(rs, [2, 2, 2, 3, 3, 3]) == 500  # no two-triplets combination: 200 + 300
+    assert score_dice(rs, [5, 5, 5, 5, 5, 1]) == 2100
+    # four 1s: the triple and a single (1000 + 100) beat the flat four of a kind (1000)
+    assert best("cardgames", [1, 1, 1, 1, 2, 3]).points == 1100
+
+
+PARTIAL = {"scoring.partial_straights": {"12345": 500, "23456": 750}}
+
+
+@pytest.mark.parametrize("roll, points, kept", [
+    ([1, 2, 3, 4, 5, 2], 500, [1, 2, 3, 4, 5]),  # five dice in a run; the other 2 scores nothing alone
+    ([1, 2, 3, 4, 5, 5], 550, [1, 2, 3, 4, 5, 5]),  # the sixth die joins as a single 5
+    ([1, 2, 3, 4, 5, 1], 600, [1, 1, 2, 3, 4, 5]),  # ... or as a single 1
+    ([2, 3, 4, 5, 6, 6], 750, [2, 3, 4, 5, 6]),
+    ([1, 2, 3, 4, 5, 6], 2000, [1, 2, 3, 4, 5, 6]),  # the full straight beats 2-3-4-5-6 and the 1 (850)
+    ([2, 3, 4, 5, 6], 750, [2, 3, 4, 5, 6]),  # a roll of five dice
+    ([1, 1, 1, 2, 3, 4], 1000, [1, 1, 1]),  # no run of five faces
+])
+def test_partial_straights_worked_cases(roll, points, kept):
+    """docs/rules.md, partial straights: five faces in a run in one roll, and a sixth die of a roll
+    of six may score beside them as a single."""
+    rs = load_ruleset("zonk", PARTIAL)
+    b = scoring_table(rs).info(roll).best
+    assert (b.points, list(b.dice)) == (points, kept)
+    assert not b.straight or kept == [1, 2, 3, 4, 5, 6]  # a partial straight is not a straight
+    assert score_dice(rs, [1, 2, 3, 4, 5, 3]) is None  # the 3 beside 1-2-3-4-5 does not score
+
+
+def test_partial_straight_beside_the_straight_value():
+    """With 1-2-3-4-5 worth more than the full straight, 1-2-3-4-5-6 keeps the better split."""
+    rs = load_ruleset("zonk", {"scoring.partial_straights": {"23456": 2500}})
+    assert score_dice(rs, [1, 2, 3, 4, 5, 6]) == 2600  # 2-3-4-5-6 (2500) and the single 1
+
+
 def test_seed003_ones_in_separate_rolls():
     f = load_ruleset("farkle")
     assert score_dice(f, [1, 1]) + score_dice(f, [1, 5]) == 350  # never 1000

@@ -613,3 +613,81 @@ def test_presets_are_told_apart_on_the_form(client):
     assert len(set(blurbs)) == len(blurbs), blurbs
     zilch = next(p["summary"] for p in client.get("/api/setup").json()["presets"] if p["name"] == "zilch")
     assert "1s and 6s score alone" in zilch and "scoring dice kept for you" in zilch
+
+
+# ------------------------------------------------------------------ the six-dice zilch bonus (issue 23)
+
+#: Seed 93's first roll is 2 3 4 4 6 6 (no score in zonk), its second 1 1 4 4 5 5 (three pairs).
+BONUS_SEED = 93
+BONUS_RULES = {"variants.six_dice_zilch_bonus": 500, "entry_threshold": 0}
+
+
+def test_six_dice_zilch_bonus_is_the_players_choice(client):
+    """docs/rules.md, the six-dice zilch bonus: six dice and no score put the bonus in the turn total
+    and the player banks it or rolls six fresh dice; the roll's one keep is the keep of nothing."""
+    created = new(client, players=("Ann",), seed=BONUS_SEED, **BONUS_RULES)
+    gid, game = created["id"], created["game"]
+    assert game["phase"] == "keep" and game["roll"] == [2, 3, 4, 4, 6, 6] and game["turn_total"] == 500
+    assert game["keeps"] == [{"dice": [], "mask": 0, "points": 0, "n": 0, "total": 500, "hot_dice": False,
+                              "next_roll": 6, "roll": 0, "bank": 1}]
+    bonus = created["events"][-1]
+    assert bonus["kind"] == "bonus" and bonus["can_bank"] and bonus["turn_total"] == 500
+    assert bonus["text"] == ("Ann rolls 2 3 4 4 6 6: no score, six-dice bonus +500 (turn 500). "
+                             "Bank 500 or roll six fresh dice")
+    hint = client.get(f"/api/games/{gid}/hint").json()  # the bonus is counted once
+    options = {o["label"]: o["value"] for o in hint["options"]}
+    assert set(options) == {"roll 6 fresh dice", "bank 500"} and options["bank 500"] == 500
+    assert options["roll 6 fresh dice"] > 500 and hint["best"] == 0 and hint["best_keep"] == []
+    r = move(client, gid, game, 0)  # roll six fresh dice
+    assert r.status_code == 200, r.text
+    events, game = r.json()["events"], r.json()["game"]
+    assert [e["kind"] for e in events] == ["fresh", "roll"]
+    assert events[0]["text"] == "Ann rolls six fresh dice (turn 500)"
+    assert events[1]["dice"] == [1, 1, 4, 4, 5, 5] and game["turn_total"] == 500
+    assert max(k["points"] for k in game["keeps"]) == 1500  # three pairs, on top of the bonus
+    # the other choice: bank the bonus
+    other = new(client, players=("Ann",), seed=BONUS_SEED, **BONUS_RULES)
+    r = move(client, other["id"], other["game"], 1)
+    assert r.status_code == 200, r.text
+    events, game = r.json()["events"], r.json()["game"]
+    assert events[0]["kind"] == "bank" and events[0]["text"] == "Ann banks 500: score 500"
+    assert game["players"][0]["score"] == 500 and game["turn_total"] == 0
+
+
+def test_six_dice_zilch_bonus_below_the_bar_offers_only_the_roll(client):
+    created = new(client, players=("Ann",), seed=BONUS_SEED, ruleset="farkle",
+                  **{"variants.six_dice_zilch_bonus": 500})  # farkle's entry threshold is 1000
+    game = created["game"]
+    assert game["keeps"][0]["bank"] is None and game["turn_total"] == 500
+    assert created["events"][-1]["text"].endswith("Roll six fresh dice (banking needs 1000)")
+    r = move(client, created["id"], game, 1)
+    assert r.status_code == 422 and "entry threshold 1000" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("cpu", ["greedy", "heuristic", "optimal-turn"])
+def test_computer_players_play_the_six_dice_zilch_bonus(cpu):
+    """A computer player to move on a bonus roll chooses bank or fresh dice, and the game goes on."""
+    rs = load_ruleset("zonk", BONUS_RULES)
+    t = Table(rs, [Seat("Ann", None), Seat("Bot", cpu)], seed=BONUS_SEED, first=1)
+    assert t.state.current == 1 and t.state.keeps()[0].n == 0  # the computer faces the bonus
+    events = t.play_cpu()
+    kinds = [e["kind"] for e in t.events]
+    assert kinds[0] == "bonus" and t.events[0]["seat"] == 1
+    assert kinds[1] in ("fresh", "bank"), kinds
+    assert t.state.current == 0 or t.state.done, events
+
+
+def test_rules_page_and_form_know_the_issue_23_keys(client):
+    """The rules page of a ruleset with partial straights, scores below zero and the instant ending
+    says so; the new-game toggles set them."""
+    page = client.get("/rules/cardgames").text
+    assert "wins at once" in page and "Straight 1-6" in page
+    page = client.get("/rules/zonk?set.scoring.partial_straights.12345=500&set.score_floor=-2500").text
+    assert "Partial straight 12345".replace("12345", "1-2-3-4-5") in page and "down to -2500" in page
+    toggles = {t["key"]: t for t in client.get("/api/setup").json()["toggles"]}
+    assert {"end", "scoring.partial_straights", "score_floor"} <= set(toggles)
+    created = new(client, players=("Ann",), seed=1, **{"end": "instant", "score_floor": -2500,
+                                                      "scoring.partial_straights": toggles["scoring.partial_straights"]["on"]})
+    rules = created["game"]["ruleset"]
+    assert rules["end"] == "instant" and rules["score_floor"] == -2500
+    assert rules["scoring"]["partial_straights"] == {"12345": 500, "23456": 750}

@@ -30,13 +30,21 @@ def client(tmp_path):
     return TestClient(create_app(str(tmp_path / "g.sqlite3")), raise_server_exceptions=False)
 
 
+#: Presets without a shipped trained agent (checkpoints/<preset>) yet: Hard is not offered there.
+UNTRAINED = {"cardgames"}
+
+
 def test_setup_offers_levels_with_labels_and_descriptions(client):
     s = client.get("/api/setup").json()
     assert [c["label"] for c in s["cpus"]] == ["Easy", "Medium", "Hard", "Perfect"]
     assert [c["spec"] for c in s["cpus"]] == ["greedy", "heuristic", "ppo:checkpoints/zonk", "optimal-win"]
     assert s["default_cpu"] == "ppo:checkpoints/zonk"
     assert all(20 < len(c["description"]) < 120 for c in s["cpus"]), "one line each, shown on the phone"
-    for p in s["presets"]:  # every preset has its own trained agent and its game table shipped
+    for p in s["presets"]:  # every preset has its game table shipped, and its own trained agent but
+        if p["name"] in UNTRAINED:  # the presets added since the agents were trained
+            assert p["default_cpu"] == "heuristic"
+            assert [c["label"] for c in p["cpus"]] == ["Easy", "Medium", "Perfect"], p["name"]
+            continue
         assert p["default_cpu"] == f"ppo:checkpoints/{p['name']}"
         assert [c["label"] for c in p["cpus"]] == ["Easy", "Medium", "Hard", "Perfect"], p["name"]
 
@@ -97,7 +105,7 @@ def test_levels_module():
     assert level_label("ppo:checkpoints/farkle") == "Hard" and level_label("heuristic") == "Medium"
     assert level_label("greedy:500") is None
     for p in PRESETS:
-        assert default_cpu(load_ruleset(p)) == f"ppo:checkpoints/{p}"
+        assert default_cpu(load_ruleset(p)) == ("heuristic" if p in UNTRAINED else f"ppo:checkpoints/{p}")
 
 
 def test_zilch_play_bare_cpu_plays_the_same_default(monkeypatch):

@@ -509,7 +509,7 @@ async function animate(events, prev) {
     if (e.seat !== null && e.seat !== undefined && e.kind !== "challenge_result") cur = e.seat;
     if (e.kind === "bank") { board[e.seat].score = e.score; if (e.points > 0) board[e.seat].on_board = true; }
     if (e.kind === "zilch" || e.kind === "penalty") board[e.seat].score = e.score;
-    if (e.kind === "challenge_result") board[e.seat].score = Math.max(0, board[e.seat].score + e.points);
+    if (e.kind === "challenge_result") board[e.seat].score = Math.max(S.game.ruleset.score_floor ?? 0, board[e.seat].score + e.points);
     if (e.kind === "game_over" && e.scores) e.scores.forEach((s, q) => { board[q].score = s; });
     if (S.skip) continue;
     renderScores(board, cur);
@@ -567,8 +567,10 @@ function renderKeep(rolled = false) {
   const g = S.game;
   $("#choices").replaceChildren();
   $("#actions").hidden = false;
-  const fixed = g.keeps.length === 1 && g.ruleset.keep === "all_scoring";
-  if (fixed && canPlay()) S.selected = new Set(positionsOf(g.keeps[0].dice));
+  const bonus = bonusKeep();
+  const fixed = bonus || (g.keeps.length === 1 && g.ruleset.keep === "all_scoring");
+  if (bonus) S.selected = new Set();
+  else if (fixed && canPlay()) S.selected = new Set(positionsOf(g.keeps[0].dice));
   const hinted = S.hint && S.hint.best_keep ? positionsOf(S.hint.best_keep) : [];
   const dice = g.roll.map((f, i) => dieEl(f, {
     pressed: S.selected.has(i), pos: i,
@@ -655,13 +657,26 @@ function misfit() {
   return `${names(extra)} score only with more dice of a kind (or another combination)`;
 }
 
+// After a six-dice zilch bonus the roll's one keep is the keep of nothing (docs/rules.md): no dice
+// to select, only bank (where the bar allows) or roll all the dice again.
+function bonusKeep() {
+  const g = S.game;
+  return g.phase === "keep" && g.keeps.length === 1 && g.keeps[0].n === 0 ? g.keeps[0] : null;
+}
+
 function updateSelection() {
   const g = S.game;
-  const k = currentKeep();
+  const bonus = bonusKeep();
+  const k = bonus || currentKeep();
   const sel = $("#selection");
   sel.className = "selection";
   if (!canPlay()) { sel.textContent = ""; setButtons(false, false); return; }
-  if (!S.selected.size) {
+  if (bonus) {
+    const fresh = `roll ${g.ruleset.dice} fresh dice`;
+    sel.textContent = `No score: six-dice bonus +${g.ruleset.variants.six_dice_zilch_bonus} (turn ${g.turn_total}). `
+      + (k.bank !== null ? `Bank ${k.total} or ${fresh}` : fresh[0].toUpperCase() + fresh.slice(1));
+    setButtons(true, k.bank !== null, k);
+  } else if (!S.selected.size) {
     sel.textContent = "Tap the dice you keep";
     setButtons(false, false);
   } else if (!k) {
@@ -679,7 +694,8 @@ function setButtons(canRoll, canBank, k) {
   rb.disabled = !canRoll;
   bb.disabled = !canBank;
   if (k) {
-    rb.textContent = k.hot_dice ? `Roll all ${k.next_roll} again` : `Roll ${plural(k.next_roll, "die", "dice")}`;
+    rb.textContent = k.n === 0 ? `Roll ${k.next_roll} fresh dice`
+      : k.hot_dice ? `Roll all ${k.next_roll} again` : `Roll ${plural(k.next_roll, "die", "dice")}`;
     bb.textContent = `Bank ${k.total}`;
     if (!canBank) bb.title = bankWhyNot(k);
     else bb.removeAttribute("title");
@@ -818,6 +834,7 @@ async function getHint() {
 const TIPS = {
   keep: "Tap the dice that score to keep them, then Roll the rest to score more, or Bank to add the turn to your score. Rules (top right) has the scoring table.",
   entry: (n) => `To get on the board your first bank needs ${n} points in one turn: until then, keep rolling.`,
+  bonus: "Six dice and no score: the six-dice bonus joins your turn total instead of a zilch. Bank it, or roll all six fresh dice and play on.",
   hot: "Hot dice! Every die has scored: roll all of them again and keep adding to this turn.",
   zilch: "Zilch: a roll with nothing that scores ends the turn, and its points are lost. With few dice left, banking is often wiser.",
 };
@@ -831,7 +848,8 @@ function showTip() {
     const me = g.current;
     const zilched = S.log.some((e) => e.kind === "zilch" && isMine(e.seat) && !isCpu(e.seat));
     const hot = currentKeep() && currentKeep().hot_dice;
-    if (g.phase === "keep" && !cfg.seen.includes("keep")) { id = "keep"; text = TIPS.keep; }
+    if (bonusKeep() && !cfg.seen.includes("bonus")) { id = "bonus"; text = TIPS.bonus; }
+    else if (g.phase === "keep" && !bonusKeep() && !cfg.seen.includes("keep")) { id = "keep"; text = TIPS.keep; }
     else if (hot && !cfg.seen.includes("hot")) { id = "hot"; text = TIPS.hot; }
     else if (zilched && !cfg.seen.includes("zilch")) { id = "zilch"; text = TIPS.zilch; }
     else if (!g.players[me].on_board && g.ruleset.entry_threshold && !cfg.seen.includes("entry")) {
