@@ -5,9 +5,10 @@
     python train/ppo.py --ruleset zonk --resume                 # continue checkpoints/zonk/latest
     python train/ppo.py --help                                  # every option with its default
 
-Read top to bottom, as CleanRL's ``ppo.py``: the arguments (one dataclass, every field with its help),
-seeding, the environments, the model, the callback that logs, evaluates, checkpoints and refreshes
-the self-play pool, training, and the final evaluation with the export of the CPU opponent.
+Read top to bottom, as CleanRL's ``ppo.py``: the arguments (one dataclass, every field with its
+help), the environments, the model, the periodic evaluation, the callback that logs, evaluates,
+checkpoints and refreshes the self-play pool, the checkpoint files, and the run itself (seeding,
+training, the export of the CPU opponent and its final evaluation).
 
 What the objectives train
     ``--objective win`` (default): ``reward="win"``, +1 for a win, -1 for a loss, 0 for a shared
@@ -20,31 +21,31 @@ What the objectives train
     sees each turn as its own return (:func:`turn_returns`: the advantage is cut at every turn's end,
     the game goes on), and no decision's advantage carries the noise of later turns' dice.
     The scale keeps an episode's return near 1: SB3 clips the gradient of the policy and the value
-    losses together, and returns in the tens (points / 1000 over 50 turns) let the value loss take
-    the whole norm; the policy then stopped learning (59% of the turn optimum after 300k steps,
-    against 86% with the scale of 10,000 over 20 turns).
+    losses together, and returns in the tens (points / 1000 over 50 turns) would let the value
+    loss take the whole norm and starve the policy's gradient.
     ``--init PATH`` starts the actor from another checkpoint (e.g. the score agent, for the win
     objective), with a fresh value network.
-    ``--shaping decisions`` (the default for two players wherever the ruleset's game table is
-    stored and the env is batched): the win objective paid move by move. Let ``P`` be the agent's
-    chance of winning under optimal play by both from where it stands, read from the solved game
-    (``agents.game_solver.WinPotential``): at a decision, the value of its best choice; at the end of
-    its turn (before the opponent moves), the value of the next turn's start; the result once the
-    game is over. Each move pays ``2 * (P after - P before)`` and the end of the game nothing more
-    (potential-based shaping: the sum over a game is the +-1 result minus a constant, so the optimal
-    policy is ``optimal-win``'s), and with ``--turn-returns`` each turn is its own return. A move's
-    expected reward is minus its regret against ``optimal-win``, and its return carries only the
-    luck of the next roll instead of the whole game's. ``--shaping turns`` pays only at the end of
-    each turn (``P`` from the start of the turn): the turn's dice luck stays in every move's return.
-    The +-1 per game (``--shaping none``) taught the score-initialised win agents nothing in 600k
-    steps (their best evaluation was usually the first), and ``turns`` nothing more in 300k. The solved
-    game serves as a value function, not as a policy: the agent learns every move from its own play.
+
+Shaping (``--shaping``, the win objective with two players, from the solved game)
+    Let ``P`` be the agent's chance of winning under optimal play by both from where it stands,
+    read from the solved game (``agents.game_solver.WinPotential``). ``regret`` (the default wherever
+    the ruleset's game table is stored and the env is batched) pays each move ``2 * (P right after
+    it, before any dice - P at the decision)``: in expectation minus the move's regret against
+    ``optimal-win``, with no dice luck in it. ``decisions`` pays the change of ``P`` from decision
+    to decision (at a decision, the value of its best choice; at the end of its turn, the value of
+    the next turn's start; the result once the game is over), the next roll's luck included.
+    ``turns`` pays only at the end of each turn (``P`` from the start of the turn), so the turn's
+    dice luck stays in every move's return. ``none``: the +-1 result alone. All are
+    potential-based (the sum over a game is the result minus a constant), so the optimal policy is
+    ``optimal-win``'s whatever the shaping; with ``--turn-returns`` each turn is its own return.
+    The solved game serves as a value function, not as a policy: the agent learns every move from
+    its own play.
 
 Budget and speed
     ``--vec auto`` trains on the batched engine (``zilch_env.vec_env.BatchedZilchVecEnv``, 64 envs)
     whenever the rules and every opponent allow it (the defaults do), else on a DummyVecEnv of
-    Zilch-v0 (8 envs). The default 2,000,000 steps take about 10-15 minutes on this 2-core machine
-    (see the README for measured steps/s); the PPO update, not the environment, takes most of it.
+    Zilch-v0 (8 envs). The PPO update, not the environment, takes most of a run's time;
+    ``docs/benchmarks.md`` gives the measured steps/s (``bench/train_throughput.py``).
 
 Opponents (``--opponents``, comma-separated agent specs, see ``agents.base.make_agent``)
     Assigned to the environments round-robin: env ``i`` plays against spec ``i mod k`` in every other
@@ -59,8 +60,9 @@ Outputs
     ``runs/<ruleset>/<run>/``: TensorBoard (SB3's losses, entropy, KL, explained variance, fps;
     ``games/*``: win, draw and points per turn of the training games, overall and per opponent;
     ``eval/*``: the periodic masked evaluation by ``agents.evaluate``, of the deterministic policy:
-    against ``--eval-opponent`` (``optimal-win`` where its table is stored, else ``heuristic``) on seat-balanced games with common random numbers,
-    or under the score objective its points per turn alone against the exact turn optimum).
+    against ``--eval-opponent`` (``optimal-win`` where its table is stored, else ``heuristic``) on
+    seat-balanced games with common random numbers, or under the score objective its points per
+    turn alone against the exact turn optimum).
     ``<out>/`` (default ``checkpoints/<ruleset>``, ``checkpoints/<ruleset>-score`` for the score
     objective): ``latest/`` (model with optimizer state, self-play pool, ``train.json``: timesteps,
     run, evaluations) every evaluation and at Ctrl-C; ``best/`` (the best evaluation so far);
@@ -69,8 +71,9 @@ Outputs
     ``--final-opponents`` agent in its own seat-balanced table, and the solo points per turn) and
     ``README.md`` (the commands that reproduce the checkpoint, and those results).
 
-Ctrl-C (or SIGTERM) saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the model, the
-optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard run.
+Ctrl-C (or SIGTERM) saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the
+model, the optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard
+run.
 """
 
 from __future__ import annotations
@@ -157,7 +160,7 @@ class Args:
     threads: int = arg(1, "torch threads (1 is fastest for a small MLP on this machine)")
     seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
     # PPO
-    learning_rate: float = arg(1e-3, "Adam learning rate (3e-4 gave timid updates: approx. KL ~0.003)")
+    learning_rate: float = arg(1e-3, "Adam learning rate")
     anneal_lr: bool = arg(False, "decay the learning rate linearly to 0 over the run (as CleanRL's anneal_lr); "
                                  "best/ and the export are then the final model")
     n_steps: int = arg(256, "steps per env per rollout (rollout = n_steps x n_envs)")
@@ -348,6 +351,15 @@ def opponent_specs(args: Args) -> list[str]:
     return specs
 
 
+def make_training_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
+    """The VecEnv PPO trains on: :func:`make_envs`, seen one turn at a time (:func:`turn_returns`)
+    under the score objective and under shaping when ``--turn-returns``."""
+    venv = make_envs(args, rs, players, specs, pool)
+    if args.turn_returns and (args.objective == "score" or args.shaping != "none"):
+        venv = turn_returns(venv)
+    return venv
+
+
 def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
     """``n_envs`` Zilch-v0 envs in a DummyVecEnv, env ``i`` against ``specs[i % len(specs)]``; or the
     batched engine's VecEnv with the same assignment (``--vec batched``)."""
@@ -399,15 +411,7 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
         except (UnsupportedRulesError, ValueError) as e:
             raise SystemExit(f"--vec batched: opponent {spec!r}: {e}; use --vec dummy for it") from None
     score = args.objective == "score"
-    potential = None
-    if args.shaping != "none":
-        from agents.game_solver import UnsupportedRules, WinPotential
-
-        try:  # the stored table, or solved now (with a progress bar)
-            potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
-        except UnsupportedRules as e:
-            raise SystemExit(f"--shaping {args.shaping}: {e}") from None
-        potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
+    potential = make_potential(args, rs) if args.shaping != "none" else None
     return BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=players, seed=args.seed,
                               opponent=opponents, reward="score" if score else "win",
                               turns=args.turns if score else None,
@@ -415,11 +419,26 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
                               potential=potential, luck=args.shaping != "regret")
 
 
+
+def make_potential(args: Args, rs: Ruleset) -> Any:
+    """The shaping potential of ``--shaping`` (``agents.game_solver.WinPotential``): the stored game
+    table, or the game solved now (with a progress bar), with the turn cache of
+    ``--shaping-cache-mb``."""
+    from agents.game_solver import UnsupportedRules, WinPotential
+
+    try:
+        potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
+    except UnsupportedRules as e:
+        raise SystemExit(f"--shaping {args.shaping}: {e}") from None
+    potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
+    return potential
+
+
 def shaping_cache_mb(asked: int) -> float:
     """The turn cache of the shaping potential (``--shaping-cache-mb``): as asked, else
-    ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. farkle's
-    722,402 situations do not fit in the 512 MB that suits play; a run that drops solved turns solves
-    them again when it meets them next (the default farkle run took 11.0 minutes instead of 9.5)."""
+    ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. A large
+    game (farkle has 722,402 situations) does not fit in the 512 MB that suits play, and a run that
+    drops solved turns solves them again when it meets them next."""
     if asked > 0:
         return float(asked)
     if os.environ.get("ZILCH_WIN_CACHE_MB", "").strip():
@@ -433,8 +452,21 @@ def shaping_cache_mb(asked: int) -> float:
     return float(min(4000.0, max(512.0, avail / 4)))
 
 
-#: The signal that asked the run to stop (SIGINT or SIGTERM), or None.
-_STOP: dict[str, str | None] = {"signal": None}
+
+
+def stored_game_table(rs: Ruleset) -> bool:
+    """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
+    from agents.game_solver import load_game_table
+
+    try:
+        return load_game_table(rs) is not None
+    except ValueError:  # rules the game solver does not cover
+        return False
+
+
+
+# --------------------------------------------------------------------------------------------
+# The model
 
 
 def linear_schedule(lr: float, start: float = 1.0) -> Any:
@@ -447,61 +479,43 @@ def linear_schedule(lr: float, start: float = 1.0) -> Any:
     return schedule
 
 
-def warm_up(venv: Any) -> None:
-    """Compile what a shaped batched env runs (numba: the holding step, the solved game's turns) before
-    the run starts, so that Ctrl-C in the first seconds of training finds a step to save after. The
-    run's own reset re-seeds the games."""
-    from zilch_env import _batched_kernels as K
-
-    venv.reset()
-    g = venv.games
-    masks = venv.action_masks()
-    st = g._st.copy()  # a copy: the env's games stay where the reset left them
-    K.step_hold(st, masks.argmax(axis=1), np.zeros(len(st), dtype=bool), g._rp, *g._kargs, 1 if venv.luck else 2)
 
 
-# --------------------------------------------------------------------------------------------
-# Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
+def new_model(args: Args, venv: Any) -> Any:
+    """A fresh ``MaskablePPO`` with the run's hyperparameters (seeded by ``--seed``), its actor
+    copied from ``--init`` if given."""
+    from sb3_contrib import MaskablePPO
+
+    hidden = [int(h) for h in args.net_arch.split(",") if h.strip()]
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=args.n_steps,
+        learning_rate=(linear_schedule(args.learning_rate) if args.anneal_lr else args.learning_rate),
+        batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
+        gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=args.seed, device="cpu")
+    if args.init:
+        init_actor(model, args.init)
+    return model
 
 
-def rate(x: Any) -> float:
-    """A rate from the evaluation report: a number, or a dict with its interval (``{"rate": ...}``)."""
-    return float(x["rate"]) if isinstance(x, dict) else float(x)
+def resumed_model(args: Args, latest: Path, venv: Any, state: dict[str, Any]) -> Any:
+    """The model of ``latest/`` (weights, optimizer, timestep count) on ``venv``. A
+    ``--learning-rate`` or ``--anneal-lr`` other than the saved run's applies to the continuation
+    (annealed, it decays from the new rate to 0 over the steps left to ``--timesteps``, the run's
+    total); otherwise the saved schedule goes on."""
+    from sb3_contrib import MaskablePPO
 
-
-def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
-    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
-    what "best" maximises: the score share (wins + half draws) or the points per turn."""
-    from agents.evaluate import evaluate
-    from train.selfplay import PolicySnapshot
-
-    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
-    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
-    if args.objective == "win":
-        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
-                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
-        row = rep.data["tables"][0]["results"][0]
-        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
-        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
-        adjusted = (row.get("luck_adjusted") or {}).get("mean")
-        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
-                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
-                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
-                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
-                "opponent": args.eval_opponent}
-    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
-                   solo_turns=args.eval_solo_turns)
-    a = rep.data["solo"]["agents"][0]
-    if "error" in a:
-        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
-    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
-    if "ratio" in a:
-        out["of_optimum"] = a["ratio"]["mean"]
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Checkpoints
+    saved = state.get("args") or {}
+    changes: dict[str, Any] = {}
+    if (args.learning_rate, args.anneal_lr) != (saved.get("learning_rate"), saved.get("anneal_lr")):
+        done = int(state["timesteps"])
+        left = max(args.timesteps - done, 1)
+        # MaskablePPO.load sets what it is given before it builds the schedule from learning_rate
+        changes["learning_rate"] = (linear_schedule(args.learning_rate, left / (done + left))
+                                    if args.anneal_lr else args.learning_rate)
+        state.setdefault("args", {}).update(learning_rate=args.learning_rate, anneal_lr=args.anneal_lr)
+    return MaskablePPO.load(latest / "model.zip", env=venv, device="cpu", **changes)
 
 
 def _layout_of(size: int) -> str:
@@ -543,18 +557,44 @@ def init_actor(model: Any, checkpoint: str) -> None:
 
 
 
-def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
-    """``model.zip`` (policy, optimizer, timesteps), ``pool.npz`` and ``train.json`` in ``where``;
-    written to a temporary name and renamed, so an interrupted save never leaves half a checkpoint."""
-    where.mkdir(parents=True, exist_ok=True)
-    model.save(where / "model.tmp.zip")
-    os.replace(where / "model.tmp.zip", where / "model.zip")
-    if pool is not None:
-        pool.save(str(where / "pool.tmp.npz"))
-        os.replace(where / "pool.tmp.npz", where / "pool.npz")
-    (where / "train.tmp.json").write_text(json.dumps({**state, "timesteps": int(model.num_timesteps)},
-                                                     indent=2))
-    os.replace(where / "train.tmp.json", where / "train.json")
+# --------------------------------------------------------------------------------------------
+# Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
+
+
+def rate(x: Any) -> float:
+    """A rate from the evaluation report: a number, or a dict with its interval (``{"rate": ...}``)."""
+    return float(x["rate"]) if isinstance(x, dict) else float(x)
+
+
+def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
+    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
+    what "best" maximises: the score share (wins + half draws) or the points per turn."""
+    from agents.evaluate import evaluate
+    from train.selfplay import PolicySnapshot
+
+    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
+    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
+    if args.objective == "win":
+        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
+                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
+        row = rep.data["tables"][0]["results"][0]
+        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
+        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
+        adjusted = (row.get("luck_adjusted") or {}).get("mean")
+        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
+                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
+                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
+                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
+                "opponent": args.eval_opponent}
+    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
+                   solo_turns=args.eval_solo_turns)
+    a = rep.data["solo"]["agents"][0]
+    if "error" in a:
+        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
+    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
+    if "ratio" in a:
+        out["of_optimum"] = a["ratio"]["mean"]
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -612,6 +652,10 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                                                    completed=self.num_timesteps, rate="", stats="")
 
         def _on_training_end(self) -> None:
+            self.stop_progress()
+
+        def stop_progress(self) -> None:
+            """Close the progress bar (at the end, or when a signal stops the run)."""
             if self.progress is not None:
                 self.progress.stop()
                 self.progress = None
@@ -694,7 +738,138 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
 
 
 # --------------------------------------------------------------------------------------------
+# Checkpoints: where they go, the run's state, the files
+
+
+def checkpoint_dir(args: Args) -> Path:
+    """``--out``, else ``checkpoints/<ruleset>`` (``-score`` appended for the score objective)."""
+    if args.out:
+        return Path(args.out)
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    return ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
+
+
+def new_state(args: Args, rs: Ruleset, players: int, specs: list[str], command: str) -> dict[str, Any]:
+    """The state of a new run, saved in every checkpoint's ``train.json``: the rules, the layout,
+    the commands, the arguments, the evaluations so far and the best one."""
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
+            "players": players, "objective": args.objective, "opponents": specs,
+            "run_dir": str(Path(args.runs) / name / run), "commands": [command],
+            "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
+            "evaluations": [], "best": None}
+
+
+def resumed_state(args: Args, rs: Ruleset, latest: Path, command: str, pool: Any) -> dict[str, Any]:
+    """The state saved in ``latest/`` (``--resume``), with this command appended; the self-play pool
+    is restored into ``pool``. Refuses a checkpoint of another observation layout or other rules."""
+    if not (latest / "model.zip").exists():
+        raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
+    state = json.loads((latest / "train.json").read_text())
+    if state.get("obs_version") != OBS_VERSION:
+        raise SystemExit(f"--resume: {latest} was trained on observation layout "
+                         f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
+                         "cannot take the new input: train from scratch (another --out)")
+    if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
+        raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
+                         "give the same --ruleset and --set as the run it continues")
+    state["commands"].append(command)
+    if pool is not None and (latest / "pool.npz").exists():
+        pool.load(str(latest / "pool.npz"))
+    return state
+
+
+def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
+    """``model.zip`` (policy, optimizer, timesteps), ``pool.npz`` and ``train.json`` in ``where``;
+    written to a temporary name and renamed, so an interrupted save never leaves half a checkpoint."""
+    where.mkdir(parents=True, exist_ok=True)
+    model.save(where / "model.tmp.zip")
+    os.replace(where / "model.tmp.zip", where / "model.zip")
+    if pool is not None:
+        pool.save(str(where / "pool.tmp.npz"))
+        os.replace(where / "pool.tmp.npz", where / "pool.npz")
+    (where / "train.tmp.json").write_text(json.dumps({**state, "timesteps": int(model.num_timesteps)},
+                                                     indent=2))
+    os.replace(where / "train.tmp.json", where / "train.json")
+
+
+
+
+def save_final(model: Any, out: Path, pool: Any, state: dict[str, Any], args: Args) -> None:
+    """At the end of training: ``latest/``; and ``best/`` as the final model under ``--anneal-lr``
+    (the learning rate has decayed to 0: the final model is the converged one, and the last periodic
+    evaluations, a few hundred games each, are too noisy to pick among), or when no evaluation ran."""
+    save_checkpoint(model, out / "latest", pool, state)
+    if args.anneal_lr and state.get("evaluations"):
+        state["best"] = {**state["evaluations"][-1], "selected": "final (--anneal-lr)"}
+        save_checkpoint(model, out / "best", None, state)
+    if state.get("best") is None:
+        save_checkpoint(model, out / "best", None, state)
+
+
+# --------------------------------------------------------------------------------------------
 # The run
+
+
+def torch_settings(threads: int) -> None:
+    """torch's threads (``--threads``), and no argument checks in its distributions: the masked
+    categorical distributions are built from the policy's own logits at every step and several
+    times per minibatch, and checking them changes no value (the same run, a few percent faster)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
+def seed_everything(seed: int, threads: int) -> None:
+    """Seed torch, numpy and Python once (the envs are seeded with ``--seed`` below, and
+    ``MaskablePPO(seed=...)`` seeds the same three again and the action space); :func:`torch_settings`."""
+    import torch
+
+    torch_settings(threads)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+#: The signal that asked the run to stop (SIGINT or SIGTERM), or None.
+_STOP: dict[str, str | None] = {"signal": None}
+
+
+def catch_stop_signals() -> None:
+    """Ctrl-C (SIGINT) and kill (SIGTERM) both stop training at the end of the current step (the
+    callback returns False), so both save first; an exception raised at any moment could land
+    inside a compiled (numba) call and come out as another error. A second signal interrupts at
+    once. The handler is set explicitly because a shell starts background jobs with SIGINT
+    ignored; a Ray Tune trial runs in a thread, where no handler can be set."""
+    _STOP["signal"] = None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if _STOP["signal"] is not None:
+            raise KeyboardInterrupt(signal.Signals(signum).name)
+        _STOP["signal"] = signal.Signals(signum).name
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, interrupt)
+        signal.signal(signal.SIGTERM, interrupt)
+
+
+def learn(model: Any, callback: Any, args: Args, done: int) -> None:
+    """``model.learn`` up to ``--timesteps``; raises KeyboardInterrupt when a signal stopped it.
+    Everything built before (torch, SB3, the envs, the solved tables: hundreds of thousands of
+    objects) lives as long as the run: frozen, the garbage collector's full passes no longer walk
+    it."""
+    gc.collect()
+    gc.freeze()
+    try:
+        if done < args.timesteps:
+            model.learn(total_timesteps=args.timesteps - done, callback=callback,
+                        reset_num_timesteps=not args.resume)
+    finally:
+        gc.unfreeze()
+    if _STOP["signal"] is not None:
+        raise KeyboardInterrupt(_STOP["signal"])
 
 
 def main(argv: list[str] | None = None,
@@ -705,91 +880,39 @@ def main(argv: list[str] | None = None,
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     command = shlex.join(["python", "train/ppo.py", *argv])
+    seed_everything(args.seed, args.threads)
 
-    # Seeding, once: torch, numpy and Python here; the envs below (dice, seats, opponents' draws);
-    # MaskablePPO(seed=...) seeds the same three again and the action space.
-    import torch
-
-    torch.set_num_threads(args.threads)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from train.selfplay import PolicySnapshot, SelfPlayPool
 
+    # The game, the opponents and where the run writes.
     rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
     players = args.players or (2 if args.objective == "win" else 1)
     specs = opponent_specs(args) if players > 1 else []
     args = resolve_auto(args, rs, specs)
-    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
-    out = Path(args.out) if args.out else ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
-    pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
-
-    # The run's state: restored from latest/ by --resume, saved with every checkpoint.
+    out = checkpoint_dir(args)
     latest = out / "latest"
-    if args.resume:
-        if not (latest / "model.zip").exists():
-            raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
-        state = json.loads((latest / "train.json").read_text())
-        if state.get("obs_version") != OBS_VERSION:
-            raise SystemExit(f"--resume: {latest} was trained on observation layout "
-                             f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
-                             "cannot take the new input: train from scratch (another --out)")
-        if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
-            raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
-                             "give the same --ruleset and --set as the run it continues")
-        state["commands"].append(command)
-        if pool is not None and (latest / "pool.npz").exists():
-            pool.load(str(latest / "pool.npz"))
-    else:
-        run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-        state = {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
-                 "players": players, "objective": args.objective, "opponents": specs,
-                 "run_dir": str(Path(args.runs) / name / run), "commands": [command],
-                 "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
-                 "evaluations": [], "best": None}
+    pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
+    state = resumed_state(args, rs, latest, command, pool) if args.resume else new_state(args, rs, players, specs, command)
     out.mkdir(parents=True, exist_ok=True)
     (out / "train_command.txt").write_text("\n".join(state["commands"]) + "\n")
 
-    venv = make_envs(args, rs, players, specs, pool)
-    if args.turn_returns and (args.objective == "score" or args.shaping != "none"):
-        venv = turn_returns(venv)
+    # The environments and the model.
+    venv = make_training_envs(args, rs, players, specs, pool)
     if args.resume:
-        model = MaskablePPO.load(latest / "model.zip", env=venv, device="cpu")
+        model = resumed_model(args, latest, venv, state)
         env_seed = args.seed + model.num_timesteps  # fresh dice, not a replay of the first games
-        venv.seed(env_seed)
-        done = model.num_timesteps
-        saved = state.get("args") or {}
-        if (args.learning_rate, args.anneal_lr) != (saved.get("learning_rate"), saved.get("anneal_lr")):
-            # A new --learning-rate / --anneal-lr for the continuation (else the saved schedule goes on):
-            # annealed, it decays from the new rate to 0 over this run's --timesteps.
-            left = max(args.timesteps - done, 1)  # --timesteps is the run's total, the steps done included
-            model.learning_rate = (linear_schedule(args.learning_rate, left / (done + left))
-                                   if args.anneal_lr else args.learning_rate)
-            model._setup_lr_schedule()
-            state.setdefault("args", {}).update(learning_rate=args.learning_rate, anneal_lr=args.anneal_lr)
     else:
-        env_seed = args.seed
-        venv.seed(env_seed)  # env i: seed + i
-        hidden = [int(h) for h in args.net_arch.split(",") if h.strip()]
-        model = MaskablePPO(
-            "MlpPolicy", venv, n_steps=args.n_steps,
-            learning_rate=(linear_schedule(args.learning_rate) if args.anneal_lr else args.learning_rate),
-            batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
-            gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
-            policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=args.seed, device="cpu")
-        done = 0
-        if args.init:
-            init_actor(model, args.init)
+        env_seed = args.seed  # env i: seed + i
+        venv.seed(env_seed)
+        model = new_model(args, venv)
         if pool is not None:
             pool.add(PolicySnapshot.from_policy(model.policy), 0)
     if args.shaping != "none":
-        warm_up(venv)
-        venv.seed(env_seed)  # the run's first reset starts from the seed as without the warm-up
+        venv.unwrapped.warm_up()  # compile the shaped step now, not in the first step of training
+    venv.seed(env_seed)  # the run's first reset starts from the seed
+    done = model.num_timesteps
     model.set_logger(configure(state["run_dir"], ["tensorboard"]))
     callback = make_callback(args, rs, players, specs, pool, out, state, on_evaluation)
 
@@ -797,38 +920,13 @@ def main(argv: list[str] | None = None,
           + (f", opponents {', '.join(specs)}" if specs else "")
           + f"; {args.timesteps:,} timesteps ({done:,} done); TensorBoard {state['run_dir']}; "
             f"checkpoints {out}", flush=True)
-    # Ctrl-C (SIGINT) and kill (SIGTERM) both stop training at the end of the current step (the
-    # callback returns False), so both save first; an exception raised at any moment could land inside
-    # a compiled (numba) call and come out as another error. A second signal interrupts at once. The
-    # handler is set explicitly because a shell starts background jobs with SIGINT ignored.
-    _STOP["signal"] = None
-
-    def interrupt(signum: int, frame: Any) -> None:
-        if _STOP["signal"] is not None:
-            raise KeyboardInterrupt(signal.Signals(signum).name)
-        _STOP["signal"] = signal.Signals(signum).name
-
-    if threading.current_thread() is threading.main_thread():  # (a Ray Tune trial runs in a thread)
-        signal.signal(signal.SIGINT, interrupt)
-        signal.signal(signal.SIGTERM, interrupt)
-    # Everything built so far (torch, SB3, the envs, the solved tables: some 400,000 objects) lives as
-    # long as the run; frozen, the garbage collector's full passes no longer walk it (they had cost
-    # about 100 ms each, a few percent of a run's time).
-    gc.collect()
-    gc.freeze()
+    catch_stop_signals()
     t_learn = time.perf_counter()
     seconds0 = state.get("seconds", 0.0)
     try:
-        try:
-            if done < args.timesteps:
-                model.learn(total_timesteps=args.timesteps - done, callback=callback,
-                            reset_num_timesteps=not args.resume)
-        finally:
-            gc.unfreeze()
-        if _STOP["signal"] is not None:
-            raise KeyboardInterrupt(_STOP["signal"])
+        learn(model, callback, args, done)
     except KeyboardInterrupt:
-        callback._on_training_end()
+        callback.stop_progress()
         state["seconds"] = seconds0 + time.perf_counter() - t_learn
         save_checkpoint(model, latest, pool, state)
         again = command if args.resume else f"{command} --resume"
@@ -837,14 +935,7 @@ def main(argv: list[str] | None = None,
         return 130
     state["seconds"] = seconds0 + time.perf_counter() - t_learn
     state["timesteps"] = int(model.num_timesteps)
-    save_checkpoint(model, latest, pool, state)
-    if args.anneal_lr and state.get("evaluations"):
-        # the learning rate has decayed to 0: the final model is the converged one, and the last
-        # periodic evaluations (a few hundred games each) are too noisy to pick among
-        state["best"] = {**state["evaluations"][-1], "selected": "final (--anneal-lr)"}
-        save_checkpoint(model, out / "best", None, state)
-    if state.get("best") is None:
-        save_checkpoint(model, out / "best", None, state)
+    save_final(model, out, pool, state, args)
     print(f"trained {model.num_timesteps:,} timesteps; best evaluation: {state.get('best')}", flush=True)
 
     # The CPU opponent and the final evaluation.
@@ -857,6 +948,10 @@ def main(argv: list[str] | None = None,
                if args.final_games > 0 or args.final_solo_turns > 0 else None)
     write_readme(out, rs, state, summary)
     return 0
+
+
+# --------------------------------------------------------------------------------------------
+# The final evaluation and the checkpoint's README
 
 
 def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[str, Any]:
@@ -915,16 +1010,6 @@ def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[s
 
         update_metadata(out / "policy.json", evaluation=summary)
     return summary
-
-
-def stored_game_table(rs: Ruleset) -> bool:
-    """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
-    from agents.game_solver import load_game_table
-
-    try:
-        return load_game_table(rs) is not None
-    except ValueError:  # rules the game solver does not cover
-        return False
 
 
 def shown(path: Path) -> str:
