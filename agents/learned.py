@@ -9,19 +9,20 @@
 ``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an SB3 ``.zip`` (with the
 ``train.json`` that ``train/ppo.py`` writes beside it).
 
-An ONNX policy is played with onnxruntime only: importing this module and playing imports neither
-torch nor stable-baselines3 (the web game and the terminal game need neither). An SB3 checkpoint loads
-torch and sb3-contrib (the ``train`` extra) and plays the same deterministic masked action.
+An ONNX policy is played without torch or stable-baselines3 (the web game and the terminal game
+need neither): by onnxruntime, and one decision at a time by a compiled loop (below). An SB3
+checkpoint loads torch and sb3-contrib (the ``train`` extra) and plays the same deterministic masked
+action.
 
 Each decision: the observation of the seat to move (:func:`zilch_env.observe`) and the legal mask
 go in, the policy's highest-scoring legal action comes out (deterministic: the ``rng`` is unused).
 
-One decision of an ONNX policy is computed by a compiled loop over the graph's own weights
-(:class:`DenseMLP`, read with the ``onnx`` package when it is installed and the graph is the plain
-masked MLP that :mod:`agents.export` writes), in float32 as onnxruntime computes but summed in
-another order; onnxruntime answers whenever the two best legal logits are closer than
-:data:`TIE_MARGIN`, far above the rounding by which the two sums differ, so the move is always
-onnxruntime's. A batch of
+One decision of an ONNX policy (what the game server asks for) is computed by a compiled loop over
+the graph's own weights (:class:`DenseMLP`, read with the ``onnx`` package when it is installed and
+the graph is the plain masked MLP that :mod:`agents.export` writes): a third of an onnxruntime
+call's fixed cost. It computes in float32 as onnxruntime does, summed in another order, and leaves
+the decision to onnxruntime whenever the two best legal logits are closer than :data:`TIE_MARGIN`,
+far above the rounding by which the two sums differ: the move is always onnxruntime's. A batch of
 decisions (``OnnxPolicy.actions``) is one onnxruntime run.
 
 A policy plays only the rules it was trained on: the agent refuses a game whose ruleset differs from

@@ -2,7 +2,10 @@
 
 :func:`observe` is a pure function of a :class:`~zilch_env.engine.GameState` and a seat. Both
 environments use it (the Gymnasium env for its agent's seat, the PettingZoo env for each player), and
-so can anything that wants to feed a network the same input (evaluation, exported policies).
+so can anything that wants to feed a network the same input (evaluation, exported policies). It is
+written once: the batched engine's compiled observation (``zilch_env._batched_kernels.observe``),
+run on the game written as one row of the batched engine's state (:func:`state_row`), so the
+single game and the batched games are observed by the same code.
 
 Everything is relative to the observing seat: its own player block comes first, then the other
 players in seat order after it (the next player to play after it second, and so on), padded to six
@@ -97,7 +100,8 @@ from .rules import compile as compile_rules
 from .ruleset import Ruleset
 
 __all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT",
-           "PLAYER_FIELDS", "Field", "observe", "field_values"]
+           "PLAYER_FIELDS", "Field", "observe", "field_values", "state_row", "kernel_constants",
+           "KernelConstants", "rules_block", "KERNEL_OFFSETS", "ROLL_BLOCKS"]
 
 #: The version of the layout below; bump it whenever a field is added, removed, moved or rescaled.
 OBS_VERSION = 3
