@@ -78,7 +78,6 @@ class TrivialMasked(TrivialEnv):
 
 
 def run(make_env, a: Args, timesteps: int, n_envs: int, venv=None) -> dict[str, float]:
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 

@@ -419,7 +419,6 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
                               potential=potential, luck=args.shaping != "regret")
 
 
-
 def make_potential(args: Args, rs: Ruleset) -> Any:
     """The shaping potential of ``--shaping`` (``agents.game_solver.WinPotential``): the stored game
     table, or the game solved now (with a progress bar), with the turn cache of
@@ -452,8 +451,6 @@ def shaping_cache_mb(asked: int) -> float:
     return float(min(4000.0, max(512.0, avail / 4)))
 
 
-
-
 def stored_game_table(rs: Ruleset) -> bool:
     """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
     from agents.game_solver import load_game_table
@@ -462,7 +459,6 @@ def stored_game_table(rs: Ruleset) -> bool:
         return load_game_table(rs) is not None
     except ValueError:  # rules the game solver does not cover
         return False
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -477,8 +473,6 @@ def linear_schedule(lr: float, start: float = 1.0) -> Any:
     def schedule(progress_remaining: float) -> float:
         return lr * min(1.0, progress_remaining / start)
     return schedule
-
-
 
 
 def new_model(args: Args, venv: Any) -> Any:
@@ -554,7 +548,6 @@ def init_actor(model: Any, checkpoint: str) -> None:
         raise SystemExit(f"--init {checkpoint}: its actor does not fit this network ({bad[0]}); give the same "
                          "--net-arch as the run that made it")
     model.policy.load_state_dict({k: src[k] for k in keys}, strict=False)
-
 
 
 # --------------------------------------------------------------------------------------------
@@ -794,8 +787,6 @@ def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -
     os.replace(where / "train.tmp.json", where / "train.json")
 
 
-
-
 def save_final(model: Any, out: Path, pool: Any, state: dict[str, Any], args: Args) -> None:
     """At the end of training: ``latest/``; and ``best/`` as the final model under ``--anneal-lr``
     (the learning rate has decayed to 0: the final model is the converged one, and the last periodic
@@ -894,7 +885,10 @@ def main(argv: list[str] | None = None,
     out = checkpoint_dir(args)
     latest = out / "latest"
     pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
-    state = resumed_state(args, rs, latest, command, pool) if args.resume else new_state(args, rs, players, specs, command)
+    if args.resume:
+        state = resumed_state(args, rs, latest, command, pool)
+    else:
+        state = new_state(args, rs, players, specs, command)
     out.mkdir(parents=True, exist_ok=True)
     (out / "train_command.txt").write_text("\n".join(state["commands"]) + "\n")
 
