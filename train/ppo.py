@@ -342,6 +342,7 @@ def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
 
 
 def opponent_specs(args: Args) -> list[str]:
+    """The agent specs of ``--opponents``, one per env in turn (at most one per env)."""
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
         raise SystemExit("--opponents: name at least one agent spec (or 'self')")
