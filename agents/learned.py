@@ -213,7 +213,14 @@ class DenseMLP:
                 or ops[2:-5:2] != ["Gemm"] * ((len(ops) - 6) // 2) or len(acts) != 1 or not acts <= {"Tanh", "Relu"}
                 or len(ops) % 2):
             return None
+        # one chain: every node reads the one before it (the Where reads the last Gemm's logits)
+        if any(nodes[i].input[0] != nodes[i - 1].output[0] for i in range(1, len(nodes) - 5)):
+            return None
+        if nodes[-2].input[2] != nodes[-6].output[0] or nodes[-1].input[0] != nodes[-2].output[0]:
+            return None
         attrs = {n.name: {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute} for n in nodes}
+        if attrs[nodes[-1].name].get("keepdims", 1) != 0 or attrs[nodes[-1].name].get("axis", 0) not in (1, -1):
+            return None
         layers: list[tuple[np.ndarray, np.ndarray]] = []
         for n in nodes[2:-5:2]:
             a = attrs[n.name]
