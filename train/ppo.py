@@ -110,6 +110,7 @@ from zilch_env.observation import OBS_SIZE, OBS_SIZES, OBS_VERSION  # noqa: E402
 from zilch_env.ruleset import parse_overrides  # noqa: E402
 
 from train.report import final_evaluation, rate, shown, stored_game_table, write_readme  # noqa: E402,F401
+from train.wrappers import ScaledReward, turn_returns  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -247,62 +248,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 # --------------------------------------------------------------------------------------------
-# Environments
-
-
-class ScaledReward(gym.Wrapper):
-    """Divides the reward by ``scale`` and, when ``end_is_terminal``, reports the episode's turn limit
-    as a termination (no bootstrapping; see the module docstring). Passes ``action_masks`` through."""
-
-    def __init__(self, env: gym.Env, scale: float, end_is_terminal: bool):
-        super().__init__(env)
-        self.scale = scale
-        self.end_is_terminal = end_is_terminal
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        if self.end_is_terminal and truncated:
-            terminated, truncated = True, False
-        return obs, reward / self.scale, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
-
-
-def turn_returns(venv: Any) -> Any:
-    """The advantage one turn at a time (the score objective, and the shaped win objective, whose
-    rewards are paid move by move too): a VecEnv wrapper that reports the end of
-    every agent turn as the end of an episode to PPO (``done`` without truncation, so nothing is
-    bootstrapped past it), while the game itself goes on. Once on the board the turns are
-    independent: a decision changes only the points of its own turn, so the later turns' points are
-    pure noise in its return (with gamma 1 and GAE lambda 0.95 they would add the variance of about
-    seven more turns to every advantage). A new turn is seen in the observation: the agent is to
-    keep with a turn total of 0 (every keep scores, so within a turn the total is above 0), or to
-    answer a piggyback offer. The cut steps carry ``info["turn_cut"] = True``; real episode ends
-    are passed on unchanged."""
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    from zilch_env.engine import Phase
-    from zilch_env.observation import LAYOUT
-
-    at = {f.name: f.index.start for f in LAYOUT}
-    keep_col, total_col = at["phase"] + int(Phase.KEEP), at["turn_total"]
-    offer_col = at["phase"] + int(Phase.PIGGYBACK)  # a piggyback offer opens a turn too
-
-    class TurnReturns(VecEnvWrapper):
-        def reset(self):
-            return self.venv.reset()
-
-        def step_wait(self):
-            obs, rewards, dones, infos = self.venv.step_wait()
-            cut = (~dones) & (((obs[:, keep_col] == 1.0) & (obs[:, total_col] == 0.0)) | (obs[:, offer_col] == 1.0))
-            if cut.any():
-                dones = dones | cut
-                for i in np.flatnonzero(cut):
-                    infos[i]["turn_cut"] = True
-            return obs, rewards, dones, infos
-
-    return TurnReturns(venv)  # masks: MaskablePPO asks env_method("action_masks"), passed through
+# Environments (the wrappers they are seen through: train/wrappers.py)
 
 
 def batched_opponent(spec: str, rs: Ruleset) -> bool:
