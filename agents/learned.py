@@ -9,12 +9,21 @@
 ``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an SB3 ``.zip`` (with the
 ``train.json`` that ``train/ppo.py`` writes beside it).
 
-An ONNX policy is played with onnxruntime only: importing this module and playing imports neither
-torch nor stable-baselines3 (the web game and the terminal game need neither). An SB3 checkpoint loads
-torch and sb3-contrib (the ``train`` extra) and plays the same deterministic masked action.
+An ONNX policy is played without torch or stable-baselines3 (the web game and the terminal game
+need neither): by onnxruntime, and one decision at a time by a compiled loop (below). An SB3
+checkpoint loads torch and sb3-contrib (the ``train`` extra) and plays the same deterministic masked
+action.
 
 Each decision: the observation of the seat to move (:func:`zilch_env.observe`) and the legal mask
 go in, the policy's highest-scoring legal action comes out (deterministic: the ``rng`` is unused).
+
+One decision of an ONNX policy (what the game server asks for) is computed by a compiled loop over
+the graph's own weights (:class:`DenseMLP`, read with the ``onnx`` package when it is installed and
+the graph is the plain masked MLP that :mod:`agents.export` writes): a third of an onnxruntime
+call's fixed cost. It computes in float32 as onnxruntime does, summed in another order, and leaves
+the decision to onnxruntime whenever the two best legal logits are closer than :data:`TIE_MARGIN`,
+far above the rounding by which the two sums differ: the move is always onnxruntime's. A batch of
+decisions (``OnnxPolicy.actions``) is one onnxruntime run.
 
 A policy plays only the rules it was trained on: the agent refuses a game whose ruleset differs from
 the policy's (any rule; the ruleset's name does not count), naming the differences. It plays any
@@ -37,13 +46,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from numba import njit
+
 from zilch_env import NUM_ACTIONS, GameState, Ruleset
 from zilch_env.observation import OBS_SIZES, OBS_VERSION, observe
 
 from .base import AgentSpecError, register_agent
 
-__all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "PolicyMismatchError", "load_policy",
-           "resolve_policy_path", "check_compatible", "policy_obs_size"]
+__all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "DenseMLP", "PolicyMismatchError", "load_policy",
+           "resolve_policy_path", "check_compatible", "policy_obs_size", "TIE_MARGIN"]
 
 
 #: The repository root: a relative PATH not found from the current directory is looked up here.
@@ -119,6 +130,120 @@ def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> int:
     return size
 
 
+#: One decision is the compiled loop's only when its two best legal logits are at least this far
+#: apart; closer, onnxruntime decides. The two computations' logits of the shipped policies differ
+#: by at most about 2e-5 (bench/export_latency.py --check measures it, tests/test_learned_fast.py
+#: bounds it), so a gap of 1e-3 orders the two best the same in both.
+TIE_MARGIN = 1e-3
+
+
+@njit(cache=True)
+def _mlp_action(x, mask, weights, biases, dims, relu, margin):
+    """The legal action of the highest logit of a dense MLP, or -1 when the best two legal logits
+    are closer than ``margin`` (or no action is legal). ``dims`` are the layer widths (input,
+    hidden..., actions); layer ``l`` maps ``h`` to ``h @ weights[l, :dims[l], :dims[l + 1]] +
+    biases[l, :dims[l + 1]]`` (float32, as onnxruntime computes), and the hidden layers apply tanh
+    (``relu``: max(0, .)). Zero inputs are skipped: most of an observation is zeros."""
+    layers = dims.shape[0] - 1
+    width = max(weights.shape[1], weights.shape[2])
+    h = np.empty(width, dtype=np.float32)
+    g = np.empty(width, dtype=np.float32)
+    for j in range(dims[0]):
+        h[j] = x[j]
+    for lay in range(layers):
+        n_in = dims[lay]
+        n_out = dims[lay + 1]
+        for k in range(n_out):
+            g[k] = biases[lay, k]
+        for j in range(n_in):
+            v = h[j]
+            if v != 0.0:
+                for k in range(n_out):
+                    g[k] += v * weights[lay, j, k]
+        if lay < layers - 1:
+            for k in range(n_out):
+                h[k] = max(g[k], np.float32(0.0)) if relu else np.tanh(g[k])
+    best = -1
+    top = -np.inf
+    second = -np.inf
+    for a in range(dims[layers]):
+        if mask[a]:
+            v = g[a]
+            if v > top:
+                second = top
+                top = v
+                best = a
+            elif v > second:
+                second = v
+    if best < 0 or top - second < margin:
+        return -1
+    return best
+
+
+class DenseMLP:
+    """The exported masked policy graph as plain dense layers: ``obs -> (Gemm, tanh or relu)* -> Gemm
+    -> masked argmax``, the graph :mod:`agents.export` writes. :meth:`read` returns None for any
+    other graph (or without the ``onnx`` package): onnxruntime then plays every decision."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], relu: bool):
+        """``layers``: each layer's ``(weight [out, in], bias [out])``, as ONNX's Gemm with transB
+        holds them."""
+        self.dims = np.array([layers[0][0].shape[1]] + [w.shape[0] for w, _ in layers], dtype=np.int64)
+        width = int(self.dims.max())
+        self.weights = np.zeros((len(layers), width, width), dtype=np.float32)
+        self.biases = np.zeros((len(layers), width), dtype=np.float32)
+        for i, (w, b) in enumerate(layers):
+            self.weights[i, : w.shape[1], : w.shape[0]] = w.T
+            self.biases[i, : b.shape[0]] = b
+        self.relu = relu
+
+    @classmethod
+    def read(cls, path: str | Path) -> "DenseMLP | None":
+        try:
+            import onnx
+            from onnx import numpy_helper
+        except ImportError:
+            return None
+        model = onnx.load(str(path))
+        init = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+        nodes = list(model.graph.node)
+        ops = [n.op_type for n in nodes]
+        acts = set(ops[3:-5:2])
+        if (len(ops) < 8 or ops[:2] != ["Cast", "Flatten"] or ops[-5:] != ["Not", "Cast", "Constant", "Where", "ArgMax"]
+                or ops[2:-5:2] != ["Gemm"] * ((len(ops) - 6) // 2) or len(acts) != 1 or not acts <= {"Tanh", "Relu"}
+                or len(ops) % 2):
+            return None
+        # one chain: every node reads the one before it (the Where reads the last Gemm's logits)
+        if any(nodes[i].input[0] != nodes[i - 1].output[0] for i in range(1, len(nodes) - 5)):
+            return None
+        if nodes[-2].input[2] != nodes[-6].output[0] or nodes[-1].input[0] != nodes[-2].output[0]:
+            return None
+        attrs = {n.name: {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute} for n in nodes}
+        if attrs[nodes[-1].name].get("keepdims", 1) != 0 or attrs[nodes[-1].name].get("axis", 0) not in (1, -1):
+            return None
+        layers: list[tuple[np.ndarray, np.ndarray]] = []
+        for n in nodes[2:-5:2]:
+            a = attrs[n.name]
+            if (a.get("transB") != 1 or a.get("transA", 0) != 0 or a.get("alpha", 1.0) != 1.0
+                    or a.get("beta", 1.0) != 1.0 or n.input[1] not in init or n.input[2] not in init):
+                return None
+            w, b = init[n.input[1]], init[n.input[2]]
+            if (w.dtype != np.float32 or w.ndim != 2 or b.shape != (w.shape[0],)
+                    or (layers and w.shape[1] != layers[-1][0].shape[0])):
+                return None
+            layers.append((w, b))
+        const = attrs[nodes[-3].name].get("value")
+        arg = attrs[nodes[-1].name]
+        if (const is None or numpy_helper.to_array(const).size != 1 or float(numpy_helper.to_array(const)) > -1e7
+                or arg.get("select_last_index", 0) != 0 or layers[-1][0].shape[0] != NUM_ACTIONS):
+            return None
+        return cls(layers, "Relu" in acts)
+
+    def action(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The highest legal logit's action, or -1 when two are closer than :data:`TIE_MARGIN`."""
+        return _mlp_action(obs, mask, self.weights, self.biases, self.dims, self.relu, TIE_MARGIN)
+
+
 class OnnxPolicy:
     """An exported policy run by onnxruntime: ``actions(obs, masks)`` for a batch, one thread.
 
@@ -146,10 +271,22 @@ class OnnxPolicy:
             raise PolicyMismatchError(f"{self.path}: the graph takes {width} observation values, its "
                                       f"metadata says layout {self.meta.get('obs_version')} "
                                       f"({self.obs_size} values)")
+        self.mlp = DenseMLP.read(self.path)
+        if self.mlp is not None and self.mlp.dims[0] != self.obs_size:
+            self.mlp = None
 
     def actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.ascontiguousarray(obs[..., : self.obs_size], dtype=np.float32)
         return self.session.run(["action"], {"obs": obs, "mask": masks})[0]
+
+    def action(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """One decision: ``obs`` one observation (at least ``obs_size`` values), ``mask`` its legal
+        mask (``NUM_ACTIONS`` bools). The compiled MLP's answer, onnxruntime's on a near tie."""
+        if self.mlp is not None:
+            a = self.mlp.action(obs, mask)
+            if a >= 0:
+                return a
+        return int(self.actions(obs.reshape(1, -1), mask.reshape(1, -1))[0])
 
 
 class SB3Policy:
@@ -192,14 +329,15 @@ class LearnedAgent:
         check_compatible(self.policy.meta, ruleset, f"ppo:{path} ({self.policy.path})")
         self.ruleset = ruleset
         self.name = f"ppo:{path}"
-        self._mask = np.zeros((1, NUM_ACTIONS), dtype=bool)
 
     def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
-        obs = observe(state, state.current).reshape(1, -1)  # the policy reads its layout's prefix
-        mask = self._mask
-        mask[:] = False
-        mask[0, legal] = True
-        return int(self.policy.actions(obs, mask)[0])
+        obs = observe(state, state.current)  # the policy reads its layout's prefix
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        mask[legal] = True
+        policy = self.policy
+        if isinstance(policy, OnnxPolicy):
+            return policy.action(obs, mask)
+        return int(policy.actions(obs.reshape(1, -1), mask.reshape(1, -1))[0])
 
     # An onnxruntime session does not pickle: evaluation workers get the path and reload it.
     def __getstate__(self) -> dict[str, Any]:

@@ -1,13 +1,19 @@
-"""Latency of one decision of the exported CPU opponent (``ppo:PATH``, onnxruntime, batch 1).
+"""Latency of one decision of the exported CPU opponent (``ppo:PATH``, batch 1, one thread).
 
-    python bench/export_latency.py [checkpoints/zonk] [--decisions 20000]
+    python bench/export_latency.py [checkpoints/zonk] [--decisions 20000] [--check 20000]
 
 One decision is what the game server pays when the computer moves: ``LearnedAgent.act(state, legal,
-rng)``, i.e. the observation encoder (``zilch_env.observe``), the legal mask, and one onnxruntime run
-of the masked policy graph on one thread. The states are reachable ones (random and greedy play of the
-policy's ruleset, the first 300 decisions of each game). Reported: median, p90, p99 and mean microseconds per decision, and the same for the
-onnxruntime call alone, the encoder alone, and the greedy baseline's ``act`` on the same states (a
-reference measured in the same run: the machine is shared and noisy).
+rng)``, i.e. the observation encoder (``zilch_env.observe``), the legal mask, and the policy's
+decision: the compiled MLP over the graph's weights (``agents.learned.DenseMLP``), onnxruntime on a
+near tie. The states are reachable ones (random and greedy play of the policy's ruleset, the first
+300 decisions of each game). Reported: median, p90, p99 and mean microseconds per decision, and the
+same for the policy's decision alone, one onnxruntime run of the graph alone, the encoder alone,
+and the greedy baseline's ``act`` on the same states (a reference measured in the same run: the
+machine is shared and noisy), with the ratio of each median to the reference's.
+
+``--check N`` then compares the compiled MLP with onnxruntime on N states: the actions (they must
+agree everywhere), the largest difference between their logits (against ``TIE_MARGIN``), and how
+many decisions fell back to onnxruntime.
 """
 
 from __future__ import annotations
@@ -57,9 +63,51 @@ def timed(fn, items) -> np.ndarray:
     return out / 1000.0
 
 
-def row(name: str, us: np.ndarray) -> str:
+def row(name: str, us: np.ndarray, ref: float) -> str:
     p50, p90, p99 = np.percentile(us, [50, 90, 99])
-    return f"{name:<34}{p50:>9.1f}{p90:>9.1f}{p99:>9.1f}{us.mean():>9.1f}"
+    return f"{name:<36}{p50:>9.1f}{p90:>9.1f}{p99:>9.1f}{us.mean():>9.1f}{p50 / ref:>12.1f}"
+
+
+def check(agent, states, seats_obs) -> str:
+    """The compiled MLP against onnxruntime on ``states``: action disagreements, the largest logit
+    difference, the fallbacks."""
+    import onnx
+    from onnx import helper
+
+    from agents.learned import TIE_MARGIN
+
+    pol = agent.policy
+    if pol.mlp is None:
+        return "check: no compiled MLP for this graph (onnxruntime plays every decision)"
+    model = onnx.load(str(pol.path))
+    gemm = [n for n in model.graph.node if n.op_type == "Gemm"][-1]
+    model.graph.output.append(helper.make_tensor_value_info(gemm.output[0], onnx.TensorProto.FLOAT, None))
+    import onnxruntime as ort
+
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    obs = np.stack([o[0, : pol.obs_size] for o in seats_obs])
+    masks = np.stack([s.legal_mask() for s in states])
+    want, logits = sess.run(None, {"obs": obs, "mask": masks})
+    from agents.learned import _mlp_action
+
+    got = np.array([pol.action(o, m) for o, m in zip(obs, masks)])
+    raw = np.array([_mlp_action(o, m, pol.mlp.weights, pol.mlp.biases, pol.mlp.dims, pol.mlp.relu, 0.0)
+                    for o, m in zip(obs, masks)])
+    falls = sum(pol.mlp.action(o, m) < 0 for o, m in zip(obs, masks))
+    # the compiled logits, for the largest difference
+    dev = 0.0
+    w, b, dims = pol.mlp.weights, pol.mlp.biases, pol.mlp.dims
+    for o, lg in zip(obs[:2000], logits[:2000]):
+        h = o.astype(np.float32)
+        for i in range(len(dims) - 1):
+            h = h @ w[i, : dims[i], : dims[i + 1]] + b[i, : dims[i + 1]]
+            if i < len(dims) - 2:
+                h = np.maximum(h, 0) if pol.mlp.relu else np.tanh(h)
+        dev = max(dev, float(np.abs(h - lg).max()))
+    return (f"check on {len(obs)} states: {int((got != want).sum())} actions differ from onnxruntime's "
+            f"({int((raw != want).sum())} without the near-tie fallback); {falls} decisions fell back "
+            f"(best two logits closer than TIE_MARGIN {TIE_MARGIN:g}); largest logit difference "
+            f"{dev:.2e} (numpy float32 against onnxruntime, first 2000 states)")
 
 
 def main() -> int:
@@ -68,6 +116,8 @@ def main() -> int:
                     help="ppo:PATH's PATH: a checkpoint directory with policy.onnx, or the .onnx (default "
                          "checkpoints/zonk)")
     ap.add_argument("--decisions", type=int, default=20000, help="decisions timed (default 20000)")
+    ap.add_argument("--check", type=int, default=0, metavar="N",
+                    help="then compare the compiled MLP with onnxruntime on N states (needs onnx; default 0)")
     args = ap.parse_args()
 
     from agents.baselines import GreedyAgent
@@ -90,23 +140,32 @@ def main() -> int:
     # warm-up, then the measures
     for s, lg in items[:500]:
         agent.act(s, lg, rng)
-    act_us = timed(lambda it: agent.act(it[0], it[1], rng), items)
-    run_us = timed(lambda i: agent.policy.actions(obs[i], masks[i]), range(len(states)))
-    enc_us = timed(lambda s: observe(s, s.current), states)
+    pol = agent.policy
+    flat_masks = [m[0] for m in masks]
     greedy_us = timed(lambda it: greedy.act(it[0], it[1], rng), items)
+    act_us = timed(lambda it: agent.act(it[0], it[1], rng), items)
+    dec_us = timed(lambda i: pol.action(obs[i][0], flat_masks[i]), range(len(states)))
+    run_us = timed(lambda i: pol.actions(obs[i], masks[i]), range(len(states)))
+    enc_us = timed(lambda s: observe(s, s.current), states)
+    ref = float(np.median(greedy_us))
 
     import onnxruntime
 
+    how = "compiled MLP, onnxruntime on near ties" if pol.mlp is not None else "onnxruntime (no compiled MLP)"
     print(f"{path} ({rs.name}), onnxruntime {onnxruntime.__version__}, 1 thread, batch 1, "
-          f"{len(states)} reachable states\n")
-    print(f"{'microseconds per decision':<34}{'median':>9}{'p90':>9}{'p99':>9}{'mean':>9}")
-    print(row("ppo agent act (encode+mask+run)", act_us))
-    print(row("  onnxruntime run only", run_us))
-    print(row("  observe() only", enc_us))
-    print(row("greedy baseline act (reference)", greedy_us))
-    print(f"\none decision of the CPU opponent: median {np.median(act_us):.0f} us, p99 "
-          f"{np.percentile(act_us, 99):.0f} us ({np.median(act_us) / np.median(greedy_us):.1f}x the greedy "
-          "baseline's median)")
+          f"{len(states)} reachable states; the decision: {how}\n")
+    print(f"{'microseconds per decision':<36}{'median':>9}{'p90':>9}{'p99':>9}{'mean':>9}{'x greedy':>12}")
+    print(row("ppo agent act (encode+mask+decide)", act_us, ref))
+    print(row("  policy decision only", dec_us, ref))
+    print(row("  (one onnxruntime run)", run_us, ref))
+    print(row("  observe() only", enc_us, ref))
+    print(row("greedy baseline act (reference)", greedy_us, ref))
+    print(f"\none decision of the CPU opponent: median {np.median(act_us):.1f} us, p90 "
+          f"{np.percentile(act_us, 90):.1f} us, p99 {np.percentile(act_us, 99):.0f} us "
+          f"({np.median(act_us) / ref:.1f}x the greedy baseline's median)")
+    if args.check:
+        cs = reachable_states(rs, args.check, seed=1)
+        print(check(agent, cs, [observe(s, s.current).reshape(1, -1) for s in cs]))
     return 0
 
 

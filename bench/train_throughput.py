@@ -20,8 +20,15 @@ stored) it then measures that batched VecEnv with the solved game's potential: e
 not met before solves its turn DP first, so this rate is lowest at the start of a run and rises as
 the turns are cached; ``--shaping-timesteps`` measures it over a longer window.
 
+With ``--train-env`` (default on) it then measures the env a default ``python train/ppo.py --ruleset
+R`` trains on, built by ``train/ppo.py`` itself (``make_training_envs``: 64 batched envs against
+``optimal-turn`` and self-play, ``--shaping regret``, one return per turn) over
+``--train-timesteps`` steps from a cold start (no turn solved yet), without the periodic
+evaluations: the rate of a run's training steps.
+
 The trivial env (``bench/env.py``'s ``TrivialEnv``: a constant observation and mask, episodes of 50
 steps) costs almost nothing to step, so its rate is the ceiling that PPO itself sets on this machine.
+Every run uses ``train/ppo.py``'s torch settings (``torch_settings``).
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ import numpy as np  # noqa: E402
 
 import zilch_env  # noqa: E402,F401
 from env import TrivialEnv  # noqa: E402  (bench/env.py)
-from train.ppo import Args  # noqa: E402
+from train.ppo import Args, torch_settings  # noqa: E402
 
 
 class Timed:
@@ -71,11 +78,10 @@ class TrivialMasked(TrivialEnv):
 
 
 def run(make_env, a: Args, timesteps: int, n_envs: int, venv=None) -> dict[str, float]:
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    torch.set_num_threads(a.threads)
+    torch_settings(a.threads)
     if venv is None:
         venv = DummyVecEnv([make_env] * n_envs)
     venv.seed(0)
@@ -99,6 +105,22 @@ def run(make_env, a: Args, timesteps: int, n_envs: int, venv=None) -> dict[str, 
     env_s, upd_s = tm.seconds.get("env", 0.0), tm.seconds.get("update", 0.0)
     return {"steps": steps, "seconds": total, "sps": steps / total, "env": env_s, "update": upd_s,
             "policy": total - env_s - upd_s}
+
+
+def train_env(rs) -> object:
+    """The VecEnv of ``python train/ppo.py --ruleset R`` with its defaults, as train/ppo.py builds it
+    (a fresh self-play pool holding one untrained snapshot)."""
+    from train import ppo
+    from train.selfplay import PolicySnapshot, SelfPlayPool
+
+    args = ppo.parse_args(["--ruleset", rs.name])
+    specs = ppo.opponent_specs(args)
+    args = ppo.resolve_auto(args, rs, specs)
+    pool = SelfPlayPool(args.selfplay_pool)
+    venv = ppo.make_training_envs(args, rs, 2, specs, pool)
+    probe = ppo.new_model(args, venv)
+    pool.add(PolicySnapshot.from_policy(probe.policy), 0)
+    return venv
 
 
 def main() -> int:
@@ -125,6 +147,11 @@ def main() -> int:
     ap.add_argument("--shaping-timesteps", type=int, default=None, metavar="N",
                     help="measured steps of the shaped run (default --timesteps): its rate rises as the "
                          "solved turns it meets are cached, so a longer window shows more of a whole run")
+    ap.add_argument("--train-env", action=argparse.BooleanOptionalAction, default=True,
+                    help="also the env of a default train/ppo.py run (opponents optimal-turn and self, shaping "
+                         "regret, turn returns), from a cold start (default on)")
+    ap.add_argument("--train-timesteps", type=int, default=163840, metavar="N",
+                    help="measured steps of the --train-env run (default 163840: ten rollouts)")
     args = ap.parse_args()
     a = Args(threads=args.threads, n_steps=args.n_steps, n_epochs=args.n_epochs, batch_size=args.batch_size,
              net_arch=args.net_arch)
@@ -168,6 +195,11 @@ def main() -> int:
                     label += f" ({steps:,} steps)"
                 rows.append((label, run(None, b, steps, n, venv=venv)))
                 shaped = rows[-1][1]
+                if args.train_env:
+                    venv = train_env(rs)
+                    d = Args()
+                    rows.append((f"train/ppo.py's env ({args.train_timesteps:,} steps)",
+                                 run(None, d, args.train_timesteps, venv.num_envs, venv=venv)))
                 # the machine's speed drifts over minutes: the reference again, right after
                 rows.append(("trivial masked env (again)", run(TrivialMasked, a, args.timesteps, args.n_envs)))
     print(f"{'env':<50}{'steps/s':>9}{'env %':>8}{'policy %':>10}{'update %':>10}"
@@ -185,6 +217,10 @@ def main() -> int:
         ref = (rows[1][1]["sps"] + rows[-1][1]["sps"]) / 2
         print(f"The shaped batched env trains at {shaped['sps'] / ref:.2f} of the trivial env's rate (the mean of "
               f"its two runs, {rows[1][1]['sps']:,.0f} and {rows[-1][1]['sps']:,.0f} steps/s).")
+        if args.train_env:
+            t = rows[-2][1]
+            print(f"train/ppo.py's env trains at {t['sps']:,.0f} steps/s, {t['sps'] / ref:.2f} of the trivial "
+                  "env's rate.")
     return 0
 
 

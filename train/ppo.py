@@ -5,9 +5,11 @@
     python train/ppo.py --ruleset zonk --resume                 # continue checkpoints/zonk/latest
     python train/ppo.py --help                                  # every option with its default
 
-Read top to bottom, as CleanRL's ``ppo.py``: the arguments (one dataclass, every field with its help),
-seeding, the environments, the model, the callback that logs, evaluates, checkpoints and refreshes
-the self-play pool, training, and the final evaluation with the export of the CPU opponent.
+Read top to bottom, as CleanRL's ``ppo.py``: the arguments (one dataclass, every field with its
+help), the environments, the model, the periodic evaluation, the callback that logs, evaluates,
+checkpoints and refreshes the self-play pool, the checkpoint files, and the run itself (seeding,
+training, the export of the CPU opponent and its final evaluation, whose tables and the checkpoint's
+README are written by ``train/report.py``).
 
 What the objectives train
     ``--objective win`` (default): ``reward="win"``, +1 for a win, -1 for a loss, 0 for a shared
@@ -20,31 +22,31 @@ What the objectives train
     sees each turn as its own return (:func:`turn_returns`: the advantage is cut at every turn's end,
     the game goes on), and no decision's advantage carries the noise of later turns' dice.
     The scale keeps an episode's return near 1: SB3 clips the gradient of the policy and the value
-    losses together, and returns in the tens (points / 1000 over 50 turns) let the value loss take
-    the whole norm; the policy then stopped learning (59% of the turn optimum after 300k steps,
-    against 86% with the scale of 10,000 over 20 turns).
+    losses together, and returns in the tens (points / 1000 over 50 turns) would let the value
+    loss take the whole norm and starve the policy's gradient.
     ``--init PATH`` starts the actor from another checkpoint (e.g. the score agent, for the win
     objective), with a fresh value network.
-    ``--shaping decisions`` (the default for two players wherever the ruleset's game table is
-    stored and the env is batched): the win objective paid move by move. Let ``P`` be the agent's
-    chance of winning under optimal play by both from where it stands, read from the solved game
-    (``agents.game_solver.WinPotential``): at a decision, the value of its best choice; at the end of
-    its turn (before the opponent moves), the value of the next turn's start; the result once the
-    game is over. Each move pays ``2 * (P after - P before)`` and the end of the game nothing more
-    (potential-based shaping: the sum over a game is the +-1 result minus a constant, so the optimal
-    policy is ``optimal-win``'s), and with ``--turn-returns`` each turn is its own return. A move's
-    expected reward is minus its regret against ``optimal-win``, and its return carries only the
-    luck of the next roll instead of the whole game's. ``--shaping turns`` pays only at the end of
-    each turn (``P`` from the start of the turn): the turn's dice luck stays in every move's return.
-    The +-1 per game (``--shaping none``) taught the score-initialised win agents nothing in 600k
-    steps (their best evaluation was usually the first), and ``turns`` nothing more in 300k. The solved
-    game serves as a value function, not as a policy: the agent learns every move from its own play.
+
+Shaping (``--shaping``, the win objective with two players, from the solved game)
+    Let ``P`` be the agent's chance of winning under optimal play by both from where it stands,
+    read from the solved game (``agents.game_solver.WinPotential``). ``regret`` (the default wherever
+    the ruleset's game table is stored and the env is batched) pays each move ``2 * (P right after
+    it, before any dice - P at the decision)``: in expectation minus the move's regret against
+    ``optimal-win``, with no dice luck in it. ``decisions`` pays the change of ``P`` from decision
+    to decision (at a decision, the value of its best choice; at the end of its turn, the value of
+    the next turn's start; the result once the game is over), the next roll's luck included.
+    ``turns`` pays only at the end of each turn (``P`` from the start of the turn), so the turn's
+    dice luck stays in every move's return. ``none``: the +-1 result alone. All are
+    potential-based (the sum over a game is the result minus a constant), so the optimal policy is
+    ``optimal-win``'s whatever the shaping; with ``--turn-returns`` each turn is its own return.
+    The solved game serves as a value function, not as a policy: the agent learns every move from
+    its own play.
 
 Budget and speed
     ``--vec auto`` trains on the batched engine (``zilch_env.vec_env.BatchedZilchVecEnv``, 64 envs)
     whenever the rules and every opponent allow it (the defaults do), else on a DummyVecEnv of
-    Zilch-v0 (8 envs). The default 2,000,000 steps take about 10-15 minutes on this 2-core machine
-    (see the README for measured steps/s); the PPO update, not the environment, takes most of it.
+    Zilch-v0 (8 envs). The PPO update, not the environment, takes most of a run's time;
+    ``docs/benchmarks.md`` gives the measured steps/s (``bench/train_throughput.py``).
 
 Opponents (``--opponents``, comma-separated agent specs, see ``agents.base.make_agent``)
     Assigned to the environments round-robin: env ``i`` plays against spec ``i mod k`` in every other
@@ -59,8 +61,9 @@ Outputs
     ``runs/<ruleset>/<run>/``: TensorBoard (SB3's losses, entropy, KL, explained variance, fps;
     ``games/*``: win, draw and points per turn of the training games, overall and per opponent;
     ``eval/*``: the periodic masked evaluation by ``agents.evaluate``, of the deterministic policy:
-    against ``--eval-opponent`` (``optimal-win`` where its table is stored, else ``heuristic``) on seat-balanced games with common random numbers,
-    or under the score objective its points per turn alone against the exact turn optimum).
+    against ``--eval-opponent`` (``optimal-win`` where its table is stored, else ``heuristic``) on
+    seat-balanced games with common random numbers, or under the score objective its points per
+    turn alone against the exact turn optimum).
     ``<out>/`` (default ``checkpoints/<ruleset>``, ``checkpoints/<ruleset>-score`` for the score
     objective): ``latest/`` (model with optimizer state, self-play pool, ``train.json``: timesteps,
     run, evaluations) every evaluation and at Ctrl-C; ``best/`` (the best evaluation so far);
@@ -69,8 +72,9 @@ Outputs
     ``--final-opponents`` agent in its own seat-balanced table, and the solo points per turn) and
     ``README.md`` (the commands that reproduce the checkpoint, and those results).
 
-Ctrl-C (or SIGTERM) saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the model, the
-optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard run.
+Ctrl-C (or SIGTERM) saves ``latest/`` and exits (status 130); ``--resume`` continues from it: the
+model, the optimizer, the timestep count, the self-play pool, the best evaluation and the TensorBoard
+run.
 """
 
 from __future__ import annotations
@@ -104,6 +108,9 @@ import zilch_env  # noqa: E402,F401  (registers Zilch-v0)
 from zilch_env import Ruleset, load_ruleset  # noqa: E402
 from zilch_env.observation import OBS_SIZE, OBS_SIZES, OBS_VERSION  # noqa: E402
 from zilch_env.ruleset import parse_overrides  # noqa: E402
+
+from train.report import final_evaluation, rate, shown, stored_game_table, write_readme  # noqa: E402,F401
+from train.wrappers import ScaledReward, turn_returns  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -157,7 +164,7 @@ class Args:
     threads: int = arg(1, "torch threads (1 is fastest for a small MLP on this machine)")
     seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
     # PPO
-    learning_rate: float = arg(1e-3, "Adam learning rate (3e-4 gave timid updates: approx. KL ~0.003)")
+    learning_rate: float = arg(1e-3, "Adam learning rate")
     anneal_lr: bool = arg(False, "decay the learning rate linearly to 0 over the run (as CleanRL's anneal_lr); "
                                  "best/ and the export are then the final model")
     n_steps: int = arg(256, "steps per env per rollout (rollout = n_steps x n_envs)")
@@ -241,62 +248,7 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 
 # --------------------------------------------------------------------------------------------
-# Environments
-
-
-class ScaledReward(gym.Wrapper):
-    """Divides the reward by ``scale`` and, when ``end_is_terminal``, reports the episode's turn limit
-    as a termination (no bootstrapping; see the module docstring). Passes ``action_masks`` through."""
-
-    def __init__(self, env: gym.Env, scale: float, end_is_terminal: bool):
-        super().__init__(env)
-        self.scale = scale
-        self.end_is_terminal = end_is_terminal
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        if self.end_is_terminal and truncated:
-            terminated, truncated = True, False
-        return obs, reward / self.scale, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
-
-
-def turn_returns(venv: Any) -> Any:
-    """The advantage one turn at a time (the score objective, and the shaped win objective, whose
-    rewards are paid move by move too): a VecEnv wrapper that reports the end of
-    every agent turn as the end of an episode to PPO (``done`` without truncation, so nothing is
-    bootstrapped past it), while the game itself goes on. Once on the board the turns are
-    independent: a decision changes only the points of its own turn, so the later turns' points are
-    pure noise in its return (with gamma 1 and GAE lambda 0.95 they would add the variance of about
-    seven more turns to every advantage). A new turn is seen in the observation: the agent is to
-    keep with a turn total of 0 (every keep scores, so within a turn the total is above 0), or to
-    answer a piggyback offer. The cut steps carry ``info["turn_cut"] = True``; real episode ends
-    are passed on unchanged."""
-    from stable_baselines3.common.vec_env import VecEnvWrapper
-
-    from zilch_env.engine import Phase
-    from zilch_env.observation import LAYOUT
-
-    at = {f.name: f.index.start for f in LAYOUT}
-    keep_col, total_col = at["phase"] + int(Phase.KEEP), at["turn_total"]
-    offer_col = at["phase"] + int(Phase.PIGGYBACK)  # a piggyback offer opens a turn too
-
-    class TurnReturns(VecEnvWrapper):
-        def reset(self):
-            return self.venv.reset()
-
-        def step_wait(self):
-            obs, rewards, dones, infos = self.venv.step_wait()
-            cut = (~dones) & (((obs[:, keep_col] == 1.0) & (obs[:, total_col] == 0.0)) | (obs[:, offer_col] == 1.0))
-            if cut.any():
-                dones = dones | cut
-                for i in np.flatnonzero(cut):
-                    infos[i]["turn_cut"] = True
-            return obs, rewards, dones, infos
-
-    return TurnReturns(venv)  # masks: MaskablePPO asks env_method("action_masks"), passed through
+# Environments (the wrappers they are seen through: train/wrappers.py)
 
 
 def batched_opponent(spec: str, rs: Ruleset) -> bool:
@@ -339,6 +291,7 @@ def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
 
 
 def opponent_specs(args: Args) -> list[str]:
+    """The agent specs of ``--opponents``, one per env in turn (at most one per env)."""
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
         raise SystemExit("--opponents: name at least one agent spec (or 'self')")
@@ -346,6 +299,15 @@ def opponent_specs(args: Args) -> list[str]:
         raise SystemExit(f"--opponents lists {len(specs)} specs but there are only {args.n_envs} envs "
                          "(each env plays one spec): raise --n-envs or list fewer")
     return specs
+
+
+def make_training_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
+    """The VecEnv PPO trains on: :func:`make_envs`, seen one turn at a time (:func:`turn_returns`)
+    under the score objective and under shaping when ``--turn-returns``."""
+    venv = make_envs(args, rs, players, specs, pool)
+    if args.turn_returns and (args.objective == "score" or args.shaping != "none"):
+        venv = turn_returns(venv)
+    return venv
 
 
 def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
@@ -399,15 +361,7 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
         except (UnsupportedRulesError, ValueError) as e:
             raise SystemExit(f"--vec batched: opponent {spec!r}: {e}; use --vec dummy for it") from None
     score = args.objective == "score"
-    potential = None
-    if args.shaping != "none":
-        from agents.game_solver import UnsupportedRules, WinPotential
-
-        try:  # the stored table, or solved now (with a progress bar)
-            potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
-        except UnsupportedRules as e:
-            raise SystemExit(f"--shaping {args.shaping}: {e}") from None
-        potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
+    potential = make_potential(args, rs) if args.shaping != "none" else None
     return BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=players, seed=args.seed,
                               opponent=opponents, reward="score" if score else "win",
                               turns=args.turns if score else None,
@@ -415,11 +369,25 @@ def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], p
                               potential=potential, luck=args.shaping != "regret")
 
 
+def make_potential(args: Args, rs: Ruleset) -> Any:
+    """The shaping potential of ``--shaping`` (``agents.game_solver.WinPotential``): the stored game
+    table, or the game solved now (with a progress bar), with the turn cache of
+    ``--shaping-cache-mb``."""
+    from agents.game_solver import UnsupportedRules, WinPotential
+
+    try:
+        potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
+    except UnsupportedRules as e:
+        raise SystemExit(f"--shaping {args.shaping}: {e}") from None
+    potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
+    return potential
+
+
 def shaping_cache_mb(asked: int) -> float:
     """The turn cache of the shaping potential (``--shaping-cache-mb``): as asked, else
-    ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. farkle's
-    722,402 situations do not fit in the 512 MB that suits play; a run that drops solved turns solves
-    them again when it meets them next (the default farkle run took 11.0 minutes instead of 9.5)."""
+    ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. A large
+    game (farkle has 722,402 situations) does not fit in the 512 MB that suits play, and a run that
+    drops solved turns solves them again when it meets them next."""
     if asked > 0:
         return float(asked)
     if os.environ.get("ZILCH_WIN_CACHE_MB", "").strip():
@@ -433,8 +401,8 @@ def shaping_cache_mb(asked: int) -> float:
     return float(min(4000.0, max(512.0, avail / 4)))
 
 
-#: The signal that asked the run to stop (SIGINT or SIGTERM), or None.
-_STOP: dict[str, str | None] = {"signal": None}
+# --------------------------------------------------------------------------------------------
+# The model
 
 
 def linear_schedule(lr: float, start: float = 1.0) -> Any:
@@ -447,61 +415,41 @@ def linear_schedule(lr: float, start: float = 1.0) -> Any:
     return schedule
 
 
-def warm_up(venv: Any) -> None:
-    """Compile what a shaped batched env runs (numba: the holding step, the solved game's turns) before
-    the run starts, so that Ctrl-C in the first seconds of training finds a step to save after. The
-    run's own reset re-seeds the games."""
-    from zilch_env import _batched_kernels as K
+def new_model(args: Args, venv: Any) -> Any:
+    """A fresh ``MaskablePPO`` with the run's hyperparameters (seeded by ``--seed``), its actor
+    copied from ``--init`` if given."""
+    from sb3_contrib import MaskablePPO
 
-    venv.reset()
-    g = venv.games
-    masks = venv.action_masks()
-    st = g._st.copy()  # a copy: the env's games stay where the reset left them
-    K.step_hold(st, masks.argmax(axis=1), np.zeros(len(st), dtype=bool), g._rp, *g._kargs, 1 if venv.luck else 2)
-
-
-# --------------------------------------------------------------------------------------------
-# Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
-
-
-def rate(x: Any) -> float:
-    """A rate from the evaluation report: a number, or a dict with its interval (``{"rate": ...}``)."""
-    return float(x["rate"]) if isinstance(x, dict) else float(x)
+    hidden = [int(h) for h in args.net_arch.split(",") if h.strip()]
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=args.n_steps,
+        learning_rate=(linear_schedule(args.learning_rate) if args.anneal_lr else args.learning_rate),
+        batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
+        gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=args.seed, device="cpu")
+    if args.init:
+        init_actor(model, args.init)
+    return model
 
 
-def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
-    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
-    what "best" maximises: the score share (wins + half draws) or the points per turn."""
-    from agents.evaluate import evaluate
-    from train.selfplay import PolicySnapshot
+def resumed_model(args: Args, latest: Path, venv: Any, state: dict[str, Any]) -> Any:
+    """The model of ``latest/`` (weights, optimizer, timestep count) on ``venv``. A
+    ``--learning-rate`` or ``--anneal-lr`` other than the saved run's applies to the continuation
+    (annealed, it decays from the new rate to 0 over the steps left to ``--timesteps``, the run's
+    total); otherwise the saved schedule goes on."""
+    from sb3_contrib import MaskablePPO
 
-    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
-    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
-    if args.objective == "win":
-        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
-                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
-        row = rep.data["tables"][0]["results"][0]
-        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
-        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
-        adjusted = (row.get("luck_adjusted") or {}).get("mean")
-        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
-                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
-                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
-                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
-                "opponent": args.eval_opponent}
-    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
-                   solo_turns=args.eval_solo_turns)
-    a = rep.data["solo"]["agents"][0]
-    if "error" in a:
-        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
-    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
-    if "ratio" in a:
-        out["of_optimum"] = a["ratio"]["mean"]
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Checkpoints
+    saved = state.get("args") or {}
+    changes: dict[str, Any] = {}
+    if (args.learning_rate, args.anneal_lr) != (saved.get("learning_rate"), saved.get("anneal_lr")):
+        done = int(state["timesteps"])
+        left = max(args.timesteps - done, 1)
+        # MaskablePPO.load sets what it is given before it builds the schedule from learning_rate
+        changes["learning_rate"] = (linear_schedule(args.learning_rate, left / (done + left))
+                                    if args.anneal_lr else args.learning_rate)
+        state.setdefault("args", {}).update(learning_rate=args.learning_rate, anneal_lr=args.anneal_lr)
+    return MaskablePPO.load(latest / "model.zip", env=venv, device="cpu", **changes)
 
 
 def _layout_of(size: int) -> str:
@@ -542,19 +490,39 @@ def init_actor(model: Any, checkpoint: str) -> None:
     model.policy.load_state_dict({k: src[k] for k in keys}, strict=False)
 
 
+# --------------------------------------------------------------------------------------------
+# Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
 
-def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
-    """``model.zip`` (policy, optimizer, timesteps), ``pool.npz`` and ``train.json`` in ``where``;
-    written to a temporary name and renamed, so an interrupted save never leaves half a checkpoint."""
-    where.mkdir(parents=True, exist_ok=True)
-    model.save(where / "model.tmp.zip")
-    os.replace(where / "model.tmp.zip", where / "model.zip")
-    if pool is not None:
-        pool.save(str(where / "pool.tmp.npz"))
-        os.replace(where / "pool.tmp.npz", where / "pool.npz")
-    (where / "train.tmp.json").write_text(json.dumps({**state, "timesteps": int(model.num_timesteps)},
-                                                     indent=2))
-    os.replace(where / "train.tmp.json", where / "train.json")
+
+def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
+    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
+    what "best" maximises: the score share (wins + half draws) or the points per turn."""
+    from agents.evaluate import evaluate
+    from train.selfplay import PolicySnapshot
+
+    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
+    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
+    if args.objective == "win":
+        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
+                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
+        row = rep.data["tables"][0]["results"][0]
+        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
+        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
+        adjusted = (row.get("luck_adjusted") or {}).get("mean")
+        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
+                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
+                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
+                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
+                "opponent": args.eval_opponent}
+    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
+                   solo_turns=args.eval_solo_turns)
+    a = rep.data["solo"]["agents"][0]
+    if "error" in a:
+        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
+    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
+    if "ratio" in a:
+        out["of_optimum"] = a["ratio"]["mean"]
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -612,6 +580,10 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                                                    completed=self.num_timesteps, rate="", stats="")
 
         def _on_training_end(self) -> None:
+            self.stop_progress()
+
+        def stop_progress(self) -> None:
+            """Close the progress bar (at the end, or when a signal stops the run)."""
             if self.progress is not None:
                 self.progress.stop()
                 self.progress = None
@@ -694,7 +666,136 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
 
 
 # --------------------------------------------------------------------------------------------
+# Checkpoints: where they go, the run's state, the files
+
+
+def checkpoint_dir(args: Args) -> Path:
+    """``--out``, else ``checkpoints/<ruleset>`` (``-score`` appended for the score objective)."""
+    if args.out:
+        return Path(args.out)
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    return ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
+
+
+def new_state(args: Args, rs: Ruleset, players: int, specs: list[str], command: str) -> dict[str, Any]:
+    """The state of a new run, saved in every checkpoint's ``train.json``: the rules, the layout,
+    the commands, the arguments, the evaluations so far and the best one."""
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+    return {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
+            "players": players, "objective": args.objective, "opponents": specs,
+            "run_dir": str(Path(args.runs) / name / run), "commands": [command],
+            "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
+            "evaluations": [], "best": None}
+
+
+def resumed_state(args: Args, rs: Ruleset, latest: Path, command: str, pool: Any) -> dict[str, Any]:
+    """The state saved in ``latest/`` (``--resume``), with this command appended; the self-play pool
+    is restored into ``pool``. Refuses a checkpoint of another observation layout or other rules."""
+    if not (latest / "model.zip").exists():
+        raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
+    state = json.loads((latest / "train.json").read_text())
+    if state.get("obs_version") != OBS_VERSION:
+        raise SystemExit(f"--resume: {latest} was trained on observation layout "
+                         f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
+                         "cannot take the new input: train from scratch (another --out)")
+    if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
+        raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
+                         "give the same --ruleset and --set as the run it continues")
+    state["commands"].append(command)
+    if pool is not None and (latest / "pool.npz").exists():
+        pool.load(str(latest / "pool.npz"))
+    return state
+
+
+def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
+    """``model.zip`` (policy, optimizer, timesteps), ``pool.npz`` and ``train.json`` in ``where``;
+    written to a temporary name and renamed, so an interrupted save never leaves half a checkpoint."""
+    where.mkdir(parents=True, exist_ok=True)
+    model.save(where / "model.tmp.zip")
+    os.replace(where / "model.tmp.zip", where / "model.zip")
+    if pool is not None:
+        pool.save(str(where / "pool.tmp.npz"))
+        os.replace(where / "pool.tmp.npz", where / "pool.npz")
+    (where / "train.tmp.json").write_text(json.dumps({**state, "timesteps": int(model.num_timesteps)},
+                                                     indent=2))
+    os.replace(where / "train.tmp.json", where / "train.json")
+
+
+def save_final(model: Any, out: Path, pool: Any, state: dict[str, Any], args: Args) -> None:
+    """At the end of training: ``latest/``; and ``best/`` as the final model under ``--anneal-lr``
+    (the learning rate has decayed to 0: the final model is the converged one, and the last periodic
+    evaluations, a few hundred games each, are too noisy to pick among), or when no evaluation ran."""
+    save_checkpoint(model, out / "latest", pool, state)
+    if args.anneal_lr and state.get("evaluations"):
+        state["best"] = {**state["evaluations"][-1], "selected": "final (--anneal-lr)"}
+        save_checkpoint(model, out / "best", None, state)
+    if state.get("best") is None:
+        save_checkpoint(model, out / "best", None, state)
+
+
+# --------------------------------------------------------------------------------------------
 # The run
+
+
+def torch_settings(threads: int) -> None:
+    """torch's threads (``--threads``), and no argument checks in its distributions: the masked
+    categorical distributions are built from the policy's own logits at every step and several
+    times per minibatch, and checking them changes no value (the same run, a few percent faster)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.distributions.Distribution.set_default_validate_args(False)
+
+
+def seed_everything(seed: int, threads: int) -> None:
+    """Seed torch, numpy and Python once (the envs are seeded with ``--seed`` below, and
+    ``MaskablePPO(seed=...)`` seeds the same three again and the action space); :func:`torch_settings`."""
+    import torch
+
+    torch_settings(threads)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+#: The signal that asked the run to stop (SIGINT or SIGTERM), or None.
+_STOP: dict[str, str | None] = {"signal": None}
+
+
+def catch_stop_signals() -> None:
+    """Ctrl-C (SIGINT) and kill (SIGTERM) both stop training at the end of the current step (the
+    callback returns False), so both save first; an exception raised at any moment could land
+    inside a compiled (numba) call and come out as another error. A second signal interrupts at
+    once. The handler is set explicitly because a shell starts background jobs with SIGINT
+    ignored; a Ray Tune trial runs in a thread, where no handler can be set."""
+    _STOP["signal"] = None
+
+    def interrupt(signum: int, frame: Any) -> None:
+        if _STOP["signal"] is not None:
+            raise KeyboardInterrupt(signal.Signals(signum).name)
+        _STOP["signal"] = signal.Signals(signum).name
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, interrupt)
+        signal.signal(signal.SIGTERM, interrupt)
+
+
+def learn(model: Any, callback: Any, args: Args, done: int) -> None:
+    """``model.learn`` up to ``--timesteps``; raises KeyboardInterrupt when a signal stopped it.
+    Everything built before (torch, SB3, the envs, the solved tables: hundreds of thousands of
+    objects) lives as long as the run: frozen, the garbage collector's full passes no longer walk
+    it."""
+    gc.collect()
+    gc.freeze()
+    try:
+        if done < args.timesteps:
+            model.learn(total_timesteps=args.timesteps - done, callback=callback,
+                        reset_num_timesteps=not args.resume)
+    finally:
+        gc.unfreeze()
+    if _STOP["signal"] is not None:
+        raise KeyboardInterrupt(_STOP["signal"])
 
 
 def main(argv: list[str] | None = None,
@@ -705,91 +806,42 @@ def main(argv: list[str] | None = None,
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     command = shlex.join(["python", "train/ppo.py", *argv])
+    seed_everything(args.seed, args.threads)
 
-    # Seeding, once: torch, numpy and Python here; the envs below (dice, seats, opponents' draws);
-    # MaskablePPO(seed=...) seeds the same three again and the action space.
-    import torch
-
-    torch.set_num_threads(args.threads)
-    random.seed(args.seed)
-    np.random.seed(args.seed)
-    torch.manual_seed(args.seed)
-
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
     from train.selfplay import PolicySnapshot, SelfPlayPool
 
+    # The game, the opponents and where the run writes.
     rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
     players = args.players or (2 if args.objective == "win" else 1)
     specs = opponent_specs(args) if players > 1 else []
     args = resolve_auto(args, rs, specs)
-    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
-    out = Path(args.out) if args.out else ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
-    pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
-
-    # The run's state: restored from latest/ by --resume, saved with every checkpoint.
+    out = checkpoint_dir(args)
     latest = out / "latest"
+    pool = SelfPlayPool(args.selfplay_pool) if "self" in specs else None
     if args.resume:
-        if not (latest / "model.zip").exists():
-            raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
-        state = json.loads((latest / "train.json").read_text())
-        if state.get("obs_version") != OBS_VERSION:
-            raise SystemExit(f"--resume: {latest} was trained on observation layout "
-                             f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
-                             "cannot take the new input: train from scratch (another --out)")
-        if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
-            raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
-                             "give the same --ruleset and --set as the run it continues")
-        state["commands"].append(command)
-        if pool is not None and (latest / "pool.npz").exists():
-            pool.load(str(latest / "pool.npz"))
+        state = resumed_state(args, rs, latest, command, pool)
     else:
-        run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-        state = {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
-                 "players": players, "objective": args.objective, "opponents": specs,
-                 "run_dir": str(Path(args.runs) / name / run), "commands": [command],
-                 "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
-                 "evaluations": [], "best": None}
+        state = new_state(args, rs, players, specs, command)
     out.mkdir(parents=True, exist_ok=True)
     (out / "train_command.txt").write_text("\n".join(state["commands"]) + "\n")
 
-    venv = make_envs(args, rs, players, specs, pool)
-    if args.turn_returns and (args.objective == "score" or args.shaping != "none"):
-        venv = turn_returns(venv)
+    # The environments and the model.
+    venv = make_training_envs(args, rs, players, specs, pool)
     if args.resume:
-        model = MaskablePPO.load(latest / "model.zip", env=venv, device="cpu")
+        model = resumed_model(args, latest, venv, state)
         env_seed = args.seed + model.num_timesteps  # fresh dice, not a replay of the first games
-        venv.seed(env_seed)
-        done = model.num_timesteps
-        saved = state.get("args") or {}
-        if (args.learning_rate, args.anneal_lr) != (saved.get("learning_rate"), saved.get("anneal_lr")):
-            # A new --learning-rate / --anneal-lr for the continuation (else the saved schedule goes on):
-            # annealed, it decays from the new rate to 0 over this run's --timesteps.
-            left = max(args.timesteps - done, 1)  # --timesteps is the run's total, the steps done included
-            model.learning_rate = (linear_schedule(args.learning_rate, left / (done + left))
-                                   if args.anneal_lr else args.learning_rate)
-            model._setup_lr_schedule()
-            state.setdefault("args", {}).update(learning_rate=args.learning_rate, anneal_lr=args.anneal_lr)
     else:
-        env_seed = args.seed
-        venv.seed(env_seed)  # env i: seed + i
-        hidden = [int(h) for h in args.net_arch.split(",") if h.strip()]
-        model = MaskablePPO(
-            "MlpPolicy", venv, n_steps=args.n_steps,
-            learning_rate=(linear_schedule(args.learning_rate) if args.anneal_lr else args.learning_rate),
-            batch_size=args.batch_size, n_epochs=args.n_epochs, gamma=args.gamma,
-            gae_lambda=args.gae_lambda, clip_range=args.clip_range, ent_coef=args.ent_coef,
-            vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
-            policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}}, seed=args.seed, device="cpu")
-        done = 0
-        if args.init:
-            init_actor(model, args.init)
+        env_seed = args.seed  # env i: seed + i
+        venv.seed(env_seed)
+        model = new_model(args, venv)
         if pool is not None:
             pool.add(PolicySnapshot.from_policy(model.policy), 0)
     if args.shaping != "none":
-        warm_up(venv)
-        venv.seed(env_seed)  # the run's first reset starts from the seed as without the warm-up
+        venv.unwrapped.warm_up()  # compile the shaped step now, not in the first step of training
+    venv.seed(env_seed)  # the run's first reset starts from the seed
+    done = model.num_timesteps
     model.set_logger(configure(state["run_dir"], ["tensorboard"]))
     callback = make_callback(args, rs, players, specs, pool, out, state, on_evaluation)
 
@@ -797,38 +849,13 @@ def main(argv: list[str] | None = None,
           + (f", opponents {', '.join(specs)}" if specs else "")
           + f"; {args.timesteps:,} timesteps ({done:,} done); TensorBoard {state['run_dir']}; "
             f"checkpoints {out}", flush=True)
-    # Ctrl-C (SIGINT) and kill (SIGTERM) both stop training at the end of the current step (the
-    # callback returns False), so both save first; an exception raised at any moment could land inside
-    # a compiled (numba) call and come out as another error. A second signal interrupts at once. The
-    # handler is set explicitly because a shell starts background jobs with SIGINT ignored.
-    _STOP["signal"] = None
-
-    def interrupt(signum: int, frame: Any) -> None:
-        if _STOP["signal"] is not None:
-            raise KeyboardInterrupt(signal.Signals(signum).name)
-        _STOP["signal"] = signal.Signals(signum).name
-
-    if threading.current_thread() is threading.main_thread():  # (a Ray Tune trial runs in a thread)
-        signal.signal(signal.SIGINT, interrupt)
-        signal.signal(signal.SIGTERM, interrupt)
-    # Everything built so far (torch, SB3, the envs, the solved tables: some 400,000 objects) lives as
-    # long as the run; frozen, the garbage collector's full passes no longer walk it (they had cost
-    # about 100 ms each, a few percent of a run's time).
-    gc.collect()
-    gc.freeze()
+    catch_stop_signals()
     t_learn = time.perf_counter()
     seconds0 = state.get("seconds", 0.0)
     try:
-        try:
-            if done < args.timesteps:
-                model.learn(total_timesteps=args.timesteps - done, callback=callback,
-                            reset_num_timesteps=not args.resume)
-        finally:
-            gc.unfreeze()
-        if _STOP["signal"] is not None:
-            raise KeyboardInterrupt(_STOP["signal"])
+        learn(model, callback, args, done)
     except KeyboardInterrupt:
-        callback._on_training_end()
+        callback.stop_progress()
         state["seconds"] = seconds0 + time.perf_counter() - t_learn
         save_checkpoint(model, latest, pool, state)
         again = command if args.resume else f"{command} --resume"
@@ -837,14 +864,7 @@ def main(argv: list[str] | None = None,
         return 130
     state["seconds"] = seconds0 + time.perf_counter() - t_learn
     state["timesteps"] = int(model.num_timesteps)
-    save_checkpoint(model, latest, pool, state)
-    if args.anneal_lr and state.get("evaluations"):
-        # the learning rate has decayed to 0: the final model is the converged one, and the last
-        # periodic evaluations (a few hundred games each) are too noisy to pick among
-        state["best"] = {**state["evaluations"][-1], "selected": "final (--anneal-lr)"}
-        save_checkpoint(model, out / "best", None, state)
-    if state.get("best") is None:
-        save_checkpoint(model, out / "best", None, state)
+    save_final(model, out, pool, state, args)
     print(f"trained {model.num_timesteps:,} timesteps; best evaluation: {state.get('best')}", flush=True)
 
     # The CPU opponent and the final evaluation.
@@ -857,130 +877,6 @@ def main(argv: list[str] | None = None,
                if args.final_games > 0 or args.final_solo_turns > 0 else None)
     write_readme(out, rs, state, summary)
     return 0
-
-
-def final_evaluation(args: Args, rs: Ruleset, players: int, out: Path) -> dict[str, Any]:
-    """The exported agent (or the best checkpoint) against every final opponent, one table each, and
-    alone (points per turn against the exact turn optimum); ``eval.md`` / ``eval.json`` in ``out`` and
-    the summary in ``policy.json``."""
-    from rich.console import Console
-
-    from agents.base import make_agent
-    from agents.evaluate import evaluate
-
-    console = Console(width=None if sys.stdout.isatty() else 140)
-    me = f"ppo:{shown(out)}"
-    seed = args.seed + 20_000
-    summary: dict[str, Any] = {"agent": me, "seed": seed, "games_per_table": args.final_games,
-                               "players": players, "vs": {}, "skipped": {}}
-    md = [f"# {rs.name}: final evaluation of `{me}`", ""]
-    for spec in [s.strip() for s in args.final_opponents.split(",") if s.strip()] * (args.final_games > 0):
-        if spec == "optimal-win" and not stored_game_table(rs):
-            summary["skipped"][spec] = ("no stored game table for these rules (solving it here could take "
-                                        f"many minutes): run zilch solve --ruleset {args.ruleset}"
-                                        + "".join(f" --set {kv}" for kv in args.set) + " --objective win")
-            console.print(f"[dim]skipping {spec}: {summary['skipped'][spec]}[/dim]")
-            continue
-        try:
-            make_agent(spec, rs)
-        except Exception as e:  # an agent the ruleset or the install does not have
-            summary["skipped"][spec] = f"{type(e).__name__}: {e}"
-            console.print(f"[dim]skipping {spec}: {type(e).__name__}: {e}[/dim]")
-            continue
-        table = max(players, 2)  # a score agent (trained alone) is measured in 2-player games
-        rep = evaluate(agents=[me] + [spec] * (table - 1),
-                       ruleset=rs, games=args.final_games, seed=seed, workers=args.eval_workers,
-                       players=table, solo_turns=0, progress=args.progress)
-        rep.print(console)
-        row = rep.data["tables"][0]["results"][0]
-        summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"],
-                               "score_share": rate(row["score_share"]),
-                               "score_share_ci": row["score_share"] if isinstance(row["score_share"], dict) else None,
-                               "luck_adjusted": row.get("luck_adjusted"),
-                               "luck_sd_reduction": row.get("luck_sd_reduction"),
-                               "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"]}
-        md.append(rep.markdown())
-    if args.final_solo_turns:
-        rep = evaluate(agents=[me], ruleset=rs, games=1, seed=seed, workers=args.eval_workers,
-                       solo_turns=args.final_solo_turns, progress=args.progress)
-        rep.print(console)
-        a = rep.data["solo"]["agents"][0]
-        summary["solo"] = {"points_per_turn": a.get("points_per_turn"), "of_optimum": a.get("ratio"),
-                           "optimum": rep.data["solo"]["optimum"], "error": a.get("error")}
-        md.append(rep.markdown())
-    (out / "eval.json").write_text(json.dumps(summary, indent=2))
-    (out / "eval.md").write_text("\n".join(md) + "\n")
-    if (out / "policy.json").exists():
-        from agents.export import update_metadata
-
-        update_metadata(out / "policy.json", evaluation=summary)
-    return summary
-
-
-def stored_game_table(rs: Ruleset) -> bool:
-    """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
-    from agents.game_solver import load_game_table
-
-    try:
-        return load_game_table(rs) is not None
-    except ValueError:  # rules the game solver does not cover
-        return False
-
-
-def shown(path: Path) -> str:
-    """A path as a command line would give it: relative to the current directory when inside it."""
-    rel = os.path.relpath(path)
-    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
-
-
-def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[str, Any] | None) -> None:
-    """``README.md`` of the checkpoint: the commands that reproduce it, the files, the evaluations."""
-    best = state.get("best") or {}
-    lines = [f"# {out.name}: PPO agent for `{rs.name}` (objective {state['objective']}, "
-             f"{state['players']} player{'s' * (state['players'] > 1)})", "",
-             "Reproduce (from the repository root; a list means a run resumed with the later commands):", "",
-             "```sh", *state["commands"], "```", "",
-             f"Trained {state.get('timesteps', 0):,} timesteps in {state.get('seconds', 0) / 60:.1f} minutes of "
-             f"training{' against ' + ', '.join(state['opponents']) if state['opponents'] else ''}; "
-             f"TensorBoard run `{state['run_dir']}`.", "",
-             "Files: `policy.onnx` + `policy.json` (the exported CPU opponent, agent spec "
-             f"`ppo:{shown(out)}`), `best/model.zip` + `best/train.json` (the SB3 checkpoint with the "
-             "best periodic evaluation), `eval.md` / `eval.json` (the final evaluation).", ""]
-    if best:
-        what = (f"{best.get('metric_kind', 'score share')} {best['metric']:.3f} against `{best.get('opponent')}` "
-                f"in {best.get('games')} games"
-                if state["objective"] == "win" else f"{best['metric']:.1f} points per turn alone")
-        if best.get("selected"):
-            lines += [f"Exported: the {best['selected']} model, evaluated at {best['timesteps']:,} timesteps: "
-                      f"{what}.", ""]
-        else:
-            lines += [f"Best periodic evaluation at {best['timesteps']:,} timesteps: {what}.", ""]
-    if summary:
-        lines += [f"Final evaluation (`agents.evaluate`, seat-balanced, common random numbers, seed "
-                  f"{summary['seed']}, {summary['games_per_table']} games per opponent):", "",
-                  "| opponent | win % [95% CI] | draw % | score share | luck-adjusted share % [95% CI] | "
-                  "pts/turn |", "|---|---|---|---|---|---|"]
-        for opp, r in summary["vs"].items():
-            w = r["win"]
-            la = r.get("luck_adjusted")
-            adj = (f"{100 * la['mean']:.2f} [{100 * la['low']:.2f}, {100 * la['high']:.2f}]" if la else "-")
-            lines.append(f"| `{opp}` | {100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}] | "
-                         f"{100 * r['draw']:.1f} | {r['score_share']:.3f} | {adj} | {r['points_per_turn']:.0f} |")
-        for opp, why in summary["skipped"].items():
-            lines.append(f"| `{opp}` | not played: {why} | | | | |")
-        if any(r.get("luck_adjusted") for r in summary["vs"].values()):
-            lines += ["", "Luck-adjusted share: each game's result minus the luck of its dice, measured with the "
-                          "exact game table (`agents.evaluate --luck`): the same expectation as the score share, "
-                          "with a Student's t interval over the deals."]
-        solo = summary.get("solo") or {}
-        if solo.get("points_per_turn"):
-            p = solo["points_per_turn"]
-            ratio = solo.get("of_optimum")
-            lines += ["", f"Alone: {p['mean']:.1f} points per turn [{p['low']:.1f}, {p['high']:.1f}] over "
-                          f"{p['turns']:,} turns from the board"
-                      + (f", {100 * ratio['mean']:.1f}% [{100 * ratio['low']:.1f}, {100 * ratio['high']:.1f}] of the "
-                         f"exact turn optimum {solo['optimum']:.1f}" if ratio else "") + "."]
-    (out / "README.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

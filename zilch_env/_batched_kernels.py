@@ -1142,10 +1142,12 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
         if st[b, TB_ROUND] != 0:
             o[o_tb_round] = st[b, TB_ROUND] / max_tb
         own = st[b, SCORE + seat]
-        best_other = 0
+        best_other = 0  # the best other score (below zero under score_floor < 0); 0 alone
+        seen = False
         for q in range(n):
-            if q != seat and st[b, SCORE + q] > best_other:
+            if q != seat and (not seen or st[b, SCORE + q] > best_other):
                 best_other = st[b, SCORE + q]
+                seen = True
         lead = (own - best_other) * inv
         o[o_lead] = ph_ if lead > ph_ else (-ph_ if lead < -ph_ else lead)
         deficit = best_other - own - (total if mine else 0)

@@ -2,7 +2,10 @@
 
 :func:`observe` is a pure function of a :class:`~zilch_env.engine.GameState` and a seat. Both
 environments use it (the Gymnasium env for its agent's seat, the PettingZoo env for each player), and
-so can anything that wants to feed a network the same input (evaluation, exported policies).
+so can anything that wants to feed a network the same input (evaluation, exported policies). It is
+written once: the batched engine's compiled observation (``zilch_env._batched_kernels.observe``),
+run on the game written as one row of the batched engine's state (:func:`state_row`), so the
+single game and the batched games are observed by the same code.
 
 Everything is relative to the observing seat: its own player block comes first, then the other
 players in seat order after it (the next player to play after it second, and so on), padded to six
@@ -92,11 +95,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .engine import CHALLENGE_SPLIT, MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState, Phase
+from . import _batched_kernels as K
+from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState
+from .rules import ROLLS
+from .rules import compile as compile_rules
 from .ruleset import Ruleset
 
 __all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT",
-           "PLAYER_FIELDS", "Field", "observe", "field_values"]
+           "PLAYER_FIELDS", "Field", "observe", "field_values", "state_row", "kernel_constants",
+           "KernelConstants", "rules_block", "KERNEL_OFFSETS", "ROLL_BLOCKS"]
 
 #: The version of the layout below; bump it whenever a field is added, removed, moved or rescaled.
 OBS_VERSION = 3
@@ -200,49 +207,39 @@ OBS_HIGH.flags.writeable = False
 
 _NPF = len(PLAYER_FIELDS)
 
+# --------------------------------------------------------------------------------------------
+# The encoder: the batched engine's compiled observation (zilch_env._batched_kernels.observe) run on
+# the game written as one row of the batched engine's state. One encoder serves both engines, so the
+# single game's observation and the batched one are the same values by construction.
 
-# Offsets of the fields, as plain ints (the encoder below runs once per environment step).
-_PHASE, _TO_MOVE, _ROLL = _AT["phase"], _AT["to_move"], _AT["roll_counts"]
-_DICE_LEFT, _TURN_TOTAL, _PERMANENT = _AT["dice_left"], _AT["turn_total"], _AT["permanent"]
-_BANK_THRESHOLD, _TO_BANK, _BANK_ALLOWED = _AT["bank_threshold"], _AT["to_bank"], _AT["bank_allowed"]
-_LAST_RESULT, _TO_OVERCOME, _OFFER, _FROZEN = (_AT["last_result"], _AT["to_overcome"], _AT["offer"],
-                                               _AT["frozen"])
-_FINAL_ROUND, _FINAL_LEFT, _TIEBREAK, _TIEBREAK_ROUND = (
-    _AT["final_round"], _AT["final_turns_left"], _AT["tiebreak"], _AT["tiebreak_round"])
-_LEAD, _DEFICIT, _CHALLENGE = _AT["lead"], _AT["deficit"], _AT["challenge_options"]
-_PLAYERS, _RULES = _AT["players"], _AT["rules"]
-_ROLL_END = _AT["roll_dice"] + POSITIONS * FACES
-assert _AT["roll_dice"] == _ROLL + FACES  # the roll's two fields are written as one block
-_KEEP_POINTS = _AT["keep_points"]
-_KEEP_END = _AT["keep_dice"] + MASKS
-assert _AT["keep_dice"] == _KEEP_POINTS + MASKS  # the keep fields too
-_KEEP_LEAD, _KEEP_AHEAD, _KEEP_TARGET = _AT["keep_lead"], _AT["keep_ahead"], _AT["keep_target"]
-
-_roll_blocks: dict[tuple[int, ...], np.ndarray] = {}
-_rules_blocks: dict[tuple[int, int], tuple[Ruleset, np.ndarray]] = {}
-_keep_blocks: dict[tuple[int, int, str, int, bool],
-                   tuple[object, dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray]]]] = {}
+#: The field offsets the observation kernel takes (``off``), in its order (not to be written).
+_KERNEL_FIELDS = ("phase", "to_move", "roll_counts", None, "dice_left", "turn_total", "permanent",
+                  "bank_threshold", "to_bank", "bank_allowed", "last_result", "to_overcome", "final_round",
+                  "final_turns_left", "tiebreak", "tiebreak_round", "lead", "deficit", "players", "rules")
+KERNEL_OFFSETS = np.array(
+    [_AT[k] if k else _AT["roll_dice"] + POSITIONS * FACES for k in _KERNEL_FIELDS] + [_NPF]
+    + [_AT[k] for k in ("keep_points", "keep_dice", "keep_lead", "keep_ahead", "keep_target", "offer",
+                        "frozen", "challenge_options")], dtype=np.int64)
 
 
-def _roll_block(roll: tuple[int, ...]) -> np.ndarray:
-    """``roll_counts`` and ``roll_dice`` of a sorted roll (923 rolls at most, so cached)."""
-    blk = _roll_blocks.get(roll)
-    if blk is None:
-        blk = np.zeros(_ROLL_END - _ROLL, dtype=np.float32)
+def _roll_blocks() -> np.ndarray:
+    """``roll_counts`` and ``roll_dice`` of every sorted roll, by roll id (:data:`zilch_env.rules.ROLLS`):
+    the dice showing each face / 6, and each sorted position's face one-hot."""
+    out = np.zeros((len(ROLLS), FACES + POSITIONS * FACES), dtype=np.float32)
+    for r, roll in enumerate(ROLLS):
         for i, d in enumerate(roll):
-            blk[d - 1] += 1.0 / 6
-            blk[FACES + i * FACES + d - 1] = 1.0
-        blk.flags.writeable = False
-        _roll_blocks[roll] = blk
-    return blk
+            out[r, d - 1] += 1.0 / 6
+            out[r, FACES + i * FACES + d - 1] = 1.0
+    return out
 
 
-def _rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
-    """The constant ``rules`` field of a ruleset and player count, cached by identity (hashing a
-    ruleset costs more than the rest of the encoder)."""
-    hit = _rules_blocks.get((id(rs), num_players))
-    if hit is not None and hit[0] is rs:
-        return hit[1]
+#: ``roll_counts`` and ``roll_dice`` of each roll id (the kernel copies the roll's row; not to be written).
+ROLL_BLOCKS = _roll_blocks()
+_ROLL_ID = {roll: r for r, roll in enumerate(ROLLS)}
+
+
+def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
+    """The constant ``rules`` field of a ruleset and player count (:data:`RULE_FIELDS`)."""
     inv = 1.0 / rs.target
     v, zp = rs.variants, rs.variants.zilch_penalty
     vals = [
@@ -255,65 +252,99 @@ def _rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
     ]
     out = np.array(vals, dtype=np.float32)
     out.flags.writeable = False
-    if len(_rules_blocks) > 256:
-        _rules_blocks.clear()
-    _rules_blocks[(id(rs), num_players)] = (rs, out)
     return out
 
 
-def _fill_keep_block(blk: np.ndarray, keeps, dice_left: int, rs: Ruleset) -> None:
-    """``keep_points`` and ``keep_dice`` (one block of 128 values) of a roll's legal ``keeps``."""
-    inv = 1.0 / rs.target
-    for k in keeps:
-        blk[k.mask] = min(k.points * inv, _P)
-        left = dice_left - k.n
-        blk[MASKS + k.mask] = (left if left else rs.dice) / 6
+class KernelConstants(NamedTuple):
+    """What the observation kernel takes besides the state, for one ruleset and player count: the
+    rule parameters (``rp``) and keep table (``tab``) of :func:`zilch_env.rules.compile`, the scales
+    ``finv`` (1 / target, the points clip, 1 / max(zilch penalty count, 3), the tie-break rounds
+    limit) and the ``rules`` field. Shared: not to be written (they stay writeable arrays so that the
+    kernel runs the compiled version the batched engine uses, not a second one for read-only arrays)."""
+
+    rp: np.ndarray
+    finv: np.ndarray
+    rules: np.ndarray
+    tab: np.ndarray
 
 
-def _keeps_of(keeps) -> tuple[np.ndarray, np.ndarray]:
-    """The legal keeps' masks and points, as arrays (for the ``keep_lead`` block)."""
-    masks = np.array([k.mask for k in keeps], dtype=np.int64)
-    points = np.array([k.points for k in keeps], dtype=np.int64)
-    return masks, points
+_constants: dict[tuple, tuple[object, object, KernelConstants]] = {}
 
 
-def _keep_block(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``keep_points`` and ``keep_dice`` of a state in the keep phase, with the legal keeps' masks
-    and points (from which :func:`observe` writes the score-dependent ``keep_lead`` fields).
+def kernel_constants(rs: Ruleset, num_players: int) -> KernelConstants:
+    """:class:`KernelConstants` of ``rs`` and ``num_players``, cached. The key is the ruleset's plain
+    values and its scoring and variants objects by identity: hashing a ruleset costs more than the
+    whole observation, and ``GameState.clone`` copies the ruleset object but shares those two."""
+    sc, v = rs.scoring, rs.variants
+    key = (id(sc), id(v), rs.dice, rs.target, rs.entry_threshold, rs.min_bank, rs.keep, rs.hot_dice,
+           rs.end, rs.tie, num_players)
+    hit = _constants.get(key)
+    if hit is not None and hit[0] is sc and hit[1] is v:
+        return hit[2]
+    cr = compile_rules(rs)
+    finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(v.zilch_penalty.count, 3),
+                     float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)
+    c = KernelConstants(cr.params(num_players), finv, np.array(rules_block(rs, num_players)), cr.table)
+    if len(_constants) > 256:
+        _constants.clear()
+    _constants[key] = (sc, v, c)
+    return c
 
-    Without pyramiding the legal keeps are a function of the roll under the ruleset's scoring and keep
-    rule, and the values also depend on its target and dice count; so the block is cached per
-    (scoring, by identity; keep rule, target, dice, six-dice bonus on) and roll: 923 rolls at most. The scoring object,
-    not the ruleset, is the identity, because ``GameState.clone`` copies the ruleset but shares its
-    scoring. Under pyramiding the dice frozen earlier in the pass change the keeps and their points,
-    so the block is computed from ``state.keeps()`` each time.
-    """
-    rs = state.ruleset
-    if rs.variants.pyramiding:
-        blk = np.zeros(2 * MASKS, dtype=np.float32)
-        keeps = state.keeps()
-        _fill_keep_block(blk, keeps, state.dice_left, rs)
-        return (blk, *_keeps_of(keeps))
-    scoring = rs.scoring
-    key = (id(scoring), rs.target, rs.keep, rs.dice, rs.variants.six_dice_zilch_bonus > 0)
-    hit = _keep_blocks.get(key)
-    if hit is None or hit[0] is not scoring:
-        if len(_keep_blocks) > 64:
-            _keep_blocks.clear()
-        hit = _keep_blocks[key] = (scoring, {})
-    by_roll = hit[1]
+
+_EMPTY_ROW = np.zeros(K.WIDTH, dtype=np.int64)
+_EMPTY_ROW[K.CHAL] = -1
+
+
+def state_row(state: GameState) -> np.ndarray:
+    """``state`` as one row of the batched engine's state (``zilch_env._batched_kernels``' columns):
+    the fields an observation reads. The dice stream, the turn's history and the statistics columns
+    are left at zero; the row is for reading, not for stepping."""
+    n = state.num_players
+    st = _EMPTY_ROW.copy()
+    st[K.CUR] = state.current
+    st[K.FIRST] = state.first
+    st[K.PHASE] = state.phase
     roll = state.roll
-    entry = by_roll.get(roll)
-    if entry is None:
-        blk = np.zeros(2 * MASKS, dtype=np.float32)
-        keeps = state.keeps()
-        # the keep phase rolls every die left: dice_left is len(roll), a function of the roll
-        _fill_keep_block(blk, keeps, len(roll), rs)
-        masks, points = _keeps_of(keeps)
-        for x in (blk, masks, points):
-            x.flags.writeable = False
-        entry = by_roll[roll] = (blk, masks, points)
-    return entry
+    if roll:
+        st[K.ROLL] = _ROLL_ID[roll]
+    else:
+        st[K.ROLL] = -1
+    st[K.LEFT] = state.dice_left
+    st[K.TOTAL] = state.turn_total
+    st[K.PERM] = state.permanent
+    st[K.LAST] = state.last_result
+    queue = state.final_queue
+    if queue is not None:
+        st[K.FQ_ON] = 1
+        st[K.FQ_LEN] = len(queue)
+        st[K.FQ: K.FQ + len(queue)] = queue
+    tied = state.tiebreak_players
+    if tied is not None:
+        m = 0
+        for q in tied:
+            m |= 1 << q
+        st[K.TB_MASK] = m
+    st[K.TB_ROUND] = state.tiebreak_round
+    st[K.SCORE: K.SCORE + n] = state.scores
+    st[K.ONB: K.ONB + n] = state.on_board
+    st[K.STREAK: K.STREAK + n] = state.zilch_streak
+    variants = state.ruleset.variants
+    if variants.pyramiding:
+        frozen = state.frozen
+        st[K.FZ: K.FZ + FACES] = frozen
+        st[K.FZP: K.FZP + FACES] = state.frozen_points
+        st[K.FZN] = sum(frozen)
+    if variants.challenge:
+        if state.challenged is not None:
+            st[K.CHAL] = state.challenged
+        st[K.CH_USED: K.CH_USED + n] = state.challenges_used
+        st[K.CH_BR: K.CH_BR + n] = [int(lo) | int(hi) << 1 for lo, hi in state.challenge_brackets]
+    offer = state.offer
+    if offer is not None:
+        st[K.OF_ON] = 1
+        st[K.OF_TOTAL] = offer[0]
+        st[K.OF_DICE] = offer[1]
+    return st
 
 
 def observe(state: GameState, seat: int) -> np.ndarray:
@@ -325,122 +356,11 @@ def observe(state: GameState, seat: int) -> np.ndarray:
     n = state.num_players
     if not 0 <= seat < n:
         raise ValueError(f"seat {seat!r}: this game's seats are 0 to {n - 1}")
-    rs = state.ruleset
-    variants = rs.variants
-    inv = 1.0 / rs.target
-    o = np.zeros(OBS_SIZE, dtype=np.float32)
-    phase = state.phase
-    over = phase == Phase.OVER
-    cur = state.current
-    mine = (not over) and cur == seat
-    scores = state.scores
-    on_board = state.on_board
-
-    o[_PHASE + int(phase)] = 1.0
-    if mine:
-        o[_TO_MOVE] = 1.0
-    roll = state.roll
-    if roll:
-        o[_ROLL:_ROLL_END] = _roll_block(roll)
-    if not over:
-        o[_DICE_LEFT] = state.dice_left / 6
-    total = state.turn_total
-    if total:
-        o[_TURN_TOTAL] = min(total * inv, _P)
-    if state.permanent:
-        o[_PERMANENT] = min(state.permanent * inv, _P)
-    threshold = rs.min_bank if on_board[seat] else rs.entry_threshold
-    if threshold:
-        o[_BANK_THRESHOLD] = min(threshold * inv, _P)
-        if threshold > total:
-            o[_TO_BANK] = min((threshold - total) * inv, _P)
-    if mine and phase == Phase.KEEP:
-        for a in state.legal_actions():
-            if a & 1:
-                o[_BANK_ALLOWED] = 1.0
-                break
-    last = state.last_result
-    if last:
-        o[_LAST_RESULT] = min(last * inv, _P)
-    if variants.overcoming and last + 1 > total:
-        o[_TO_OVERCOME] = min((last + 1 - total) * inv, _P)
-    offer = state.offer
-    if offer is not None and (phase == Phase.CHALLENGE or phase == Phase.PIGGYBACK):
-        o[_OFFER] = 1.0
-        o[_OFFER + 1] = min(offer[0] * inv, _P)
-        o[_OFFER + 2] = offer[1] / 6
-    if variants.pyramiding:
-        for f, c in enumerate(state.frozen):
-            if c:
-                o[_FROZEN + f] = c / 6
-    queue = state.final_queue if not over else None
-    if queue is not None:
-        o[_FINAL_ROUND] = 1.0
-        o[_FINAL_LEFT] = len(queue) / 6
-    tied = state.tiebreak_players
-    if tied is not None:
-        o[_TIEBREAK] = 1.0
-    if state.tiebreak_round:
-        o[_TIEBREAK_ROUND] = state.tiebreak_round / MAX_TIEBREAK_ROUNDS
-    own = scores[seat]
-    best_other = 0
-    for q in range(n):
-        if q != seat and scores[q] > best_other:
-            best_other = scores[q]
-    lead = (own - best_other) * inv
-    o[_LEAD] = _P if lead > _P else (-_P if lead < -_P else lead)
-    deficit = best_other - own - (total if mine else 0)
-    if deficit > 0:
-        o[_DEFICIT] = min(deficit * inv, _P)
-    if variants.challenge:
-        brackets = state.challenge_brackets[seat]
-        room = state.challenges_used[seat] < 2
-        o[_CHALLENGE] = room and not brackets[0]
-        o[_CHALLENGE + 1] = room and not brackets[1]
-        o[_CHALLENGE + 2] = own >= CHALLENGE_SPLIT
-
-    streak_scale = 1.0 / max(variants.zilch_penalty.count, 3)
-    challenged = state.challenged
-    for k in range(n):
-        q = (seat + k) % n
-        b = _PLAYERS + k * _NPF
-        o[b] = 1.0
-        if scores[q] > 0:  # a score below zero (score_floor < 0) shows as 0 (the field's bounds)
-            o[b + 1] = min(scores[q] * inv, _P)
-        if on_board[q]:
-            o[b + 2] = 1.0
-        streak = state.zilch_streak[q]
-        if streak:
-            o[b + 3] = min(streak * streak_scale, _P)
-        if q == cur and not over:
-            o[b + 4] = 1.0
-        if queue is not None and q in queue:
-            o[b + 5] = 1.0
-        if challenged == q:
-            o[b + 6] = 1.0
-        used = state.challenges_used[q]
-        if used:
-            o[b + 7] = used / 2
-        if tied is not None and q in tied:
-            o[b + 8] = 1.0
-        if q == state.first:
-            o[b + 9] = 1.0
-    o[_RULES : _RULES + len(RULE_FIELDS)] = _rules_block(rs, n)
-    if phase == Phase.KEEP and roll:
-        blk, masks, points = _keep_block(state)
-        o[_KEEP_POINTS:_KEEP_END] = blk
-        # What banking after each keep would make of the mover's score: its lead over the best other
-        # score (the sign decides a last turn), and whether it reaches the target. Both are sums a
-        # network could form from other fields, but only to a precision far coarser than the 50
-        # points that separate a win from a loss at the end of a game.
-        banked = scores[cur] + total + points
-        others = [scores[q] for q in range(n) if q != cur]
-        best = max(others) if others else 0
-        lead = (banked - best) * inv
-        o[_KEEP_LEAD + masks] = np.clip(lead, -_P, _P)
-        o[_KEEP_AHEAD + masks] = banked > best
-        o[_KEEP_TARGET + masks] = banked >= rs.target
-    return o
+    c = kernel_constants(state.ruleset, n)
+    out = np.empty((1, OBS_SIZE), dtype=np.float32)
+    K.observe(state_row(state).reshape(1, K.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
+              c.rp, c.finv, c.rules, ROLL_BLOCKS, c.tab)
+    return out[0]
 
 
 def field_values(obs: np.ndarray) -> dict[str, np.ndarray]:

@@ -443,6 +443,22 @@ class BatchedZilchVecEnv(VecEnv):
     def close(self) -> None:
         pass
 
+    def warm_up(self) -> None:
+        """Run what a step runs once, so that the first step of training compiles nothing (numba
+        loads or compiles each kernel on its first call): a :meth:`reset` (the opponents' moves, the
+        observation, the potential's turns) and the step, on a copy of the games (they stay where
+        the reset left them). Seed the env again before the run's own reset to start it from its
+        seed (the reset here draws seats)."""
+        self.reset()
+        g = self.games
+        st = g._st.copy()
+        actions = self._mask_now().argmax(axis=1)
+        illegal = np.zeros(len(st), dtype=bool)
+        if self.potential is None:
+            K.step(st, actions, illegal, g._rp, *g._kargs)
+        else:
+            K.step_hold(st, actions, illegal, g._rp, *g._kargs, 1 if self.luck else 2)
+
     # ------------------------------------------------------------------ the VecEnv attribute API
 
     def _indices(self, indices: VecEnvIndices) -> list[int]:

@@ -1,0 +1,147 @@
+"""The end of a ``train/ppo.py`` run: the final evaluation of the exported agent and the checkpoint's
+``README.md`` (the commands that reproduce it and the results), with the small queries both need.
+
+Imported by ``train/ppo.py`` (which re-exports these names); importing it imports neither torch nor
+the evaluation (they are imported when called).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from zilch_env import Ruleset
+
+__all__ = ["final_evaluation", "write_readme", "shown", "rate", "stored_game_table"]
+
+
+def rate(x: Any) -> float:
+    """A rate from the evaluation report: a number, or a dict with its interval (``{"rate": ...}``)."""
+    return float(x["rate"]) if isinstance(x, dict) else float(x)
+
+
+def stored_game_table(rs: Ruleset) -> bool:
+    """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
+    from agents.game_solver import load_game_table
+
+    try:
+        return load_game_table(rs) is not None
+    except ValueError:  # rules the game solver does not cover
+        return False
+
+
+def final_evaluation(args: Any, rs: Ruleset, players: int, out: Path) -> dict[str, Any]:
+    """The exported agent (or the best checkpoint) against every final opponent, one table each, and
+    alone (points per turn against the exact turn optimum); ``eval.md`` / ``eval.json`` in ``out`` and
+    the summary in ``policy.json``."""
+    from rich.console import Console
+
+    from agents.base import make_agent
+    from agents.evaluate import evaluate
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    me = f"ppo:{shown(out)}"
+    seed = args.seed + 20_000
+    summary: dict[str, Any] = {"agent": me, "seed": seed, "games_per_table": args.final_games,
+                               "players": players, "vs": {}, "skipped": {}}
+    md = [f"# {rs.name}: final evaluation of `{me}`", ""]
+    for spec in [s.strip() for s in args.final_opponents.split(",") if s.strip()] * (args.final_games > 0):
+        if spec == "optimal-win" and not stored_game_table(rs):
+            summary["skipped"][spec] = ("no stored game table for these rules (solving it here could take "
+                                        f"many minutes): run zilch solve --ruleset {args.ruleset}"
+                                        + "".join(f" --set {kv}" for kv in args.set) + " --objective win")
+            console.print(f"[dim]skipping {spec}: {summary['skipped'][spec]}[/dim]")
+            continue
+        try:
+            make_agent(spec, rs)
+        except Exception as e:  # an agent the ruleset or the install does not have
+            summary["skipped"][spec] = f"{type(e).__name__}: {e}"
+            console.print(f"[dim]skipping {spec}: {type(e).__name__}: {e}[/dim]")
+            continue
+        table = max(players, 2)  # a score agent (trained alone) is measured in 2-player games
+        rep = evaluate(agents=[me] + [spec] * (table - 1),
+                       ruleset=rs, games=args.final_games, seed=seed, workers=args.eval_workers,
+                       players=table, solo_turns=0, progress=args.progress)
+        rep.print(console)
+        row = rep.data["tables"][0]["results"][0]
+        summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"],
+                               "score_share": rate(row["score_share"]),
+                               "score_share_ci": row["score_share"] if isinstance(row["score_share"], dict) else None,
+                               "luck_adjusted": row.get("luck_adjusted"),
+                               "luck_sd_reduction": row.get("luck_sd_reduction"),
+                               "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"]}
+        md.append(rep.markdown())
+    if args.final_solo_turns:
+        rep = evaluate(agents=[me], ruleset=rs, games=1, seed=seed, workers=args.eval_workers,
+                       solo_turns=args.final_solo_turns, progress=args.progress)
+        rep.print(console)
+        a = rep.data["solo"]["agents"][0]
+        summary["solo"] = {"points_per_turn": a.get("points_per_turn"), "of_optimum": a.get("ratio"),
+                           "optimum": rep.data["solo"]["optimum"], "error": a.get("error")}
+        md.append(rep.markdown())
+    (out / "eval.json").write_text(json.dumps(summary, indent=2))
+    (out / "eval.md").write_text("\n".join(md) + "\n")
+    if (out / "policy.json").exists():
+        from agents.export import update_metadata
+
+        update_metadata(out / "policy.json", evaluation=summary)
+    return summary
+
+
+def shown(path: Path) -> str:
+    """A path as a command line would give it: relative to the current directory when inside it."""
+    rel = os.path.relpath(path)
+    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+
+
+def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[str, Any] | None) -> None:
+    """``README.md`` of the checkpoint: the commands that reproduce it, the files, the evaluations."""
+    best = state.get("best") or {}
+    lines = [f"# {out.name}: PPO agent for `{rs.name}` (objective {state['objective']}, "
+             f"{state['players']} player{'s' * (state['players'] > 1)})", "",
+             "Reproduce (from the repository root; a list means a run resumed with the later commands):", "",
+             "```sh", *state["commands"], "```", "",
+             f"Trained {state.get('timesteps', 0):,} timesteps in {state.get('seconds', 0) / 60:.1f} minutes of "
+             f"training{' against ' + ', '.join(state['opponents']) if state['opponents'] else ''}; "
+             f"TensorBoard run `{state['run_dir']}`.", "",
+             "Files: `policy.onnx` + `policy.json` (the exported CPU opponent, agent spec "
+             f"`ppo:{shown(out)}`), `best/model.zip` + `best/train.json` (the SB3 checkpoint with the "
+             "best periodic evaluation), `eval.md` / `eval.json` (the final evaluation).", ""]
+    if best:
+        what = (f"{best.get('metric_kind', 'score share')} {best['metric']:.3f} against `{best.get('opponent')}` "
+                f"in {best.get('games')} games"
+                if state["objective"] == "win" else f"{best['metric']:.1f} points per turn alone")
+        if best.get("selected"):
+            lines += [f"Exported: the {best['selected']} model, evaluated at {best['timesteps']:,} timesteps: "
+                      f"{what}.", ""]
+        else:
+            lines += [f"Best periodic evaluation at {best['timesteps']:,} timesteps: {what}.", ""]
+    if summary:
+        lines += [f"Final evaluation (`agents.evaluate`, seat-balanced, common random numbers, seed "
+                  f"{summary['seed']}, {summary['games_per_table']} games per opponent):", "",
+                  "| opponent | win % [95% CI] | draw % | score share | luck-adjusted share % [95% CI] | "
+                  "pts/turn |", "|---|---|---|---|---|---|"]
+        for opp, r in summary["vs"].items():
+            w = r["win"]
+            la = r.get("luck_adjusted")
+            adj = (f"{100 * la['mean']:.2f} [{100 * la['low']:.2f}, {100 * la['high']:.2f}]" if la else "-")
+            lines.append(f"| `{opp}` | {100 * w['rate']:.1f} [{100 * w['low']:.1f}, {100 * w['high']:.1f}] | "
+                         f"{100 * r['draw']:.1f} | {r['score_share']:.3f} | {adj} | {r['points_per_turn']:.0f} |")
+        for opp, why in summary["skipped"].items():
+            lines.append(f"| `{opp}` | not played: {why} | | | | |")
+        if any(r.get("luck_adjusted") for r in summary["vs"].values()):
+            lines += ["", "Luck-adjusted share: each game's result minus the luck of its dice, measured with the "
+                          "exact game table (`agents.evaluate --luck`): the same expectation as the score share, "
+                          "with a Student's t interval over the deals."]
+        solo = summary.get("solo") or {}
+        if solo.get("points_per_turn"):
+            p = solo["points_per_turn"]
+            ratio = solo.get("of_optimum")
+            lines += ["", f"Alone: {p['mean']:.1f} points per turn [{p['low']:.1f}, {p['high']:.1f}] over "
+                          f"{p['turns']:,} turns from the board"
+                      + (f", {100 * ratio['mean']:.1f}% [{100 * ratio['low']:.1f}, {100 * ratio['high']:.1f}] of the "
+                         f"exact turn optimum {solo['optimum']:.1f}" if ratio else "") + "."]
+    (out / "README.md").write_text("\n".join(lines) + "\n")
