@@ -1,0 +1,678 @@
+"""The solved two-player game as data: the roll classes and points grid a solve works on, the rules
+it supports, where tables are stored, and :class:`GameTable` (the values of every race position, its
+turn-by-turn queries and its file). :mod:`agents.game_solver` solves games into such tables; the
+model and the method are described there."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
+from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
+from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
+from zilch_env.rules import compile as compile_rules
+from zilch_env.primitives import can_bank
+from zilch_env.scoring import BONUS_KEEPS, scoring_table
+
+from . import _game_kernels as K
+
+__all__ = ["GameTable", "RollTables", "TurnValues", "cache_dir", "check_supported", "game_unit", "roll_tables",
+           "ruleset_key", "table_path"]
+
+
+# ============================================================================================
+# Roll classes and units
+
+
+@dataclass(frozen=True)
+class RollTables:
+    """The rolls of 1 to ``dice`` dice merged into classes with the same keep options.
+
+    Class ``c`` of ``n`` dice (``cls_lo[n] <= c < cls_hi[n]``) has probability ``cls_p[c]`` and the
+    options ``opt_lo[c] <= o < opt_hi[c]``: ``opt_pts`` units scored, ``opt_m`` dice left (0 = hot
+    dice), ``opt_pinc`` 1 for a permanent straight. ``pz[n]`` is the chance that ``n`` dice score
+    nothing; ``p_allonly`` the chance that every option of a roll of all the dice uses all of them.
+    """
+
+    unit: int
+    cls_lo: np.ndarray
+    cls_hi: np.ndarray
+    cls_p: np.ndarray
+    opt_lo: np.ndarray
+    opt_hi: np.ndarray
+    opt_pts: np.ndarray
+    opt_m: np.ndarray
+    opt_pinc: np.ndarray
+    pz: np.ndarray
+    p_allonly: float
+    maxpts: int
+
+    def as_tuple(self, NP: int, D: int) -> tuple:
+        """The kernels' view: option offsets into the flat ``Q`` array for ``NP`` permanent levels."""
+        off = (self.opt_pts * NP + self.opt_pinc) * D + self.opt_m
+        return (self.cls_lo, self.cls_hi, self.cls_p, self.opt_lo, self.opt_hi, off, self.pz)
+
+
+def _options(rs: Ruleset, info) -> tuple:
+    """The keeps a player may choose from after the roll of ``info`` (the compiled rules')."""
+    return compile_rules(rs).keeps_of(info.dice)
+
+
+def game_unit(rs: Ruleset) -> int:
+    """The greatest common divisor of every point value the game can add or take (keeps of up to
+    ``dice`` dice, the subtracted penalty, the six-dice bonus): every score is a multiple of it."""
+    return compile_rules(rs).score_unit
+
+
+def roll_tables(rs: Ruleset, unit: int) -> RollTables:
+    """The roll classes of ``rs`` in units of ``unit`` (see :class:`RollTables`)."""
+    cr = compile_rules(rs)
+    D = rs.dice
+    permanent = rs.scoring.permanent_straight and rs.scoring.straight > 0
+    cls_lo = np.zeros(D + 1, np.int64)
+    cls_hi = np.zeros(D + 1, np.int64)
+    pz = np.zeros(D + 1)
+    cls_p: list[float] = []
+    opt_lo: list[int] = []
+    opt_hi: list[int] = []
+    opt_pts: list[int] = []
+    opt_m: list[int] = []
+    opt_pinc: list[int] = []
+    p_allonly = 0.0
+    maxpts = 1
+    for n in range(1, D + 1):
+        classes: dict[tuple, float] = defaultdict(float)
+        for r in cr.rolls_of(n):
+            p = cr.roll_p[r]
+            keeps = cr.keeps[r]
+            if not keeps:
+                pz[n] += p
+                continue
+            opts = tuple(sorted({(k.points // unit, n - k.n, int(permanent and k.straight)) for k in keeps}))
+            classes[opts] += p
+        cls_lo[n] = len(cls_p)
+        for opts in sorted(classes):
+            cls_p.append(classes[opts])
+            opt_lo.append(len(opt_pts))
+            for pts, m, inc in opts:
+                opt_pts.append(pts)
+                opt_m.append(m)
+                opt_pinc.append(inc)
+                maxpts = max(maxpts, pts)
+            opt_hi.append(len(opt_pts))
+            if n == D and all(m == 0 for _, m, _ in opts):
+                p_allonly += classes[opts]
+        cls_hi[n] = len(cls_p)
+    return RollTables(unit, cls_lo, cls_hi, np.array(cls_p), np.array(opt_lo, np.int64),
+                      np.array(opt_hi, np.int64), np.array(opt_pts, np.int64), np.array(opt_m, np.int64),
+                      np.array(opt_pinc, np.int64), pz, p_allonly, maxpts)
+
+
+# ============================================================================================
+# Supported rules and solve parameters
+
+#: A last-turn chance below this is treated as the largest lead's: leads beyond it are not tracked.
+TAIL_EPS = 1e-9
+#: Largest lead (units) ever tracked.
+DCAP_LIMIT = 4000
+#: Bumped whenever a change of the solver changes its tables (old cache files are then rebuilt).
+SOLVER_VERSION = 1
+#: A penalty solve's sweep after one that changed no value by more than this is expected to be the
+#: last (the policy iteration converges quadratically): it skips recording the turns' rows, which
+#: only the next policy evaluation would read. If it does not converge after all, the solve goes on
+#: with rows again.
+ROWLESS_BELOW = 1e-4
+
+
+_TURN_POOLS: dict[int, Any] = {}
+
+
+def _turn_pool(threads: int):
+    """A thread pool for :meth:`GameTable.prefetch`, one per size, made on first use."""
+    pool = _TURN_POOLS.get(threads)
+    if pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = _TURN_POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="zilch-turn-dp")
+    return pool
+
+
+def _cache_mb_default() -> float:
+    """``$ZILCH_WIN_CACHE_MB`` (a positive number of megabytes) or 512."""
+    raw = os.environ.get("ZILCH_WIN_CACHE_MB", "").strip()
+    if not raw:
+        return 512.0
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not mb > 0:
+        raise ValueError(f"ZILCH_WIN_CACHE_MB={raw!r}: a positive number of megabytes (the solved turns "
+                         "optimal-win keeps in memory; default 512)")
+    return mb
+
+
+#: The former name of :class:`zilch_env.UnsupportedRulesError` here: rules (or a game) the game solver
+#: cannot solve.
+UnsupportedRules = UnsupportedRulesError
+
+
+def check_supported(rs: Ruleset) -> None:
+    """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule the game solver does not model."""
+    v = rs.variants
+    for name in ("pyramiding", "challenge", "overcoming", "piggyback"):
+        if getattr(v, name):
+            raise UnsupportedRulesError(
+                f"variants.{name} = true: the game solver does not support the {name} variant "
+                f"(it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
+                f"and six_dice_zilch_bonus)")
+    zp = v.zilch_penalty
+    if zp.count and zp.mode == "halve":
+        raise UnsupportedRulesError("variants.zilch_penalty.mode = 'halve': the game solver supports the "
+                               "penalty modes 'subtract' and 'reset' (halving leaves the points grid)")
+    if zp.count and rs.tie == "tiebreak":
+        raise UnsupportedRulesError("tie = 'tiebreak' with variants.zilch_penalty: the game solver does not "
+                               "model zilch streaks running into tie-break turns (use tie = 'draw' or "
+                               "no zilch penalty)")
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
+    """The kernels' integer parameters (``agents._game_kernels.IP_*``)."""
+    u = rt.unit
+    ip = np.zeros(K.IP_SIZE, np.int64)
+    Tu = _ceil_div(rs.target, u)
+    zp = rs.variants.zilch_penalty
+    ip[K.IP_TU] = Tu
+    ip[K.IP_ENTRY] = _ceil_div(rs.entry_threshold, u)
+    ip[K.IP_MINB] = _ceil_div(rs.min_bank, u)
+    ip[K.IP_NSEAT] = 2 if (rs.end == "finish_round" or rs.tie == "tiebreak") else 1
+    f = -rs.score_floor // u  # on the grid: compile's score_unit divides the floor
+    ip[K.IP_FLOOR] = f
+    ip[K.IP_NS] = Tu + 1 + f
+    ip[K.IP_NZ] = zp.count if zp.count else 1
+    ip[K.IP_PCOUNT] = zp.count
+    ip[K.IP_PEN] = zp.points // u if zp.mode == "subtract" else 0
+    ip[K.IP_RESET] = int(zp.mode == "reset")
+    ip[K.IP_FINISH] = {"others_one_turn": 0, "finish_round": 1, "instant": 2}[rs.end]
+    ip[K.IP_DCAP] = dcap
+    S = rs.scoring.straight // u if (rs.scoring.permanent_straight and rs.scoring.straight and rs.dice == 6) else 0
+    ip[K.IP_S] = S
+    ip[K.IP_NP] = (dcap + Tu + 2 * rt.maxpts) // S + 2 if S else 1
+    ip[K.IP_FORCED] = int(rs.hot_dice == "forced")
+    ip[K.IP_BONUS] = rs.variants.six_dice_zilch_bonus // u
+    ip[K.IP_D] = rs.dice
+    ip[K.IP_MAXPTS] = max(rt.maxpts, 1)
+    return ip
+
+
+def _choose_dcap(rs: Ruleset, rt: RollTables) -> int:
+    """The largest lead worth tracking: where the best chance of beating it in one turn (on the
+    board, a tie as half) falls below :data:`TAIL_EPS`; at least the target."""
+    ip = _params(rs, rt, DCAP_LIMIT)
+    rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+    out = np.zeros(DCAP_LIMIT + 1)
+    d0, step = 0, 64
+    while d0 <= DCAP_LIMIT:
+        d1 = min(d0 + step - 1, DCAP_LIMIT)
+        K.bar_table(d0, d1, 0.5, True, False, ip, rtt, rt.p_allonly, out)
+        below = np.nonzero(out[d0:d1 + 1] < TAIL_EPS)[0]
+        if below.size:
+            return max(d0 + int(below[0]), int(ip[K.IP_TU]))
+        d0 = d1 + 1
+    raise UnsupportedRulesError(f"{rs.name}: the chance of a huge single turn decays too slowly (still above "
+                           f"{TAIL_EPS} for a lead of {DCAP_LIMIT * rt.unit} points)")
+
+
+# ============================================================================================
+# The table
+
+
+def ruleset_key(rs: Ruleset) -> str:
+    """A hash of the rules (not the name) and the solver version: equal rules share a table."""
+    d = rs.to_dict()
+    d.pop("name", None)
+    text = json.dumps(d, sort_keys=True) + f"|game-solver-{SOLVER_VERSION}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def cache_dir(path: str | os.PathLike | None = None) -> Path:
+    """Where tables live: ``path``, else ``$ZILCH_SOLVER_CACHE``, else ``~/.cache/zilch-rl``."""
+    if path is not None:
+        return Path(path)
+    env = os.environ.get("ZILCH_SOLVER_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "zilch-rl"
+
+
+#: Tables shipped with the code (small ones, for the presets): read when the cache has none.
+PACKAGED_TABLES = Path(__file__).with_name("game_tables")
+
+
+def table_path(ruleset: Ruleset | str, directory: str | os.PathLike | None = None) -> Path:
+    """The cache file of a ruleset's game table."""
+    rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in rs.name)
+    return cache_dir(directory) / f"game-{safe}-{ruleset_key(rs)[:16]}.npz"
+
+
+def _stored_table(rs: Ruleset, directory: str | os.PathLike | None) -> GameTable | None:
+    """A valid stored table: the cache's, else a packaged one with the same key (file name)."""
+    path = table_path(rs, directory)
+    for p in (path, PACKAGED_TABLES / path.name):
+        if p.exists():
+            try:
+                return GameTable.load(p)
+            except (ValueError, KeyError, OSError):
+                continue  # stale or damaged
+    return None
+
+
+class TurnValues(NamedTuple):
+    """Every position of one turn in one game situation: ``B[t]`` the win chance of banking turn
+    total ``t`` (units), ``C[(t * NP + pi) * (D + 1) + n]`` of rolling ``n`` dice there with ``pi``
+    permanent straights (-1 where banking is provably better and rolling was not computed); float32.
+
+    A named tuple of numbers and arrays, which Python's garbage collector stops tracking: a training
+    run caches tens of thousands of turns, and as objects the collector walked they cost about 10%
+    of the run's time in full collections."""
+
+    tcap: int
+    thr: int
+    B: np.ndarray
+    C: np.ndarray
+
+
+@dataclass
+class GameTable:
+    """The solved game of one ruleset (see the module docstring for the method).
+
+    Fields: ``W`` the race values (float32, indexed by ``agents._game_kernels.encode``), ``F`` the
+    last-turn chances ``[position in the round, on the board, penalty due, lead]``, ``G`` and
+    ``TB0`` the tie-break tables, ``ip`` the kernel parameters, ``meta`` how the solve went (seconds,
+    peak memory, sweeps, ...).
+    """
+
+    ruleset: Ruleset
+    unit: int
+    ip: np.ndarray
+    W: np.ndarray
+    F: np.ndarray
+    G: np.ndarray
+    TB0: np.ndarray
+    meta: dict[str, Any] = field(default_factory=dict)
+    _rt: RollTables | None = field(default=None, repr=False)
+    _rtt: tuple | None = field(default=None, repr=False)
+    _W64: np.ndarray | None = field(default=None, repr=False)
+    _cache: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    #: The file the table was loaded from (None if solved in this process).
+    path: Path | None = None
+    #: Megabytes of solved turns (situations) kept for play, least recently used dropped first; a
+    #: turn is a few kilobytes (float32). Default ``$ZILCH_WIN_CACHE_MB`` or 512: long evaluations
+    #: (every situation a preset's games visit, up to its number of states) want more.
+    cache_mb: float = field(default_factory=lambda: _cache_mb_default())
+
+    # ------------------------------------------------------------------ set-up
+    def __post_init__(self) -> None:
+        self._rt = roll_tables(self.ruleset, self.unit)
+        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), self.ruleset.dice)
+        self._W64 = self.W.astype(np.float64)
+        self._key = ruleset_key(self.ruleset)
+        self._checked_rules = self.ruleset
+        self._sit_key: tuple | None = None
+        self._sit: tuple | None = None
+        self._cache_bytes = 0
+
+    @property
+    def dcap(self) -> int:
+        return int(self.ip[K.IP_DCAP])
+
+    def stable_cap(self, situation: tuple) -> int:
+        """The least turn-total cap (units) from which no value of the turn of ``situation``
+        depends on the cap any more (a ``tmin`` for :meth:`turn_values` / :meth:`action_values`).
+
+        A turn DP values every position at or above its cap by banking there. The cap a race turn
+        gets by default is where that is exact or harmless for choosing moves (the end-zone cut), but
+        the values below it can move slightly when a later, longer turn of the same situation solves
+        it again with a higher cap, so what a cached turn holds would depend on which turns came
+        first. From a lead of :attr:`dcap` (the largest lead tracked) on, every bank of a race turn
+        is valued as that lead, so from the cap ``dcap + b - a`` (mover at ``a``, opponent at ``b``)
+        on, any higher cap gives the same values (up to the rounding of float64 sums, far below the
+        float32 the cache keeps). A last or tie-break turn's default cap is already there (above the
+        bar every bank wins; the first tie-break turn's cap is the deepest bar tracked): 0. The
+        evaluation's luck adjustment asks for it, so that its numbers do not depend on how the work
+        was split between processes; it costs about 7% more per turn DP than the default cap."""
+        if situation[0] != "race":
+            return 0
+        _, ia, _, ib, _ = K.decode(situation[1], self.ip)
+        return int(self.ip[K.IP_DCAP]) + int(K.score_of(ib, self.ip)) - int(K.score_of(ia, self.ip))
+
+    @property
+    def first_player_win(self) -> float:
+        """The first player's win chance at the start of the game (a draw as half)."""
+        return self.race_value(0, 0, 0, 0, 0, 0, 0, start=True)
+
+    def race_value(self, position: int, score: int, on_board: bool | int, streak: int,
+                   opp_score: int, opp_on_board: bool | int, opp_streak: int, start: bool = False) -> float:
+        """The mover's win chance at the start of a race turn (scores in points, below the target).
+
+        ``position`` is the mover's place in the round (0 = first); ``start`` sets both players off
+        the board as at the start of the game (when there is an entry threshold)."""
+        ip = self.ip
+        entry = ip[K.IP_ENTRY] > 0
+        if start:
+            on_board = opp_on_board = not entry
+        sid = self._race_sid(position, score, bool(on_board) or not entry, streak, opp_score,
+                             bool(opp_on_board) or not entry, opp_streak)
+        return float(self.W[sid])
+
+    def _race_sid(self, position, score, on, streak, opp_score, opp_on, opp_streak) -> int:
+        ip, u = self.ip, self.unit
+        Tu, f = int(ip[K.IP_TU]), int(ip[K.IP_FLOOR])
+        for name, s in (("score", score), ("opponent score", opp_score)):
+            if s % u or not -f <= s // u < Tu:
+                raise ValueError(f"{name} {s}: race scores are multiples of {u} from {-f * u} to "
+                                 f"{(Tu - 1) * u} (at the target the game is in its last turns)")
+        if (not on and score) or (not opp_on and opp_score):
+            raise ValueError("a player off the board has score 0")
+        nz = int(ip[K.IP_NZ])
+        za = streak if (ip[K.IP_PCOUNT] and on) else 0
+        zb = opp_streak if (ip[K.IP_PCOUNT] and opp_on) else 0
+        if not (0 <= za < nz and 0 <= zb < nz):
+            raise ValueError(f"zilch streaks {streak}, {opp_streak}: from 0 to {nz - 1} under this penalty")
+        seat = position if ip[K.IP_NSEAT] == 2 else 0
+        ia = 1 + f + score // u if on else 0
+        ib = 1 + f + opp_score // u if opp_on else 0
+        return int(K.encode(seat, ia, za, ib, zb, ip))
+
+    # ------------------------------------------------------------------ situations of a real game
+    def tie_value(self, position: int) -> float:
+        """What a tie at the end is worth to the player at ``position`` in the round."""
+        if self.ruleset.tie == "draw":
+            return 0.5
+        return float(self.TB0[1]) if position == 0 else 1.0 - float(self.TB0[1])
+
+    def situation(self, state: GameState) -> tuple:
+        """The solver's view of whose turn it is in ``state``: ``("race", sid)``, ``("bar", d, v,
+        on, penalty_due)`` (a last turn, or the second tie-break turn of a round: end above ``d``
+        units, ``d`` ties and is worth ``v``) or ``("tiebreak", round)`` (the first tie-break turn)."""
+        if state.num_players != 2:
+            raise UnsupportedRulesError(f"a game of {state.num_players} players: the game solver plays "
+                                   f"two-player games only")
+        if state.done:
+            raise ValueError("the game is over: there is no move to choose")
+        if state.phase != Phase.KEEP:
+            raise UnsupportedRulesError(f"phase {state.phase.name}: only the variants the game solver does "
+                                   f"not support have turn-start decisions")
+        if state.ruleset is not self._checked_rules:
+            if ruleset_key(state.ruleset) != self._key:
+                raise ValueError(f"this table solves {self.ruleset.name!r}, but the game is played "
+                                 f"under other rules ({state.ruleset.name!r})")
+            self._checked_rules = state.ruleset
+        return self.situation_of(state.current, state.first, state.scores, state.on_board, state.zilch_streak,
+                                 state.final_queue, state.tiebreak_players, state.tiebreak_round)
+
+    def situation_of(self, me: int, first: int, scores: Sequence[int], on_board: Sequence[bool],
+                     zilch_streak: Sequence[int], final_queue: Sequence[int] | None,
+                     tiebreak_players: Sequence[int] | None, tiebreak_round: int) -> tuple:
+        """:meth:`situation` from the fields of a game (for states kept elsewhere than in a
+        ``GameState``, e.g. the batched engine's rows): the mover, the first player, per seat the
+        scores, board status and zilch streaks, the final queue and the tie-break players and round."""
+        ip, u = self.ip, self.unit
+        opp = 1 - me
+        pos = (me - first) % 2
+        if tiebreak_players is not None:
+            r = tiebreak_round
+            if len(final_queue) == 2:
+                return ("tiebreak", r)
+            v = 0.5 if r >= MAX_TIEBREAK_ROUNDS else 1.0 - float(self.TB0[r + 1])
+            return ("bar", (scores[opp] - scores[me]) // u, v, True, False)
+        pc = int(ip[K.IP_PCOUNT])
+        if final_queue is not None:
+            on = bool(on_board[me])
+            penf = bool(pc and on and zilch_streak[me] == pc - 1)
+            return ("bar", (scores[opp] - scores[me]) // u, self.tie_value(pos), on, penf)
+        return ("race", self._race_sid(pos, scores[me], on_board[me], zilch_streak[me],
+                                       scores[opp], on_board[opp], zilch_streak[opp]))
+
+    def start_value(self, situation: tuple) -> float:
+        """The mover's win chance at the start of the turn of ``situation`` (before its first roll),
+        under optimal play by both."""
+        if situation[0] == "race":
+            return float(self.W[situation[1]])
+        tv = self.turn_values(situation, 0, True)
+        return float(tv.C[self.ruleset.dice])  # turn total 0, no permanent straight, all dice to roll
+
+    def turn_values(self, situation: tuple, tmin: int = 0, cut: bool = True) -> TurnValues:
+        """The turn DP of a situation, with a turn-total cap of at least ``tmin`` units (cached)."""
+        key = (situation, cut)
+        hit = self._cache.get(key)
+        if hit is not None and hit.tcap >= tmin:
+            self._cache.move_to_end(key)
+            return hit
+        return self._store(key, self._solve_turn(situation, tmin, cut))
+
+    def prefetch(self, requests: Sequence[tuple[tuple, int]], cut: bool = True, threads: int = 2) -> int:
+        """Solve the turns of ``requests`` (``(situation, tmin)`` pairs, as :meth:`turn_values`
+        takes them) that the cache does not hold yet, on up to ``threads`` threads (the turn DP
+        releases the GIL), and cache them in the order asked; returns how many were solved. The
+        values are those :meth:`turn_values` would compute one by one (the DP is a pure function of
+        its situation and cap), so a caller that prefetches what it is about to read gets the same
+        numbers, sooner on a machine with a free core."""
+        need: dict[tuple, int] = {}
+        for sit, tmin in requests:
+            hit = self._cache.get((sit, cut))
+            if hit is not None and hit.tcap >= tmin:
+                continue
+            if need.get(sit, -1) < tmin:
+                need[sit] = tmin
+        if not need:
+            return 0
+        jobs = list(need.items())
+        if threads < 2 or len(jobs) < 2:
+            solved = [self._solve_turn(sit, tmin, cut) for sit, tmin in jobs]
+        else:
+            solved = list(_turn_pool(threads).map(lambda job: self._solve_turn(job[0], job[1], cut), jobs))
+        for (sit, _), tv in zip(jobs, solved):
+            self._store((sit, cut), tv)
+        return len(jobs)
+
+    def _solve_turn(self, situation: tuple, tmin: int, cut: bool) -> TurnValues:
+        """The turn DP of a situation (not cached; safe to call from several threads at once)."""
+        ip, rtt, pa = self.ip, self._rtt, self._rt.p_allonly
+        kind = situation[0]
+        if kind == "race":
+            tcap, thr, B, Q, C = K.race_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut)
+        elif kind == "bar":
+            _, d, v, on, penf = situation
+            tcap, thr, B, Q, C = K.bar_situation(d, v, on, penf, ip, rtt, pa, tmin, cut)
+        else:
+            tcap, thr, B, Q, C = K.tiebreak_situation(self.G[situation[1]], ip, rtt, pa, tmin, cut)
+        # Only turn totals up to the cap are read (the cap is above every total one keep can reach
+        # from the position asked about); float32 keeps a cached turn to a few kilobytes, so values
+        # read from here are rounded to about 3e-8 (the DP itself runs in float64).
+        with np.errstate(invalid="ignore", over="ignore"):
+            return TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
+                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+
+    def _store(self, key: tuple, tv: TurnValues) -> TurnValues:
+        """Cache a solved turn (least recently used dropped first beyond :attr:`cache_mb`)."""
+        old = self._cache.pop(key, None)
+        if old is not None:
+            self._cache_bytes -= old.B.nbytes + old.C.nbytes
+        self._cache[key] = tv
+        self._cache_bytes += tv.B.nbytes + tv.C.nbytes
+        limit = self.cache_mb * 1e6
+        while self._cache_bytes > limit and len(self._cache) > 1:
+            _, dropped = self._cache.popitem(last=False)
+            self._cache_bytes -= dropped.B.nbytes + dropped.C.nbytes
+        return tv
+
+    def action_values(self, state: GameState, cut: bool = False, tmin: int = 0,
+                      situation: tuple | None = None) -> dict[int, float]:
+        """The win chance of each legal action of the player to move, if both play optimally after
+        it (to about 3e-8: see :meth:`turn_values`). With ``cut`` the value of rolling on where
+        banking is provably better is omitted (-1). ``tmin`` is a least turn-total cap (units) for
+        the turn DP: :meth:`stable_cap` makes the values independent of which turns were solved
+        before (see there). ``situation`` is ``situation(state)`` if the caller has it already (it
+        is the same at every decision of a turn)."""
+        sit = self.situation(state) if situation is None else situation
+        keeps = {k.mask: k for k in state.keeps()}
+        vals = self._keep_values(sit, keeps.values(), state.turn_total, state.permanent, state.dice_left, cut,
+                                 tmin)
+        out = {}
+        for a in state.legal_actions():
+            mask, bank = split_keep_action(a)
+            out[a] = vals[mask][1 if bank else 0]
+        return out
+
+    def _keep_values(self, situation: tuple, keeps, turn_total: int, permanent: int, dice_left: int,
+                     cut: bool, tmin: int = 0) -> dict[int, tuple[float, float | None]]:
+        """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""
+        u, ip, D = self.unit, self.ip, self.ruleset.dice
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = turn_total // u
+        pi = permanent // (S * u) if S else 0
+        tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), cut)
+        forced = self.ruleset.hot_dice == "forced"
+        out = {}
+        for k in keeps:
+            t2 = t + k.points // u
+            pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
+            m = dice_left - k.n
+            roll = float(tv.C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
+            bank = float(tv.B[t2]) if can_bank(t2, m, tv.thr, forced) else None
+            out[k.mask] = (roll, bank)
+        return out
+
+    def choices(self, situation: tuple, roll: Sequence[int], turn_total: int = 0,
+                permanent: int = 0) -> list[dict[str, Any]]:
+        """Every legal choice after ``roll`` in a situation (:meth:`situation`, or built with
+        :meth:`race_situation` / :meth:`last_turn_situation`), best first: the keep, whether to
+        bank, the action number and the win chance under optimal play by both from then on."""
+        from zilch_env.engine import keep_action
+
+        rs = self.ruleset
+        info = scoring_table(rs).info(roll)
+        keeps = _options(rs, info)
+        if not keeps and len(info.dice) == rs.dice and rs.variants.six_dice_zilch_bonus:
+            # the six-dice zilch bonus joins the turn total; then bank or roll (the keep of nothing)
+            keeps, turn_total = BONUS_KEEPS, turn_total + rs.variants.six_dice_zilch_bonus
+        vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False)
+        out = []
+        for k in keeps:
+            roll_v, bank_v = vals[k.mask]
+            out.append({"keep": k, "bank": False, "action": keep_action(k.mask, False), "value": roll_v})
+            if bank_v is not None:
+                out.append({"keep": k, "bank": True, "action": keep_action(k.mask, True), "value": bank_v})
+        out.sort(key=lambda c: (-c["value"], not c["bank"], c["action"]))
+        return out
+
+    def race_situation(self, score: int, opp_score: int, on_board: bool = True, opp_on_board: bool = True,
+                       streak: int = 0, opp_streak: int = 0, position: int = 0) -> tuple:
+        """The situation of a race turn (both scores below the target), for :meth:`choices`."""
+        return ("race", self._race_sid(position, score, on_board, streak, opp_score, opp_on_board, opp_streak))
+
+    def last_turn_situation(self, score: int, leader: int, on_board: bool = True, streak: int = 0,
+                            position: int = 1) -> tuple:
+        """The situation of a last turn against the leader's score, for :meth:`choices`."""
+        if leader <= score:
+            raise ValueError(f"a last turn is played from behind: the leader has {leader}, the player {score}")
+        pc = int(self.ip[K.IP_PCOUNT])
+        penf = bool(pc and on_board and streak == pc - 1)
+        return ("bar", (leader - score) // self.unit, self.tie_value(position), bool(on_board), penf)
+
+    def turn_outcomes(self, situation: tuple) -> tuple[dict[int, float], dict[int, float], np.ndarray, np.ndarray]:
+        """How the optimal turn of a situation (:meth:`situation`) ends, played forwards: ``(bank,
+        zilch, B, Zv)`` with ``bank[points]`` the chance of banking that turn total, ``zilch[points]``
+        the chance of a zilch keeping that many permanent points, and ``B``/``Zv`` the win chances of
+        those endings (by turn total and by permanent straights, in units); the turn's value is
+        ``sum(bank * B) + sum(zilch * Zv)``. A turn pushed past the solver's cap counts as banked there."""
+        kind = situation[0]
+        u, S = self.unit, int(self.ip[K.IP_S])
+        args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1])
+        if kind == "race":
+            k, args["sid"] = 0, situation[1]
+        elif kind == "bar":
+            k = 1
+            _, args["d"], args["v"], args["on"], args["penf"] = situation
+        else:
+            k, args["G"] = 2, self.G[situation[1]]
+        bank, zil, B, Zv = K.situation_outcomes(k, args["sid"], args["d"], args["v"], args["on"], args["penf"],
+                                                self._W64, self.F, args["G"], self.ip, self._rtt,
+                                                self._rt.p_allonly)
+        return ({t * u: float(p) for t, p in enumerate(bank) if p > 0.0},
+                {pi * S * u: float(p) for pi, p in enumerate(zil) if p > 0.0}, B, Zv)
+
+    def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
+        """The win-maximising action (ties: bank before rolling on, then the lowest action)."""
+        key = (id(state), len(state.turns), state.tiebreak_round, state.current)
+        if key != self._sit_key:
+            self._sit = self.situation(state)
+            self._sit_key = key
+        ip, u, D = self.ip, self.unit, self.ruleset.dice
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = state.turn_total // u
+        pi = state.permanent // (S * u) if S else 0
+        tv = self.turn_values(self._sit, t + int(ip[K.IP_MAXPTS]) + 1, True)
+        B, C, thr = tv.B, tv.C, tv.thr
+        forced = self.ruleset.hot_dice == "forced"
+        left = state.dice_left
+        best, bv = -1, -2.0
+        for k in state.keeps():
+            t2 = t + k.points // u
+            m = left - k.n
+            if can_bank(t2, m, thr, forced):
+                v = float(B[t2])
+                if v > bv + 1e-12 or (v > bv - 1e-12 and best & 1 == 0):
+                    best, bv = k.mask * 2 + 1, v
+            pi2 = min(pi + (1 if (S and k.straight) else 0), NP - 1)
+            v = float(C[(t2 * NP + pi2) * (D + 1) + (m if m > 0 else D)])
+            if v > bv + 1e-12:
+                best, bv = k.mask * 2, v
+        return best
+
+    def value(self, state: GameState) -> float:
+        """The win chance of the player to move in ``state`` (under optimal play by both)."""
+        return max(self.action_values(state, cut=True).values())
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
+        os.close(fd)
+        np.savez_compressed(
+            tmp, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
+            unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
+            key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "GameTable":
+        """Read a table written by :meth:`save`."""
+        import tomllib
+
+        with np.load(path, allow_pickle=False) as z:
+            rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
+            ip = z["ip"].astype(np.int64)
+            if ip.size < K.IP_SIZE:  # a table from before a parameter was added: its default, 0
+                ip = np.concatenate([ip, np.zeros(K.IP_SIZE - ip.size, np.int64)])
+            t = cls(ruleset=rs, unit=int(z["unit"]), ip=ip, W=z["W"],
+                    F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path))
+            if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:
+                raise ValueError(f"{path}: the table was built by another solver version or for other rules")
+        return t
