@@ -82,7 +82,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
-import json
 import os
 import random
 import shlex
@@ -491,38 +490,10 @@ def init_actor(model: Any, checkpoint: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Evaluation (the evaluation module's seat-balanced games, the deterministic masked policy)
+# Evaluation: train/report.py's evaluate_now (the evaluation module's seat-balanced games, the
+# deterministic masked policy)
 
-
-def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
-    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
-    what "best" maximises: the score share (wins + half draws) or the points per turn."""
-    from agents.evaluate import evaluate
-    from train.selfplay import PolicySnapshot
-
-    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
-    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
-    if args.objective == "win":
-        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
-                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
-        row = rep.data["tables"][0]["results"][0]
-        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
-        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
-        adjusted = (row.get("luck_adjusted") or {}).get("mean")
-        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
-                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
-                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
-                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
-                "opponent": args.eval_opponent}
-    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
-                   solo_turns=args.eval_solo_turns)
-    a = rep.data["solo"]["agents"][0]
-    if "error" in a:
-        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
-    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
-    if "ratio" in a:
-        out["of_optimum"] = a["ratio"]["mean"]
-    return out
+from train.report import evaluate_now  # noqa: E402
 
 
 # --------------------------------------------------------------------------------------------
@@ -666,72 +637,9 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
 
 
 # --------------------------------------------------------------------------------------------
-# Checkpoints: where they go, the run's state, the files
+# Checkpoints: where they go, the run's state, the files (train/checkpoints.py)
 
-
-def checkpoint_dir(args: Args) -> Path:
-    """``--out``, else ``checkpoints/<ruleset>`` (``-score`` appended for the score objective)."""
-    if args.out:
-        return Path(args.out)
-    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
-    return ROOT / "checkpoints" / (name + ("-score" if args.objective == "score" else ""))
-
-
-def new_state(args: Args, rs: Ruleset, players: int, specs: list[str], command: str) -> dict[str, Any]:
-    """The state of a new run, saved in every checkpoint's ``train.json``: the rules, the layout,
-    the commands, the arguments, the evaluations so far and the best one."""
-    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
-    run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    return {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
-            "players": players, "objective": args.objective, "opponents": specs,
-            "run_dir": str(Path(args.runs) / name / run), "commands": [command],
-            "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
-            "evaluations": [], "best": None}
-
-
-def resumed_state(args: Args, rs: Ruleset, latest: Path, command: str, pool: Any) -> dict[str, Any]:
-    """The state saved in ``latest/`` (``--resume``), with this command appended; the self-play pool
-    is restored into ``pool``. Refuses a checkpoint of another observation layout or other rules."""
-    if not (latest / "model.zip").exists():
-        raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
-    state = json.loads((latest / "train.json").read_text())
-    if state.get("obs_version") != OBS_VERSION:
-        raise SystemExit(f"--resume: {latest} was trained on observation layout "
-                         f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
-                         "cannot take the new input: train from scratch (another --out)")
-    if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
-        raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
-                         "give the same --ruleset and --set as the run it continues")
-    state["commands"].append(command)
-    if pool is not None and (latest / "pool.npz").exists():
-        pool.load(str(latest / "pool.npz"))
-    return state
-
-
-def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:
-    """``model.zip`` (policy, optimizer, timesteps), ``pool.npz`` and ``train.json`` in ``where``;
-    written to a temporary name and renamed, so an interrupted save never leaves half a checkpoint."""
-    where.mkdir(parents=True, exist_ok=True)
-    model.save(where / "model.tmp.zip")
-    os.replace(where / "model.tmp.zip", where / "model.zip")
-    if pool is not None:
-        pool.save(str(where / "pool.tmp.npz"))
-        os.replace(where / "pool.tmp.npz", where / "pool.npz")
-    (where / "train.tmp.json").write_text(json.dumps({**state, "timesteps": int(model.num_timesteps)},
-                                                     indent=2))
-    os.replace(where / "train.tmp.json", where / "train.json")
-
-
-def save_final(model: Any, out: Path, pool: Any, state: dict[str, Any], args: Args) -> None:
-    """At the end of training: ``latest/``; and ``best/`` as the final model under ``--anneal-lr``
-    (the learning rate has decayed to 0: the final model is the converged one, and the last periodic
-    evaluations, a few hundred games each, are too noisy to pick among), or when no evaluation ran."""
-    save_checkpoint(model, out / "latest", pool, state)
-    if args.anneal_lr and state.get("evaluations"):
-        state["best"] = {**state["evaluations"][-1], "selected": "final (--anneal-lr)"}
-        save_checkpoint(model, out / "best", None, state)
-    if state.get("best") is None:
-        save_checkpoint(model, out / "best", None, state)
+from train.checkpoints import checkpoint_dir, new_state, resumed_state, save_checkpoint, save_final  # noqa: E402,F401
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,11 +11,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zilch_env import Ruleset
 
-__all__ = ["final_evaluation", "write_readme", "shown", "rate", "stored_game_table"]
+if TYPE_CHECKING:  # the Args dataclass of train/ppo.py
+    from train.ppo import Args
+
+__all__ = ["evaluate_now", "final_evaluation", "write_readme", "shown", "rate", "stored_game_table"]
 
 
 def rate(x: Any) -> float:
@@ -145,3 +148,34 @@ def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[st
                       + (f", {100 * ratio['mean']:.1f}% [{100 * ratio['low']:.1f}, {100 * ratio['high']:.1f}] of the "
                          f"exact turn optimum {solo['optimum']:.1f}" if ratio else "") + "."]
     (out / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str, Any]:
+    """The periodic evaluation: against ``--eval-opponent`` (win) or alone (score). ``metric`` is
+    what "best" maximises: the score share (wins + half draws) or the points per turn."""
+    from agents.evaluate import evaluate
+    from train.selfplay import PolicySnapshot
+
+    snap = PolicySnapshot.from_policy(model.policy, deterministic=True, name="ppo")
+    seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
+    if args.objective == "win":
+        rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
+                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
+        row = rep.data["tables"][0]["results"][0]
+        # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
+        # expectation without the dice's luck, so 400 games rank checkpoints far more finely.
+        adjusted = (row.get("luck_adjusted") or {}).get("mean")
+        return {"metric": rate(row["score_share"]) if adjusted is None else float(adjusted),
+                "metric_kind": "score share" if adjusted is None else "luck-adjusted score share",
+                "score_share": rate(row["score_share"]), "win": row["win"]["rate"], "draw": row["draw"]["rate"],
+                "points_per_turn": row["points_per_turn"]["mean"], "games": row["games"],
+                "opponent": args.eval_opponent}
+    rep = evaluate(agents=[snap], ruleset=rs, games=1, seed=seed, workers=1,
+                   solo_turns=args.eval_solo_turns)
+    a = rep.data["solo"]["agents"][0]
+    if "error" in a:
+        return {"metric": 0.0, "points_per_turn": 0.0, "error": a["error"]}
+    out = {"metric": a["points_per_turn"]["mean"], "points_per_turn": a["points_per_turn"]["mean"]}
+    if "ratio" in a:
+        out["of_optimum"] = a["ratio"]["mean"]
+    return out
