@@ -86,12 +86,12 @@ from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import MAX_TIEBREAK_ROUNDS
 
 from . import _game_kernels as K
-from .game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable, UnsupportedRules,  # noqa: F401
+from .game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable,  # noqa: F401
                          _cache_mb_default, _choose_dcap, _options, _params, _stored_table, cache_dir,
                          check_supported, game_unit, roll_tables, ruleset_key, table_path)
 
 __all__ = [
-    "GameTable", "OptimalWinAgent", "WinPotential", "UnsupportedRules", "UnsupportedRulesError", "solve_game",
+    "GameTable", "OptimalWinAgent", "WinPotential", "UnsupportedRulesError", "solve_game",
     "load_game_table", "cache_dir", "table_path", "check_supported",
 ]
 

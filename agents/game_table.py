@@ -161,10 +161,6 @@ def _cache_mb_default() -> float:
     return mb
 
 
-#: The former name of :class:`zilch_env.UnsupportedRulesError` here: rules (or a game) the game solver
-#: cannot solve.
-UnsupportedRules = UnsupportedRulesError
-
 
 def check_supported(rs: Ruleset) -> None:
     """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule the game solver does not model."""

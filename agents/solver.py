@@ -10,9 +10,6 @@ from agents.turn_solver import (FIRST_CAP, MAX_GRID, TAIL_TOLERANCE, Advice, Cho
 from agents.turn_solver import _check_supported, _solve_policy, _solve_turn, _tables  # noqa: F401  (tests, bench)
 from agents.game_solver import solve_game  # noqa: E402
 
-#: The same class as :class:`zilch_env.UnsupportedRulesError`.
-UnsupportedRuleError = UnsupportedRulesError
-
 __all__ = [
     "Advice", "Choice", "FIRST_CAP", "MAX_GRID", "OptimalTurnAgent", "SolverError", "TAIL_TOLERANCE",
     "TurnPolicy", "TurnSolution", "UnsupportedRulesError", "roll_probability", "solve_game", "solve_turn",

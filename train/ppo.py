@@ -372,11 +372,12 @@ def make_potential(args: Args, rs: Ruleset) -> Any:
     """The shaping potential of ``--shaping`` (``agents.game_solver.WinPotential``): the stored game
     table, or the game solved now (with a progress bar), with the turn cache of
     ``--shaping-cache-mb``."""
-    from agents.game_solver import UnsupportedRules, WinPotential
+    from agents.game_solver import WinPotential
+    from zilch_env import UnsupportedRulesError
 
     try:
         potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
-    except UnsupportedRules as e:
+    except UnsupportedRulesError as e:
         raise SystemExit(f"--shaping {args.shaping}: {e}") from None
     potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
     return potential
