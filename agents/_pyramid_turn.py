@@ -36,7 +36,7 @@ from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
 from zilch_env.scoring import BONUS_KEEPS, pass_keeps, pyramid_freeze, scoring_table
 
-from agents.turn_solver import MAX_GRID, Advice, Choice, SolverError, TurnPolicy
+from agents.turn_solver import MAX_GRID, Advice, Choice, SolverError, TurnPolicy, certified_bound
 
 _EMPTY = (0, 0, 0, 0, 0, 0)
 
@@ -149,19 +149,7 @@ def collect_bound(pg: PassGraph) -> np.ndarray:
         raise SolverError("a turn can go on for ever under these rules: from some pass of the dice every "
                           "roll can be kept so that the turn continues; make some roll a zilch")
     args = (pg.r_lo, pg.r_p, pg.k_lo, pg.k_pts, pg.k_next)
-    S = np.zeros(len(pg.states))
-    for _ in range(1_000_000):
-        new = _collect_step(S, *args)
-        done = np.all(np.abs(new - S) <= 1e-12 * (1.0 + np.abs(new)))
-        S = new
-        if done:
-            break
-    U = S * (1.0 + 1e-6) + 1.0
-    for _ in range(60):
-        if np.all(_collect_step(U, *args) <= U):
-            return U
-        U = U * 2.0 + 1.0
-    raise SolverError("could not bound the points a turn can collect under these rules")  # pragma: no cover
+    return certified_bound(lambda S: _collect_step(S, *args), len(pg.states))
 
 
 @njit(cache=True)

@@ -211,16 +211,23 @@ def _collect_bound(tb: _Tables) -> np.ndarray:
             f"can be kept so that the turn continues, so points grow without bound and no optimal turn "
             f"exists; make some roll a zilch")
     args = (tb.dice, tb.bonus, tb.n_start, tb.roll_p, tb.k_start, tb.k_pts, tb.k_left)
-    S = np.zeros(tb.dice + 1)
+    return certified_bound(lambda S: _collect_step(S, *args), tb.dice + 1)
+
+
+def certified_bound(step, size: int) -> np.ndarray:
+    """An upper bound ``U`` on the fixed point of the monotone collect operator ``step`` (arrays of
+    ``size``), verified: ``step(U) <= U`` implies the fixed point is at most ``U``. Iterates from 0
+    to near the fixed point, then raises it until the check holds."""
+    S = np.zeros(size)
     for _ in range(1_000_000):
-        new = _collect_step(S, *args)
+        new = step(S)
         done = np.all(np.abs(new - S) <= 1e-12 * (1.0 + np.abs(new)))
         S = new
         if done:
             break
     U = S * (1.0 + 1e-6) + 1.0
     for _ in range(60):
-        if np.all(_collect_step(U, *args) <= U):
+        if np.all(step(U) <= U):
             return U
         U = U * 2.0 + 1.0
     raise SolverError("could not bound the points a turn can collect under these rules")  # pragma: no cover

@@ -617,3 +617,19 @@ def test_bench_script_runs(capsys):
               "--ppo-envs", "4", "--ppo-steps", "64"])
     out = capsys.readouterr().out
     assert "| fused | 8 |" in out and "| BatchedZilchVecEnv | 4 |" in out and "MaskablePPO" in out
+
+
+def test_engine_proof_script_runs(capsys):
+    """bench/engine_proof.py (the two engines move for move on many games) on a tiny budget."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "engine_proof.py"
+    spec = importlib.util.spec_from_file_location("engine_proof", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--games", "12", "--chunk", "6", "--only", "zonk/every", "cardgames/plain"]) == 0
+    out = capsys.readouterr().out
+    assert "all equal: 24 games in 2 configurations" in out
+    with pytest.raises(SystemExit):
+        mod.main(["--only", "nope"])
