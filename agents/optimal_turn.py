@@ -50,11 +50,8 @@ class OptimalTurnAgent:
         pol = self._policy(state)
         if state.phase == Phase.PIGGYBACK:
             total, dice = state.offer  # type: ignore[misc]
-            if self.ruleset.variants.pyramiding:  # the offer's pass goes on, its frozen dice included
-                take_v = pol.roll_value(total, dice, 0, *state.offer_frozen)  # type: ignore[call-arg, misc]
-            else:
-                take_v = pol.roll_value(total, dice)
-            take = take_v > pol.roll_value(0, self.ruleset.dice)
+            # the offer's pass goes on, its frozen dice included (they matter under pyramiding)
+            take = pol.roll_value(total, dice, 0, *state.offer_frozen) > pol.roll_value(0, self.ruleset.dice)
             return PIGGYBACK if take and PIGGYBACK in legal else FRESH
         return pol.best_action(state, legal)
 

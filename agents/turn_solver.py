@@ -438,8 +438,11 @@ class TurnPolicy:
             return float(self.R[j, n, i]), float(self.Z[j, n, i])
         return self._zpay(j) + min(self.zilch_offset, 0.0), 1.0  # beyond the cap: the lower bound
 
-    def roll_value(self, turn_total: int, dice: int, permanent: int = 0) -> float:
-        """Expected points when about to roll ``dice`` dice with this turn total (no bank choice)."""
+    def roll_value(self, turn_total: int, dice: int, permanent: int = 0, frozen: Sequence[int] | None = None,
+                   frozen_points: Sequence[int] | None = None) -> float:
+        """Expected points when about to roll ``dice`` dice with this turn total (no bank choice).
+        ``frozen`` / ``frozen_points`` (the dice frozen in this pass) matter only under pyramiding
+        (:class:`agents._pyramid_turn.PassPolicy`); here they change nothing."""
         self._check_dice(dice)
         j, extra, i = self._index(turn_total, permanent)
         return extra + self._roll(j, i, dice)[0]
@@ -469,8 +472,10 @@ class TurnPolicy:
 
     # ---------------------------------------------------------------- the policy
 
-    def decide(self, roll: Sequence[int], turn_total: int, permanent: int = 0) -> Advice:
-        """Every legal keep of ``roll`` with bank and roll, valued, best first (``turn_total`` before it).
+    def decide(self, roll: Sequence[int], turn_total: int, permanent: int = 0, frozen: Sequence[int] | None = None,
+               frozen_points: Sequence[int] | None = None) -> Advice:
+        """Every legal keep of ``roll`` with bank and roll, valued, best first (``turn_total`` before it;
+        ``frozen`` / ``frozen_points`` matter only under pyramiding).
 
         Banking is listed only where allowed. Ties go to banking, then to more points kept.
         """

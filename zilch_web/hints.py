@@ -73,7 +73,7 @@ def hint_for(table: Table) -> dict[str, Any]:
         before = g.turn_total  # decide() takes the total before the roll: a six-dice bonus is already in it
         if g.keeps() is BONUS_KEEPS:
             before -= rs.variants.six_dice_zilch_bonus
-        advice = pol.decide(g.roll, before, g.permanent)
+        advice = pol.decide(g.roll, before, g.permanent, g.frozen, g.frozen_points)
         for ch in advice.choices:
             if ch.action in legal:
                 options.append({"action": ch.action, "label": g.describe(ch.action), "value": ch.value,
@@ -86,7 +86,7 @@ def hint_for(table: Table) -> dict[str, Any]:
                    f"perfectly from here (turn total now {g.turn_total}).")
     elif g.phase == Phase.PIGGYBACK:
         total, dice = g.offer  # type: ignore[misc]
-        take = pol.roll_value(total, dice, 0)
+        take = pol.roll_value(total, dice, 0, *g.offer_frozen)  # its pass goes on (pyramiding)
         fresh = pol.roll_value(0, rs.dice, 0)
         options = [{"action": PIGGYBACK, "label": table.label(PIGGYBACK), "value": take,
                     "value_text": f"expect {_fmt(take)} points"},

@@ -242,8 +242,26 @@ def test_hint_gives_the_solver_best_move(client):
 
 
 def test_hint_refused_where_the_solver_does_not_apply(client):
-    created = new(client, seed=9, **{"variants.pyramiding": True})
+    # the turn solver solves pyramiding, but not pyramiding with permanent straights
+    created = new(client, ruleset="zilch", seed=9, **{"variants.pyramiding": True})
     error(client.get(f"/api/games/{created['id']}/hint"), 409, "no_hint")
+
+
+def test_hints_under_pyramiding_value_the_frozen_dice(client):
+    created = new(client, ("Ann", "Bob"), seed=9, **{"variants.pyramiding": True, "variants.piggyback": True})
+    gid, game = created["id"], created["game"]
+    hints = frozen = 0
+    while game["status"] != "over" and hints < 80:
+        r = client.get(f"/api/games/{gid}/hint")
+        assert r.status_code == 200, r.text
+        hints += 1
+        # a keep phase with fewer dice than the ruleset's: dice frozen earlier in this pass
+        frozen += game["phase"] == "keep" and len(game["roll"]) < 6
+        r = move(client, gid, game, r.json()["best"])
+        assert r.status_code == 200, r.text
+        game = r.json()["game"]
+    assert hints == 80 or game["status"] == "over"
+    assert frozen > 0  # hints were given with dice frozen in the pass
 
 
 def test_rematch_starts_with_the_winner(client):
