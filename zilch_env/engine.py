@@ -160,7 +160,7 @@ class GameState:
         "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
         "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
         "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
-        "_rolling", "_roll_pending", "_events", "_by_slot", "_seat_turns", "_rit", "_bar_now", "_bonus",
+        "_events", "_by_slot", "_seat_turns", "_rit", "_bar_now", "_bonus",
     )  # fmt: skip
 
     def __init__(
@@ -217,10 +217,11 @@ class GameState:
         self.rolls: list[tuple[int, ...]] = []
         self.actions: list[int] = []
         self.decisions = 0
-        self._rolling = self._roll_pending = False
         self._by_slot = bool(getattr(self.dice_source, "by_slot", False))
         self._seat_turns = [0] * n
         self._start_turn()
+        if self.phase == Phase.KEEP:
+            self._roll()
 
     # ------------------------------------------------------------------ queries
 
@@ -264,11 +265,13 @@ class GameState:
             ph = self.phase
             if ph == Phase.KEEP:
                 need, no_bank_n = bank_need(self._bar_now, self.turn_total, self.dice_left, self._forced)
+                keeps = self.keeps()
+                info = self.roll_info
+                acts = info.actions if keeps is info.keeps else [(2 * k.mask, k.points, k.n) for k in keeps]
                 out = []  # primitives.may_bank written out per keep: this loop is the engine's hottest
-                for k in self.keeps():
-                    a = k.mask * 2
+                for a, pts, kn in acts:
                     out.append(a)
-                    if k.points >= need and k.n != no_bank_n:
+                    if pts >= need and kn != no_bank_n:
                         out.append(a + 1)
                 self._legal = out
             elif ph == Phase.CHALLENGE:
@@ -314,6 +317,8 @@ class GameState:
             self._apply_keep(keep)
             if bank:
                 self._end_turn(banked=True)
+                if self.phase == Phase.KEEP:  # the next turn's first roll is due
+                    self._roll()
             else:
                 self._roll()
         elif ph == Phase.CHALLENGE:
@@ -428,10 +433,7 @@ class GameState:
             self.phase = Phase.CHALLENGE
         elif rs.variants.piggyback and self.offer is not None:
             self.phase = Phase.PIGGYBACK
-        elif self._rolling:  # a zilch ended the last turn inside _roll: its loop rolls this turn's dice
-            self._roll_pending = True
-        else:
-            self._roll()
+        # else the turn's first roll is due (phase KEEP, no roll yet): the caller rolls it
 
     def _may_challenge(self, p: int) -> bool:
         """Source 001: two challenge turns at most, one below 5000 and one at or above, both players on the board."""
@@ -444,39 +446,33 @@ class GameState:
     def _roll(self) -> None:
         """Roll the dice left; a zilch ends the turn, and the next turn's first roll is made by this
         same loop (no recursion however many turns in a row zilch on their first roll)."""
-        self._rolling = True
-        try:
-            self._legal = None
+        self._legal = None
+        while True:
+            if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
+                p = self.current
+                roll = self.dice_source.roll_slot(self.dice_left, p, self._seat_turns[p], self._rit)
+            else:
+                roll = self.dice_source.roll(self.dice_left)
+            self._rit += 1
+            self.rolls.append(roll)
+            self.roll = roll
+            info = self.roll_info = self._rolls_by_dice[roll]
+            self.phase = Phase.KEEP
             self._keeps = None
-            while True:
-                if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
-                    p = self.current
-                    roll = self.dice_source.roll_slot(self.dice_left, p, self._seat_turns[p], self._rit)
-                else:
-                    roll = self.dice_source.roll(self.dice_left)
-                self._rit += 1
-                self.rolls.append(roll)
-                self.roll = roll
-                info = self.roll_info = self._rolls_by_dice[roll]
-                self.phase = Phase.KEEP
-                self._keeps = None
-                if info.keeps:
-                    return
-                keeps = self.keeps() if (self._pyr or self._bonus) else ()
-                if keeps is BONUS_KEEPS:
-                    # docs/rules.md, the six-dice zilch bonus: all dice rolled and nothing scores: the bonus
-                    # joins the turn total, and the player banks or rolls all the dice again.
-                    self.turn_total += self._bonus
-                    self._events.append({"kind": "bonus", "points": self._bonus})
-                    return
-                if keeps:  # pyramiding: the roll scores with the dice frozen in this pass
-                    return
-                self._roll_pending = False
-                self._end_turn(banked=False)
-                if not self._roll_pending:
-                    return
-        finally:
-            self._rolling = False
+            if info.keeps:
+                return
+            keeps = self.keeps() if (self._pyr or self._bonus) else ()
+            if keeps is BONUS_KEEPS:
+                # docs/rules.md, the six-dice zilch bonus: all dice rolled and nothing scores: the bonus
+                # joins the turn total, and the player banks or rolls all the dice again.
+                self.turn_total += self._bonus
+                self._events.append({"kind": "bonus", "points": self._bonus})
+                return
+            if keeps:  # pyramiding: the roll scores with the dice frozen in this pass
+                return
+            self._end_turn(banked=False)
+            if self.phase != Phase.KEEP:  # a turn-start decision, or the game is over
+                return
 
     def _apply_keep(self, keep: Keep) -> None:
         rs = self.ruleset

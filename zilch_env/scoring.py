@@ -48,6 +48,9 @@ class RollInfo:
     keeps: tuple[Keep, ...]
     by_mask: dict[int, Keep]
     best: Keep | None  # the most points; ties go to more dice ("all scoring dice set aside")
+    #: (keep-and-roll action, points, dice kept) of each keep, in the keeps' order: what the engine's
+    #: legal actions read at every decision (plain tuples unpack faster than the keeps' fields)
+    actions: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def zilch(self) -> bool:
@@ -194,7 +197,8 @@ class ScoringTable:
             keeps.append(Keep(mask, sub, n, points, straight))  # type: ignore[arg-type]
         keeps.sort(key=lambda k: k.mask)
         best = max(keeps, key=lambda k: (k.points, k.n, -k.mask), default=None)
-        return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best)
+        return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best,
+                        tuple((2 * k.mask, k.points, k.n) for k in keeps))
 
     def info(self, dice: Sequence[int]) -> RollInfo:
         """The roll's entry; ``dice`` in any order."""
