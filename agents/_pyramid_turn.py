@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from zilch_env import GameState, Ruleset
+from zilch_env import Ruleset
 from zilch_env.engine import keep_action
 from zilch_env.primitives import nb_can_bank
 from zilch_env.rules import compile as compile_rules
@@ -294,17 +294,6 @@ class PassPolicy(TurnPolicy):
                 choices.append(Choice(k, True, float(total), keep_action(k.mask, True)))
         choices.sort(key=lambda ch: (-ch.value, not ch.bank, -ch.keep.points, ch.keep.mask))
         return Advice(info.dice, turn_total, permanent, tuple(choices))
-
-    def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
-        legal = state.legal_actions() if legal is None else legal
-        allowed = set(legal)
-        before = state.turn_total
-        if state.keeps() is BONUS_KEEPS:
-            before -= self.ruleset.variants.six_dice_zilch_bonus
-        for ch in self.decide(state.roll, before, state.permanent, state.frozen, state.frozen_points).choices:
-            if ch.action in allowed:
-                return ch.action
-        return int(legal[0])  # pragma: no cover - every legal keep-and-roll is among the choices
 
     def bank_totals(self) -> dict[int, int | None]:
         """For a fresh roll of all the dice (the empty pass), the least turn total from which this

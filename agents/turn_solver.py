@@ -508,7 +508,7 @@ class TurnPolicy:
         before = state.turn_total  # the turn total before the roll: a six-dice zilch bonus is in it
         if state.keeps() is BONUS_KEEPS:
             before -= self.ruleset.variants.six_dice_zilch_bonus
-        for ch in self.decide(state.roll, before, state.permanent).choices:
+        for ch in self.decide(state.roll, before, state.permanent, state.frozen, state.frozen_points).choices:
             if ch.action in allowed:
                 return ch.action
         return int(legal[0])  # pragma: no cover - every legal keep-and-roll is among the choices
