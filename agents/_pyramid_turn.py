@@ -34,7 +34,7 @@ from zilch_env.engine import keep_action
 from zilch_env.primitives import nb_can_bank
 from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
-from zilch_env.scoring import BONUS_KEEPS, pass_keeps, pyramid_freeze, scoring_table
+from zilch_env.scoring import BONUS_KEEPS, bonus_of, pass_keeps, pyramid_freeze, scoring_table
 
 from agents.turn_solver import MAX_GRID, Advice, Choice, SolverError, TurnPolicy, certified_bound
 
@@ -278,7 +278,7 @@ class PassPolicy(TurnPolicy):
         s = self._state(n, frozen, frozen_points)
         fz, fp = self.graph.states[s]
         self._index(turn_total, permanent)
-        bonus = rs.variants.six_dice_zilch_bonus if (n == rs.dice and not info.keeps) else 0
+        bonus = bonus_of(rs, info)
         keeps = pass_keeps(rs.scoring, info, fz, fp, True, rs.keep == "all_scoring", bool(bonus))
         choices = []
         for k in keeps:

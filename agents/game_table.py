@@ -21,7 +21,7 @@ from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
 from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules import compile as compile_rules
 from zilch_env.primitives import can_bank
-from zilch_env.scoring import BONUS_KEEPS, scoring_table
+from zilch_env.scoring import BONUS_KEEPS, bonus_of, scoring_table
 
 from . import _game_kernels as K
 
@@ -562,9 +562,9 @@ class GameTable:
         rs = self.ruleset
         info = scoring_table(rs).info(roll)
         keeps = _options(rs, info)
-        if not keeps and len(info.dice) == rs.dice and rs.variants.six_dice_zilch_bonus:
+        if bonus_of(rs, info):
             # the six-dice zilch bonus joins the turn total; then bank or roll (the keep of nothing)
-            keeps, turn_total = BONUS_KEEPS, turn_total + rs.variants.six_dice_zilch_bonus
+            keeps, turn_total = BONUS_KEEPS, turn_total + bonus_of(rs, info)
         vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False)
         out = []
         for k in keeps:

@@ -80,7 +80,7 @@ from zilch_env.engine import keep_action
 from zilch_env.primitives import can_bank, nb_can_bank
 from zilch_env.rules import compile as compile_rules
 from zilch_env.rules import roll_probability
-from zilch_env.scoring import BONUS_KEEPS, Keep, scoring_table
+from zilch_env.scoring import BONUS_KEEPS, Keep, bonus_of, scoring_table
 
 __all__ = [
     "Advice", "Choice", "SolverError", "TurnPolicy", "TurnSolution", "UnsupportedRulesError",
@@ -487,7 +487,7 @@ class TurnPolicy:
         n = len(info.dice)
         # all the dice and nothing scores, under the six-dice zilch bonus: the bonus joins the turn
         # total and the one keep is the keep of nothing (bank, or roll all the dice again)
-        bonus = rs.variants.six_dice_zilch_bonus if (n == rs.dice and not info.keeps) else 0
+        bonus = bonus_of(rs, info)
         choices = []
         for k in (BONUS_KEEPS if bonus else _keeps_of(rs, info)):
             left = n - k.n
@@ -501,14 +501,17 @@ class TurnPolicy:
         choices.sort(key=lambda ch: (-ch.value, not ch.bank, -ch.keep.points, ch.keep.mask))
         return Advice(info.dice, turn_total, permanent, tuple(choices))
 
+    def advise(self, state: GameState) -> Advice:
+        """:meth:`decide` for the roll of ``state`` (a KEEP phase): from the turn total before that roll
+        (a six-dice zilch bonus it earned is already in the state's), with the dice frozen in this pass."""
+        before = state.turn_total - bonus_of(self.ruleset, state.roll_info)
+        return self.decide(state.roll, before, state.permanent, state.frozen, state.frozen_points)
+
     def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
         """The best legal keep action of ``state`` (a KEEP phase) by these values."""
         legal = state.legal_actions() if legal is None else legal
         allowed = set(legal)
-        before = state.turn_total  # the turn total before the roll: a six-dice zilch bonus is in it
-        if state.keeps() is BONUS_KEEPS:
-            before -= self.ruleset.variants.six_dice_zilch_bonus
-        for ch in self.decide(state.roll, before, state.permanent, state.frozen, state.frozen_points).choices:
+        for ch in self.advise(state).choices:
             if ch.action in allowed:
                 return ch.action
         return int(legal[0])  # pragma: no cover - every legal keep-and-roll is among the choices

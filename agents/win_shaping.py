@@ -11,7 +11,7 @@ import numpy as np
 from zilch_env import Ruleset, UnsupportedRulesError
 from zilch_env.engine import Phase
 from zilch_env.primitives import can_bank
-from zilch_env.scoring import scoring_table
+from zilch_env.scoring import bonus_of, scoring_table
 
 from . import _game_kernels as K
 from .game_table import GameTable, _options
@@ -71,9 +71,9 @@ class WinPotential:
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         opts = self._keeps.get(roll)
         if opts is None:  # per keep: its points (units), whether a permanent straight, its dice
-            opts = tuple((k.points // u, 1 if (S and k.straight) else 0, k.n)
-                         for k in _options(self.ruleset, self._scoring.info(list(roll))))
-            if not opts and len(roll) == D and self.ruleset.variants.six_dice_zilch_bonus:
+            info = self._scoring.info(list(roll))
+            opts = tuple((k.points // u, 1 if (S and k.straight) else 0, k.n) for k in _options(self.ruleset, info))
+            if bonus_of(self.ruleset, info):
                 opts = ((0, 0, 0),)  # after a six-dice zilch bonus (in the turn total): the keep of nothing
             self._keeps[roll] = opts
         t = turn_total // u

@@ -284,6 +284,17 @@ def _keep_next(st, b, rp, tab, r, c):
 
 
 @njit(cache=True, inline="always")
+def _row_keeps(st, b, rp, tab, r):
+    """How many keeps of roll ``r`` the table row holds as they are (columns T_MASK, T_PTS, T_N, in
+    :func:`_keep_next`'s order): all of them unless pyramiding dice are frozen in this pass; 0 when the
+    keeps come from :func:`_keep_next` alone (pyramiding, or the keep of nothing after a six-dice
+    bonus). The hot loops read the row directly when it is above 0, and iterate otherwise."""
+    if _pyramid_on(st, b, rp):
+        return 0
+    return tab[r, T_NK]
+
+
+@njit(cache=True, inline="always")
 def _keep_of(st, b, rp, tab, r, m):
     """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NONE when
     ``m`` is not a legal keep."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._batched_kernels import (T_NK, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR,
+from ._batched_kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR,
     CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, MARGIN,
     OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE,
     R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TARGET,
@@ -108,8 +108,8 @@ def legal_masks(st, out, rp, tab):
             continue
         r = st[b, ROLL]
         need, no_bank_n = _bank_need(st, b, rp)
-        nk = tab[r, T_NK]
-        if nk > 0 and not _pyramid_on(st, b, rp):  # the table's keeps, read directly (the common case)
+        nk = _row_keeps(st, b, rp, tab, r)
+        if nk > 0:  # the table's keeps, read directly (the common case)
             for k in range(nk):
                 a = tab[r, T_MASK + k] * 2
                 out[b, a] = True
@@ -178,8 +178,8 @@ def _random_action(st, b, rp, rng, stream, tab):
         return -1  # unreachable: j < count
     r = st[b, ROLL]
     need, no_bank_n = _bank_need(st, b, rp)
-    nk = tab[r, T_NK]
-    if nk > 0 and not _pyramid_on(st, b, rp):  # the table's keeps (the common case), read directly
+    nk = _row_keeps(st, b, rp, tab, r)
+    if nk > 0:  # the table's keeps (the common case), read directly
         count = 0
         for k in range(nk):
             count += 1

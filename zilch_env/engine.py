@@ -33,7 +33,7 @@ from .ruleset import Ruleset, load_ruleset
 from .primitives import (END_MODES, PENALTY_MODES, bank_bar, bank_need, can_bank, challenge_cost, final_turns,
                          penalised,
                          turn_record, zilch_streak)
-from .scoring import BONUS_KEEPS, Keep, RollInfo, pass_keeps, pyramid_freeze, scoring_table
+from .scoring import BONUS_KEEPS, Keep, RollInfo, bonus_of, pass_keeps, pyramid_freeze, scoring_table
 
 MAX_PLAYERS = 6
 KEEP_ACTIONS = 128
@@ -251,7 +251,7 @@ class GameState:
                 keeps = info.keeps  # what pass_keeps returns here, without the call (the hot path)
             else:
                 keeps = pass_keeps(self.ruleset.scoring, info, self.frozen, self.frozen_points, self._pyr,
-                                   self._all_scoring, self._bonus > 0 and self.dice_left == self.ruleset.dice)
+                                   self._all_scoring, bonus_of(self.ruleset, info) > 0)
             self._keeps = keeps
         return keeps
 
@@ -265,13 +265,11 @@ class GameState:
             ph = self.phase
             if ph == Phase.KEEP:
                 need, no_bank_n = bank_need(self._bar_now, self.turn_total, self.dice_left, self._forced)
-                keeps = self.keeps()
-                info = self.roll_info
-                acts = info.actions if keeps is info.keeps else [(2 * k.mask, k.points, k.n) for k in keeps]
                 out = []  # primitives.may_bank written out per keep: this loop is the engine's hottest
-                for a, pts, kn in acts:
+                for k in self.keeps():
+                    a = k.mask * 2
                     out.append(a)
-                    if pts >= need and kn != no_bank_n:
+                    if k.points >= need and k.n != no_bank_n:
                         out.append(a + 1)
                 self._legal = out
             elif ph == Phase.CHALLENGE:

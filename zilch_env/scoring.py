@@ -48,9 +48,6 @@ class RollInfo:
     keeps: tuple[Keep, ...]
     by_mask: dict[int, Keep]
     best: Keep | None  # the most points; ties go to more dice ("all scoring dice set aside")
-    #: (keep-and-roll action, points, dice kept) of each keep, in the keeps' order: what the engine's
-    #: legal actions read at every decision (plain tuples unpack faster than the keeps' fields)
-    actions: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def zilch(self) -> bool:
@@ -197,8 +194,7 @@ class ScoringTable:
             keeps.append(Keep(mask, sub, n, points, straight))  # type: ignore[arg-type]
         keeps.sort(key=lambda k: k.mask)
         best = max(keeps, key=lambda k: (k.points, k.n, -k.mask), default=None)
-        return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best,
-                        tuple((2 * k.mask, k.points, k.n) for k in keeps))
+        return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best)
 
     def info(self, dice: Sequence[int]) -> RollInfo:
         """The roll's entry; ``dice`` in any order."""
@@ -280,6 +276,14 @@ def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
 #: again (docs/rules.md, the six-dice zilch bonus). Action 0 rolls, action 1 banks.
 NO_KEEP = Keep(0, (0, 0, 0, 0, 0, 0), 0, 0, False)
 BONUS_KEEPS = (NO_KEEP,)
+
+
+def bonus_of(ruleset: Ruleset, info: RollInfo) -> int:
+    """The six-dice zilch bonus the roll of ``info`` earns (docs/rules.md): the bonus when it is a roll
+    of all the ruleset's dice in which nothing scores and ``variants.six_dice_zilch_bonus`` is on; 0
+    otherwise. Such a roll's one keep is :data:`NO_KEEP`."""
+    bonus = ruleset.variants.six_dice_zilch_bonus
+    return bonus if bonus and not info.keeps and len(info.dice) == ruleset.dice else 0
 
 
 def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_points: Sequence[int],

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, UnsupportedRulesError
-from zilch_env.scoring import BONUS_KEEPS
 
 from .table import Table
 
@@ -70,10 +69,7 @@ def hint_for(table: Table) -> dict[str, Any]:
     best_keep = None
     if g.phase == Phase.KEEP:
         legal = set(g.legal_actions())
-        before = g.turn_total  # decide() takes the total before the roll: a six-dice bonus is already in it
-        if g.keeps() is BONUS_KEEPS:
-            before -= rs.variants.six_dice_zilch_bonus
-        advice = pol.decide(g.roll, before, g.permanent, g.frozen, g.frozen_points)
+        advice = pol.advise(g)
         for ch in advice.choices:
             if ch.action in legal:
                 options.append({"action": ch.action, "label": g.describe(ch.action), "value": ch.value,

@@ -31,7 +31,6 @@ import numpy as np
 
 from zilch_env import (
     CHALLENGE_BASE,
-    FRESH,
     NO_CHALLENGE,
     PIGGYBACK,
     GameState,
@@ -45,6 +44,7 @@ from zilch_env import (
 )
 from zilch_env.engine import CHALLENGE_ZILCH_COST
 from zilch_env.ruleset import ruleset_from_dict
+from zilch_env.scoring import bonus_of
 
 #: The agent spec behind a bare ``cpu`` seat where the rules have no trained agent (where they have
 #: one, :func:`zilch_web.levels.default_cpu` gives it: ``zilch play`` and the web game use that).
@@ -516,7 +516,7 @@ class Table:
         bonus = rs.variants.six_dice_zilch_bonus
         for i, r in enumerate(new_rolls):
             q = new_turns[seg]["player"] if seg < len(new_turns) else g.current
-            if bonus and len(r) == rs.dice and self._table.rolls[r].zilch:
+            if bonus_of(rs, self._table.rolls[r]):
                 # docs/rules.md, the six-dice zilch bonus: the bonus joins the turn total and the
                 # roll waits for the player's choice (its one keep is the keep of nothing): bank
                 # (action 1, where the bar allows) or roll all the dice again (action 0)
