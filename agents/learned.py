@@ -26,7 +26,10 @@ far above the rounding by which the two sums differ: the move is always onnxrunt
 decisions (``OnnxPolicy.actions``) is one onnxruntime run.
 
 A policy plays only the rules it was trained on: the agent refuses a game whose ruleset differs from
-the policy's (any rule; the ruleset's name does not count), naming the differences. It plays any
+the policy's (any rule; the ruleset's name does not count), naming the differences. A policy trained
+on the distribution of rulesets (``train/ppo.py --ruleset any``; its ``ruleset`` is
+``{"name": "any", "distribution": "any", ...}``) reads the rules in its observation (layout 4 and
+later) and plays every ruleset. It plays any
 number of players (the observation describes them), though it plays best at the count it was trained
 for.
 
@@ -116,6 +119,11 @@ def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> int:
     """Raise :class:`PolicyMismatchError` unless the policy's rules are the game's and its layout is
     one this code can feed; returns the number of leading observation values the policy reads."""
     size = policy_obs_size(meta, where)
+    if meta["ruleset"].get("distribution") == "any":
+        if size < OBS_SIZES[4]:
+            raise PolicyMismatchError(f"{where}: a policy for any ruleset must read the rules (observation "
+                                      f"layout 4 or later), but it reads layout {meta.get('obs_version')}")
+        return size
     mine = _flat({k: v for k, v in meta["ruleset"].items() if k != "name"})
     # as JSON holds it (integer keys such as die faces become strings)
     game = _flat({k: v for k, v in json.loads(json.dumps(ruleset.to_dict())).items() if k != "name"})

@@ -16,7 +16,7 @@ from zilch_env.scoring import bonus_of, scoring_table
 from . import _game_kernels as K
 from .game_table import GameTable, _options
 
-__all__ = ["WinPotential"]
+__all__ = ["WinPotential", "RulesPotential"]
 
 
 class WinPotential:
@@ -117,9 +117,9 @@ class WinPotential:
         return v
 
     def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        if games.num_players != 2:
+        if games.num_players != 2 and (games.players[np.asarray(rows, dtype=np.int64)] != 2).any():
             raise UnsupportedRulesError(f"a game of {games.num_players} players: the game solver plays "
-                                   f"two-player games only")
+                                        f"two-player games only")
         tab, ip, u = self.table, self.table.ip, self.table.unit
         rows = np.asarray(rows, dtype=np.int64)
         seats = np.asarray(seats, dtype=np.int64)
@@ -169,9 +169,9 @@ class WinPotential:
                 if inrace[i]:
                     sit = ("race", int(sid[i]))
                 else:
-                    sit = tab.situation_of(int(cur[i]), int(first[b]), scores[b].tolist(), onb[b].tolist(),
-                                           streak[b].tolist(), games.final_queue(b), games.tiebreak_players(b),
-                                           int(tbr[b]))
+                    sit = tab.situation_of(int(cur[i]), int(first[b]), scores[b, :2].tolist(), onb[b, :2].tolist(),
+                                           streak[b, :2].tolist(), games.final_queue(b), games.tiebreak_players(b),
+                                           int(tbr[b]))  # (a batch of more seats: this game's two)
                 sits.append(sit)
                 if dense and (keep[i] or mid[i]):
                     need.append((sit, max(int(total[b]) // u + extra, self._cap(sit))))
@@ -188,4 +188,28 @@ class WinPotential:
                 else:
                     v = tab.start_value(sit)
                 out[i] = v if me == seats[i] else 1.0 - v
+        return out
+
+
+class RulesPotential:
+    """The shaping potential of a batch of several rulesets (``train/ppo.py --ruleset any``): the
+    :class:`WinPotential` of each game's rules where one is given (``potentials[i]`` for the games of
+    rules entry ``i``: a two-player ruleset whose game table is stored), NaN elsewhere, where
+    :class:`~zilch_env.vec_env.BatchedZilchVecEnv` pays the game's result alone."""
+
+    def __init__(self, potentials: Sequence[WinPotential | None]):
+        self.potentials = list(potentials)
+        if not any(p is not None for p in self.potentials):
+            raise ValueError("RulesPotential: no ruleset has a potential (no stored two-player game table)")
+
+    def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        seats = np.asarray(seats, dtype=np.int64)
+        out = np.full(rows.size, np.nan)
+        rid = games.rule_ids[rows]
+        for e in np.unique(rid).tolist():
+            p = self.potentials[e]
+            if p is not None:
+                on = rid == e
+                out[on] = p(games, rows[on], seats[on])
         return out

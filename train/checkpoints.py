@@ -35,7 +35,7 @@ def new_state(args: Args, rs: Ruleset, players: int, specs: list[str], command: 
     the commands, the arguments, the evaluations so far and the best one."""
     name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
     run = args.run_name or f"{args.objective}-s{args.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    return {"ruleset": rs.to_dict(), "obs_version": OBS_VERSION,
+    return {"ruleset": _rules(args, rs), "obs_version": OBS_VERSION,
             "players": players, "objective": args.objective, "opponents": specs,
             "run_dir": str(Path(args.runs) / name / run), "commands": [command],
             "args": dataclasses.asdict(args), "last_eval": 0, "last_snapshot": 0,
@@ -52,13 +52,23 @@ def resumed_state(args: Args, rs: Ruleset, latest: Path, command: str, pool: Any
         raise SystemExit(f"--resume: {latest} was trained on observation layout "
                          f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
                          "cannot take the new input: train from scratch (another --out)")
-    if state["ruleset"] != json.loads(json.dumps(rs.to_dict())):
+    if state["ruleset"] != json.loads(json.dumps(_rules(args, rs))):
         raise SystemExit(f"--resume: {latest} was trained on other rules ({state['ruleset']['name']}); "
                          "give the same --ruleset and --set as the run it continues")
     state["commands"].append(command)
     if pool is not None and (latest / "pool.npz").exists():
         pool.load(str(latest / "pool.npz"))
     return state
+
+
+def _rules(args: Args, rs: Ruleset) -> dict[str, Any]:
+    """The rules a run trains on, as its state records them: the ruleset, or under ``--ruleset any``
+    the distribution (``train.generalist.rules_record``)."""
+    if args.ruleset == "any":
+        from train.generalist import rules_record
+
+        return rules_record(args)
+    return rs.to_dict()
 
 
 def save_checkpoint(model: Any, where: Path, pool: Any, state: dict[str, Any]) -> None:

@@ -1,6 +1,7 @@
-"""PPO with action masking on Zilch-v0, one ruleset at a time.
+"""PPO with action masking on Zilch-v0, one ruleset at a time, or every ruleset at once.
 
     python train/ppo.py --ruleset zonk                          # win 2-player games (the CPU opponent)
+    python train/ppo.py --ruleset any                           # one agent for every ruleset (train/generalist.py)
     python train/ppo.py --ruleset zonk --objective score        # most points per turn, alone
     python train/ppo.py --ruleset zonk --resume                 # continue checkpoints/zonk/latest
     python train/ppo.py --help                                  # every option with its default
@@ -127,7 +128,12 @@ def arg(default: Any, help: str, **kw: Any) -> Any:
 class Args:
     # the game
     ruleset: str = arg("zonk", "preset name (zilch, zilch15k, zilch10k, zilch5k, farkle, farkle-basic, "
-                               "zonk, zonk20k) or a TOML ruleset file")
+                               "zonk, zonk20k, cardgames), a TOML ruleset file, or 'any': every ruleset, "
+                               "drawn per episode from zilch_env.distribution (train/generalist.py)")
+    rules_pool: int = arg(256, "with --ruleset any: rulesets drawn from the distribution at the start (seeded "
+                               "by --seed, 2 to 4 players); each episode plays one of them")
+    eval_ruleset: str = arg("zonk", "with --ruleset any: the ruleset of the periodic and final evaluations "
+                                    "(two players)")
     set: tuple[str, ...] = arg((), "rule override KEY=VALUE in dotted keys, e.g. variants.piggyback=true "
                                    "(repeatable)", metavar="KEY=VALUE", action="append")
     objective: str = arg("win", "win: +1/-1 at the end of the game (or turn by turn, see --shaping); score: the "
@@ -240,6 +246,11 @@ def parse_args(argv: list[str] | None = None) -> Args:
         p.error(f"--n-envs {args.n_envs}: 1 or more (or 0 for 64 on the batched engine, 8 on the DummyVecEnv)")
     if not 0 <= args.players <= 6:
         p.error(f"--players {args.players}: 1 to 6 (or 0 for the objective's default)")
+    if args.ruleset == "any" and (args.players not in (0, 2) or args.objective != "win" or args.set):
+        p.error("--ruleset any: the win objective, with the players each drawn ruleset says (no --players, "
+                "--objective score or --set)")
+    if args.rules_pool < 1:
+        p.error(f"--rules-pool {args.rules_pool}: rulesets to draw, 1 or more")
     if args.shaping_cache_mb < 0:
         p.error(f"--shaping-cache-mb {args.shaping_cache_mb}: megabytes, 1 or more (or 0 for the default: "
                 "$ZILCH_WIN_CACHE_MB, else a quarter of the available memory from 512 to 4000)")
@@ -269,7 +280,11 @@ def batched_opponent(spec: str, rs: Ruleset) -> bool:
 def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
     """Fill in the ``auto`` choices: the vectorized env, the number of envs, the evaluation opponent."""
     vec = args.vec
-    if vec == "auto":  # the batched engine plays every ruleset; the opponents decide
+    if args.ruleset == "any":  # one batched engine plays all the rulesets
+        if vec == "dummy":
+            raise SystemExit("--ruleset any: needs --vec batched (each game its own rules)")
+        vec = "batched"
+    elif vec == "auto":  # the batched engine plays every ruleset; the opponents decide
         vec = "batched" if all(batched_opponent(s, rs) for s in specs) else "dummy"
     n_envs = args.n_envs or (64 if vec == "batched" else 8)
     eval_opponent = args.eval_opponent
@@ -277,7 +292,11 @@ def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
         eval_opponent = "optimal-win" if stored_game_table(rs) else "heuristic"
     shaping = args.shaping
     two_player_win = args.objective == "win" and (args.players or 2) == 2
-    if shaping == "auto":
+    if shaping == "auto" and args.ruleset == "any":
+        from train.generalist import has_shaping
+
+        shaping = "regret" if has_shaping(args) else "none"
+    elif shaping == "auto":
         shaping = "regret" if (two_player_win and vec == "batched" and stored_game_table(rs)) else "none"
     elif shaping != "none":
         if not two_player_win:
@@ -314,6 +333,10 @@ def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any
     batched engine's VecEnv with the same assignment (``--vec batched``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    if args.ruleset == "any":
+        from train.generalist import make_env
+
+        return make_env(args, specs, pool)
     if args.vec == "batched":
         return make_batched_envs(args, rs, players, specs, pool)
 
@@ -721,8 +744,8 @@ def main(argv: list[str] | None = None,
 
     from train.selfplay import PolicySnapshot, SelfPlayPool
 
-    # The game, the opponents and where the run writes.
-    rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
+    # The game (under --ruleset any: the evaluations' game), the opponents and where the run writes.
+    rs = load_ruleset(args.eval_ruleset if args.ruleset == "any" else args.ruleset, parse_overrides(list(args.set)))
     players = args.players or (2 if args.objective == "win" else 1)
     specs = opponent_specs(args) if players > 1 else []
     args = resolve_auto(args, rs, specs)
@@ -754,7 +777,7 @@ def main(argv: list[str] | None = None,
     model.set_logger(configure(state["run_dir"], ["tensorboard"]))
     callback = make_callback(args, rs, players, specs, pool, out, state, on_evaluation)
 
-    print(f"{rs.name}: objective {args.objective}, {players} player{'s' * (players > 1)}"
+    print(f"{'any ruleset' if args.ruleset == 'any' else rs.name}: objective {args.objective}, {players} player{'s' * (players > 1)}"
           + (f", opponents {', '.join(specs)}" if specs else "")
           + f"; {args.timesteps:,} timesteps ({done:,} done); TensorBoard {state['run_dir']}; "
             f"checkpoints {out}", flush=True)

@@ -103,8 +103,14 @@ def shown(path: Path) -> str:
 def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[str, Any] | None) -> None:
     """``README.md`` of the checkpoint: the commands that reproduce it, the files, the evaluations."""
     best = state.get("best") or {}
-    lines = [f"# {out.name}: PPO agent for `{rs.name}` (objective {state['objective']}, "
-             f"{state['players']} player{'s' * (state['players'] > 1)})", "",
+    rules = state["ruleset"]
+    if rules.get("distribution") == "any":
+        title = (f"# {out.name}: PPO agent for any ruleset (the distribution `any` of zilch_env.distribution, "
+                 f"{rules['pool']} rulesets drawn with seed {rules['seed']}; evaluated on `{rs.name}`)")
+    else:
+        title = (f"# {out.name}: PPO agent for `{rs.name}` (objective {state['objective']}, "
+                 f"{state['players']} player{'s' * (state['players'] > 1)})")
+    lines = [title, "",
              "Reproduce (from the repository root; a list means a run resumed with the later commands):", "",
              "```sh", *state["commands"], "```", "",
              f"Trained {state.get('timesteps', 0):,} timesteps in {state.get('seconds', 0) / 60:.1f} minutes of "

@@ -47,9 +47,9 @@ __all__ = [
 # PettingZoo AEC env (zilch_v1.env / aec_env), and the observation encoder both share.
 import gymnasium as _gym
 
-from . import zilch_v1
+from . import zilch_v1, zilch_v2
 from .aec import aec_env
-from .env import V1_PINS, ZilchEnv
+from .env import V1_PINS, V2_PINS, ZilchEnv
 from .observation import OBS_SIZE, observe
 
 if "Zilch-v0" not in _gym.registry:
@@ -59,5 +59,12 @@ if "Zilch-v1" not in _gym.registry:
     # action layout are pinned by tests/zilch_env/test_env_v1.py (a change to them is Zilch-v2).
     _gym.register(id="Zilch-v1", entry_point="zilch_env.env:ZilchEnv",
                   vector_entry_point="zilch_env.vector:ZilchVectorEnv",
-                  kwargs={"max_turns": V1_PINS["max_turns"], "reward": "win", "illegal_action": "penalty"})
-__all__ += ["OBS_SIZE", "V1_PINS", "ZilchEnv", "__version__", "aec_env", "observe", "zilch_v1"]
+                  kwargs={"max_turns": V1_PINS["max_turns"], "reward": "win", "illegal_action": "penalty",
+                          "obs_version": V1_PINS["obs_version"]})
+if "Zilch-v2" not in _gym.registry:
+    _gym.register(id="Zilch-v2", entry_point="zilch_env.env:ZilchEnv",
+                  vector_entry_point="zilch_env.vector:ZilchVectorEnv",
+                  kwargs={"max_turns": V2_PINS["max_turns"], "reward": "win", "illegal_action": "penalty",
+                          "obs_version": V2_PINS["obs_version"]})
+__all__ += ["OBS_SIZE", "V1_PINS", "V2_PINS", "ZilchEnv", "__version__", "aec_env", "observe", "zilch_v1",
+            "zilch_v2"]

@@ -4,8 +4,10 @@ time in a loop over the batch, over a struct-of-arrays state. Each function mirr
 easy to compare; the differential test (``tests/zilch_env/test_batched.py``) holds them to identical states.
 
 The state of game ``b`` is row ``st[b]`` of one int64 matrix; the column constants below name the
-fields. Rule parameters are one int64 vector ``rp`` (the ``R_*`` constants), the scoring tables are
-arrays built from :func:`zilch_env.scoring.scoring_table` by :mod:`zilch_env.batched`.
+fields. Each game plays its own rules: column ``RID`` picks its row of the stacked rule parameters
+``rps`` (one int64 vector ``rp`` per ruleset and player count, the ``R_*`` constants) and of the
+stacked keep tables ``tabs`` (one packed table ``tab`` per ruleset, :func:`zilch_env.rules.compile`).
+The batch kernels below take the stacks; every helper takes the one game's ``rp`` and ``tab``.
 """
 
 from __future__ import annotations
@@ -57,7 +59,8 @@ OF_DICE = 89  # the offer's dice to roll
 OF_FZ = 90  # 6 columns: the offer's frozen dice by face (its pass goes on under pyramiding)
 OF_FZP = 96  # 6 columns: their points
 PIGGY = 102  # 1 when this turn took over the offer
-WIDTH = 103
+RID = 103  # the game's rules: its row of the stacked rule parameters and keep tables (kept by a new game)
+WIDTH = 104
 
 # Phases (the values of engine.Phase, plus the internal "a roll is due"); a decision is due in
 # CHALLENGE, PIGGYBACK and KEEP, so "deciding" is ``phase <= KEEP``.
@@ -651,7 +654,7 @@ def _new_game(st, b, first, rp):
     """A fresh game in row ``b`` (GameState.__init__ up to the first roll); the dice columns stay."""
     for c in range(DPOS):
         st[b, c] = 0
-    for c in range(SCORE, WIDTH):
+    for c in range(SCORE, RID):
         st[b, c] = 0
     on = 1 if rp[R_ENTRY] == 0 else 0
     for q in range(rp[R_PLAYERS]):
@@ -666,29 +669,34 @@ def _new_game(st, b, first, rp):
 
 
 @njit(cache=True)
-def new_games(st, rows, firsts, rp, dbuf, keys, code_roll, tab):
+def new_games(st, rows, firsts, rps, dbuf, keys, code_roll, tabs):
     """Start new games in ``rows`` with first seats ``firsts`` and roll their first dice."""
     for i in range(rows.shape[0]):
         b = rows[i]
-        _new_game(st, b, firsts[i], rp)
-        _advance(st, b, rp, dbuf, keys, code_roll, tab)
+        rid = st[b, RID]
+        _new_game(st, b, firsts[i], rps[rid])
+        _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rid])
 
 
 @njit(cache=True)
-def advance_pending(st, rp, dbuf, keys, code_roll, tab):
+def advance_pending(st, rps, dbuf, keys, code_roll, tabs):
     """Resume every game whose roll is due (after a refill of its dice codes)."""
     for b in range(st.shape[0]):
         if st[b, PHASE] == PENDING:
-            _advance(st, b, rp, dbuf, keys, code_roll, tab)
+            rid = st[b, RID]
+            _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rid])
 
 
 @njit(cache=True, inline="always")
-def _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
+def _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     for b in range(st.shape[0]):
         illegal[b] = False
         if st[b, PHASE] > KEEP:
             continue
         a = actions[b]
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
         if not _legal(st, b, a, rp, tab):
             illegal[b] = True
             continue
@@ -696,23 +704,23 @@ def _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
 
 
 @njit(cache=True)
-def step(st, actions, illegal, rp, dbuf, keys, code_roll, tab):
+def step(st, actions, illegal, rps, dbuf, keys, code_roll, tabs):
     """Apply ``actions[b]`` to every game waiting for a decision; an illegal action leaves its game
     unchanged and sets ``illegal[b]``. Games that are over (or waiting for dice) are left alone."""
-    _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, 0)
+    _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, 0)
 
 
 @njit(cache=True)
-def step_hold(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold):
+def step_hold(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     """:func:`step`, but stopping short of some rolls, so that the state there can be read, PENDING;
     :func:`advance_pending` then rolls on. ``hold`` 1: a game whose turn ends (a bank, or a zilch of
     the dice rolled on) stops before the next turn's first roll (``RIT == 0``); 2: every game stops
     before its next roll (right after the move: the turn's next roll, or the next turn's first)."""
-    _step_impl(st, actions, illegal, rp, dbuf, keys, code_roll, tab, hold)
+    _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold)
 
 
 @njit(cache=True)
-def step_rows(st, rows, actions, illegal, rp, dbuf, keys, code_roll, tab):
+def step_rows(st, rows, actions, illegal, rps, dbuf, keys, code_roll, tabs):
     """:func:`step` for the games ``rows`` only: ``actions[i]`` goes to game ``rows[i]``."""
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -720,6 +728,9 @@ def step_rows(st, rows, actions, illegal, rp, dbuf, keys, code_roll, tab):
         if st[b, PHASE] > KEEP:
             continue
         a = actions[i]
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
         if not _legal(st, b, a, rp, tab):
             illegal[i] = True
             continue

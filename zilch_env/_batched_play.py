@@ -13,23 +13,27 @@ from ._batched_kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE,
     CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, MARGIN,
     OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE,
     R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TARGET,
-    SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_BEST, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply,
+    RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_BEST, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply,
     _bank_need, _bank_need_of, _below, _bonus_roll, _game_reward, _keep_next, _may_bank, _may_challenge_seat,
     _new_game, _popcount, _pyramid_best, _pyramid_on)
 
 
 @njit(cache=True)
-def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rp, dbuf, keys,
-                   code_roll, tab):
+def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rps, dbuf, keys,
+                   code_roll, tabs):
     """Play the other seats of every game until its agent (seat ``seats[b]``) is to decide, the game
     is over, or the seat to move is played from Python (kind 2). ``kinds[b, k]`` (0 random, 1 greedy,
     2 outside, 3 turn values: table ``thresholds[b, k]`` of ``vals`` ...) plays the seat ``k`` places
-    after the agent's; random decisions come from stream ``rng[b * players + seat]``. Returns the
-    number of games waiting for an outside move."""
-    n = rp[R_PLAYERS]
+    after the agent's; random decisions come from stream ``rng[b * S + seat]`` (``S`` streams per
+    game). Returns the number of games waiting for an outside move."""
+    S = rng.shape[0] // st.shape[0]
     waiting = 0
     for b in range(st.shape[0]):
         seat = seats[b]
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
+        n = rp[R_PLAYERS]
         while st[b, PHASE] <= KEEP and st[b, CUR] != seat:
             p = st[b, CUR]
             k = (p - seat + n) % n
@@ -38,7 +42,7 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
                 waiting += 1
                 break
             if kind == 0:
-                a = _random_action(st, b, rp, rng, b * n + p, tab)
+                a = _random_action(st, b, rp, rng, b * S + p, tab)
             elif kind == 1:
                 a = _greedy_action(st, b, rp, tab, thresholds[b, k], min_dice[b, k])
             else:
@@ -88,12 +92,17 @@ def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_rewa
 
 
 @njit(cache=True)
-def legal_masks(st, out, rp, tab):
+def legal_masks(st, out, rps, tabs):
     """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
     out[:, :] = False
-    n = rp[R_PLAYERS]
     for b in range(st.shape[0]):
         ph = st[b, PHASE]
+        if ph > KEEP:
+            continue
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
+        n = rp[R_PLAYERS]
         if ph == CHALLENGE:
             out[b, A_NO_CHALLENGE] = True
             for a in range(A_CHALLENGE, A_CHALLENGE + n - 1):
@@ -305,7 +314,7 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
 
 
 @njit(cache=True)
-def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rp, tab):
+def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rps, tabs):
     """The built-in agents' actions for the player to move in every game waiting for a decision:
     per game ``kinds[b]`` 0 random (decision stream ``rng[b]``), 1 greedy with ``thresholds[b]``
     and ``min_dice[b]``, or 3 turn values (table ``thresholds[b]``). ``out[b]`` is -1 for games not
@@ -314,6 +323,9 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
         if st[b, PHASE] > KEEP:
             out[b] = -1
             continue
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
         if kinds[b] == 0:
             out[b] = _random_action(st, b, rp, rng, b, tab)
         elif kinds[b] == 1:
@@ -323,7 +335,7 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
 
 
 @njit(cache=True)
-def play_random(st, sweeps, rng, rp, dbuf, keys, code_roll, tab, firsts):
+def play_random(st, sweeps, rng, rps, dbuf, keys, code_roll, tabs, firsts):
     """The benchmark loop: ``sweeps`` times over the batch, one uniformly random legal decision in
     each game; a game that is over starts again (first seat ``firsts[b]``, its dice stream going on).
     Stops early, after a sweep, when a game is short of dice codes. Returns (sweeps done, decisions,
@@ -334,6 +346,9 @@ def play_random(st, sweeps, rng, rp, dbuf, keys, code_roll, tab, firsts):
         low = False
         for b in range(st.shape[0]):
             ph = st[b, PHASE]
+            rid = st[b, RID]
+            rp = rps[rid]
+            tab = tabs[rid]
             if ph == OVER:
                 finished += 1
                 _new_game(st, b, firsts[b], rp)
@@ -352,16 +367,20 @@ def play_random(st, sweeps, rng, rp, dbuf, keys, code_roll, tab, firsts):
 
 
 @njit(cache=True)
-def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, max_decisions, rp,
-                dbuf, keys, code_roll, tab):
+def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, max_decisions, rps,
+                dbuf, keys, code_roll, tabs):
     """Play every game towards its end with built-in agents: ``seat_agent[b, q]`` is the agent (an
     index into ``kinds``/``thresholds``/``min_dice``; kind 3 plays turn-value table ``thresholds[a]``)
-    at seat ``q`` of game ``b``, whose random decisions come from stream ``rng[b * players + q]``. A game stops when it is over, waits for
+    at seat ``q`` of game ``b``, whose random decisions come from stream ``rng[b * S + q]`` (``S``
+    streams per game). A game stops when it is over, waits for
     dice, or its seat to move is played from Python (kind 2). Returns (the row of a game that
     reached ``max_decisions`` decisions or -1, the number of games waiting for an outside move)."""
-    n = rp[R_PLAYERS]
+    S = rng.shape[0] // st.shape[0]
     waiting = 0
     for b in range(st.shape[0]):
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
         while st[b, PHASE] <= KEEP:
             if st[b, DECISIONS] >= max_decisions:
                 return b, waiting
@@ -372,7 +391,7 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
                 waiting += 1
                 break
             if kind == 0:
-                a = _random_action(st, b, rp, rng, b * n + p, tab)
+                a = _random_action(st, b, rp, rng, b * S + p, tab)
             elif kind == 1:
                 a = _greedy_action(st, b, rp, tab, thresholds[ag], min_dice[ag])
             else:
@@ -386,17 +405,14 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
 
 
 @njit(cache=True)
-def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
+def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
     """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
-    (float64, stored as float32). ``off`` holds the field offsets; ``finv`` = (1 / target, points
-    clip, 1 / max(zilch penalty count, 3), tie-break rounds limit). ``keep_points`` / ``keep_dice``
-    are read from the roll's keeps in ``tab`` (points, dice kept; dice left 0 = hot dice, all the
-    ruleset's dice rolled next)."""
-    n = rp[R_PLAYERS]
-    inv = finv[0]
-    ph_ = finv[1]
-    streak_scale = finv[2]
-    max_tb = finv[3]
+    (float64, stored as float32). ``off`` holds the field offsets; per rules row (``RID``),
+    ``finv[rid]`` = (1 / target, points clip, 1 / max(zilch penalty count, 3), tie-break rounds
+    limit) and ``rules_block[rid]`` the constant ``rules`` field followed by the ``rules_table``
+    field (``off[30]`` values of the first). ``keep_points`` / ``keep_dice`` are read from the roll's
+    keeps in the game's table (points, dice kept; dice left 0 = hot dice, all the ruleset's dice
+    rolled next)."""
     o_phase, o_to_move, o_roll, o_roll_end = off[0], off[1], off[2], off[3]
     o_left, o_total, o_perm, o_thr, o_to_bank, o_bank_ok = off[4], off[5], off[6], off[7], off[8], off[9]
     o_last, o_overcome, o_final, o_final_left = off[10], off[11], off[12], off[13]
@@ -405,11 +421,20 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
     o_keep_points, o_keep_dice = off[21], off[22]
     o_keep_lead, o_keep_ahead, o_keep_target = off[23], off[24], off[25]
     o_offer, o_frozen, o_challenge = off[26], off[27], off[28]
-    all_dice = rp[R_DICE]
-    target = rp[R_TARGET]
-    n_rules = rules_block.shape[0]
+    o_rules_table, n_rules = off[29], off[30]
+    n_table = rules_block.shape[1] - n_rules
     out[:, :] = 0.0
     for b in range(st.shape[0]):
+        rid = st[b, RID]
+        rp = rps[rid]
+        tab = tabs[rid]
+        n = rp[R_PLAYERS]
+        inv = finv[rid, 0]
+        ph_ = finv[rid, 1]
+        streak_scale = finv[rid, 2]
+        max_tb = finv[rid, 3]
+        all_dice = rp[R_DICE]
+        target = rp[R_TARGET]
         seat = seats[b]
         ph = st[b, PHASE]
         over = ph == OVER
@@ -522,7 +547,9 @@ def observe(st, seats, out, off, rp, finv, rules_block, roll_blocks, tab):
             if q == first:
                 o[base + 9] = 1.0
         for i in range(n_rules):
-            o[o_rules + i] = rules_block[i]
+            o[o_rules + i] = rules_block[rid, i]
+        for i in range(n_table):
+            o[o_rules_table + i] = rules_block[rid, n_rules + i]
         if ph == KEEP and r >= 0:
             left = st[b, LEFT]
             base = st[b, SCORE + cur] + total  # the mover's score if it banked the turn so far

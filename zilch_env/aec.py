@@ -11,7 +11,7 @@ under its earlier name. The manual is :class:`raw_env`'s docstring.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import gymnasium
 import numpy as np
@@ -22,7 +22,7 @@ from pettingzoo.utils import wrappers
 
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from .env import DEFAULT_MAX_TURNS, RenderModeError, action_int, check_max_turns, resolve_ruleset
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
+from .observation import OBS_SIZES, check_obs_version, observation_bounds, observe
 from .reward import game_rewards
 from .ruleset import Ruleset
 
@@ -39,13 +39,16 @@ def env(
     render_mode: str | None = None,
     overrides: Mapping[str, Any] | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
+    obs_version: int | None = None,
 ) -> AECEnv:
-    """A Zilch game as a PettingZoo AEC environment, wrapped like PettingZoo's classic games.
+    """A Zilch game as a PettingZoo AEC environment, wrapped like PettingZoo's classic games
+    (``obs_version``: the observation layout, None for the current one; ``zilch_v1`` pins 3,
+    ``zilch_v2`` pins 4).
 
     An illegal action ends the game with reward -1 for the player who sent it and 0 for the others
     (``TerminateIllegalWrapper``). See :class:`raw_env` for the game, observations and rewards.
     """
-    e: AECEnv = raw_env(ruleset, num_players, render_mode, overrides, max_turns=max_turns)
+    e: AECEnv = raw_env(ruleset, num_players, render_mode, overrides, max_turns=max_turns, obs_version=obs_version)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=ILLEGAL_REWARD)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
@@ -54,6 +57,20 @@ def env(
 
 #: :func:`env` under its first name, ``zilch_env.aec_env`` (the README shows it).
 aec_env = env
+
+
+def pinned(obs_version: int) -> tuple[Callable[..., AECEnv], Callable[..., "raw_env"]]:
+    """``(env, raw_env)`` of a versioned module (``zilch_v1``, ``zilch_v2``): :func:`env` and
+    :class:`raw_env` with the observation layout ``obs_version``."""
+    def pinned_env(*args: Any, **kwargs: Any) -> AECEnv:
+        return env(*args, **kwargs, obs_version=obs_version)
+
+    def pinned_raw_env(*args: Any, **kwargs: Any) -> "raw_env":
+        return raw_env(*args, **kwargs, obs_version=obs_version)
+
+    for f, of in ((pinned_env, "env"), (pinned_raw_env, "raw_env")):
+        f.__doc__ = f"``zilch_env.aec.{of}`` with observation layout {obs_version}."
+    return pinned_env, pinned_raw_env
 
 
 class raw_env(AECEnv, EzPickle):
@@ -140,6 +157,8 @@ class raw_env(AECEnv, EzPickle):
     same actions.
 
     ## Version History
+    - v2 (``zilch_v2``): v1 with observation layout 4 (516 values: the rules written out,
+      ``rules_table``). The same MDP as the Gymnasium env ``Zilch-v2``.
     - v1 (``zilch_v1``): observation layout 3 (471 values), the horizon ``max_turns``, infos of one
       shape at every step (``winners`` a per-seat mask), ``env()`` / ``raw_env`` as in PettingZoo's
       classic modules. The same MDP as the Gymnasium env ``Zilch-v1``.
@@ -162,8 +181,9 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         overrides: Mapping[str, Any] | None = None,
         max_turns: int = DEFAULT_MAX_TURNS,
+        obs_version: int | None = None,
     ):
-        EzPickle.__init__(self, ruleset, num_players, render_mode, overrides, max_turns)
+        EzPickle.__init__(self, ruleset, num_players, render_mode, overrides, max_turns, obs_version)
         super().__init__()
         self.ruleset = resolve_ruleset(ruleset, overrides)
         self.max_turns = check_max_turns(max_turns)
@@ -176,14 +196,18 @@ class raw_env(AECEnv, EzPickle):
             raise RenderModeError(f"render_mode = {render_mode!r}: allowed are None, "
                                   f"{', '.join(map(repr, self.metadata['render_modes']))}")
         self.render_mode = render_mode
-        self.obs_version = OBS_VERSION
+        self.obs_version = check_obs_version(obs_version)
+        self._obs_size = OBS_SIZES[self.obs_version]
+        # the versioned module whose MDP this is (zilch_v1: layout 3, zilch_v2: layout 4)
+        self.metadata = {**self.metadata, "name": {3: "zilch_v1"}.get(self.obs_version, "zilch_v2")}
+        low, high = observation_bounds(self.obs_version)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self.observation_spaces = {
             a: spaces.Dict({
-                "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(low, high, shape=(self._obs_size,), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
             })
             for a in self.possible_agents
@@ -207,7 +231,7 @@ class raw_env(AECEnv, EzPickle):
             mask = state.legal_mask().astype(np.int8)
         else:
             mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        return {"observation": observe(state, seat), "action_mask": mask}
+        return {"observation": observe(state, seat)[: self._obs_size], "action_mask": mask}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None or self._rng is None:

@@ -213,57 +213,21 @@ def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0
     return GameState(ruleset, num_players, dice=KeyedSlotDice(key, first), first=first)
 
 
-class _ObsEncoder:
-    """What the observation kernel needs besides the state: the field offsets of
-    :data:`zilch_env.observation.LAYOUT`, the scales, the constant ``rules`` field (taken from
-    ``observe`` of a new game) and each roll's ``roll_counts`` / ``roll_dice`` block. The
-    ``keep_*`` fields come from the scoring tables (``tab``) and the scores, in the kernel."""
-
-    _cache: dict[tuple[Ruleset, int], "_ObsEncoder"] = {}
-
-    def __init__(self, rs: Ruleset, num_players: int):
-        from .engine import GameState
-        from .observation import LAYOUT, PLAYER_FIELDS, POINTS_HIGH, observe
-
-        at = {f.name: f.index for f in LAYOUT}
-        names = ("phase", "to_move", "roll_counts", None, "dice_left", "turn_total", "permanent",
-                 "bank_threshold", "to_bank", "bank_allowed", "last_result", "to_overcome", "final_round",
-                 "final_turns_left", "tiebreak", "tiebreak_round", "lead", "deficit", "players", "rules")
-        off = ([at[k].start if k else at["roll_dice"].stop for k in names] + [len(PLAYER_FIELDS)]
-               + [at["keep_points"].start, at["keep_dice"].start]
-               + [at["keep_lead"].start, at["keep_ahead"].start, at["keep_target"].start]
-               + [at["offer"].start, at["frozen"].start, at["challenge_options"].start])
-        self.off = np.array(off, dtype=np.int64)
-        self.finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(rs.variants.zilch_penalty.count, 3),
-                              float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)
-        self.rules = observe(GameState(rs, num_players, dice=KeyedDice(0)), 0)[at["rules"]].copy()
-        lo, hi = at["roll_counts"].start, at["roll_dice"].stop
-        self.rolls = np.zeros((len(ROLLS), hi - lo), dtype=np.float32)
-        for r, roll in enumerate(ROLLS):  # as observation._roll_block: counts / 6, one-hot faces
-            blk = self.rolls[r]
-            for i, d in enumerate(roll):
-                blk[d - 1] += 1.0 / 6
-                blk[6 + i * 6 + d - 1] = 1.0
-
-    @classmethod
-    def get(cls, rs: Ruleset, num_players: int) -> "_ObsEncoder":
-        key = (rs, num_players)
-        if key not in cls._cache:
-            cls._cache[key] = cls(rs, num_players)
-        return cls._cache[key]
-
-
 # --------------------------------------------------------------------------------------------
 # The batch
 
 
 class BatchedGames:
-    """``num_games`` games of ``num_players`` players under one ruleset, stepped together.
+    """``num_games`` games of ``num_players`` players under one ruleset, stepped together; or games
+    of many rulesets and player counts at once, each game its own.
 
     Args:
-        ruleset: a :class:`Ruleset` or a preset name / TOML path.
+        ruleset: a :class:`Ruleset` or a preset name / TOML path; or a sequence of them, the batch's
+            *rules* (entries ``0 .. R - 1``): each game plays one entry, game ``b`` entry ``b % R``
+            until :meth:`reset` gives it another (``rules=``). One engine steps them all, each game
+            under its own rules (:attr:`rule_ids`).
         num_games: games in the batch (rows ``0 .. num_games - 1``).
-        num_players: 1 to 6.
+        num_players: 1 to 6; with several rulesets, one count for all or one per entry.
         seed: the seed of everything not given explicitly (``None``: fresh entropy). By default
             game ``b`` rolls keyed dice, ``KeyedDice(stream_keys(seed, num_games)[b])``, drawn inside
             the kernels at no cost; the random agents' decision streams are
@@ -293,22 +257,41 @@ class BatchedGames:
                  seed: int | None = None, dice: Sequence[Any] | None = None, first: int | Sequence[int] = 0,
                  *, dice_keys: Sequence[int] | np.ndarray | None = None, dice_slots: bool = False,
                  dice_block: int = RandomDice.BLOCK, decision_keys: Sequence[int] | np.ndarray | None = None):
-        self.ruleset = rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        self.mixed = isinstance(ruleset, (list, tuple))
+        rulesets = list(ruleset) if self.mixed else [ruleset]
+        if not rulesets:
+            raise ValueError("ruleset: an empty list; give a ruleset or a list of them")
+        self.rulesets = tuple(r if isinstance(r, Ruleset) else load_ruleset(r) for r in rulesets)
+        R = len(self.rulesets)
         self.num_games = G = _check_int("num_games", num_games, 1)
-        self.num_players = n = _check_int("num_players", num_players, 1, MAX_PLAYERS)
+        if isinstance(num_players, (list, tuple, np.ndarray)):
+            if len(num_players) != R:
+                raise ValueError(f"num_players: {len(num_players)} counts for {R} rulesets; give one count or "
+                                 f"one per ruleset")
+            counts = [_check_int("num_players", c, 1, MAX_PLAYERS) for c in num_players]
+        else:
+            counts = [_check_int("num_players", num_players, 1, MAX_PLAYERS)] * R
+        #: Players of each rules entry; the batch's seat columns (and decision streams per game) are
+        #: the most of them.
+        self.entry_players = np.array(counts, dtype=np.int64)
+        self.entry_players.flags.writeable = False
+        self.num_players = n = max(counts)
         if dice is not None and dice_keys is not None:
             raise ValueError("give dice (numpy seeds) or dice_keys (keyed dice), not both")
-        self.tables = tb = batch_tables(rs)
+        self.tables = tb = batch_tables(self.rulesets[0])
         self.keyed = dice is None
         if dice_slots and not self.keyed:
             raise ValueError("dice_slots: slot dice are keyed dice; give dice_keys (or a seed), not dice")
         self.dice_slots = bool(dice_slots)
-        self._rp = compile_rules(rs).params(n, keyed=(2 if dice_slots else 1) if self.keyed else 0)
+        keyed = (2 if dice_slots else 1) if self.keyed else 0
+        self._rp = np.stack([compile_rules(r).params(c, keyed=keyed) for r, c in zip(self.rulesets, counts)])
+        self._tabs = np.stack([compile_rules(r).table for r in self.rulesets])
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):
             raise ValueError(f"dice_block = {dice_block!r}: a power of two")
         self._st = np.zeros((G, K.WIDTH), dtype=np.int64)
+        self._st[:, K.RID] = np.arange(G) % R
         self._dbuf = np.zeros((G, 2 * self._block if not self.keyed else 1), dtype=np.uint16)
         self._keys = np.zeros(G, dtype=np.uint64)
         self._gens: list[np.random.Generator | None] = [None] * G
@@ -327,9 +310,27 @@ class BatchedGames:
                                  f"got {np.shape(decision_keys)}")
         self._illegal = np.zeros(G, dtype=np.bool_)
         self._mask = np.zeros((G, NUM_ACTIONS), dtype=np.bool_)
-        self._kargs = (self._dbuf, self._keys, tb.code_roll, tb.packed)
-        self._encoder: _ObsEncoder | None = None
+        self._kargs = (self._dbuf, self._keys, tb.code_roll, self._tabs)
+        self._obs_consts: tuple[np.ndarray, np.ndarray] | None = None
         self.reset(first=first)
+
+    @property
+    def ruleset(self) -> Ruleset:
+        """The batch's ruleset (a batch of one ruleset; a batch of several has :attr:`rulesets`)."""
+        if self.mixed:
+            raise AttributeError(f"this batch plays {len(self.rulesets)} rulesets: game b plays "
+                                 f"rulesets[rule_ids[b]]")
+        return self.rulesets[0]
+
+    @property
+    def rule_ids(self) -> np.ndarray:
+        """Per game: the entry of :attr:`rulesets` (and :attr:`entry_players`) it plays."""
+        return self._col(K.RID)
+
+    @property
+    def players(self) -> np.ndarray:
+        """Per game: its number of players."""
+        return self.entry_players[self._st[:, K.RID]]
 
     # ------------------------------------------------------------------ dice
 
@@ -376,16 +377,24 @@ class BatchedGames:
     # ------------------------------------------------------------------ playing
 
     def reset(self, rows: Sequence[int] | np.ndarray | None = None, first: int | Sequence[int] = 0,
-              dice: Sequence[Any] | None = None, dice_keys: Sequence[int] | np.ndarray | None = None) -> None:
+              dice: Sequence[Any] | None = None, dice_keys: Sequence[int] | np.ndarray | None = None,
+              rules: int | Sequence[int] | np.ndarray | None = None) -> None:
         """Start new games in ``rows`` (default: all) with first seat(s) ``first``, making their first
         rolls. ``dice`` (numpy seeds) or ``dice_keys`` (keyed dice, whichever kind the batch uses)
-        give them new dice streams, one per row; else their streams go on."""
+        give them new dice streams, one per row; else their streams go on. ``rules`` (an entry of
+        :attr:`rulesets`, or one per row) changes the rules they play; else they keep theirs."""
         rows = np.arange(self.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
         if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
             raise ValueError(f"rows {rows.tolist()!r}: games are rows 0 to {self.num_games - 1}")
+        if rules is not None:
+            ids = np.broadcast_to(np.asarray(rules, dtype=np.int64), rows.shape)
+            if ids.size and (ids.min() < 0 or ids.max() >= len(self.rulesets)):
+                raise ValueError(f"rules = {rules!r}: entries of this batch's rulesets, 0 to {len(self.rulesets) - 1}")
+            self._st[rows, K.RID] = ids
         firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), rows.shape).copy()
-        if firsts.size and (firsts.min() < 0 or firsts.max() >= self.num_players):
-            raise ValueError(f"first = {first!r}: the first player is a seat from 0 to {self.num_players - 1}")
+        if firsts.size and (firsts.min() < 0 or (firsts >= self.entry_players[self._st[rows, K.RID]]).any()):
+            raise ValueError(f"first = {first!r}: the first player is a seat from 0 to the game's players - 1 "
+                             f"({self.num_players - 1} at most)")
         if (dice is not None and self.keyed) or (dice_keys is not None and not self.keyed):
             kind = "keyed dice (dice_keys)" if self.keyed else "numpy dice (dice)"
             raise ValueError(f"this batch rolls {kind}; reset it with the same kind of dice streams")
@@ -414,7 +423,7 @@ class BatchedGames:
         st = self._st if rows is None else self._st[rows]
         if out is None:
             out = np.empty((len(st), NUM_ACTIONS), dtype=np.bool_)
-        K.legal_masks(st, out, self._rp, self.tables.packed)
+        K.legal_masks(st, out, self._rp, self._tabs)
         return out
 
     def step_rows(self, rows: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -457,13 +466,13 @@ class BatchedGames:
         ``optimal-turn`` agent's) plays in every game; -1 where no decision is due."""
         G = self.num_games
         z = np.zeros(G, dtype=np.int64)
-        return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z, _pack_value_tables([table], self.ruleset))
+        return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z, _pack_value_tables([table], self.rulesets))
 
     def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray,
                        values: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
         out = np.empty(self.num_games, dtype=np.int64)
         values = _NO_VALUES if values is None else values
-        K.agent_actions(self._st, out, kinds, thr, md, self._rng, *values, self._rp, self.tables.packed)
+        K.agent_actions(self._st, out, kinds, thr, md, self._rng, *values, self._rp, self._tabs)
         return out
 
     def play_random(self, sweeps: int, first: int | Sequence[int] = 0) -> tuple[int, int]:
@@ -498,7 +507,7 @@ class BatchedGames:
             raise ValueError(f"seat_agents: expected shape ({self.num_games}, {self.num_players}), got {seats.shape}")
         if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
             raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
-        kinds, thr, md, *values = _kernel_agents(ags, self.ruleset)
+        kinds, thr, md, *values = _kernel_agents(ags, self.rulesets)
         st = self._st
         while True:
             stuck, waiting = K.play_agents(st, seats, kinds, thr, md, self._rng, *values, max_decisions, self._rp,
@@ -539,20 +548,29 @@ class BatchedGames:
         """``(games, OBS_SIZE)`` float32: row ``i`` is ``zilch_env.observe(game b, seats[i])`` for the
         games ``b`` in ``rows`` (default: all), the observation the single-game environments give
         (the same values, bit for bit; tested)."""
-        from .observation import OBS_SIZE
+        from .observation import KERNEL_OFFSETS, OBS_SIZE, ROLL_BLOCKS
 
-        if self._encoder is None:
-            self._encoder = _ObsEncoder.get(self.ruleset, self.num_players)
-        enc = self._encoder
+        finv, rules = self.observation_constants()
         st = self._st if rows is None else self._st[rows]
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(st),))
-        if seats.size and (seats.min() < 0 or seats.max() >= self.num_players):
-            raise ValueError(f"seats: a seat is 0 to {self.num_players - 1}")
+        if seats.size and (seats.min() < 0 or (seats >= self.entry_players[st[:, K.RID]]).any()):
+            raise ValueError(f"seats: a seat is 0 to the game's players - 1 ({self.num_players - 1} at most)")
         if out is None:
             out = np.empty((len(st), OBS_SIZE), dtype=np.float32)
-        K.observe(st, np.ascontiguousarray(seats), out, enc.off, self._rp, enc.finv, enc.rules, enc.rolls,
-                  self.tables.packed)
+        K.observe(st, np.ascontiguousarray(seats), out, KERNEL_OFFSETS, self._rp, finv, rules, ROLL_BLOCKS,
+                  self._tabs)
         return out
+
+    def observation_constants(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the observation kernel reads per rules entry besides the state: the scales ``finv``
+        and the constant ``rules`` and ``rules_table`` fields, stacked
+        (:func:`zilch_env.observation.kernel_constants`, one entry per row)."""
+        if self._obs_consts is None:
+            from .observation import kernel_constants
+
+            cs = [kernel_constants(r, int(c)) for r, c in zip(self.rulesets, self.entry_players)]
+            self._obs_consts = (np.concatenate([c.finv for c in cs]), np.concatenate([c.rules for c in cs]))
+        return self._obs_consts
 
     # ------------------------------------------------------------------ reading the state
 
@@ -685,7 +703,7 @@ class BatchedGames:
     def snapshot(self, b: int) -> dict[str, Any]:
         """Game ``b`` in the form of :meth:`GameState.snapshot`."""
         s = self._st[b]
-        n = self.num_players
+        n = int(self.entry_players[s[K.RID]])
         over = s[K.PHASE] == K.OVER
         m = int(s[K.WIN_MASK])
         r = int(s[K.ROLL])
@@ -712,5 +730,6 @@ class BatchedGames:
         }
 
     def __repr__(self) -> str:
-        return (f"BatchedGames({self.ruleset.name!r}, num_games={self.num_games}, "
+        rules = (f"{len(self.rulesets)} rulesets" if self.mixed else repr(self.rulesets[0].name))
+        return (f"BatchedGames({rules}, num_games={self.num_games}, "
                 f"num_players={self.num_players}, over={int(self.done.sum())})")

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from .engine import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_VERSION, observe
+from .observation import OBS_SIZES, check_obs_version, observation_bounds, observe
 from .policy import GreedyMover, Policy
 from .reward import game_reward
 from .ruleset import Ruleset, load_ruleset
@@ -33,6 +33,9 @@ DEFAULT_MAX_TURNS = 1000
 #: ``tests/zilch_env/test_env_v1.py`` checks them, and a seeded episode's observations and rewards.
 V1_PINS = {"obs_version": 3, "obs_size": 471, "num_actions": 136, "max_turns": 1000,
            "rewards": "win: +1 sole winner, 0 shared win, -1 otherwise, at the end; illegal -1"}
+#: What ``Zilch-v2`` pins: ``Zilch-v1``'s MDP with observation layout 4 (the rules written out, for
+#: an agent of any ruleset: ``rules_table``); any change to one of these is ``Zilch-v3``.
+V2_PINS = {**V1_PINS, "obs_version": 4, "obs_size": 516}
 
 
 def check_max_turns(max_turns: Any) -> int:
@@ -139,9 +142,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     no action follows.
 
     ## Observation Space
-    ``Box(OBS_LOW, OBS_HIGH, (471,), float32)``, built by :func:`zilch_env.observe` (layout version
-    ``OBS_VERSION`` = 3: layout 1's 151 values, then ``keep_points`` and ``keep_dice`` (layout 2),
-    then ``keep_lead``, ``keep_ahead`` and ``keep_target``), relative to
+    ``Box(OBS_LOW, OBS_HIGH, (516,), float32)`` for ``Zilch-v2`` (layout 4), the first 471 values
+    of it for ``Zilch-v1`` (layout 3), built by :func:`zilch_env.observe` (layout 1's 151 values,
+    then ``keep_points`` and ``keep_dice`` (layout 2), then ``keep_lead``, ``keep_ahead`` and
+    ``keep_target`` (layout 3), then ``rules_table`` (layout 4)), relative to
     the agent's seat: its own player block first, then the other seats in the order they play after
     it, padded to six players with zero blocks. Points are divided by the target (1.0 = the target)
     and clipped to 4; dice counts are divided by 6; flags are 0/1.
@@ -179,6 +183,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     |                   |      | kept it and banked, / target, in [-4, 4]                         |
     | keep_ahead        | 64   | per keep mask: that lead is above 0                              |
     | keep_target       | 64   | per keep mask: banking after it reaches the target               |
+    | rules_table       | 45   | layout 4: each face's points for 1-6 dice of it, the straights,  |
+    |                   |      | pairs and triplets, the instant ending, the score floor          |
 
     ``zilch_env.observation`` documents every field in full; ``zilch_env.observation.LAYOUT`` lists
     them with their slices and bounds, and ``field_values(obs)`` splits an observation by name.
@@ -256,6 +262,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     - ``reward="win"``: ``"win"`` or ``"score"`` (see Rewards).
     - ``turns=None``: agent turns per episode (see Episode End).
     - ``max_turns=1000``: the horizon, completed game turns of all seats (see Episode End).
+    - ``obs_version=None``: the observation layout (the first ``OBS_SIZES[v]`` values); None is the
+      current one. ``Zilch-v1`` pins 3, ``Zilch-v2`` pins 4.
     - ``illegal_action="penalty"``: ``"penalty"`` or ``"raise"``.
     - ``render_mode=None``: ``"ansi"`` (``render()`` returns the text) or ``"human"`` (printed
       after every reset and step): the moves since the last observation, the scores, the roll and
@@ -271,6 +279,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     (a :class:`~zilch_env.GameState`; read it, do not change it).
 
     ## Version History
+    - v2 (``Zilch-v2``): ``Zilch-v1``'s MDP with observation layout 4 (516 values): the rules
+      written out (``rules_table``), so that one agent can play any ruleset; ``V2_PINS``.
     - v1 (``Zilch-v1``): pins the MDP: observation layout 3 (471 values), the action layout above
       (136 actions), the rewards above, the horizon ``max_turns=1000`` game turns, infos of one
       shape at every step (``winners`` a bool per seat; ``game_turns``, ``game_over``,
@@ -280,8 +290,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
       any change of the MDP is ``Zilch-v2``.
     - v0 (``Zilch-v0``): the first id. It makes the same environment class with its current
       defaults (the horizon and the one-shape infos included), but pins nothing: its observation
-      layout is whatever ``zilch_env.observation.OBS_VERSION`` is (layouts 1, 2 and 3 have all
-      been "Zilch-v0"), and it has no vector entry point. Report results on ``Zilch-v1``.
+      layout is whatever ``zilch_env.observation.OBS_VERSION`` is (layouts 1 to 4 have all
+      been "Zilch-v0"), and it has no vector entry point. Report results on ``Zilch-v1`` or ``Zilch-v2``.
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 4}
@@ -298,6 +308,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         render_mode: str | None = None,
         overrides: Mapping[str, Any] | None = None,
         max_turns: int = DEFAULT_MAX_TURNS,
+        obs_version: int | None = None,
     ):
         self.ruleset = resolve_ruleset(ruleset, overrides)
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
@@ -305,6 +316,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         ):
             raise ValueError(f"num_players = {num_players!r}: a game has 1 to {MAX_PLAYERS} players")
         self.num_players = n = int(num_players)
+        self.obs_version = check_obs_version(obs_version)
+        self._obs_size = OBS_SIZES[self.obs_version]
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
                                  or not 0 <= seat < n):
             raise ValueError(f"seat = {seat!r}: None (drawn at each reset) or a seat from 0 to {n - 1}")
@@ -330,8 +343,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self.illegal_reward = -1.0 if reward == "win" else -float(self.ruleset.target)
 
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
-        self.obs_version = OBS_VERSION
+        low, high = observation_bounds(self.obs_version)
+        self.observation_space = spaces.Box(low, high, shape=(self._obs_size,), dtype=np.float32)
 
         self.state: GameState | None = None
         self._dice: RandomDice | None = None
@@ -524,7 +537,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             "final_scores": scores.copy() if done else np.zeros(n, dtype=np.int64),
             "is_success": bool(done and winners[self.seat] and winners.sum() == 1),
         }
-        return observe(state, self.seat), info
+        return observe(state, self.seat)[: self._obs_size], info
 
     # ------------------------------------------------------------------ text
 

@@ -23,7 +23,7 @@ from .ruleset import Ruleset
 if TYPE_CHECKING:
     from .batched import BatchedGames
 
-__all__ = ["KernelAgent", "TurnValueTable", "batch_policy_actions", "is_batch_policy", "kernel_agent"]
+__all__ = ["KernelAgent", "TableSet", "TurnValueTable", "batch_policy_actions", "is_batch_policy", "kernel_agent"]
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
@@ -111,21 +111,24 @@ _NO_VALUES = (np.zeros((1, 1, 1, 1)), np.zeros((1, 1)), np.zeros((1, K.V_SIZE), 
               np.zeros((1, 2, 1), dtype=np.int64))
 
 
-def _pack_value_tables(tables: Sequence[TurnValueTable], ruleset: Ruleset) -> tuple[np.ndarray, ...]:
+def _pack_value_tables(tables: Sequence[TurnValueTable], rulesets: Sequence[Ruleset]) -> tuple[np.ndarray, ...]:
     """The kernels' arrays for ``tables`` (table ``t`` is kind 3 with threshold ``t``): every policy
     of every table stacked, padded to common sizes (``vint`` holds each one's own sizes), and
-    ``vsel[t, on_board, streak]`` its global policy index (the last streak column repeated)."""
+    ``vsel[t, on_board, streak]`` its global policy index (the last streak column repeated). Each
+    table must be solved for one of the games' ``rulesets`` (a game plays the table its caller seats,
+    :class:`~zilch_env.vec_env.BatchedZilchVecEnv` the one of the game's rules)."""
     if not tables:
         return _NO_VALUES
     for t in tables:
-        if t.ruleset != ruleset:
+        if not any(t.ruleset == r for r in rulesets):
+            names = ", ".join(repr(r.name) for r in rulesets[:4]) + (" ..." if len(rulesets) > 4 else "")
             raise ValueError(f"agent {t.name!r}: its turn values were solved for ruleset {t.ruleset.name!r}, "
-                             f"not for the games' ruleset {ruleset.name!r}; build it for these rules")
+                             f"not for the games' rules ({names}); build it for these rules")
     P = sum(t.values.shape[0] for t in tables)
     L = max(t.values.shape[1] for t in tables)
     N = max(t.values.shape[3] for t in tables)
     S = max(t.select.shape[1] for t in tables)
-    vals = np.zeros((P, L, ruleset.dice + 1, N))
+    vals = np.zeros((P, L, max(t.values.shape[2] for t in tables), N))
     beyond = np.zeros((P, L))
     vint = np.zeros((P, K.V_SIZE), dtype=np.int64)
     vsel = np.zeros((len(tables), 2, S), dtype=np.int64)
@@ -169,7 +172,7 @@ class KernelAgent:
         return {"random": "random", "outside": "batch-policy"}.get(self.kind, f"greedy{self.threshold}")
 
 
-def _kernel_agents(agents: Sequence[KernelAgent], ruleset: Ruleset) -> tuple[np.ndarray, ...]:
+def _kernel_agents(agents: Sequence[KernelAgent], rulesets: Sequence[Ruleset]) -> tuple[np.ndarray, ...]:
     """(kinds, thresholds, min_dice, *value arrays) of ``agents`` for the kernels: kind 0 random,
     1 greedy, 2 outside, 3 values (its threshold the index of its table in the value arrays)."""
     tables: list[TurnValueTable] = []
@@ -184,7 +187,7 @@ def _kernel_agents(agents: Sequence[KernelAgent], ruleset: Ruleset) -> tuple[np.
         else:
             thr.append(a.threshold)
     return (np.array(kinds, dtype=np.int64), np.array(thr, dtype=np.int64), np.array(md, dtype=np.int64),
-            *_pack_value_tables(tables, ruleset))
+            *_pack_value_tables(tables, rulesets))
 
 
 def kernel_agent(spec: "str | KernelAgent | Any") -> KernelAgent:
@@ -219,9 +222,35 @@ def kernel_agent(spec: "str | KernelAgent | Any") -> KernelAgent:
                      f"the single-game engine")
 
 
+@dataclass(frozen=True, eq=False)
+class TableSet:
+    """A turn-value policy for each rules entry of a batch of several rulesets
+    (:class:`~zilch_env.batched.BatchedGames` given a list of rulesets): ``tables[i]`` plays the
+    games of entry ``i``, and where it is None (rules no table is solved for) the greedy mover
+    (``fallback_threshold``) plays. :class:`~zilch_env.vec_env.BatchedZilchVecEnv` takes one as an
+    opponent and seats, in each game, the table of that game's rules (``train/ppo.py --ruleset any``
+    builds the ``optimal-turn`` one)."""
+
+    tables: tuple[TurnValueTable | None, ...]
+    name: str = "optimal-turn"
+    fallback_threshold: int = 300
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tables", tuple(self.tables))
+        for i, t in enumerate(self.tables):
+            if t is not None and not isinstance(t, TurnValueTable):
+                raise TypeError(f"TableSet entry {i}: a TurnValueTable or None, got {type(t).__name__}")
+
+    def __repr__(self) -> str:
+        solved = sum(t is not None for t in self.tables)
+        return f"TableSet({self.name!r}, {solved} of {len(self.tables)} rulesets solved)"
+
+
 def is_batch_policy(agent: Any) -> bool:
     """Whether ``agent`` is played from Python: an object with ``act_batch(games, rows)``, or a
     callable ``(obs, masks) -> actions`` (not one of the built-in baselines)."""
+    if isinstance(agent, TableSet):
+        return False
     try:
         kernel_agent(agent)
         return False

@@ -72,6 +72,12 @@ keep_ahead           64 per keep mask m: 1 when that lead is above 0 (banking af
                         ahead of everyone: in a last turn, a win)
 keep_target          64 per keep mask m: 1 when keeping m and banking brings the mover's score to the
                         target or past it
+rules_table          45 the rest of the ruleset, so one network can play any: the points of m dice of
+                        face f scored alone (singles, triples, n-of-a-kinds: 6 faces x m = 1..6,
+                        face-major), / T (0: they do not score alone); the straight, three pairs and
+                        two triplets / T; four of a kind with a pair counts as three pairs; the
+                        partial straights 12345 and 23456 / T; straights permanent; the instant
+                        ending (end = "instant"); what the score floor allows below zero / T
 ================== ==== ============================================================================
 
 The ``keep_points`` and ``keep_dice`` fields annotate each keep action with what the rules make of it
@@ -86,12 +92,14 @@ layout does. Each layout extends the one before it at the end: layout 2 is layou
 ``keep_points`` and ``keep_dice`` appended, layout 3 is layout 2 with ``keep_lead``, ``keep_ahead``
 and ``keep_target`` appended. The first ``OBS_SIZES[v]`` values mean exactly what layout v's did, so
 a policy trained on layout v plays from ``obs[:OBS_SIZES[v]]`` (:mod:`agents.learned` does so).
-:data:`OBS_SIZES` gives each layout's size (151, 279, 471).
+And layout 4 is layout 3 with ``rules_table`` appended: with the ``rules`` field it writes out every
+rule the loader accepts, for an agent that plays any ruleset (``train/ppo.py --ruleset any``).
+:data:`OBS_SIZES` gives each layout's size (151, 279, 471, 516).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -100,13 +108,15 @@ from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState
 from .rules import ROLLS
 from .rules import compile as compile_rules
 from .ruleset import Ruleset
+from .scoring import split_points
 
 __all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT",
            "PLAYER_FIELDS", "Field", "observe", "field_values", "state_row", "kernel_constants",
-           "KernelConstants", "rules_block", "KERNEL_OFFSETS", "ROLL_BLOCKS"]
+           "KernelConstants", "rules_block", "KERNEL_OFFSETS", "ROLL_BLOCKS", "RULE_FIELDS",
+           "RULE_TABLE_FIELDS", "check_obs_version", "observation_bounds"]
 
 #: The version of the layout below; bump it whenever a field is added, removed, moved or rescaled.
-OBS_VERSION = 3
+OBS_VERSION = 4
 #: Points are divided by the target and clipped to this (four targets).
 POINTS_HIGH = 4.0
 #: Die faces, and dice positions in a roll (a roll has at most 6 dice).
@@ -133,6 +143,10 @@ RULE_FIELDS = ("dice", "target", "entry_threshold", "min_bank", "all_scoring", "
                "finish_round", "tiebreak_ties", "pyramiding", "challenge", "overcoming", "piggyback",
                "six_dice_zilch_bonus", "zilch_penalty_count", "zilch_penalty_points",
                "zilch_penalty_halve", "zilch_penalty_reset", "num_players")
+#: The ``rules_table`` field, in order: ``points_fF_M`` is M dice of face F scored alone.
+RULE_TABLE_FIELDS = tuple(f"points_f{f}_{m}" for f in range(1, FACES + 1) for m in range(1, FACES + 1)) + (
+    "straight", "three_pairs", "two_triplets", "four_and_pair_is_three_pairs", "partial_12345",
+    "partial_23456", "permanent_straight", "end_instant", "below_zero")
 
 _P = POINTS_HIGH
 # (name, size, low, high, scale)
@@ -165,6 +179,8 @@ _SPEC: list[tuple[str, int, float, float, str]] = [
     ("keep_lead", MASKS, -_P, _P, "per keep mask: the mover's lead after keeping it and banking, points / target"),
     ("keep_ahead", MASKS, 0, 1, "per keep mask: flag, banking after it puts the mover ahead of every other score"),
     ("keep_target", MASKS, 0, 1, "per keep mask: flag, banking after it brings the mover to the target"),
+    ("rules_table", len(RULE_TABLE_FIELDS), 0, _P, ", ".join(RULE_TABLE_FIELDS[36:]) + " (after 36 points per"
+     " face and count)"),
 ]
 
 
@@ -181,10 +197,10 @@ LAYOUT, OBS_SIZE = _build_layout()
 _AT = {f.name: f.index.start for f in LAYOUT}
 #: The size of each layout version. Every layout extends the one before it at the end, so a policy
 #: of version v reads the first ``OBS_SIZES[v]`` values of a current observation.
-OBS_SIZES: dict[int, int] = {1: _AT["keep_points"], 2: _AT["keep_lead"], 3: OBS_SIZE}
+OBS_SIZES: dict[int, int] = {1: _AT["keep_points"], 2: _AT["keep_lead"], 3: _AT["rules_table"], 4: OBS_SIZE}
 #: The size of layout 1 (the prefix a version 1 policy reads).
 OBS_V1_SIZE = OBS_SIZES[1]
-assert OBS_V1_SIZE == 151 and OBS_SIZES[OBS_VERSION] == OBS_SIZE
+assert OBS_V1_SIZE == 151 and OBS_SIZES[3] == 471 and OBS_SIZES[OBS_VERSION] == OBS_SIZE
 
 # Bounds per element: the field's bounds, tightened where an element is a flag or a dice fraction.
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -202,6 +218,9 @@ _RULE_HIGH = {"target": 5.0, "entry_threshold": _P, "min_bank": _P, "six_dice_zi
               "zilch_penalty_points": _P}
 for _i, _name in enumerate(RULE_FIELDS):
     OBS_HIGH[_AT["rules"] + _i] = _RULE_HIGH.get(_name, 1.0)
+for _i, _name in enumerate(RULE_TABLE_FIELDS):
+    if _name in ("four_and_pair_is_three_pairs", "permanent_straight", "end_instant"):
+        OBS_HIGH[_AT["rules_table"] + _i] = 1.0
 OBS_LOW.flags.writeable = False
 OBS_HIGH.flags.writeable = False
 
@@ -219,7 +238,7 @@ _KERNEL_FIELDS = ("phase", "to_move", "roll_counts", None, "dice_left", "turn_to
 KERNEL_OFFSETS = np.array(
     [_AT[k] if k else _AT["roll_dice"] + POSITIONS * FACES for k in _KERNEL_FIELDS] + [_NPF]
     + [_AT[k] for k in ("keep_points", "keep_dice", "keep_lead", "keep_ahead", "keep_target", "offer",
-                        "frozen", "challenge_options")], dtype=np.int64)
+                        "frozen", "challenge_options", "rules_table")] + [len(RULE_FIELDS)], dtype=np.int64)
 
 
 def _roll_blocks() -> np.ndarray:
@@ -239,9 +258,18 @@ _ROLL_ID = {roll: r for r, roll in enumerate(ROLLS)}
 
 
 def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
-    """The constant ``rules`` field of a ruleset and player count (:data:`RULE_FIELDS`)."""
+    """The constant fields of a ruleset and player count: ``rules`` (:data:`RULE_FIELDS`) followed by
+    ``rules_table`` (:data:`RULE_TABLE_FIELDS`), as the observation kernel writes them."""
     inv = 1.0 / rs.target
-    v, zp = rs.variants, rs.variants.zilch_penalty
+    v, zp, sc = rs.variants, rs.variants.zilch_penalty, rs.scoring
+    kinds = []
+    for f in range(FACES):
+        for m in range(1, FACES + 1):
+            counts = [0] * FACES
+            counts[f] = m
+            pts = split_points(sc, tuple(counts))  # type: ignore[arg-type]
+            kinds.append(0.0 if pts is None else min(pts * inv, _P))
+    partial = sc.partial_straights
     vals = [
         rs.dice / 6, min(rs.target / 20000, 5.0), min(rs.entry_threshold * inv, _P),
         min(rs.min_bank * inv, _P), rs.keep == "all_scoring", rs.hot_dice == "forced",
@@ -249,6 +277,10 @@ def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
         v.piggyback, min(v.six_dice_zilch_bonus * inv, _P), min(zp.count / 10, 1.0),
         min(zp.points * inv, _P), zp.count > 0 and zp.mode == "halve", zp.count > 0 and zp.mode == "reset",
         num_players / 6,
+        *kinds, min(sc.straight * inv, _P), min(sc.three_pairs * inv, _P), min(sc.two_triplets * inv, _P),
+        sc.four_and_pair_is_three_pairs, min(partial.get(12345, 0) * inv, _P),
+        min(partial.get(23456, 0) * inv, _P), sc.permanent_straight, rs.end == "instant",
+        min(-rs.score_floor * inv, _P),
     ]
     out = np.array(vals, dtype=np.float32)
     out.flags.writeable = False
@@ -256,10 +288,11 @@ def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
 
 
 class KernelConstants(NamedTuple):
-    """What the observation kernel takes besides the state, for one ruleset and player count: the
-    rule parameters (``rp``) and keep table (``tab``) of :func:`zilch_env.rules.compile`, the scales
-    ``finv`` (1 / target, the points clip, 1 / max(zilch penalty count, 3), the tie-break rounds
-    limit) and the ``rules`` field. Shared: not to be written (they stay writeable arrays so that the
+    """What the observation kernel takes besides the state, for one ruleset and player count, each
+    as the kernels' stack of one (a row with ``RID`` 0): the rule parameters (``rp``) and keep table
+    (``tab``) of :func:`zilch_env.rules.compile`, the scales ``finv`` (1 / target, the points clip,
+    1 / max(zilch penalty count, 3), the tie-break rounds limit) and the ``rules`` and
+    ``rules_table`` fields (:func:`rules_block`). Shared: not to be written (they stay writeable arrays so that the
     kernel runs the compiled version the batched engine uses, not a second one for read-only arrays)."""
 
     rp: np.ndarray
@@ -277,14 +310,15 @@ def kernel_constants(rs: Ruleset, num_players: int) -> KernelConstants:
     whole observation, and ``GameState.clone`` copies the ruleset object but shares those two."""
     sc, v = rs.scoring, rs.variants
     key = (id(sc), id(v), rs.dice, rs.target, rs.entry_threshold, rs.min_bank, rs.keep, rs.hot_dice,
-           rs.end, rs.tie, num_players)
+           rs.end, rs.tie, rs.score_floor, num_players)
     hit = _constants.get(key)
     if hit is not None and hit[0] is sc and hit[1] is v:
         return hit[2]
     cr = compile_rules(rs)
     finv = np.array([1.0 / rs.target, POINTS_HIGH, 1.0 / max(v.zilch_penalty.count, 3),
                      float(MAX_TIEBREAK_ROUNDS)], dtype=np.float64)
-    c = KernelConstants(cr.params(num_players), finv, np.array(rules_block(rs, num_players)), cr.table)
+    c = KernelConstants(cr.params(num_players)[None, :], finv[None, :], np.array(rules_block(rs, num_players))[None, :],
+                        np.array(cr.table)[None])
     if len(_constants) > 256:
         _constants.clear()
     _constants[key] = (sc, v, c)
@@ -361,6 +395,24 @@ def observe(state: GameState, seat: int) -> np.ndarray:
     K.observe(state_row(state).reshape(1, K.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
               c.rp, c.finv, c.rules, ROLL_BLOCKS, c.tab)
     return out[0]
+
+
+def check_obs_version(obs_version: Any) -> int:
+    """``obs_version`` as a layout this code writes (None: the current one, :data:`OBS_VERSION`), or
+    a ValueError naming the value and the layouts: the environments' ``obs_version`` argument (an
+    environment of layout v gives the first ``OBS_SIZES[v]`` values)."""
+    if obs_version is None:
+        return OBS_VERSION
+    if isinstance(obs_version, bool) or obs_version not in OBS_SIZES:
+        raise ValueError(f"obs_version = {obs_version!r}: one of the observation layouts "
+                         f"{', '.join(map(str, sorted(OBS_SIZES)))} (or None for the current one, {OBS_VERSION})")
+    return int(obs_version)
+
+
+def observation_bounds(obs_version: int) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of layout ``obs_version``: the first ``OBS_SIZES[obs_version]`` bounds."""
+    n = OBS_SIZES[obs_version]
+    return OBS_LOW[:n], OBS_HIGH[:n]
 
 
 def field_values(obs: np.ndarray) -> dict[str, np.ndarray]:

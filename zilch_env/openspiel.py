@@ -40,7 +40,7 @@ The game
     - Returns at the end: +1 to a sole winner, -1 to every seat that does not win, 0 to the seats
       sharing a draw (the rewards of ``Zilch-v1`` and the AEC env); 0 for all after the horizon.
       ``GENERAL_SUM`` (zero-sum for two players).
-    - Observation tensor: ``zilch_env.observe(state, player)``, the 471 values of ``Zilch-v1`` from
+    - Observation tensor: ``zilch_env.observe(state, player)``, the 516 values of ``Zilch-v2`` from
       that player's seat (of the state before the pending roll at a chance node; zeros before the
       first roll); the observation string is the engine's text picture.
     - ``max_game_length``: ``100 * max_turns`` moves (decisions and rolls), a bound no game that

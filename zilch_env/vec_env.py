@@ -95,10 +95,10 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.ve
 
 from . import _batched_kernels as K
 from .batched import BatchedGames, stream_keys
-from .kernel_agents import KernelAgent, _kernel_agents, is_batch_policy, kernel_agent
+from .kernel_agents import KernelAgent, TableSet, TurnValueTable, _kernel_agents, is_batch_policy, kernel_agent
 from .engine import NUM_ACTIONS, IllegalActionError
 from .env import DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+from .observation import KERNEL_OFFSETS, OBS_SIZE, OBS_SIZES, ROLL_BLOCKS, check_obs_version, observation_bounds
 from .ruleset import Ruleset
 
 __all__ = ["BatchedZilchVecEnv", "BatchPolicy"]
@@ -115,14 +115,19 @@ class BatchedZilchVecEnv(VecEnv):
     """``num_envs`` games of Zilch-v0 on the batched engine (see the module docstring).
 
     Args:
-        ruleset: a preset name, the path of a TOML ruleset file, or a :class:`Ruleset`.
+        ruleset: a preset name, the path of a TOML ruleset file, or a :class:`Ruleset`; or a list of
+            them: every episode then plays one of them, drawn uniformly (seeded) when it starts, on
+            one batched engine (each game its own rules, :class:`~zilch_env.batched.BatchedGames`).
         num_envs: games stepped together.
-        num_players: 1 to 6.
+        num_players: 1 to 6; with a list of rulesets, one count or one per ruleset (the episode
+            plays its ruleset's count).
         seed: seeds the dice, seats and random opponents (``None``: fresh entropy).
         opponent: ``"greedy"`` (default), ``"greedy:THRESHOLD"``, ``"random"``, a ``GreedyMover`` /
             ``RandomMover``, a :class:`~zilch_env.batched.KernelAgent`, a
-            :class:`~zilch_env.batched.TurnValueTable` (e.g. ``optimal-turn``'s), a batch policy
-            ``(obs, masks) -> actions``, or a list of these assigned to the envs round-robin.
+            :class:`~zilch_env.batched.TurnValueTable` (e.g. ``optimal-turn``'s), with a list of
+            rulesets a :class:`~zilch_env.kernel_agents.TableSet` (a table per ruleset, each game's
+            own), a batch policy ``(obs, masks) -> actions``, or a list of these assigned to the envs
+            round-robin.
         reward: ``"win"`` or ``"score"``, as Zilch-v0.
         turns: agent turns per episode (truncation), as Zilch-v0 (default: 10 under ``"score"``).
         max_turns: the horizon, completed game turns of all seats (truncation), as Zilch-v0
@@ -141,7 +146,11 @@ class BatchedZilchVecEnv(VecEnv):
             e.g. ``agents.game_solver.WinPotential`` (the solved game). The agent is then paid, for
             each move, ``2 * (value after it - value before it)`` on the scale of the +1/-1 result:
             after it is the agent's next decision in the same turn, or the moment its turn ended,
-            before the opponents move; the game's end pays nothing more.
+            before the opponents move; the game's end pays nothing more. A potential of NaN (rules
+            it does not know, ``agents.win_shaping.RulesPotential``) leaves that game unshaped: it
+            pays the result at the end.
+        obs_version: the observation layout (the first ``OBS_SIZES[v]`` values; None: the current
+            one), as Zilch-v0's.
         luck: with ``potential``, pay the dice's luck too (default). ``False`` reads the potential
             right after each move, before any dice are rolled (the potential must then answer for a
             roll due in the middle of a turn too): a move is paid the expected change of the value it
@@ -166,23 +175,35 @@ class BatchedZilchVecEnv(VecEnv):
         potential: Potential | None = None,
         luck: bool = True,
         max_turns: int = DEFAULT_MAX_TURNS,
+        obs_version: int | None = None,
     ):
-        self.ruleset = rs = resolve_ruleset(ruleset, overrides)
+        self.obs_version = check_obs_version(obs_version)
+        self._obs_size = OBS_SIZES[self.obs_version]
+        self.mixed = isinstance(ruleset, (list, tuple))
+        rulesets = [resolve_ruleset(r, overrides) for r in ruleset] if self.mixed else [
+            resolve_ruleset(ruleset, overrides)]
+        rs = rulesets[0]
         self.max_turns = check_max_turns(max_turns)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs = {num_envs!r}: a whole number, 1 or more")
         n_envs = int(num_envs)
-        self.games = BatchedGames(rs, n_envs, num_players, seed=seed)  # checks the rules and num_players
+        # checks the rules and num_players
+        self.games = BatchedGames(rulesets if self.mixed else rs, n_envs, num_players, seed=seed)
+        self.rulesets = self.games.rulesets
         n = self.num_players = self.games.num_players
+        if self.mixed and reward == "score":
+            raise ValueError("reward = 'score' pays points on one ruleset's scale; with a list of rulesets use "
+                             "reward = 'win'")
         if reward not in REWARDS:
             raise ValueError(f"reward = {reward!r}: allowed are {', '.join(map(repr, REWARDS))}")
         self.reward_mode = reward
         if turns is not None and (isinstance(turns, bool) or not isinstance(turns, (int, np.integer)) or turns < 1):
             raise ValueError(f"turns = {turns!r}: None or a whole number of agent turns, 1 or more")
         self.turns = int(turns) if turns is not None else (DEFAULT_SCORE_TURNS if reward == "score" else None)
+        fewest = int(self.games.entry_players.min())
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= seat < n):
-            raise ValueError(f"seat = {seat!r}: None (drawn at each reset) or a seat from 0 to {n - 1}")
+                                 or not 0 <= seat < fewest):
+            raise ValueError(f"seat = {seat!r}: None (drawn at each reset) or a seat from 0 to {fewest - 1}")
         self.fixed_seat = None if seat is None else int(seat)
         if illegal_action not in ILLEGAL_ACTIONS:
             raise ValueError(f"illegal_action = {illegal_action!r}: allowed are "
@@ -212,6 +233,7 @@ class BatchedZilchVecEnv(VecEnv):
         self._agent_turns = np.zeros(n_envs, dtype=np.int64)
         self._phi = np.zeros(n_envs)  # the potential at each agent's current decision
         self._seat_rng = np.random.default_rng(seed)
+        self._rules_rng = np.random.default_rng(None if seed is None else [seed, 2])
         self._started = False
         # For zilch_env.vector.ZilchVectorEnv (Gymnasium's autoreset modes): rows whose action this
         # step ignores (they are reset after it), whether ended episodes restart inside step_wait,
@@ -219,19 +241,42 @@ class BatchedZilchVecEnv(VecEnv):
         self._hold: np.ndarray | None = None
         self._autoreset = True
         self._sb3_infos = True
-        super().__init__(n_envs, spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+        low, high = observation_bounds(self.obs_version)
+        super().__init__(n_envs, spaces.Box(low, high, shape=(self._obs_size,), dtype=np.float32),
                          spaces.Discrete(NUM_ACTIONS))
 
     # ------------------------------------------------------------------ opponents
 
+    @property
+    def ruleset(self) -> Ruleset:
+        """The env's ruleset (an env of one ruleset; an env of several has :attr:`rulesets`)."""
+        if self.mixed:
+            raise AttributeError(f"this env plays {len(self.rulesets)} rulesets: env i plays "
+                                 f"rulesets[games.rule_ids[i]]")
+        return self.rulesets[0]
+
     def _set_opponents(self, opponent: Any, n_envs: int) -> None:
         """Per env and seat offset k (1 .. players-1): kind 0 random, 1 greedy, 2 a batch policy,
-        3 a turn-value table (its index in the packed value arrays as threshold)."""
+        3 a turn-value table (its index in the packed value arrays as threshold). A TableSet's
+        env takes the kind and table of each game's rules when its episode starts (``_seat_tables``)."""
         specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         if not specs:
             raise ValueError("opponent: an empty list; give one opponent or a list of them")
-        agents, policies = [], []
+        agents, policies, sets = [], [], []
         for spec in specs:
+            if isinstance(spec, TableSet):
+                if len(spec.tables) != len(self.rulesets):
+                    raise ValueError(f"opponent {spec!r}: {len(spec.tables)} tables for the env's "
+                                     f"{len(self.rulesets)} rulesets; give one per ruleset (None where unsolved)")
+                agents.append(KernelAgent("greedy", spec.fallback_threshold))
+                policies.append(None)
+                sets.append(spec)
+                continue
+            if self.mixed and (isinstance(spec, TurnValueTable)
+                               or (isinstance(spec, KernelAgent) and spec.table is not None)):
+                raise ValueError(f"opponent {spec!r}: one turn-value table plays one ruleset; with a list "
+                                 f"of rulesets give a TableSet (a table per ruleset)")
+            sets.append(None)
             if is_batch_policy(spec):
                 agents.append(KernelAgent("outside"))
                 policies.append(spec)
@@ -248,7 +293,9 @@ class BatchedZilchVecEnv(VecEnv):
                                  f"agents.solver.turn_value_table(ruleset)), or a batch policy (an object "
                                  f"with act_batch(games, rows), or a callable (obs, masks) -> actions)") from None
             policies.append(None)
-        kinds, thr, md, *values = _kernel_agents(agents, self.ruleset)
+        # the TableSets' tables are packed after the specs' own agents
+        extra = [KernelAgent("values", table=t) for ts in sets if ts is not None for t in ts.tables if t is not None]
+        kinds, thr, md, *values = _kernel_agents(agents + extra, self.rulesets)
         which = np.arange(n_envs) % len(specs)
         n = self.num_players
         self._opp_of_env = which
@@ -257,7 +304,32 @@ class BatchedZilchVecEnv(VecEnv):
         self._thr = np.repeat(thr[which][:, None], n, axis=1)
         self._md = np.repeat(md[which][:, None], n, axis=1)
         self._values = tuple(values)
+        # per TableSet env: the (kind, threshold) of each rules entry
+        self._set_envs = np.flatnonzero([sets[w] is not None for w in which])
+        self._set_kind = np.zeros((n_envs, len(self.rulesets)), dtype=np.int64)
+        self._set_thr = np.zeros((n_envs, len(self.rulesets)), dtype=np.int64)
+        at = len(agents)
+        for j, ts in enumerate(sets):
+            if ts is None:
+                continue
+            envs = np.flatnonzero(which == j)
+            for e, t in enumerate(ts.tables):
+                if t is None:
+                    self._set_kind[envs, e], self._set_thr[envs, e] = 1, ts.fallback_threshold
+                else:
+                    self._set_kind[envs, e], self._set_thr[envs, e] = 3, thr[at]
+                    at += 1
         self.opponent = opponent
+        if getattr(self, "_started", False):
+            self._seat_tables(np.arange(n_envs))
+
+    def _seat_tables(self, rows: np.ndarray) -> None:
+        """The TableSet opponents of ``rows``: the table of each game's rules."""
+        rows = np.intersect1d(rows, self._set_envs)
+        if rows.size:
+            rid = self.games._st[rows, K.RID]
+            self._kinds[rows, :] = self._set_kind[rows, rid][:, None]
+            self._thr[rows, :] = self._set_thr[rows, rid][:, None]
 
     def _play_opponents(self) -> None:
         """Opponents move in every game until its agent is to decide or the game is over."""
@@ -285,11 +357,19 @@ class BatchedZilchVecEnv(VecEnv):
         g = self.games
         rows0 = rows
         for _ in range(MAX_EMPTY_EPISODES):
-            if self.fixed_seat is None:
-                self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
-            else:
+            ids = None
+            if self.mixed:  # the episode's rules, then its seat among that ruleset's players
+                ids = self._rules_rng.integers(len(self.rulesets), size=rows.size)
+                players = g.entry_players[ids]
+            if self.fixed_seat is not None:
                 self.seats[rows] = self.fixed_seat
-            g.reset(rows, dice_keys=g._keys[rows].copy() if rewind else None)
+            elif self.mixed:
+                self.seats[rows] = self._seat_rng.integers(players)
+            else:
+                self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
+            g.reset(rows, dice_keys=g._keys[rows].copy() if rewind else None, rules=ids)
+            if self.mixed:
+                self._seat_tables(rows)
             rewind = False
             self._play_opponents()
             rows = rows[g.done[rows]]
@@ -297,7 +377,7 @@ class BatchedZilchVecEnv(VecEnv):
                 break
         else:
             raise RuntimeError(f"{MAX_EMPTY_EPISODES} games in a row ended before the agent's first decision "
-                               f"(target {self.ruleset.target} is reached in one turn?)")
+                               f"(target {self.rulesets[int(g._st[rows[0], K.RID])].target} is reached in one turn?)")
         st = g._st
         self._own[:] = st[np.arange(self.num_envs), K.SCORE + self.seats]
         if self.potential is not None:
@@ -327,6 +407,7 @@ class BatchedZilchVecEnv(VecEnv):
         g._keys[:] = stream_keys(seed, self.num_envs)
         g._rng[:] = stream_keys(seed, self.num_envs * self.num_players, salt=1)
         self._seat_rng = np.random.default_rng(seed)
+        self._rules_rng = np.random.default_rng([seed, 2])
 
     def step_async(self, actions: np.ndarray) -> None:
         a = np.asarray(actions)
@@ -386,6 +467,8 @@ class BatchedZilchVecEnv(VecEnv):
             else:
                 shaped[moved] = 2.0 * (phi_moved - self._phi[moved]) / self.reward_scale
             self._phi[going] = phi
+            unshaped = np.isnan(shaped)  # games whose rules have no potential: the result alone
+            shaped[unshaped] = rewards[unshaped]
             rewards[:] = shaped
         obs = self._observe().copy()
         dones = flags != 0
@@ -427,11 +510,8 @@ class BatchedZilchVecEnv(VecEnv):
     def _observe(self) -> np.ndarray:
         """The agents' observations, into the env's buffer."""
         g = self.games
-        if g._encoder is None:
-            return g.observe(self.seats, self._obs)
-        enc = g._encoder
-        K.observe(g._st, self.seats, self._obs, enc.off, g._rp, enc.finv, enc.rules, enc.rolls, g.tables.packed)
-        return self._obs
+        K.observe(g._st, self.seats, self._obs, KERNEL_OFFSETS, g._rp, *g.observation_constants(), ROLL_BLOCKS, g._tabs)
+        return self._obs[:, : self._obs_size]
 
     def _mask_now(self) -> np.ndarray:
         return self.games.legal_masks(self._mask)
@@ -504,5 +584,6 @@ class BatchedZilchVecEnv(VecEnv):
         return [False for _ in self._indices(indices)]
 
     def __repr__(self) -> str:
-        return (f"BatchedZilchVecEnv({self.ruleset.name!r}, num_envs={self.num_envs}, "
+        rules = f"{len(self.rulesets)} rulesets" if self.mixed else repr(self.rulesets[0].name)
+        return (f"BatchedZilchVecEnv({rules}, num_envs={self.num_envs}, "
                 f"num_players={self.num_players}, opponent={self.opponent!r}, reward={self.reward_mode!r})")

@@ -55,7 +55,7 @@ from gymnasium.vector.utils import batch_space
 from . import _batched_kernels as K
 from .engine import NUM_ACTIONS
 from .env import DEFAULT_MAX_TURNS
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE
+
 from .ruleset import Ruleset
 from .vec_env import BatchedZilchVecEnv
 
@@ -82,8 +82,8 @@ class ZilchVectorEnv(VectorEnv):
 
     Args:
         num_envs: games stepped together.
-        ruleset, num_players, reward, turns, seat, illegal_action, max_turns, overrides: as
-            ``Zilch-v1`` (:class:`zilch_env.ZilchEnv`).
+        ruleset, num_players, reward, turns, seat, illegal_action, max_turns, overrides,
+            obs_version: as ``Zilch-v1`` (:class:`zilch_env.ZilchEnv`).
         opponent: the other seats' policy (see the module docstring); ``opponents`` is the same
             argument under Zilch-v1's name (one policy, not a per-seat list).
         autoreset_mode: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``, or an
@@ -110,6 +110,7 @@ class ZilchVectorEnv(VectorEnv):
         render_mode: str | None = None,
         seed: int | None = None,
         opponents: Any = None,
+        obs_version: int | None = None,
     ):
         if opponents is not None:
             if isinstance(opponents, (list, tuple)):
@@ -122,7 +123,7 @@ class ZilchVectorEnv(VectorEnv):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self._venv = v = BatchedZilchVecEnv(ruleset, num_envs, num_players, seed=seed, opponent=opponent,
                                             reward=reward, turns=turns, seat=seat, illegal_action=illegal_action,
-                                            overrides=overrides, max_turns=max_turns)
+                                            overrides=overrides, max_turns=max_turns, obs_version=obs_version)
         v._sb3_infos = False
         v._autoreset = False  # ended games restart here, by the autoreset mode
         self.num_envs = v.num_envs
@@ -130,7 +131,7 @@ class ZilchVectorEnv(VectorEnv):
         self.ruleset = v.ruleset
         self.render_mode = None
         self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
-        self.single_observation_space = spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.single_observation_space = v.observation_space
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

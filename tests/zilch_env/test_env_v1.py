@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import zilch_env
-from zilch_env import NUM_ACTIONS, OBS_SIZE, V1_PINS, ZilchEnv
-from zilch_env.observation import LAYOUT, OBS_VERSION
+from zilch_env import NUM_ACTIONS, OBS_SIZE, V1_PINS, V2_PINS, ZilchEnv
+from zilch_env.observation import LAYOUT, OBS_SIZES, OBS_VERSION
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,15 +29,32 @@ V1_LAYOUT = [("phase", 4), ("to_move", 1), ("roll_counts", 6), ("roll_dice", 36)
 
 
 def test_zilch_v1_pins_the_layouts_horizon_and_rewards():
-    assert V1_PINS["obs_version"] == OBS_VERSION == 3
-    assert V1_PINS["obs_size"] == OBS_SIZE == 471 and V1_PINS["num_actions"] == NUM_ACTIONS == 136
-    assert [(f.name, f.index.stop - f.index.start) for f in LAYOUT] == V1_LAYOUT
+    assert V1_PINS["obs_version"] == 3 and OBS_SIZES[3] == V1_PINS["obs_size"] == 471
+    assert V1_PINS["num_actions"] == NUM_ACTIONS == 136
+    assert [(f.name, f.index.stop - f.index.start) for f in LAYOUT][: len(V1_LAYOUT)] == V1_LAYOUT
     spec = gym.spec("Zilch-v1")
-    assert spec.kwargs == {"max_turns": 1000, "reward": "win", "illegal_action": "penalty"}
+    assert spec.kwargs == {"max_turns": 1000, "reward": "win", "illegal_action": "penalty", "obs_version": 3}
     assert spec.vector_entry_point == "zilch_env.vector:ZilchVectorEnv"
     env = gym.make("Zilch-v1")
     assert env.unwrapped.max_turns == 1000 and env.unwrapped.obs_version == 3
     assert env.observation_space.shape == (471,) and env.action_space.n == 136
+    assert gym.make_vec("Zilch-v1", num_envs=3).single_observation_space.shape == (471,)
+
+
+def test_zilch_v2_is_v1_with_the_rules_written_out():
+    assert V2_PINS == {**V1_PINS, "obs_version": 4, "obs_size": 516} and OBS_VERSION == 4 and OBS_SIZE == 516
+    assert [(f.name, f.index.stop - f.index.start) for f in LAYOUT] == V1_LAYOUT + [("rules_table", 45)]
+    spec = gym.spec("Zilch-v2")
+    assert spec.kwargs == {"max_turns": 1000, "reward": "win", "illegal_action": "penalty", "obs_version": 4}
+    v1, v2 = gym.make("Zilch-v1", ruleset="farkle"), gym.make("Zilch-v2", ruleset="farkle")
+    o1, _ = v1.reset(seed=5)
+    o2, _ = v2.reset(seed=5)
+    assert o2.shape == (516,) and np.array_equal(o2[:471], o1) and v2.observation_space.contains(o2)
+    vec = gym.make_vec("Zilch-v2", num_envs=3)
+    obs, _ = vec.reset(seed=1)
+    assert obs.shape == (3, 516)
+    with pytest.raises(ValueError, match="obs_version = 7: one of the observation layouts 1, 2, 3, 4"):
+        ZilchEnv(obs_version=7)
 
 
 def test_zilch_v1_seeded_episode_is_pinned():
@@ -62,7 +79,7 @@ def test_zilch_v1_seeded_episode_is_pinned():
 def test_zilch_v0_keeps_working_and_says_what_it_is():
     env = gym.make("Zilch-v0", ruleset="farkle")
     obs, info = env.reset(seed=0)
-    assert obs.shape == (471,) and gym.spec("Zilch-v0").vector_entry_point is None
+    assert obs.shape == (516,) and gym.spec("Zilch-v0").vector_entry_point is None
     doc = ZilchEnv.__doc__
     assert "- v1 (``Zilch-v1``)" in doc and "- v0 (``Zilch-v0``)" in doc and "151" in doc
     from gymnasium.utils.env_checker import check_env
@@ -131,12 +148,16 @@ def test_record_video_records_one_episode(tmp_path):
 def test_pettingzoo_classic_module_names():
     from pettingzoo.test import api_test, render_test, seed_test
 
-    from zilch_env import zilch_v1
+    from zilch_env import zilch_v1, zilch_v2
     from zilch_env.aec import raw_env
 
-    assert zilch_v1.raw_env is raw_env and zilch_v1.env is zilch_env.aec.env is zilch_env.aec_env
+    assert zilch_env.aec.env is zilch_env.aec_env
+    assert zilch_v2.raw_env().metadata["name"] == "zilch_v2"
+    assert zilch_v2.raw_env().observation_space("player_0")["observation"].shape == (516,)
+    api_test(zilch_v2.env(ruleset="farkle", num_players=3), num_cycles=20)
     e = zilch_v1.env(ruleset="zonk", num_players=2)
     assert e.metadata["name"] == "zilch_v1" and not e.metadata["is_parallelizable"]
+    assert e.unwrapped.observation_space("player_0")["observation"].shape == (471,)
     api_test(e, num_cycles=50)
     seed_test(lambda: zilch_v1.env(ruleset="zonk"), num_cycles=20)
     render_test(lambda render_mode=None: zilch_v1.env(ruleset="zonk", render_mode=render_mode))  # rgb_array too

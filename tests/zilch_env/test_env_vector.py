@@ -13,7 +13,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 import zilch_env
-from zilch_env import GreedyMover, NUM_ACTIONS, OBS_SIZE, ZilchEnv
+from zilch_env import GreedyMover, NUM_ACTIONS, ZilchEnv
 from zilch_env.batched import KeyedDice, stream_keys
 from zilch_env.env import info_keys
 from zilch_env.vector import ZilchVectorEnv
@@ -26,12 +26,12 @@ def make_vec(n=4, **kw):
 def test_make_vec_gives_a_native_vector_env():
     envs = make_vec(8, ruleset="farkle")
     assert isinstance(envs, VectorEnv) and isinstance(envs.unwrapped, ZilchVectorEnv)
-    assert envs.single_observation_space == ZilchEnv().observation_space
+    assert envs.single_observation_space == ZilchEnv(obs_version=3).observation_space  # Zilch-v1
     assert envs.single_action_space == gym.spaces.Discrete(NUM_ACTIONS)
-    assert envs.observation_space.shape == (8, OBS_SIZE) and envs.num_envs == 8
+    assert envs.observation_space.shape == (8, 471) and envs.num_envs == 8
     assert envs.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     obs, infos = envs.reset(seed=0)
-    assert obs.shape == (8, OBS_SIZE) and obs.dtype == np.float32
+    assert obs.shape == (8, 471) and obs.dtype == np.float32
     assert infos["action_mask"].shape == (8, 136) and infos["action_mask"].dtype == np.int8
     assert infos["action_mask"].any(axis=1).all()
     # the vector entry point is also the default mode of make_vec for Zilch-v1

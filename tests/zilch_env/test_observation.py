@@ -90,15 +90,18 @@ def random_states(name: str, overrides: dict, games: int, players: int = 3, seed
 
 
 def test_sizes_and_version():
-    assert OBS_VERSION == 3 and OBS_SIZES == {1: 151, 2: 279, 3: 471} and OBS_SIZE == 471 and OBS_V1_SIZE == 151
+    assert OBS_VERSION == 4 and OBS_SIZES == {1: 151, 2: 279, 3: 471, 4: 516} and OBS_SIZE == 516
+    assert OBS_V1_SIZE == 151
     at = {f.name: f.index for f in LAYOUT}
     assert at["keep_points"] == slice(151, 215) and at["keep_dice"] == slice(215, 279)
     assert at["keep_lead"] == slice(279, 343) and at["keep_ahead"] == slice(343, 407)
     assert at["keep_target"] == slice(407, 471)
     assert OBS_LOW[151:279].min() == 0 and OBS_HIGH[151:215].max() == POINTS_HIGH and OBS_HIGH[215:279].max() == 1
     assert OBS_LOW[279:343].min() == -POINTS_HIGH and OBS_HIGH[279:343].max() == POINTS_HIGH
-    assert OBS_LOW[343:].min() == 0 and OBS_HIGH[343:].max() == 1
-    assert [f.name for f in LAYOUT[-5:]] == ["keep_points", "keep_dice", "keep_lead", "keep_ahead", "keep_target"]
+    assert OBS_LOW[343:471].min() == 0 and OBS_HIGH[343:471].max() == 1
+    assert at["rules_table"] == slice(471, 516) and OBS_LOW[471:].min() == 0 and OBS_HIGH[471:].max() == POINTS_HIGH
+    assert [f.name for f in LAYOUT[-6:]] == ["keep_points", "keep_dice", "keep_lead", "keep_ahead", "keep_target",
+                                          "rules_table"]
 
 
 def test_layout_1_is_the_prefix():
@@ -241,7 +244,7 @@ def test_unknown_layouts_are_refused(tmp_path):
 
     src = LAYOUT1 / "policy.onnx"
     meta = json.loads(src.with_suffix(".json").read_text())
-    for version, match in ((4, "observation layout 4.*layouts 1, 2, 3"), (None, "observation layout None"),
+    for version, match in ((5, "observation layout 5.*layouts 1, 2, 3, 4"), (None, "observation layout None"),
                            (0, "observation layout 0")):
         d = tmp_path / f"v{version}"
         d.mkdir()
@@ -330,3 +333,25 @@ def test_a_last_turn_reads_win_or_lose_per_keep():
     assert v["keep_target"][win] == 1.0 and v["keep_target"][lose] == 0.0
     # the other seat's view describes the same mover
     assert np.array_equal(field_values(observe(game, 0))["keep_lead"], v["keep_lead"])
+
+
+def test_rules_table_writes_out_the_scoring_and_the_new_rules():
+    from zilch_env.observation import RULE_TABLE_FIELDS
+
+    rs = load_ruleset("farkle", {"scoring.partial_straights": {"12345": 500, "23456": 750}, "end": "instant",
+                                 "score_floor": -2500, "target": 5000})
+    f = dict(zip(RULE_TABLE_FIELDS, field_values(observe(GameState(rs, 2, seed=1), 0))["rules_table"]))
+    T = 5000
+    assert f["points_f1_1"] == np.float32(100 / T) and f["points_f5_2"] == np.float32(100 / T)
+    assert f["points_f1_3"] == np.float32(rs.scoring.triples[1] / T) and f["points_f2_1"] == 0  # a lone 2 scores nothing
+    assert f["points_f2_3"] == np.float32(rs.scoring.triples[2] / T)
+    assert f["straight"] == np.float32(rs.scoring.straight / T) and f["three_pairs"] == np.float32(rs.scoring.three_pairs / T)
+    assert f["partial_12345"] == np.float32(500 / T) and f["partial_23456"] == np.float32(750 / T)
+    assert f["end_instant"] == 1 and f["below_zero"] == np.float32(2500 / T)
+    plain = dict(zip(RULE_TABLE_FIELDS, field_values(observe(GameState(load_ruleset("zonk"), 2, seed=1), 0))["rules_table"]))
+    assert plain["end_instant"] == 0 and plain["below_zero"] == 0 and plain["partial_12345"] == 0
+    # the field tells apart rulesets the layout-3 prefix cannot: scoring values alone
+    other = load_ruleset("farkle", {"scoring.triples.2": 400})
+    a = observe(GameState(load_ruleset("farkle"), 2, seed=1), 0)
+    b = observe(GameState(other, 2, seed=1), 0)
+    assert np.array_equal(a[:OBS_SIZES[3]], b[:OBS_SIZES[3]]) and not np.array_equal(a, b)

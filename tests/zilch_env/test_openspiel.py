@@ -37,7 +37,7 @@ def test_game_type_and_info():
     assert t.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
     assert t.information == pyspiel.GameType.Information.PERFECT_INFORMATION
     assert game.num_distinct_actions() == 136 and game.max_chance_outcomes() == 923 == len(zo.ROLLS)
-    assert game.observation_tensor_shape() == [471] and game.num_players() == 2
+    assert game.observation_tensor_shape() == [516] and game.num_players() == 2
     assert str(game) == "python_zilch(max_turns=1000,overrides=,players=2,ruleset=zonk)"
 
 

@@ -1,0 +1,81 @@
+"""train/ppo.py --ruleset any with a tiny budget: it trains on many rulesets at once, its checkpoint
+and export say they play any ruleset, the exported agent plays rules it never saw (3 players, other
+scoring), refuses to if its layout cannot read the rules, and train/generalist_eval.py reports it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train import ppo  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_any(tmp: Path) -> list[str]:
+    return ["--ruleset", "any", "--rules-pool", "6", "--timesteps", "512", "--n-envs", "8", "--n-steps", "64",
+            "--batch-size", "128", "--n-epochs", "1", "--net-arch", "16,16", "--eval-every", "512",
+            "--eval-games", "4", "--final-games", "0", "--final-solo-turns", "0", "--no-progress",
+            "--opponents", "optimal-turn,self", "--selfplay-every", "256", "--seed", "3",
+            "--out", str(tmp / "any"), "--runs", str(tmp / "runs"), "--run-name", "t"]
+
+
+def test_any_ruleset_trains_exports_and_plays_every_ruleset(tmp_path):
+    from agents.base import make_agent
+    from agents.evaluate import evaluate
+    from agents.learned import PolicyMismatchError
+    from zilch_env import load_ruleset
+
+    assert ppo.main(tiny_any(tmp_path)) == 0
+    out = tmp_path / "any"
+    state = json.loads((out / "best" / "train.json").read_text())
+    assert state["ruleset"] == {"name": "any", "distribution": "any", "pool": 6, "seed": 3}
+    assert state["args"]["shaping"] == "regret"  # the pool's exact presets are shaped
+    meta = json.loads((out / "policy.json").read_text())
+    assert meta["ruleset"]["distribution"] == "any" and meta["obs_version"] == 4
+    assert "any ruleset" in (out / "README.md").read_text().splitlines()[0]
+    odd = load_ruleset("farkle", {"scoring.triples.2": 350, "target": 4500, "variants.piggyback": True})
+    rep = evaluate(agents=[f"ppo:{out}", "greedy", "greedy"], ruleset=odd, players=3, games=6, seed=1,
+                   workers=1, solo_turns=0)
+    assert rep.data["tables"][0]["results"][0]["games"] == 6
+    # a policy for any ruleset must read the rules: layout 4 or later (a layout 3 policy relabelled)
+    bad = tmp_path / "old"
+    bad.mkdir()
+    for f in ("policy.onnx", "policy.json"):
+        shutil.copy(ROOT / "checkpoints" / "zonk" / f, bad / f)
+    doc = json.loads((bad / "policy.json").read_text())
+    assert doc["obs_version"] == 3
+    (bad / "policy.json").write_text(json.dumps({**doc, "ruleset": meta["ruleset"]}))
+    with pytest.raises(PolicyMismatchError, match="must read the rules"):
+        make_agent(f"ppo:{bad}", odd)
+
+
+def test_any_ruleset_refuses_what_it_cannot_train(capsys):
+    for extra in (["--players", "3"], ["--objective", "score"], ["--set", "target=5000"]):
+        with pytest.raises(SystemExit):
+            ppo.parse_args(["--ruleset", "any", *extra])
+        assert "--ruleset any" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--ruleset", "any", "--rules-pool", "0"])
+    assert "--rules-pool 0" in capsys.readouterr().err
+
+
+def test_generalist_eval_reports_on_a_tiny_budget(tmp_path):
+    from train import generalist_eval
+
+    assert ppo.main(tiny_any(tmp_path)) == 0
+    md = tmp_path / "table.md"
+    md.write_text("# agents\n")
+    assert generalist_eval.main(["--agent", f"ppo:{tmp_path / 'any'}", "--parts", "held-out", "--other-games", "24",
+                                 "--workers", "1", "--no-progress", "--write", str(md)]) == 0
+    text = md.read_text()
+    assert generalist_eval.MARK_START in text and "| zonk 4p target=6500, triples x1.25 | 4 | 24 |" in text
+    res = json.loads((tmp_path / "any" / "eval.json").read_text())
+    assert len(res["held-out"]) == 10 and all(0 <= r["share"]["mean"] <= 1 for r in res["held-out"])
+    with pytest.raises(SystemExit):
+        generalist_eval.main(["--agent", "ppo:checkpoints/zonk"])  # a policy of one ruleset

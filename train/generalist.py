@@ -1,0 +1,131 @@
+"""``train/ppo.py --ruleset any``: one agent for every ruleset and player count.
+
+The run trains on the distribution of :mod:`zilch_env.distribution`: ``--rules-pool`` draws of it
+(seeded by ``--seed``), every episode one of them, uniformly, on one batched engine where each game
+plays its own rules (:class:`zilch_env.vec_env.BatchedZilchVecEnv` given the list). The agent reads
+the rules in its observation (layout 4's ``rules`` and ``rules_table`` fields), so the one network
+plays any ruleset; its exported policy says ``ruleset = {"name": "any", "distribution": "any"}`` and
+``agents.learned`` lets it play every game.
+
+Opponents: ``self`` (the self-play pool, any rules), the kernels' ``greedy`` / ``greedy:T`` /
+``random``, and ``optimal-turn`` as a :class:`zilch_env.kernel_agents.TableSet`: the exact turn
+policy solved for each ruleset of the pool (the greedy mover where the turn solver does not solve
+the rules, pyramiding). Shaping (``--shaping regret``, the default): the games of a two-player
+ruleset whose game table is stored (the presets as they are) are paid the change of their win
+chance under the solved game (:class:`agents.win_shaping.RulesPotential`); every other game is paid
+its result. The periodic and final evaluations play ``--eval-ruleset`` (zonk by default).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from zilch_env import Ruleset
+from zilch_env.distribution import RulesDraw, sample_rules
+
+if TYPE_CHECKING:  # the Args dataclass of train/ppo.py
+    from train.ppo import Args
+
+__all__ = ["ANY", "is_any", "pool_draws", "rules_record", "make_env", "has_shaping"]
+
+#: The ``--ruleset`` of the generalist.
+ANY = "any"
+_DRAWS: dict[tuple[int, int], list[RulesDraw]] = {}
+
+
+def is_any(args: Args) -> bool:
+    return args.ruleset == ANY
+
+
+def pool_draws(args: Args) -> list[RulesDraw]:
+    """The run's rulesets: ``--rules-pool`` draws of the distribution, seeded by ``--seed``."""
+    key = (args.rules_pool, args.seed)
+    if key not in _DRAWS:
+        from rich.progress import track
+
+        draws = sample_rules(args.rules_pool, seed=args.seed)
+        from zilch_env.rules import compile as compile_rules
+
+        for d in track(draws, description="compiling the rulesets", disable=not args.progress):
+            compile_rules(d.ruleset)
+        _DRAWS[key] = draws
+    return _DRAWS[key]
+
+
+def rules_record(args: Args) -> dict[str, Any]:
+    """What the checkpoint and the exported policy say of their rules: the distribution."""
+    return {"name": ANY, "distribution": ANY, "pool": args.rules_pool, "seed": args.seed}
+
+
+def _stored(rs: Ruleset) -> bool:
+    from train.report import stored_game_table
+
+    return stored_game_table(rs)
+
+
+def has_shaping(args: Args) -> bool:
+    """Whether some ruleset of the pool can be shaped (two players, its game table stored)."""
+    return any(d.players == 2 and _stored(d.ruleset) for d in pool_draws(args))
+
+
+def _potential(args: Args, draws: list[RulesDraw]) -> Any:
+    from agents.game_solver import WinPotential
+    from agents.win_shaping import RulesPotential
+    from train.ppo import shaping_cache_mb
+
+    made: dict[Ruleset, WinPotential] = {}
+    out: list[WinPotential | None] = []
+    for d in draws:
+        if d.players != 2 or not _stored(d.ruleset):
+            out.append(None)
+            continue
+        if d.ruleset not in made:
+            made[d.ruleset] = WinPotential(d.ruleset, per="turn" if args.shaping == "turns" else "decision")
+        out.append(made[d.ruleset])
+    for p in made.values():  # the turn cache shared out among the tables
+        p.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb) / len(made)
+    return RulesPotential(out)
+
+
+def _opponent(spec: str, draws: list[RulesDraw], args: Args, pool: Any) -> Any:
+    from zilch_env import UnsupportedRulesError
+    from zilch_env.kernel_agents import TableSet
+
+    from agents.base import kernel_agent
+    from train.selfplay import SelfPlayBatch
+
+    if spec == "self":
+        return SelfPlayBatch(pool, np.random.default_rng([args.seed, 7]))
+    if spec.partition(":")[0] == "optimal-turn":
+        from rich.progress import track
+
+        tables: dict[Ruleset, Any] = {}
+        for d in track(draws, description=f"solving the turns ({spec})", disable=not args.progress):
+            if d.ruleset not in tables:
+                try:
+                    tables[d.ruleset] = kernel_agent(spec, d.ruleset).table
+                except (UnsupportedRulesError, ValueError):
+                    tables[d.ruleset] = None  # the greedy mover plays these rules
+        return TableSet([tables[d.ruleset] for d in draws], name=spec)
+    try:
+        agent = kernel_agent(spec, draws[0].ruleset)
+    except (UnsupportedRulesError, ValueError) as e:
+        raise SystemExit(f"--ruleset any: opponent {spec!r}: {e}") from None
+    if agent.table is not None:  # pragma: no cover - optimal-turn is handled above
+        raise SystemExit(f"--ruleset any: opponent {spec!r} plays one ruleset's table")
+    return agent
+
+
+def make_env(args: Args, specs: list[str], pool: Any) -> Any:
+    """The batched VecEnv of the pool's rulesets (each episode one of them), with the opponents of
+    ``specs`` and the shaping of ``--shaping``."""
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    draws = pool_draws(args)
+    opponents = [_opponent(s, draws, args, pool) for s in specs or ["greedy"]]
+    potential = _potential(args, draws) if args.shaping != "none" else None
+    return BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=args.n_envs,
+                              num_players=[d.players for d in draws], seed=args.seed, opponent=opponents,
+                              reward="win", potential=potential, luck=args.shaping != "regret")
