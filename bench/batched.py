@@ -15,6 +15,8 @@ Engine rows (one core; no numba threads)
                     action per game, in the kernels), ``step(actions)``, ``reset`` of the games that ended
     ``fused``       ``BatchedGames.play_random``: the same decisions in one kernel call (the engine's
                     ceiling, without Python between steps)
+    ``fused, mixed`` (``--mixed N``) the same, one batch of the games of N rulesets drawn from the
+                    distribution ``any`` (``zilch_env.distribution``, 2 to 4 players), each game its own
 
 Every row is timed in ``--rounds`` alternating slices of ``--seconds`` each, so the ratios hold on a
 shared machine whose load changes. Rates are per second of wall time and per second of this
@@ -118,9 +120,10 @@ class BatchedLoop:
 
 
 class Fused:
-    """The same decisions inside one kernel call per slice of sweeps."""
+    """The same decisions inside one kernel call per slice of sweeps (``rs`` a list of rulesets and
+    ``players`` one count each: a batch of many rules)."""
 
-    def __init__(self, rs, players: int, games: int):
+    def __init__(self, rs, players, games: int):
         self.bg = BatchedGames(rs, games, players, seed=0)
         self.sweeps = max(1, 20000 // games)
 
@@ -132,12 +135,18 @@ class Fused:
         return steps
 
 
-def engine_table(rs, players: int, sizes: list[int], seconds: float, rounds: int) -> None:
+def engine_table(rs, players: int, sizes: list[int], seconds: float, rounds: int, mixed: int = 0) -> None:
     rows: list[tuple[str, int, object]] = [("single", 1, Single(rs, players))]
     for n in sizes:
         rows.append(("batched", n, BatchedLoop(rs, players, n)))
     for n in sizes:
         rows.append(("fused", n, Fused(rs, players, n)))
+    if mixed:
+        from zilch_env.distribution import sample_rules
+
+        draws = sample_rules(mixed, seed=0)
+        for n in sizes:
+            rows.append((f"fused, {mixed} rulesets", n, Fused([d.ruleset for d in draws], [d.players for d in draws], n)))
     for _, _, runner in rows:  # warm-up: compile kernels, fill caches
         runner.run(0.05)
     clocks = [Clock() for _ in rows]
@@ -326,11 +335,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ppo-steps", type=int, default=16384, help="PPO steps per measurement (default 16384)")
     ap.add_argument("--ppo-envs", type=int, nargs="*", default=[8, 64], help="PPO n_envs (default 8 64; none to skip)")
     ap.add_argument("--no-ppo", action="store_true", help="skip the VecEnv and PPO measurements")
+    ap.add_argument("--mixed", type=int, default=0, metavar="N",
+                    help="also the fused kernel on one batch of N rulesets of the distribution 'any', each game "
+                         "its own (default 0: none)")
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1 or min(args.sizes) < 1:
         ap.error("--seconds must be positive, --rounds and --sizes at least 1")
     rs = load_ruleset(args.ruleset, parse_overrides(args.set) if args.set else None)
-    engine_table(rs, args.players, args.sizes, args.seconds, args.rounds)
+    if args.mixed < 0:
+        ap.error(f"--mixed {args.mixed}: a number of rulesets, 0 or more")
+    engine_table(rs, args.players, args.sizes, args.seconds, args.rounds, args.mixed)
     if args.no_ppo:
         return
     if args.vec_sizes:

@@ -6,12 +6,14 @@ spec (:func:`agents.base.make_agent`) that can play the rules at hand:
 ========  ==============================  ======================================================
 Easy      ``greedy``                      keeps the most points and banks from 300
 Medium    ``heuristic``                   the hand-written player (banks by total against dice)
-Hard      ``ppo:checkpoints/<preset>``    the trained agent of the rules being played
+Hard      ``ppo:checkpoints/<preset>``    the trained agent of the rules being played, else the
+                                          agent trained on every ruleset (``ppo:checkpoints/any``)
 Perfect   ``optimal-win``                 the exact game table's best move (two players)
 ========  ==============================  ======================================================
 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
-ruleset is called: :func:`agents.learned.check_compatible` decides), Perfect where the game table of
+ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules when the
+agent for any ruleset is shipped (``checkpoints/any``), Perfect where the game table of
 the rules is stored (solving one takes minutes, so a server never solves one for a request) and
 the game has two players. The default computer player is the strongest of Hard and Medium that
 can play: the trained agent where there is one, else the heuristic. ``zilch play``'s bare ``cpu``
@@ -38,6 +40,7 @@ LEVELS = [
                             "pushes when behind."),
     ("Hard", None, "The trained agent: learnt these rules over millions of games; about as strong "
                    "as perfect play."),
+    ("Hard", "ppo:checkpoints/any", "The agent trained on every ruleset: reads these rules and plays them."),
     ("Perfect", "optimal-win", "Plays the exact best move from the solved game: the strongest there is "
                                "(two-player games)."),
 ]
@@ -48,7 +51,8 @@ _HARD: "OrderedDict[Ruleset, str | None]" = OrderedDict()
 
 
 def trained_agent_spec(ruleset: Ruleset) -> str | None:
-    """``ppo:checkpoints/<preset>`` of the shipped trained agent that plays exactly these rules, or None."""
+    """``ppo:checkpoints/<preset>`` of the shipped trained agent that plays exactly these rules, else
+    ``ppo:checkpoints/any`` (the agent for any ruleset) when it is shipped, else None."""
     with _LOCK:
         if ruleset in _HARD:
             _HARD.move_to_end(ruleset)
@@ -66,6 +70,8 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
             continue
         found = f"ppo:checkpoints/{preset}"
         break
+    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file():
+        found = "ppo:checkpoints/any"
     with _LOCK:
         _HARD[ruleset] = found
         while len(_HARD) > 512:
@@ -92,9 +98,12 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
     """The levels that can play ``ruleset`` (with ``num_players`` players, when known), easiest
     first: ``[{"spec", "label", "description"}, ...]``."""
     out = []
+    hard = trained_agent_spec(ruleset)
     for label, spec, description in LEVELS:
         if label == "Hard":
-            spec = trained_agent_spec(ruleset)
+            if (spec is None) == (hard == "ppo:checkpoints/any"):
+                continue  # the one Hard entry: the rules' own agent's, or the agent for any ruleset's
+            spec = hard
         elif label == "Perfect" and (not has_game_table(ruleset) or (num_players not in (None, 2))):
             spec = None
         if spec is not None:
@@ -114,6 +123,6 @@ def level_label(spec: str | None) -> str | None:
     for label, s, _ in LEVELS:
         if s == spec:
             return label
-    if spec.startswith("ppo:checkpoints/") and spec.rstrip("/").rsplit("/", 1)[-1] in PRESETS:
+    if spec.startswith("ppo:checkpoints/") and spec.rstrip("/").rsplit("/", 1)[-1] in (*PRESETS, "any"):
         return "Hard"
     return None

@@ -15,6 +15,7 @@ pytest.importorskip("onnxruntime")
 from agents.export import sample_states  # noqa: E402
 from agents.learned import TIE_MARGIN, DenseMLP, LearnedAgent, OnnxPolicy, _mlp_action  # noqa: E402
 from zilch_env import GameState, load_ruleset  # noqa: E402
+from zilch_env.observation import OBS_SIZES  # noqa: E402
 
 #: a win agent (layout 3), a score agent (layout 2: it reads a prefix), another scoring table
 POLICIES = [("checkpoints/zonk", "zonk"), ("checkpoints/zilch-score", "zilch"), ("checkpoints/farkle", "farkle")]
@@ -44,6 +45,7 @@ def test_logits_differ_from_onnxruntimes_far_below_the_margin():
     model.graph.output.append(helper.make_tensor_value_info(gemm.output[0], onnx.TensorProto.FLOAT, None))
     sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     obs, masks = sample_states(["zonk"], 2_000, seed=6)
+    obs = np.ascontiguousarray(obs[:, : OBS_SIZES[3]])  # the zonk agent reads layout 3
     _, logits = sess.run(None, {"obs": obs, "mask": masks})
     mlp = DenseMLP.read("checkpoints/zonk/policy.onnx")
     h = obs.astype(np.float32)

@@ -1,0 +1,227 @@
+"""The solved games teach the agent for any ruleset (``checkpoints/any``) where they exist, and the
+agent keeps what it learnt everywhere else.
+
+    python train/teach_any.py --init checkpoints/any            # after train/ppo.py --ruleset any
+    python train/teach_any.py --help                             # every option with its default
+
+What it does
+    DAgger rounds as ``train/teach.py``'s, over many rulesets at once. Each round the network plays:
+
+    * on every preset (two players; the presets' game tables ship), games against the preset's
+      ``optimal-win`` (the teacher itself), ``optimal-turn`` and itself, every decision labelled with
+      the regret of each legal action under the solved game (:class:`train.teach.WinTeacher`);
+    * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
+      ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
+      table) and itself, every decision labelled by the network as it was before teaching:
+      pseudo-regrets ``tau * (max logit - logit)``, whose Boltzmann choice at ``tau`` is exactly that
+      network's policy, so the loss there is the cross-entropy to it (distillation).
+
+    The actor is fitted on all of it (:func:`train.teach.fit`), so it learns the solved games'
+    moves on the presets without forgetting the rest. Each round's preset games measure the network
+    that played them (its regret per game against ``optimal-win``, summed over the presets); the
+    one exported is the round's network with the least. The network decides alone at play time.
+
+Outputs (``--out``, default the ``--init`` directory): ``best/model.zip`` + ``best/train.json`` (the
+commands appended), ``teach.json`` (every round), ``policy.onnx`` + ``policy.json``; then
+``train/generalist_eval.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from zilch_env import NUM_ACTIONS, PRESETS, load_ruleset  # noqa: E402
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="train/teach_any.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--init", default="checkpoints/any", help="the checkpoint of train/ppo.py --ruleset any to teach")
+    p.add_argument("--out", default="", help="checkpoint directory written (default: the --init directory)")
+    p.add_argument("--presets", nargs="+", default=list(PRESETS), help="the rulesets taught by their solved game")
+    p.add_argument("--rounds", type=int, default=4, help="rounds of play, label and fit (one more measures the last)")
+    p.add_argument("--decisions", type=int, default=40_000, help="decisions per preset per round")
+    p.add_argument("--keep-decisions", type=int, default=120_000,
+                   help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
+    p.add_argument("--max-decisions", type=int, default=1_500_000, help="decisions kept for fitting (oldest dropped)")
+    p.add_argument("--epochs", type=int, default=3, help="passes over the kept decisions per round")
+    p.add_argument("--batch-size", type=int, default=1024, help="minibatch size of the fit")
+    p.add_argument("--learning-rate", type=float, default=5e-4, help="Adam learning rate (decays to a tenth)")
+    p.add_argument("--tau", type=float, default=1e-3, help="temperature of the teacher's choice, in win chance")
+    p.add_argument("--regret-coef", type=float, default=1.0, help="weight of the expected regret in the loss")
+    p.add_argument("--n-envs", type=int, default=64, help="games played together per ruleset")
+    p.add_argument("--seed", type=int, default=1, help="seed of torch, the games and the fit's order")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    args = p.parse_args(argv)
+    for name in ("rounds", "decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
+    if args.keep_decisions < 0:
+        p.error(f"--keep-decisions {args.keep_decisions}: 0 or more")
+    bad = [x for x in args.presets if x not in PRESETS]
+    if bad:
+        p.error(f"--presets {' '.join(bad)}: not presets; allowed are {', '.join(PRESETS)}")
+    return args
+
+
+def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float, obs_size: int) -> Any:
+    """``decisions`` of ``policy`` on ``venv`` labelled by the network ``frozen`` (a
+    ``train.selfplay.PolicySnapshot``): pseudo-regrets ``tau * (max legal logit - logit)``."""
+    from train.teach import Decisions
+
+    obs_buf = np.empty((decisions, obs_size), np.float32)
+    reg_buf = np.empty((decisions, NUM_ACTIONS), np.float16)
+    got = 0
+    obs = venv.reset()
+    while got < decisions:
+        masks = venv.action_masks()
+        z = np.where(masks, frozen.logits(np.ascontiguousarray(obs[:, :obs_size])), -np.inf)
+        r = tau * (z.max(axis=1, keepdims=True) - z)  # inf where illegal
+        take = min(len(obs), decisions - got)
+        obs_buf[got:got + take] = obs[:take, :obs_size]
+        reg_buf[got:got + take] = np.minimum(r[:take], 60000.0)  # float16's range; inf stays inf
+        reg_buf[got:got + take][~masks[:take]] = np.inf
+        got += take
+        obs, _, _, _ = venv.step(policy(obs, masks))
+    return Decisions(obs_buf, reg_buf)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    command = shlex.join(["python", "train/teach_any.py", *argv])
+    import torch
+    from rich.progress import track
+    from sb3_contrib import MaskablePPO
+
+    from agents.base import kernel_agent
+    from agents.export import export, resolve_checkpoint, train_metadata
+    from train.checkpoints import save_checkpoint
+    from train.generalist import _opponent
+    from train.ppo import shaping_cache_mb, torch_settings
+    from train.report import write_readme
+    from train.selfplay import PolicySnapshot
+    from train.teach import Decisions, actor_parameters, argmax_policy, collect, fit, teacher_for
+    from zilch_env.distribution import sample_rules
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    torch_settings(1)
+    torch.manual_seed(args.seed)
+    try:
+        zip_path = resolve_checkpoint(args.init)
+        state = train_metadata(zip_path)
+    except FileNotFoundError as e:
+        raise SystemExit(f"--init {args.init}: {e}") from None
+    rules = state.get("ruleset", {})
+    if rules.get("distribution") != "any":
+        raise SystemExit(f"--init {args.init}: not an agent for any ruleset (its rules are {rules.get('name')!r}); "
+                         "teach a preset's agent with train/teach.py")
+    out = Path(args.out) if args.out else Path(args.init if Path(args.init).is_dir() else zip_path.parent.parent)
+    model = MaskablePPO.load(zip_path, device="cpu")
+    obs_size = int(model.observation_space.shape[-1])
+    frozen = PolicySnapshot.from_policy(model.policy, deterministic=True)
+    current = {"policy": argmax_policy(PolicySnapshot.from_policy(model.policy, deterministic=True))}
+
+    def learner(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return current["policy"](obs, masks)
+
+    progress = not args.no_progress
+    presets = []
+    for name in track(args.presets, description="the presets' teachers", disable=not progress):
+        rs = load_ruleset(name)
+        teacher = teacher_for(rs, cache_mb=shaping_cache_mb(0) / len(args.presets))
+        venv = BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=2, seed=args.seed,
+                                  opponent=[teacher, kernel_agent("optimal-turn", rs), learner], reward="win")
+        venv.seed(args.seed)
+        presets.append((name, teacher, venv))
+    keep_env = None
+    if args.keep_decisions:
+        draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides]
+        pool_args = argparse.Namespace(seed=args.seed, progress=progress)
+        opponents = [_opponent("optimal-turn", draws, pool_args, None), learner]
+        keep_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,
+                                      num_players=[d.players for d in draws], seed=args.seed, opponent=opponents)
+        keep_env.seed(args.seed)
+    optimizer = torch.optim.Adam(actor_parameters(model.policy), lr=args.learning_rate)
+    data = Decisions.empty(obs_size)
+    history: list[dict[str, Any]] = []
+    best: dict[str, Any] | None = None
+    best_weights = None
+    t0 = time.perf_counter()
+    print(f"any ruleset: teaching {zip_path} on {len(presets)} presets by their solved games, keeping it on "
+          f"the pool's other rulesets; {args.rounds} rounds", flush=True)
+    for rnd in range(args.rounds + 1):
+        new = Decisions.empty(obs_size)
+        measured: dict[str, Any] = {}
+        for name, teacher, venv in presets:
+            d, stats = collect(venv, learner, teacher, args.decisions, obs_size, ["optimal-win", "optimal-turn", "self"])
+            new = new.joined(d, 10**9)
+            measured[name] = stats["optimal-win"]
+        lost = [m["regret_per_game"] for m in measured.values() if m["regret_per_game"] is not None]
+        total = float(np.mean(lost)) if len(lost) == len(measured) else None
+        entry: dict[str, Any] = {"round": rnd, "measured": measured, "mean_regret_per_game": total,
+                                 "seconds": round(time.perf_counter() - t0, 1)}
+        if total is not None and (best is None or total < best["mean_regret_per_game"]):
+            best = {"round": rnd, "mean_regret_per_game": total}
+            best_weights = {k: v.clone() for k, v in model.policy.state_dict().items()}
+        shown = "  ".join(f"{n}: {m['regret_per_game']:.4f}" for n, m in measured.items()
+                          if m["regret_per_game"] is not None)
+        print(f"round {rnd} ({entry['seconds']:.0f} s): the network of round {rnd - 1 if rnd else 'init'} loses, "
+              f"per game against optimal-win, {shown} (mean {total if total is None else round(total, 4)})", flush=True)
+        if rnd == args.rounds:
+            history.append(entry)
+            break
+        if keep_env is not None:
+            new = new.joined(distill(keep_env, learner, frozen, args.keep_decisions, args.tau, obs_size), 10**9)
+        data = data.joined(new, args.max_decisions)
+        lr = args.learning_rate * (1.0 - 0.9 * rnd / max(args.rounds - 1, 1))
+        fitted = fit(model.policy, data, args.epochs, args.batch_size, lr, args.tau, args.regret_coef,
+                     seed=args.seed * 1000 + rnd, optimizer=optimizer)
+        entry["fit"] = {"decisions": len(data), "learning_rate": lr, **{k: round(v, 6) for k, v in fitted.items()}}
+        print(f"round {rnd} fit on {len(data):,} decisions: loss {fitted['loss']:.4f}, agrees with its labels "
+              f"{fitted['agree']:.2%}", flush=True)
+        history.append(entry)
+        current["policy"] = argmax_policy(PolicySnapshot.from_policy(model.policy, deterministic=True))
+    seconds = time.perf_counter() - t0
+    if best is not None:
+        model.policy.load_state_dict(best_weights)
+    else:  # pragma: no cover - a tiny budget where no preset game finished: the last fit
+        best = {"round": args.rounds, "mean_regret_per_game": None}
+    state = dict(state)
+    state["commands"] = [*state.get("commands", []), command]
+    state["teach"] = {"args": vars(args), "rounds": history, "chosen": best, "seconds": round(seconds, 1)}
+    state["best"] = {**(state.get("best") or {}), "selected": f"taught (after {best['round']} fits of "
+                     f"train/teach_any.py)", "timesteps": int(model.num_timesteps)}
+    save_checkpoint(model, out / "best", None, state)
+    (out / "teach.json").write_text(json.dumps(state["teach"], indent=2) + "\n")
+    onnx_path = export(out / "best" / "model.zip", out / "policy.onnx")
+    write_readme(out, load_ruleset(state["args"].get("eval_ruleset", "zonk")), state, None)
+    m = best["mean_regret_per_game"]
+    lost = "an unmeasured" if m is None else f"{m:.4f}"
+    with open(out / "README.md", "a") as f:
+        f.write(f"\nThen taught (`train/teach_any.py`, {seconds / 60:.1f} minutes): DAgger rounds in which each "
+                f"preset's solved game labels the agent's decisions there and the agent before teaching labels "
+                f"its decisions on the pool's other rulesets; exported the network after {best['round']} fits, "
+                f"which lost {lost} win chance per game against `optimal-win` on average over the presets "
+                f"(`teach.json`: every round). The network plays alone.\n\n"
+                f"Its evaluation (`train/generalist_eval.py`) is `eval.md` / `eval.json`.\n")
+    print(f"taught in {seconds / 60:.1f} minutes: the network after {best['round']} fits; exported {onnx_path}",
+          flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
