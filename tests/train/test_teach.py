@@ -105,7 +105,7 @@ def test_same_seed_same_weights_and_the_export_plays(tmp_path):
         return {k: v.clone() for k, v in m.policy.state_dict().items()}
 
     assert teach.main(tiny(tmp_path / "a", "--no-export")) == 0
-    assert teach.main(tiny(tmp_path / "b", "--final-games", "2", "--final-opponents", "greedy",
+    assert teach.main(tiny(tmp_path / "b", "--final-games", "4", "--final-opponents", "greedy",
                            "--final-solo-turns", "0", "--eval-workers", "1")) == 0
     assert teach.main(tiny(tmp_path / "c", "--no-export", "--seed", "2")) == 0
     wa, wb, wc = weights(tmp_path / "a"), weights(tmp_path / "b"), weights(tmp_path / "c")
