@@ -162,3 +162,22 @@ def test_bad_setups_say_why(tmp_path, monkeypatch):
         teach.main(["--ruleset", "farkle", "--init", str(SHIPPED), "--out", str(tmp_path / "o"), "--no-progress"])
     with pytest.raises(SystemExit, match="'nobody'"):
         teach.main(tiny(tmp_path / "o", "--opponents", "nobody"))
+
+
+def test_ppo_teacher_option_teaches_before_the_export(tmp_path):
+    """train/ppo.py --teacher optimal-win: a tiny PPO run, then train/teach.py's rounds on its best/,
+    then the export; the command list holds the one ppo.py command that made it."""
+    from train import ppo
+
+    out = tmp_path / "ck"
+    argv = ["--ruleset", "zonk", "--timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+            "--n-epochs", "1", "--eval-every", "128", "--eval-games", "2", "--final-games", "0",
+            "--final-solo-turns", "0", "--no-progress", "--opponents", "greedy,self", "--out", str(out),
+            "--runs", str(tmp_path / "runs"), "--run-name", "t", "--shaping", "none", "--eval-opponent", "greedy",
+            "--teacher", "optimal-win",
+            "--teach-args", "--rounds 1 --decisions 128 --n-envs 8 --epochs 1 --batch-size 64"]
+    assert ppo.main(argv) == 0
+    meta = json.loads((out / "policy.json").read_text())
+    assert len(meta["training"]["commands"]) == 1 and "--teacher optimal-win" in meta["training"]["commands"][0]
+    assert "teach" in json.loads((out / "best" / "train.json").read_text())
+    assert (out / "teach.json").is_file()
