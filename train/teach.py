@@ -625,14 +625,14 @@ def main(argv: list[str] | None = None) -> int:
     state = dict(state)
     state["commands"] = [*state.get("commands", []), command]
     state["teach"] = {"args": dataclasses.asdict(args), "rounds": history, "chosen": best, "seconds": round(seconds, 1)}
-    chosen = {"selected": f"taught (round {best['round']} of train/teach.py)", "timesteps": int(model.num_timesteps)}
+    chosen = {"selected": f"taught (after {best['round']} fits of train/teach.py)", "timesteps": int(model.num_timesteps)}
     if best["regret_per_game"] is not None:  # else the measure of --init stays, with what was exported
         chosen.update(metric=0.5 - best["regret_per_game"], metric_kind="0.5 - regret per game (solved game)",
                       opponent=best["opponent"], games=best["games"])
     state["best"] = {**(state.get("best") or {"metric": 0.0, "opponent": "-", "games": 0}), **chosen}
     save_checkpoint(model, out / "best", None, state)
     (out / "teach.json").write_text(json.dumps(state["teach"], indent=2) + "\n")
-    print(f"taught in {seconds / 60:.1f} minutes: round {best['round']}'s network, {_lost(best)}; saved "
+    print(f"taught in {seconds / 60:.1f} minutes: the network after {best['round']} fits, {_lost(best)}; saved "
           f"{out / 'best'}", flush=True)
     if args.export:
         finish(args, rs, out, state, seconds)
@@ -663,7 +663,8 @@ def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: f
     best = state["teach"]["chosen"]
     note = (f"Then taught by the solved game (`train/teach.py`: DAgger rounds of play, labels of every legal action by "
             f"`optimal-win`'s game table, supervised fit of the actor) in {seconds / 60:.1f} minutes; exported the "
-            f"network of round {best['round']}, {_lost(best, '`')} (`teach.json`: every round). The network "
+            f"network after {best['round']} of {state['teach']['args']['rounds']} fits, {_lost(best, '`')} "
+            "(`teach.json`: every round). The network "
             "plays alone: the table never moves for it.")
     lines = text.split("\n")
     at = next((i for i, ln in enumerate(lines) if ln.startswith("Trained ")), len(lines) - 1)
