@@ -43,6 +43,11 @@ Shaping (``--shaping``, the win objective with two players, from the solved game
     The solved game serves as a value function, not as a policy: the agent learns every move from
     its own play.
 
+Teaching (``--teacher optimal-win``)
+    After training, ``train/teach.py`` fits the network to the solved game's value of every legal
+    action on the states it reaches (DAgger rounds; see there), before the export. The exported
+    network still decides alone.
+
 Budget and speed
     ``--vec auto`` trains on the batched engine (``zilch_env.vec_env.BatchedZilchVecEnv``, 64 envs)
     whenever the rules and every opponent allow it (the defaults do), else on a DummyVecEnv of
@@ -83,6 +88,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import gc
+import json
 import os
 import random
 import shlex
@@ -212,6 +218,10 @@ class Args:
                               "--learning-rate or --anneal-lr other than the saved run's applies to the "
                               "continuation: annealed, it decays to 0 over the steps left to --timesteps)")
     progress: bool = arg(True, "show the progress bar")
+    teacher: str = arg("none", "after training, before the export: optimal-win = teach the network by the solved "
+                               "game (train/teach.py's rounds with its defaults, from <out>/best; the network "
+                               "still plays alone)", choices=("none", "optimal-win"))
+    teach_args: str = arg("", "--teacher: more train/teach.py arguments, e.g. '--rounds 4 --decisions 100000'")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -798,6 +808,16 @@ def main(argv: list[str] | None = None,
     state["timesteps"] = int(model.num_timesteps)
     save_final(model, out, pool, state, args)
     print(f"trained {model.num_timesteps:,} timesteps; best evaluation: {state.get('best')}", flush=True)
+
+    if args.teacher != "none":  # train/teach.py on the checkpoint just written (its best/ is replaced)
+        from train.teach import main as teach_main
+
+        teach_main(["--ruleset", args.ruleset, *[f"--set={kv}" for kv in args.set], "--init", str(out),
+                    "--out", str(out), "--seed", str(args.seed), "--threads", str(args.threads), "--no-export",
+                    *([] if args.progress else ["--no-progress"]), *shlex.split(args.teach_args)])
+        state = json.loads((out / "best" / "train.json").read_text())
+        state["commands"] = state["commands"][:-1]  # this command taught it: train/teach.py's is not a step more
+        (out / "best" / "train.json").write_text(json.dumps(state, indent=2))
 
     # The CPU opponent and the final evaluation.
     if args.export:

@@ -1,0 +1,183 @@
+"""train/teach.py with tiny budgets: the teacher's labels are the solved game's, the same command gives
+the same weights, the export plays as a ``ppo:`` agent, and bad arguments are named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train import teach  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "checkpoints" / "zonk"
+
+
+def tiny(out: Path, *extra: str) -> list[str]:
+    """One round of 256 decisions on 16 games, a fit of one epoch, then the measuring round."""
+    return ["--ruleset", "zonk", "--init", str(SHIPPED), "--out", str(out), "--rounds", "1", "--decisions", "256",
+            "--n-envs", "16", "--epochs", "1", "--batch-size", "64", "--no-progress", *extra]
+
+
+@pytest.fixture(scope="module")
+def zonk_teacher():
+    return teach.teacher_for("zonk")
+
+
+@pytest.mark.parametrize("ruleset", ["zonk", "zilch"])
+def test_labels_are_the_solved_games_values_and_choice(ruleset):
+    """On the decisions of random games (the same dice in both engines), every legal action's label is
+    GameTable.action_values of the same position, and the teacher's best is optimal-win's move."""
+    from zilch_env import GameState, load_ruleset
+    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+
+    t = teach.teacher_for(ruleset)
+    rs = load_ruleset(ruleset)
+    keys = stream_keys(7, 12)
+    bg = BatchedGames(rs, 12, 2, dice_keys=keys)
+    singles = [GameState(rs, 2, dice=KeyedDice(k)) for k in keys]
+    rng = np.random.default_rng(3)
+    checked = 0
+    for _ in range(60):
+        live = np.flatnonzero(~bg.done)
+        if not live.size:
+            break
+        q = t.action_values(bg, live)
+        best = t.best(q)
+        actions = np.zeros(bg.num_games, np.int64)
+        for i, g in enumerate(live):
+            s = singles[g]
+            want = t.table.action_values(s, cut=False, tmin=t.table.stable_cap(t.table.situation(s)))
+            assert sorted(want) == np.flatnonzero(np.isfinite(q[i])).tolist()
+            for a, v in want.items():
+                assert q[i, a] == pytest.approx(v, abs=1e-6)
+            assert best[i] == t.table.best_action(s, s.legal_actions()) or \
+                want[int(best[i])] >= max(want.values()) - 1e-6  # a tie of the rounding only
+            actions[g] = rng.choice(s.legal_actions())
+            checked += 1
+        bg.step_rows(live, actions[live])
+        for g in live:
+            singles[g].apply(int(actions[g]))
+    assert checked > 200
+
+
+def test_teacher_plays_its_best_action_as_a_batch_opponent(zonk_teacher):
+    """As a batch opponent of the batched VecEnv the teacher moves (legally: the VecEnv raises on an
+    illegal opponent move), and act_batch is the best of its own labels."""
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    venv = BatchedZilchVecEnv("zonk", num_envs=4, seed=5, opponent=zonk_teacher)
+    venv.reset()
+    rows = np.arange(4)
+    for _ in range(30):
+        q = zonk_teacher.action_values(venv.games, rows)
+        a = zonk_teacher.act_batch(venv.games, rows)
+        assert (q[rows, a] >= q.max(axis=1) - 1e-12).all()
+        venv.step(venv.games.greedy_actions(300))
+    assert venv.games.turns.sum() > 8  # the teacher took turns
+
+
+def test_loss_prefers_the_teachers_choice():
+    import torch
+
+    regret = torch.tensor([[0.0, 0.2, float("inf")], [0.05, 0.0, 0.0]])
+    good = torch.tensor([[5.0, 0.0, 0.0], [0.0, 5.0, 5.0]])
+    bad = torch.tensor([[0.0, 5.0, 0.0], [5.0, 0.0, 0.0]])
+    lg, ig = teach.teach_loss(good, regret, 1e-2, 1.0)
+    lb, ib = teach.teach_loss(bad, regret, 1e-2, 1.0)
+    assert float(lg) < float(lb)
+    assert ig["agree"] == 1.0 and ib["agree"] == 0.0
+    assert ib["argmax_regret"] == pytest.approx(0.125)
+
+
+def test_same_seed_same_weights_and_the_export_plays(tmp_path):
+    """Two runs of the same command give the same weights; a different seed others; the taught
+    checkpoint exports as a ppo: agent that plays a game (and keeps the layout and train.json)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    def weights(out: Path) -> dict:
+        m = MaskablePPO.load(out / "best" / "model.zip", device="cpu")
+        return {k: v.clone() for k, v in m.policy.state_dict().items()}
+
+    assert teach.main(tiny(tmp_path / "a", "--no-export")) == 0
+    assert teach.main(tiny(tmp_path / "b", "--final-games", "4", "--final-opponents", "greedy",
+                           "--final-solo-turns", "0", "--eval-workers", "1")) == 0
+    assert teach.main(tiny(tmp_path / "c", "--no-export", "--seed", "2")) == 0
+    wa, wb, wc = weights(tmp_path / "a"), weights(tmp_path / "b"), weights(tmp_path / "c")
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+    assert any(not torch.equal(wa[k], wc[k]) for k in wa)
+    shipped = weights(SHIPPED)
+    assert any(not torch.equal(wa[k], shipped[k]) for k in wa if "policy_net" in k or "action_net" in k)
+    assert all(torch.equal(wa[k], shipped[k]) for k in wa if "value_net" in k)  # the critic is left alone
+
+    from agents.base import make_agent
+    from zilch_env import GameState, load_ruleset
+
+    out = tmp_path / "b"
+    meta = json.loads((out / "policy.json").read_text())
+    assert meta["obs_version"] == 3 and meta["training"]["commands"][-1].startswith("python train/teach.py")
+    assert "teach" in json.loads((out / "best" / "train.json").read_text())
+    assert json.loads((out / "teach.json").read_text())["chosen"]["round"] in (0, 1)
+    assert "taught by the solved game" in (out / "README.md").read_text()
+    assert "greedy" in json.loads((out / "eval.json").read_text())["vs"]
+    agent = make_agent(f"ppo:{out}", "zonk")
+    g = GameState(load_ruleset("zonk"), 2, seed=1)
+    rng = np.random.default_rng(0)
+    while not g.done:
+        legal = g.legal_actions()
+        a = agent.act(g, legal, rng)
+        assert a in legal
+        g.apply(a)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--rounds", "0", "--init", "x"], "--rounds 0"),
+    (["--tau", "0", "--init", "x"], "--tau 0.0"),
+    (["--ruleset", "zonk"], "--init"),
+    (["--opponents", ",", "--init", "x"], "--opponents"),
+])
+def test_bad_arguments_are_named(argv, says, capsys):
+    with pytest.raises(SystemExit):
+        teach.parse_args(argv)
+    assert says in capsys.readouterr().err
+
+
+def test_bad_setups_say_why(tmp_path, monkeypatch):
+    from zilch_env import load_ruleset
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(teach.TeachError, match="zilch solve --ruleset"):
+        teach.teacher_for(load_ruleset("zonk", {"target": 7000}))  # rules without a stored table
+
+    with pytest.raises(teach.TeachError, match="pyramiding"):
+        teach.teacher_for(load_ruleset("zonk", {"variants.pyramiding": True}))
+    with pytest.raises(SystemExit, match="no-such-dir"):
+        teach.main(["--init", str(tmp_path / "no-such-dir"), "--out", str(tmp_path / "o"), "--no-progress"])
+    with pytest.raises(SystemExit, match="other rules"):
+        teach.main(["--ruleset", "farkle", "--init", str(SHIPPED), "--out", str(tmp_path / "o"), "--no-progress"])
+    with pytest.raises(SystemExit, match="'nobody'"):
+        teach.main(tiny(tmp_path / "o", "--opponents", "nobody"))
+
+
+def test_ppo_teacher_option_teaches_before_the_export(tmp_path):
+    """train/ppo.py --teacher optimal-win: a tiny PPO run, then train/teach.py's rounds on its best/,
+    then the export; the command list holds the one ppo.py command that made it."""
+    from train import ppo
+
+    out = tmp_path / "ck"
+    argv = ["--ruleset", "zonk", "--timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+            "--n-epochs", "1", "--eval-every", "128", "--eval-games", "2", "--final-games", "0",
+            "--final-solo-turns", "0", "--no-progress", "--opponents", "greedy,self", "--out", str(out),
+            "--runs", str(tmp_path / "runs"), "--run-name", "t", "--shaping", "none", "--eval-opponent", "greedy",
+            "--teacher", "optimal-win",
+            "--teach-args", "--rounds 1 --decisions 128 --n-envs 8 --epochs 1 --batch-size 64"]
+    assert ppo.main(argv) == 0
+    meta = json.loads((out / "policy.json").read_text())
+    assert len(meta["training"]["commands"]) == 1 and "--teacher optimal-win" in meta["training"]["commands"][0]
+    assert "teach" in json.loads((out / "best" / "train.json").read_text())
+    assert (out / "teach.json").is_file()
