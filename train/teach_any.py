@@ -203,8 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     state = dict(state)
     state["commands"] = [*state.get("commands", []), command]
     state["teach"] = {"args": vars(args), "rounds": history, "chosen": best, "seconds": round(seconds, 1)}
-    state["best"] = {**(state.get("best") or {}), "selected": f"taught (after {best['round']} fits of "
-                     f"train/teach_any.py)", "timesteps": int(model.num_timesteps)}
+    chosen: dict[str, Any] = {"selected": f"taught (after {best['round']} fits of train/teach_any.py)",
+                              "timesteps": int(model.num_timesteps)}
+    if best["mean_regret_per_game"] is not None:  # what the chosen network was measured at
+        games = sum(m["games"] for m in history[best["round"]]["measured"].values())
+        chosen.update(metric=0.5 - best["mean_regret_per_game"], opponent="optimal-win", games=games,
+                      metric_kind="0.5 - regret per game (solved games), the mean over the presets")
+    state["best"] = {**(state.get("best") or {}), **chosen}
     save_checkpoint(model, out / "best", None, state)
     (out / "teach.json").write_text(json.dumps(state["teach"], indent=2) + "\n")
     onnx_path = export(out / "best" / "model.zip", out / "policy.onnx")

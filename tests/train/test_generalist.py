@@ -79,3 +79,23 @@ def test_generalist_eval_reports_on_a_tiny_budget(tmp_path):
     assert len(res["held-out"]) == 10 and all(0 <= r["share"]["mean"] <= 1 for r in res["held-out"])
     with pytest.raises(SystemExit):
         generalist_eval.main(["--agent", "ppo:checkpoints/zonk"])  # a policy of one ruleset
+
+
+def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
+    from train import teach_any
+
+    assert ppo.main(tiny_any(tmp_path)) == 0
+    out = tmp_path / "any"
+    assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
+                           "--keep-decisions", "300", "--n-envs", "8", "--no-progress"]) == 0
+    teach = json.loads((out / "teach.json").read_text())
+    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 600
+    assert teach["chosen"]["round"] in (0, 1)  # the round whose network lost the least on the presets
+    assert json.loads((out / "policy.json").read_text())["obs_version"] == 4
+    state = json.loads((out / "best" / "train.json").read_text())
+    assert state["commands"][-1].startswith("python train/teach_any.py") and state["ruleset"]["distribution"] == "any"
+    assert "Then taught (`train/teach_any.py`" in (out / "README.md").read_text()
+    with pytest.raises(SystemExit, match="not an agent for any ruleset"):
+        teach_any.main(["--init", str(ROOT / "checkpoints" / "zonk"), "--no-progress"])
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--presets", "nosuch"])
