@@ -5,8 +5,10 @@ easy to compare; the differential test (``tests/zilch_env/test_batched.py``) hol
 
 The state of game ``b`` is row ``st[b]`` of one int64 matrix; the column constants below name the
 fields. Each game plays its own rules: column ``RID`` picks its row of the stacked rule parameters
-``rps`` (one int64 vector ``rp`` per ruleset and player count, the ``R_*`` constants) and of the
-stacked keep tables ``tabs`` (one packed table ``tab`` per ruleset, :func:`zilch_env.rules.compile`).
+``rps`` (one int64 vector ``rp`` per ruleset and player count, the ``R_*`` constants), whose
+``R_TAB`` picks its keep table in the stack ``tabs`` (one packed table ``tab`` per distinct table,
+:func:`zilch_env.rules.compile`: rulesets that score alike share one, and the batch's tables stay
+few enough to stay in the caches).
 The batch kernels below take the stacks; every helper takes the one game's ``rp`` and ``tab``.
 """
 
@@ -105,7 +107,8 @@ R_CH_COST1 = 21  # what a zilch costs the challenger on its first challenge
 R_CH_COST2 = 22  # and on its second
 R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
 R_FLOOR = R_SPLIT1 + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
-R_SIZE = R_FLOOR + 1
+R_TAB = R_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
+R_SIZE = R_TAB + 1
 
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
 #: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.
@@ -675,7 +678,7 @@ def new_games(st, rows, firsts, rps, dbuf, keys, code_roll, tabs):
         b = rows[i]
         rid = st[b, RID]
         _new_game(st, b, firsts[i], rps[rid])
-        _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rid])
+        _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_TAB]])
 
 
 @njit(cache=True)
@@ -684,7 +687,7 @@ def advance_pending(st, rps, dbuf, keys, code_roll, tabs):
     for b in range(st.shape[0]):
         if st[b, PHASE] == PENDING:
             rid = st[b, RID]
-            _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rid])
+            _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_TAB]])
 
 
 @njit(cache=True, inline="always")
@@ -696,7 +699,7 @@ def _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
         a = actions[b]
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         if not _legal(st, b, a, rp, tab):
             illegal[b] = True
             continue
@@ -730,7 +733,7 @@ def step_rows(st, rows, actions, illegal, rps, dbuf, keys, code_roll, tabs):
         a = actions[i]
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         if not _legal(st, b, a, rp, tab):
             illegal[i] = True
             continue

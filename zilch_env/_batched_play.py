@@ -12,7 +12,7 @@ from numba import njit
 from ._batched_kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR,
     CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, MARGIN,
     OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE,
-    R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TARGET,
+    R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TAB, R_TARGET,
     RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_BEST, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply,
     _bank_need, _bank_need_of, _below, _bonus_roll, _game_reward, _keep_next, _may_bank, _may_challenge_seat,
     _new_game, _popcount, _pyramid_best, _pyramid_on)
@@ -32,7 +32,7 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
         seat = seats[b]
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         n = rp[R_PLAYERS]
         while st[b, PHASE] <= KEEP and st[b, CUR] != seat:
             p = st[b, CUR]
@@ -101,7 +101,7 @@ def legal_masks(st, out, rps, tabs):
             continue
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         n = rp[R_PLAYERS]
         if ph == CHALLENGE:
             out[b, A_NO_CHALLENGE] = True
@@ -325,7 +325,7 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
             continue
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         if kinds[b] == 0:
             out[b] = _random_action(st, b, rp, rng, b, tab)
         elif kinds[b] == 1:
@@ -348,7 +348,7 @@ def play_random(st, sweeps, rng, rps, dbuf, keys, code_roll, tabs, firsts):
             ph = st[b, PHASE]
             rid = st[b, RID]
             rp = rps[rid]
-            tab = tabs[rid]
+            tab = tabs[rps[rid, R_TAB]]
             if ph == OVER:
                 finished += 1
                 _new_game(st, b, firsts[b], rp)
@@ -380,7 +380,7 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
     for b in range(st.shape[0]):
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         while st[b, PHASE] <= KEEP:
             if st[b, DECISIONS] >= max_decisions:
                 return b, waiting
@@ -427,7 +427,7 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
     for b in range(st.shape[0]):
         rid = st[b, RID]
         rp = rps[rid]
-        tab = tabs[rid]
+        tab = tabs[rps[rid, R_TAB]]
         n = rp[R_PLAYERS]
         inv = finv[rid, 0]
         ph_ = finv[rid, 1]

@@ -285,7 +285,16 @@ class BatchedGames:
         self.dice_slots = bool(dice_slots)
         keyed = (2 if dice_slots else 1) if self.keyed else 0
         self._rp = np.stack([compile_rules(r).params(c, keyed=keyed) for r, c in zip(self.rulesets, counts)])
-        self._tabs = np.stack([compile_rules(r).table for r in self.rulesets])
+        tables: dict[bytes, int] = {}  # one copy of each distinct keep table (rp[R_TAB] picks it)
+        stack = []
+        for i, r in enumerate(self.rulesets):
+            t = compile_rules(r).table
+            key = t.tobytes()
+            if key not in tables:
+                tables[key] = len(stack)
+                stack.append(t)
+            self._rp[i, K.R_TAB] = tables[key]
+        self._tabs = np.stack(stack)
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):
