@@ -70,8 +70,9 @@ class EvalConfig:
     """Worker processes; 1 plays in this process. The results do not depend on it."""
     players: int = 2
     """Players per game (2 to 6)."""
-    orders: str = "rotations"
-    """Seat orders of each deal: ``rotations`` (N orders) or ``permutations`` (N! orders)."""
+    orders: str = "auto"
+    """Seat orders of each deal: ``rotations`` (N orders), ``permutations`` (N! orders) or ``auto``:
+    permutations up to 4 players, rotations beyond (:func:`agents.evaluate.dice.order_kind`)."""
     solo_turns: int = 20000
     """On-board turns of the solo measure per agent; 0 skips it."""
     anchor: str | None = None
