@@ -18,12 +18,16 @@ over the per-deal shares (each deal's mean over its seat orders; the deals are i
 "above fair" means the interval's lower bound is above 1/N. Every row of a preset plays the same
 deals (the same seed). ``--write`` replaces the table between the markers
 ``<!-- multiplayer table: train/multiplayer.py -->`` and ``<!-- end of multiplayer table -->``
-(appended when the file has none); ``--json`` keeps every number, rewritten after each row.
+(appended when the file has none); ``--json`` keeps every number, rewritten after each row, and
+with ``--resume`` a row already in that file (the same preset, agent, players, games, seed and, for a
+``ppo:`` agent, the same policy file by its SHA-256) is kept, not played again: an interrupted run
+continues, and adding an agent (``--agent ppo:checkpoints/any --resume``) plays only its rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import shlex
@@ -95,6 +99,20 @@ def measure(preset: str, spec: str, players: int, games: int, seed: int, workers
     }
 
 
+def fingerprint(spec: str) -> str | None:
+    """The SHA-256 of the policy file a ``ppo:`` spec plays (None for other specs): a row measured
+    with another file (a retrained agent) is not reused by ``--resume``."""
+    if not spec.startswith("ppo:"):
+        return None
+    from agents.learned import resolve_policy_path
+
+    return hashlib.sha256(resolve_policy_path(spec[4:]).read_bytes()).hexdigest()
+
+
+def _key(row: dict[str, Any]) -> tuple:
+    return (row["preset"], row["agent"], row["players"], row.get("policy_sha256"))
+
+
 def _agent_cell(r: dict[str, Any]) -> str:
     label = {"win": "win agent", "score": "score agent", "reference": "reference"}.get(r["kind"])
     return f"`{r['agent']}`" + (f" ({label})" if label else "")
@@ -121,7 +139,10 @@ def markdown(doc: dict[str, Any]) -> str:
               "t over the per-deal shares (each deal's mean over its seat orders); above fair: the "
               "interval's lower bound is above the fair share 1/N.", "",
               f"`{doc['command']}`: {tm['seconds'] / 60:.1f} minutes wall time, {cfg['workers']} "
-              f"worker{'s' * (cfg['workers'] > 1)}."]
+              f"worker{'s' * (cfg['workers'] > 1)}"
+              + (f" ({tm['kept_rows']} rows kept from an earlier run; the evaluations of all rows took "
+                 f"{sum(r.get('seconds', 0.0) for r in doc['rows']) / 60:.1f} minutes)." if tm.get("kept_rows")
+                 else ".")]
     return "\n".join(lines)
 
 
@@ -164,6 +185,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--write", metavar="FILE",
                     help="replace the table between the multiplayer-table markers in FILE (checkpoints/README.md)")
     ap.add_argument("--json", metavar="FILE", help="write every number to FILE (rewritten after each row)")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --json: keep the rows already in FILE measured the same way (same games, seed "
+                    "and policy file), play only the others")
     ap.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     return ap
 
@@ -180,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--seed {args.seed}: 0 or more")
     if args.workers < 1:
         ap.error(f"--workers {args.workers}: at least 1")
+    if args.resume and not args.json:
+        ap.error("--resume reads the rows of the --json FILE: give --json FILE too")
     if args.rulesets and not args.agent:
         ap.error("--rulesets names the rules of the --agent specs: give --agent SPEC too")
     for p in [*args.presets, *(args.rulesets or [])]:
@@ -207,9 +233,20 @@ def main(argv: list[str] | None = None) -> int:
         "format": FORMAT, "command": command,
         "config": {"players": args.players, "games": args.games, "seed": args.seed, "opponent": OPPONENT,
                    "checkpoints": str(root), "workers": args.workers, "orders": "permutations"},
-        "skipped": skipped, "rows": [], "timing": {"seconds": 0.0},
+        "skipped": skipped, "rows": [], "timing": {"seconds": 0.0, "kept_rows": 0},
     }
     work = [(p, s, k, n) for p, s, k in rows for n in args.players]
+    prints = {s: fingerprint(s) for _, s, _ in rows}
+    kept: dict[tuple, dict[str, Any]] = {}
+    if args.resume and Path(args.json).is_file():
+        old = json.loads(Path(args.json).read_text())
+        same = {k: old.get("config", {}).get(k) for k in ("games", "seed", "opponent")} == \
+            {k: doc["config"][k] for k in ("games", "seed", "opponent")}
+        if same and old.get("format") == FORMAT:
+            kept = {_key(r): r for r in old.get("rows", []) if "error" not in r}
+        else:
+            print(f"--resume: {args.json} was measured with other --games, --seed or opponent; playing every row",
+                  file=sys.stderr)
     bar = None
     if not args.quiet:
         from rich.console import Console
@@ -225,13 +262,18 @@ def main(argv: list[str] | None = None) -> int:
         for preset, spec, kind, n in work:
             if bar is not None:
                 bar.update(task, description=f"{preset} {spec} {n}p")
-            row: dict[str, Any] = {"preset": preset, "agent": spec, "kind": kind, "players": n}
-            try:
-                row.update(measure(preset, spec, n, args.games, args.seed, args.workers))
-            except (ValueError, RuntimeError) as e:  # an agent that cannot play N players: the row says so
-                failed += 1
-                row.update({"error": str(e), "fair_share": 1.0 / n})
-                print(f"{preset} {spec} {n} players: error: {e}", file=sys.stderr)
+            row: dict[str, Any] = {"preset": preset, "agent": spec, "kind": kind, "players": n,
+                                   "policy_sha256": prints[spec]}
+            if _key(row) in kept:
+                row = {**kept[_key(row)], "kind": kind}
+                doc["timing"]["kept_rows"] += 1
+            else:
+                try:
+                    row.update(measure(preset, spec, n, args.games, args.seed, args.workers))
+                except (ValueError, RuntimeError) as e:  # an agent that cannot play N players: the row says so
+                    failed += 1
+                    row.update({"error": str(e), "fair_share": 1.0 / n})
+                    print(f"{preset} {spec} {n} players: error: {e}", file=sys.stderr)
             doc["rows"].append(row)
             doc["timing"]["seconds"] = time.perf_counter() - t0
             if args.json:

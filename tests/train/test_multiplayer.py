@@ -63,6 +63,9 @@ def test_nothing_to_evaluate_and_bad_agents_are_errors(tmp_path, capsys):
     with pytest.raises(SystemExit):
         multiplayer.main(["--rulesets", "zonk"])
     assert "give --agent" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        multiplayer.main(["--resume"])
+    assert "give --json FILE" in capsys.readouterr().err
 
 
 def test_an_agent_that_cannot_play_three_players_gets_an_error_row(tmp_path, capsys):
@@ -73,3 +76,29 @@ def test_an_agent_that_cannot_play_three_players_gets_an_error_row(tmp_path, cap
     row = json.loads(out.read_text())["rows"][0]
     assert "'optimal-win' cannot play 3-player games" in row["error"]
     assert "error: agent 'optimal-win'" in capsys.readouterr().out
+
+
+def test_resume_keeps_the_rows_measured_the_same_way(tmp_path, capsys):
+    """A second run with --resume plays only the new agent's rows; another --games plays everything."""
+    out = tmp_path / "m.json"
+    base = ["--checkpoints", str(tmp_path), "--presets", "zonk", "--players", "3", "--games", "15",
+            "--json", str(out), "--quiet", "--resume"]
+    assert multiplayer.main(base + ["--agent", "greedy"]) == 0
+    first = json.loads(out.read_text())
+    assert [r["agent"] for r in first["rows"]] == ["optimal-turn", "greedy"] and first["timing"]["kept_rows"] == 0
+    assert multiplayer.main(base + ["--agent", "greedy", "--agent", "greedy:500"]) == 0
+    second = json.loads(out.read_text())
+    assert [r["agent"] for r in second["rows"]] == ["optimal-turn", "greedy", "greedy:500"]
+    assert second["timing"]["kept_rows"] == 2
+    assert second["rows"][:2] == first["rows"]  # kept as they were, not replayed
+    assert "2 rows kept from an earlier run" in capsys.readouterr().out
+    assert multiplayer.main(base[:-1] + ["--games", "18", "--resume", "--agent", "greedy"]) == 0
+    assert json.loads(out.read_text())["timing"]["kept_rows"] == 0
+    assert "playing every row" in capsys.readouterr().err
+
+
+def test_fingerprint_is_the_policy_file():
+    assert multiplayer.fingerprint("heuristic") is None
+    import hashlib
+    assert multiplayer.fingerprint("ppo:checkpoints/zonk") == hashlib.sha256(
+        (ROOT / "checkpoints" / "zonk" / "policy.onnx").read_bytes()).hexdigest()
