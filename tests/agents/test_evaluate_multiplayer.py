@@ -119,13 +119,15 @@ def test_draws_of_three_players_are_a_third_each():
 
 def test_orders_that_repeat_a_game_are_played_once_with_the_same_results(monkeypatch):
     """One agent against copies: N of the N! orders differ; the results rebuilt from them equal those
-    of playing every order (single-game and batched engine)."""
+    of playing every order (single-game and batched engine, random players included: their decision
+    streams are the seat's)."""
     import agents.evaluate.run as run
 
     distinct, source, position = distinct_orders(["a", "h", "h", "h"], seat_orders(4, "permutations"))
     assert len(distinct) == 4 and len(source) == 24
     for kw in (dict(agents=["ppo:checkpoints/zonk", "heuristic", "heuristic"], ruleset="zonk"),
-               dict(agents=["greedy:500", "greedy", "greedy"], ruleset="farkle")):
+               dict(agents=["greedy:500", "greedy", "greedy"], ruleset="farkle"),
+               dict(agents=["greedy", "random", "random"], ruleset="zonk")):  # the kernels' random streams
         kw.update(players=3, games=60, seed=4, workers=1, solo_turns=0)
         fast = evaluate(**kw)
         assert fast.data["tables"][0]["games_played"] == 30
