@@ -25,7 +25,10 @@ ORDER_KINDS = ("auto", "rotations", "permutations")
 #: ordinary budgets). Rotations seat each agent in each seat once but always in the same cyclic
 #: order: at three or more players agent A then always plays just before agent B, never just after
 #: (who moves after whom matters: the last turns after the target, piggyback, challenges), a bias
-#: that permutations remove.
+#: that permutations remove. For one agent against N-1 copies of another the N rotations are exactly
+#: the distinct games of the permutations, so the agent's results are the same either way (its copies'
+#: rows are not: under rotations the first copy always moves just after it); ``train/report.py``
+#: plays rotations there, where ``games`` then buys (N-1)! times more deals.
 AUTO_PERMUTATIONS_UP_TO = 4
 
 

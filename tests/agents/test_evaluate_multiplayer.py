@@ -79,7 +79,8 @@ def test_every_permutation_of_a_deal_meets_the_same_dice(players):
 def test_three_copies_of_one_agent_share_exactly_a_third():
     """Three copies of a deterministic agent: every deal splits 1/3 each (the copies are one agent,
     so the deal is one game, played once), and Student's interval over the deals has no width."""
-    r = evaluate(agents=["heuristic"] * 3, ruleset="zonk", players=3, games=60, workers=1, solo_turns=0)
+    r = evaluate(agents=["heuristic"] * 3, ruleset="zonk", players=3, games=60, workers=1, solo_turns=0,
+                 orders="permutations")
     t = r.data["tables"][0]
     assert t["games"] == 60 and t["deals"] == 10 and t["games_played"] == 10
     for row in t["results"]:
@@ -91,7 +92,8 @@ def test_three_copies_of_one_agent_share_exactly_a_third():
 
 
 def test_four_copies_on_the_batched_engine_share_a_quarter():
-    r = evaluate(agents=["greedy"] * 4, ruleset="farkle", players=4, games=48, workers=1, solo_turns=0)
+    r = evaluate(agents=["greedy"] * 4, ruleset="farkle", players=4, games=48, workers=1, solo_turns=0,
+                 orders="permutations")
     t = r.data["tables"][0]
     assert t["engine"] == "batched" and t["games_played"] == 2
     assert [row["score_share"]["rate"] for row in t["results"]] == pytest.approx([0.25] * 4, abs=1e-12)
@@ -128,7 +130,7 @@ def test_orders_that_repeat_a_game_are_played_once_with_the_same_results(monkeyp
     for kw in (dict(agents=["ppo:checkpoints/zonk", "heuristic", "heuristic"], ruleset="zonk"),
                dict(agents=["greedy:500", "greedy", "greedy"], ruleset="farkle"),
                dict(agents=["greedy", "random", "random"], ruleset="zonk")):  # the kernels' random streams
-        kw.update(players=3, games=60, seed=4, workers=1, solo_turns=0)
+        kw.update(players=3, games=60, seed=4, workers=1, solo_turns=0, orders="permutations")
         fast = evaluate(**kw)
         assert fast.data["tables"][0]["games_played"] == 30
         with monkeypatch.context() as m:
@@ -202,3 +204,20 @@ def test_optimal_win_refuses_three_players_by_name():
     with pytest.raises(UnsupportedRulesError, match="'optimal-win' cannot play 3-player games"):
         evaluate(agents=["optimal-win", "heuristic", "heuristic"], ruleset="zonk", players=3, games=6, workers=1,
                  solo_turns=0)
+
+
+
+def test_for_one_agent_against_copies_rotations_and_permutations_agree():
+    """One agent against copies: the rotations are exactly the distinct games of the permutations, so
+    the agent's per-deal shares, hence its results, are the same for the same deals (what lets
+    train/report.py keep rotations there: ``games`` then buys (N-1)! times more deals). The copies'
+    own rows differ: under rotations the first copy always moves just after the agent."""
+    kw = dict(agents=["greedy:500", "greedy", "greedy"], ruleset="zonk", players=3, seed=2, workers=1,
+              solo_turns=0)
+    rot, perm = evaluate(games=300, orders="rotations", **kw), evaluate(games=600, orders="permutations", **kw)
+    assert rot.data["tables"][0]["deals"] == perm.data["tables"][0]["deals"] == 100
+    a, p = rot.data["tables"][0]["results"][0], perm.data["tables"][0]["results"][0]
+    assert a["score_share_t"] == pytest.approx(p["score_share_t"])
+    assert a["mean_score"] == pytest.approx(p["mean_score"]) and a["wins"] * 2 == p["wins"]
+    c1, c2 = perm.data["tables"][0]["results"][1:]
+    assert c1["score_share"]["rate"] == c2["score_share"]["rate"]  # permutations mirror the copies
