@@ -14,8 +14,10 @@ from zilch_env import Policy, Ruleset
 
 
 #: The schema of ``report.json``. 2 adds, per result row, ``luck_adjusted`` and ``luck_sd_reduction``
-#: (None when the luck adjustment is off) and ``config.luck``; every field of 1 is unchanged.
-REPORT_FORMAT = "zilch-rl/eval/2"
+#: (None when the luck adjustment is off) and ``config.luck``; every field of 1 is unchanged. 3 adds
+#: ``score_share_t`` per row, ``games_played`` per table and in ``timing``, ``config.fair_share``, and
+#: ``config.orders`` is the kind played (``auto`` resolved); every field of 2 is unchanged.
+REPORT_FORMAT = "zilch-rl/eval/3"
 
 
 REPORT_FORMAT = "zilch-rl/eval/2"
