@@ -65,9 +65,11 @@ def final_evaluation(args: Any, rs: Ruleset, players: int, out: Path) -> dict[st
             console.print(f"[dim]skipping {spec}: {type(e).__name__}: {e}[/dim]")
             continue
         table = max(players, 2)  # a score agent (trained alone) is measured in 2-player games
+        # One agent against copies: the N rotations are the distinct games of the N! permutations,
+        # so rotations give the agent's results exactly, with (N-1)! times more deals for the games.
         rep = evaluate(agents=[me] + [spec] * (table - 1),
                        ruleset=rs, games=args.final_games, seed=seed, workers=args.eval_workers,
-                       players=table, solo_turns=0, progress=args.progress)
+                       players=table, orders="rotations", solo_turns=0, progress=args.progress)
         rep.print(console)
         row = rep.data["tables"][0]["results"][0]
         summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"],
@@ -166,7 +168,8 @@ def evaluate_now(model: Any, rs: Ruleset, args: Args, players: int) -> dict[str,
     seed = args.seed + 10_000  # the same deals at every evaluation: checkpoints compare on equal dice
     if args.objective == "win":
         rep = evaluate(agents=[snap] + [args.eval_opponent] * (players - 1), ruleset=rs,
-                       games=args.eval_games, seed=seed, workers=1, players=players, solo_turns=0)
+                       games=args.eval_games, seed=seed, workers=1, players=players, orders="rotations",
+                       solo_turns=0)  # (rotations: as in the final evaluation above)
         row = rep.data["tables"][0]["results"][0]
         # With the game table stored, the luck-adjusted share (agents.evaluate --luck): the same
         # expectation without the dice's luck, so 400 games rank checkpoints far more finely.

@@ -16,16 +16,28 @@ Deals, seat orders and common random numbers
     decision stream per seat,
     ``default_rng([seed, d, 1, seat])``, is passed to the agent sitting there. The deal is played once
     in every seat order of the table (``--orders rotations``: each agent in each seat once, N orders;
-    or ``permutations``: all N! orders; for two players both are the two orders), so each agent meets,
-    turn by turn, the dice its opponents met: the luck of the dice largely cancels between the agents
-    compared (common random numbers). Two copies of one agent therefore tie exactly. Every table uses
-    the same deals. ``--games`` is rounded up to a whole number of deals.
+    ``permutations``: all N! orders; ``auto``, the default: permutations up to four players, rotations
+    for five and six, where 120 or 720 orders a deal would leave too few deals; for two players all are
+    the two orders), so each agent meets, turn by turn, the dice its opponents met: the luck of the dice
+    largely cancels between the agents compared (common random numbers). Two copies of one agent
+    therefore tie exactly. Rotations keep the agents in one cyclic order (at three players A always
+    moves just before B), a bias wherever who moves after whom matters (the last turns after the
+    target, piggyback, challenges); permutations seat every agent just before and just after every
+    other equally often. Orders that seat copies of one spec alike (one agent against N-1 copies of
+    another: N distinct games among the N! orders) are the same game, so each is played once and its
+    results stand for all of them (``games_played`` in the report). Every table uses the same deals.
+    ``--games`` (every order's game counted) is rounded up to a whole number of deals.
 
 Results per table and agent
     Win, draw and loss rates with Wilson 95% intervals (a draw is a win shared with another player);
-    the share of wins (wins plus shares of draws; 50% is even at two players) with a Wilson interval
-    whose variance comes from the deals (it may be narrower than for independent games), the sharpest
-    measure of a pair because it keeps what the common dice cancel; mean final score; mean points per turn (the points each turn of the agent recorded, i.e. banked
+    the share of wins (wins plus shares of draws, a draw of k players 1/k each as the engine's
+    ``result`` gives it; a fair share is 1/N: 50% at two players, 33.3% at three, 25% at four) with
+    Wilson's interval on the effective number of games ``n / design effect``, whose variance is
+    therefore that of the per-deal shares (each deal's mean over its seat orders) over the number of
+    deals (it may be narrower than for independent games), the sharpest raw measure because it keeps
+    what the common dice cancel, and ``score_share_t``, the same share with Student's t 95% interval
+    over the per-deal shares (the deals are the independent units; the two agree closely once there
+    are a few hundred deals); mean final score; mean points per turn (the points each turn of the agent recorded, i.e. banked
     turn totals and permanent points, before any zilch penalty, with a 95% interval); zilch rate
     (turns ended by a zilch, per turn); mean game length in turns (all players' turns). The games of
     one deal are not independent: an agent's results in its seat orders are negatively correlated
@@ -138,6 +150,11 @@ from .dice import (  # noqa: F401
     _SLOT_ROLLS,
     deal_game,
     deal_key,
+    distinct_orders,
+    expand_orders,
+    order_kind,
+    ORDER_KINDS,
+    AUTO_PERMUTATIONS_UP_TO,
     DealCodes,
     DealDice,
     decision_keys,
@@ -202,5 +219,5 @@ from .cli import (  # noqa: F401
 from ..base import kernel_agent  # noqa: F401  (the one answer to "can the fast engine play it")
 
 __all__ = [
-    'EvalConfig', 'Report', 'evaluate', 'seat_orders', 'DealCodes', 'DealDice', 'deal_game', 'deal_key', 'seat_rng', 'decision_keys', 'kernel_agent', 'turn_optimum', 'luck_table', 'LUCK_MODES', 'add_arguments', 'run_from_args', 'main',
+    'EvalConfig', 'Report', 'evaluate', 'seat_orders', 'order_kind', 'distinct_orders', 'expand_orders', 'ORDER_KINDS', 'DealCodes', 'DealDice', 'deal_game', 'deal_key', 'seat_rng', 'decision_keys', 'kernel_agent', 'turn_optimum', 'luck_table', 'LUCK_MODES', 'add_arguments', 'run_from_args', 'main',
 ]

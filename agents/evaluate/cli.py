@@ -10,6 +10,7 @@ from zilch_env import load_ruleset, Ruleset
 from zilch_env.engine import seed_arg
 
 from .config import DEFAULT_WORKERS, ENGINES, EvalConfig, LUCK_MODES
+from .dice import ORDER_KINDS
 from .run import evaluate
 
 
@@ -33,9 +34,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "start a local Ray")
     p.add_argument("--players", "-n", type=int, default=2,
                    help="players per game, 2 to 6; every set of that many agents is a table (default: 2)")
-    p.add_argument("--orders", choices=("rotations", "permutations"), default="rotations",
-                   help="seat orders each deal is played in: rotations (N, each agent in each seat once) "
-                   "or permutations (N!); the same for 2 players (default: rotations)")
+    p.add_argument("--orders", choices=ORDER_KINDS, default="auto",
+                   help="seat orders each deal is played in, all with the same dice: rotations (N, each agent "
+                   "in each seat once, but always in the same cyclic order), permutations (N!, each agent also "
+                   "just before and just after every other equally often; orders that seat copies of one "
+                   "agent alike are played once) or auto: permutations up to 4 players, rotations for 5 and "
+                   "6; the same two orders for 2 players (default: auto)")
     p.add_argument("--solo-turns", type=int, default=20000, metavar="N",
                    help="turns from the board per agent for the solo measure against the exact turn "
                    "optimum; 0 skips it (default: 20000)")

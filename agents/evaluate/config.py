@@ -14,8 +14,10 @@ from zilch_env import Policy, Ruleset
 
 
 #: The schema of ``report.json``. 2 adds, per result row, ``luck_adjusted`` and ``luck_sd_reduction``
-#: (None when the luck adjustment is off) and ``config.luck``; every field of 1 is unchanged.
-REPORT_FORMAT = "zilch-rl/eval/2"
+#: (None when the luck adjustment is off) and ``config.luck``; every field of 1 is unchanged. 3 adds
+#: ``score_share_t`` per row, ``games_played`` per table and in ``timing``, ``config.fair_share``, and
+#: ``config.orders`` is the kind played (``auto`` resolved); every field of 2 is unchanged.
+REPORT_FORMAT = "zilch-rl/eval/3"
 
 
 REPORT_FORMAT = "zilch-rl/eval/2"
@@ -70,8 +72,9 @@ class EvalConfig:
     """Worker processes; 1 plays in this process. The results do not depend on it."""
     players: int = 2
     """Players per game (2 to 6)."""
-    orders: str = "rotations"
-    """Seat orders of each deal: ``rotations`` (N orders) or ``permutations`` (N! orders)."""
+    orders: str = "auto"
+    """Seat orders of each deal: ``rotations`` (N orders), ``permutations`` (N! orders) or ``auto``:
+    permutations up to 4 players, rotations beyond (:func:`agents.evaluate.dice.order_kind`)."""
     solo_turns: int = 20000
     """On-board turns of the solo measure per agent; 0 skips it."""
     anchor: str | None = None

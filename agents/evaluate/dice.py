@@ -7,6 +7,7 @@ decision stream per seat, so that every seat order of a table meets the same luc
 from __future__ import annotations
 
 import itertools
+from typing import Sequence
 
 import numpy as np
 
@@ -15,13 +16,88 @@ from zilch_env.engine import sorted_rolls_by_code
 from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 
+#: The kinds of seat orders: ``auto`` is :data:`AUTO_PERMUTATIONS_UP_TO` players or fewer played in
+#: every permutation, more in rotations.
+ORDER_KINDS = ("auto", "rotations", "permutations")
+
+#: ``orders = "auto"`` plays all N! seat orders up to this many players (6 at three, 24 at four) and
+#: the N rotations beyond (120 or 720 orders per deal would leave too few deals for an interval at
+#: ordinary budgets). Rotations seat each agent in each seat once but always in the same cyclic
+#: order: at three or more players agent A then always plays just before agent B, never just after
+#: (who moves after whom matters: the last turns after the target, piggyback, challenges), a bias
+#: that permutations remove. For one agent against N-1 copies of another the N rotations are exactly
+#: the distinct games of the permutations, so the agent's results are the same either way (its copies'
+#: rows are not: under rotations the first copy always moves just after it); ``train/report.py``
+#: plays rotations there, where ``games`` then buys (N-1)! times more deals.
+AUTO_PERMUTATIONS_UP_TO = 4
+
+
+def order_kind(players: int, kind: str = "auto") -> str:
+    """The kind of seat orders ``kind`` means at ``players`` players (``auto`` resolved)."""
+    if kind not in ORDER_KINDS:
+        raise ValueError(f"orders = {kind!r}: choose one of {', '.join(ORDER_KINDS)}")
+    if kind == "auto":
+        return "permutations" if players <= AUTO_PERMUTATIONS_UP_TO else "rotations"
+    return kind
+
+
 def seat_orders(players: int, kind: str = "rotations") -> list[tuple[int, ...]]:
-    """The seat orders of a deal: ``order[seat]`` is the table position (agent) sitting at ``seat``."""
+    """The seat orders of a deal: ``order[seat]`` is the table position (agent) sitting at ``seat``.
+
+    ``rotations``: the N cyclic shifts (each position in each seat once); ``permutations``: all N!
+    orders (each position in each seat (N-1)! times, after and before every other one equally often);
+    ``auto``: :func:`order_kind`. For two players all three are the same two orders.
+    """
+    kind = order_kind(players, kind)
     if kind == "rotations":
         return [tuple((s + k) % players for s in range(players)) for k in range(players)]
-    if kind == "permutations":
-        return list(itertools.permutations(range(players)))
-    raise ValueError(f"orders = {kind!r}: choose 'rotations' or 'permutations'")
+    return list(itertools.permutations(range(players)))
+
+
+def distinct_orders(keys: Sequence[object], orders: Sequence[tuple[int, ...]]
+                    ) -> tuple[list[tuple[int, ...]], np.ndarray, np.ndarray]:
+    """The seat orders that make different games, and how to rebuild every order's results from them.
+
+    ``keys[position]`` names the agent at each table position (its spec; copies of one spec share a
+    key). Two orders that seat the same agents in the same seats play the same game: the same slot
+    dice, the same decision stream per seat and agents whose moves depend only on the game and that
+    stream (what makes two copies of one agent tie exactly). So a deal needs only the distinct
+    orders: with one agent and N-1 copies of another, N of the N! permutations.
+
+    Returns ``(distinct, source, position)``: order ``j``'s game is ``distinct[source[j]]``, and
+    the table position ``m`` of order ``j`` is the position ``position[j, m]`` of that game (the one
+    sitting in the seat where ``m`` sits in order ``j``, a copy of the same agent).
+    """
+    n = len(keys)
+    distinct: list[tuple[int, ...]] = []
+    index: dict[tuple, int] = {}
+    source = np.zeros(len(orders), np.int64)
+    position = np.zeros((len(orders), n), np.int64)
+    for j, order in enumerate(orders):
+        arrangement = tuple(keys[order[s]] for s in range(n))
+        if arrangement not in index:
+            index[arrangement] = len(distinct)
+            distinct.append(tuple(order))
+        k = index[arrangement]
+        source[j] = k
+        for s in range(n):
+            position[j, order[s]] = distinct[k][s]
+    return distinct, source, position
+
+
+def expand_orders(arrays: dict[str, np.ndarray], deals: int, source: np.ndarray,
+                  position: np.ndarray) -> dict[str, np.ndarray]:
+    """The results of every seat order (games deal-major, ``len(source)`` per deal) from those of the
+    distinct orders (:func:`distinct_orders`; ``arrays`` indexed by game and table position, as the
+    chunks return them, ``length`` by game only)."""
+    out = {}
+    for name, a in arrays.items():
+        per_deal = a.reshape(deals, -1, *a.shape[1:])
+        if a.ndim == 1:
+            out[name] = per_deal[:, source].reshape(-1)
+        else:
+            out[name] = per_deal[:, source[:, None], position].reshape(-1, a.shape[1])
+    return out
 
 
 def deal_key(seed: int, deal: int, stream: int = 0) -> int:

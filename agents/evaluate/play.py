@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from zilch_env import GameState, IllegalActionError, Policy, Ruleset
+from zilch_env import GameState, IllegalActionError, Policy, Ruleset, UnsupportedRulesError
 
 from ..base import kernel_agent
 from .config import MAX_DECISIONS, SOLO_MAX_TURNS
@@ -128,6 +128,10 @@ def _play(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random.Gene
     except IllegalActionError as e:
         labels, text = where()
         raise RuntimeError(f"agent {labels[p]!r} chose an illegal action in {text}: {e}") from None
+    except UnsupportedRulesError as e:  # an agent that cannot play these games (optimal-win: 2 players only)
+        labels, text = where()
+        raise UnsupportedRulesError(f"agent {labels[p]!r} cannot play {game.num_players}-player games "
+                                    f"of these rules ({text}): {e}") from None
     return None
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from zilch_env import Policy, Ruleset
 
 from ..stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
+from .dice import order_kind
 from .config import EvalConfig, REPORT_FORMAT
 from .play import INTERACTION_VARIANTS
 
@@ -23,6 +24,14 @@ def _rate(x: np.ndarray, min_deff: float = 1.0) -> dict[str, float]:
     """A rate with its interval from outcomes in [0, 1] shaped ``(deals, seat orders)``."""
     rate, lo, hi, deff = clustered_wilson(x, min_deff)
     return {"rate": rate, "low": lo, "high": hi, "design_effect": deff}
+
+
+def _deal_mean(x: np.ndarray) -> dict[str, Any]:
+    """The mean of outcomes shaped ``(deals, seat orders)`` with Student's t 95% interval over the
+    per-deal means (:func:`agents.stats.cluster_mean`; None bounds with one deal)."""
+    cm = cluster_mean(x)
+    return {"rate": cm.mean, "low": _num(cm.low), "high": _num(cm.high), "stderr": _num(cm.stderr),
+            "deals": cm.clusters}
 
 
 @dataclass
@@ -42,7 +51,7 @@ class Report:
               merged: dict[tuple, dict[str, np.ndarray]], solo: list[dict[str, np.ndarray]],
               optimum: float | None, optimum_source: str, anchor: int | None,
               timing: dict[str, Any], engines: dict[tuple, str] | None = None,
-              luck: dict[str, Any] | None = None) -> "Report":
+              luck: dict[str, Any] | None = None, played: dict[tuple, int] | None = None) -> "Report":
         k = len(labels)
         pair_wins = np.zeros((k, k))  # pairwise results from every game: win 1, draw 1/2 each
         scores: dict[str, list[np.ndarray]] = {lab: [] for lab in labels}
@@ -77,6 +86,10 @@ class Report:
                     # Wins plus shares of draws, with the variance over the deals: the precise measure
                     # of a pair, since its interval keeps what the common dice cancel.
                     "score_share": _rate(by_deal(r), min_deff=1.0 / g),
+                    # The same share with Student's t 95% interval over the per-deal shares (each
+                    # deal's mean over its seat orders): the deals are the independent units, at any
+                    # number of players (a fair share is 1 / players).
+                    "score_share_t": _deal_mean(by_deal(r)),
                     "mean_score": float(sc.mean()), "sd_score": float(sc.std(ddof=1)) if g > 1 else 0.0,
                     "score_quantiles": {q: float(np.quantile(sc, q / 100)) for q in (10, 50, 90)},
                     "points_per_turn": ppt.to_dict(),
@@ -94,7 +107,7 @@ class Report:
             seat_wins = [float(res[m["seat"] == s].sum() / g) for s in range(len(t))]
             table_out.append({
                 "agents": [labels[a] for a in t], "engine": (engines or {}).get(t, "single"), "deals": deals,
-                "games": g,
+                "games": g, "games_played": (played or {}).get(t, g),
                 "mean_length": float(m["length"].mean()), "seat_score_share": seat_wins, "results": rows,
             })
         games_between = pair_wins + pair_wins.T
@@ -130,7 +143,8 @@ class Report:
                 "agents": labels, "specs": [s if isinstance(s, str) else f"<{type(s).__module__}.{type(s).__qualname__}>"
                           for s in specs],
                 "ruleset": rs.name, "games": cfg.games, "deals": deals, "seed": cfg.seed,
-                "players": cfg.players, "orders": cfg.orders, "seat_orders": [list(o) for o in orders],
+                "players": cfg.players, "orders": order_kind(cfg.players, cfg.orders),
+                "seat_orders": [list(o) for o in orders], "fair_share": 1.0 / cfg.players,
                 "solo_turns": cfg.solo_turns, "engine": cfg.engine,
                 "luck": luck or {"mode": cfg.luck, "on": False, "why_off": "not asked"},
             },
@@ -217,7 +231,10 @@ class Report:
         tm = self.data["timing"]
         if tm.get("games"):
             w = tm["workers"]
-            console.print(f"{tm['games']} games in {tm['tournament_seconds']:.1f} s "
+            n_played = tm.get("games_played", tm["games"])
+            repeats = (f" ({n_played} played; the seat orders that seat copies of an agent alike repeat them)"
+                       if n_played < tm["games"] else "")
+            console.print(f"{tm['games']} games{repeats} in {tm['tournament_seconds']:.1f} s "
                           f"({tm['games_per_second']:,.0f} games/s, "
                           + (f"Ray, {w} CPU{'s' * (w > 1)})" if tm.get("ray") else f"{w} worker{'s' * (w > 1)})"),
                           style="dim")
@@ -243,8 +260,12 @@ class Report:
                                                     f"{r['win']['design_effect']:.2f}"]) + " |")
             lines += ["", "win and draw: rates with Wilson 95% intervals (on the effective number of games when "
                       "the games of a deal pull together, never narrower than for independent games); share: "
-                      "wins plus shares of draws, 50% = even, with a Wilson interval whose variance comes from "
-                      "the deals, so it keeps the luck the common dice cancel; score: mean final score; pts/turn: points recorded per "
+                      f"wins plus shares of draws (a draw of k players is 1/k each), {100 / cfg['players']:.1f}% "
+                      f"= a fair share at {cfg['players']} players, with Wilson's interval on the effective number of "
+                      "games, whose variance is that of the per-deal shares (each deal's mean over its seat "
+                      "orders) over the number of deals, so it keeps the luck the common dice cancel (report.json "
+                      "also gives Student's t interval over the per-deal shares, `score_share_t`); score: mean "
+                      "final score; pts/turn: points recorded per "
                       "turn; turns: every player's turns per game; design effect: the variance of the win rate "
                       "against that of as many independent games (below 1: the common dice cancelled that much "
                       "of the luck).", ""]

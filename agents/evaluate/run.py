@@ -14,7 +14,7 @@ import numpy as np
 from zilch_env import load_ruleset, Ruleset
 
 from .config import BATCH_CHUNK_DEALS, CHUNK_DEALS, ENGINES, EvalConfig, LUCK_MODES, SOLO_CHUNK_GAMES, SOLO_MAX_TURNS
-from .dice import seat_orders
+from .dice import distinct_orders, expand_orders, order_kind, seat_orders
 from .luck import luck_table
 from .play import _kernel_or_none, _labels, solo_ruleset, turn_optimum
 from .pool import _Progress, _Runner
@@ -41,7 +41,7 @@ def _check(cfg: EvalConfig, n_agents: int) -> None:
         raise ValueError(f"workers = {cfg.workers!r}: at least 1 process")
     if not isinstance(cfg.solo_turns, int) or cfg.solo_turns < 0:
         raise ValueError(f"solo_turns = {cfg.solo_turns!r}: a whole number >= 0 (0 = no solo measure)")
-    seat_orders(2, cfg.orders)
+    order_kind(cfg.players, cfg.orders)
     if cfg.engine not in ENGINES:
         raise ValueError(f"engine = {cfg.engine!r}: choose one of {', '.join(ENGINES)}")
     if cfg.luck not in LUCK_MODES:
@@ -79,6 +79,10 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     tables = list(itertools.combinations(range(len(specs)), n)) if len(specs) >= n else []
     orders = seat_orders(n, cfg.orders)
     deals = -(-cfg.games // len(orders))
+    # Each table plays only its distinct orders (copies of one spec in the same seats play the same
+    # game), and the results of every order are rebuilt from them: the same numbers, fewer games.
+    keys = [s if isinstance(s, str) else ("object", id(s)) for s in specs]
+    layouts = {t: distinct_orders([keys[i] for i in t], orders) for t in tables}
     if cfg.luck == "off":
         gt, luck_why = None, "luck = 'off'"
     elif not tables:  # the solo measure alone: no game to adjust, no table to load
@@ -97,12 +101,14 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     engines = {t: "batched" if all(kernels[i] is not None for i in t) else "single" for t in tables}
     table_tasks = []
     for t in tables:
+        played = layouts[t][0]
         if engines[t] == "batched":
-            table_tasks += [("batch", t, orders, d0, min(deals, d0 + BATCH_CHUNK_DEALS), [kernels[i] for i in t])
+            table_tasks += [("batch", t, played, d0, min(deals, d0 + BATCH_CHUNK_DEALS), [kernels[i] for i in t])
                             for d0 in range(0, deals, BATCH_CHUNK_DEALS)]
         else:
-            table_tasks += [("table", t, orders, d0, min(deals, d0 + CHUNK_DEALS), luck)
+            table_tasks += [("table", t, played, d0, min(deals, d0 + CHUNK_DEALS), luck)
                             for d0 in range(0, deals, CHUNK_DEALS)]
+    played_games = sum(deals * len(layouts[t][0]) for t in tables)
     luck = luck and any(e == "single" for e in engines.values())  # some table is adjusted
     optimum, optimum_source = turn_optimum(solo_ruleset(rs)) if cfg.solo_turns else (None, "")
 
@@ -126,7 +132,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     solo: list[list[dict[str, np.ndarray]]] = [[] for _ in specs]
     t_games = 0.0
     try:
-        bar.add("games", "games", len(tables) * deals * len(orders))
+        bar.add("games", "games", played_games)
         t0 = time.perf_counter()
         for task, res in runner.map(table_tasks):
             chunks[task[1]].append(res)
@@ -139,16 +145,19 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
         runner.close()
     elapsed = time.perf_counter() - t_start
 
-    merged = {t: {k: np.concatenate([c[k] for c in chunks[t]]) for k in chunks[t][0]} for t in tables}
+    merged = {t: expand_orders({k: np.concatenate([c[k] for c in chunks[t]]) for k in chunks[t][0]}, deals,
+                               *layouts[t][1:]) for t in tables}
     solo_merged = [_merge_solo(parts, cfg.solo_turns) for parts in solo] if cfg.solo_turns else []
     total_games = len(tables) * deals * len(orders)
+    # ``games`` counts every seat order's game; ``games_played`` only those played (the distinct ones).
     timing = {"seconds": elapsed, "startup_seconds": runner.startup_seconds, "tournament_seconds": t_games,
-              "games": total_games,
-              "games_per_second": total_games / t_games if t_games > 0 else math.nan,
+              "games": total_games, "games_played": played_games,
+              "games_per_second": played_games / t_games if t_games > 0 else math.nan,
               "workers": runner.workers, "ray": cfg.ray}
     luck_info = {"mode": cfg.luck, "on": luck, "why_off": None if luck else luck_why}
     return Report.build(cfg, rs, specs, labels, tables, orders, deals, merged, solo_merged, optimum,
-                        optimum_source, anchor, timing, engines, luck_info)
+                        optimum_source, anchor, timing, engines, luck_info,
+                        {t: deals * len(layouts[t][0]) for t in tables})
 
 
 def _run_solo(runner: _Runner, bar: _Progress, n_agents: int, want: int) -> list[list[dict[str, Any]]]:
