@@ -167,6 +167,10 @@ class Args:
     selfplay_pool: int = arg(8, "snapshots kept in the self-play pool (the most recent)")
     # the budget and the machine
     timesteps: int = arg(2_000_000, "total environment steps of the run (a resumed run counts from 0)")
+    stop_at: int = arg(0, "stop (and save latest/, as Ctrl-C does) at the first step with this many timesteps "
+                          "done, the learning-rate schedule still that of --timesteps (0: run to --timesteps); "
+                          "a run stopped by a signal at N steps is reproduced by the same command with "
+                          "--stop-at N")
     n_envs: int = arg(0, "environments stepped together; 0 = 64 on the batched engine, 8 on the DummyVecEnv")
     vec: str = arg("auto", "vectorized env: batched = zilch_env.vec_env.BatchedZilchVecEnv (opponents "
                            "greedy, greedy:T, random, optimal-turn, self; ~2x the steps/s); dummy = SB3 "
@@ -252,6 +256,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
                                     ("threads", args.threads)) if v < 1]
     if problems:
         p.error("; ".join(f"--{n.replace('_', '-')} {v}: must be at least 1" for n, v in problems))
+    if args.stop_at < 0:
+        p.error(f"--stop-at {args.stop_at}: timesteps, 1 or more (or 0 to run to --timesteps)")
     if args.n_envs < 0:
         p.error(f"--n-envs {args.n_envs}: 1 or more (or 0 for 64 on the batched engine, 8 on the DummyVecEnv)")
     if not 0 <= args.players <= 6:
@@ -624,7 +630,9 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                 sps = (self.num_timesteps - self.steps0) / max(time.perf_counter() - self.t0, 1e-9)
                 self.progress.update(self.task, completed=self.num_timesteps, rate=f"{sps:,.0f} steps/s",
                                      stats=self._stats_text())
-            return _STOP["signal"] is None  # Ctrl-C / SIGTERM: stop after this step (main saves)
+            if args.stop_at and self.num_timesteps >= args.stop_at and _STOP["signal"] is None:
+                _STOP["signal"] = f"--stop-at {args.stop_at}"
+            return _STOP["signal"] is None  # Ctrl-C / SIGTERM / --stop-at: stop after this step (main saves)
 
         # -- every rollout: logs, self-play snapshots, evaluations and checkpoints
         def _on_rollout_end(self) -> None:
@@ -801,9 +809,10 @@ def main(argv: list[str] | None = None,
         state["seconds"] = seconds0 + time.perf_counter() - t_learn
         save_checkpoint(model, latest, pool, state)
         again = command if args.resume else f"{command} --resume"
-        print(f"\ninterrupted at {model.num_timesteps:,} timesteps: saved {latest}; continue with\n  {again}",
-              flush=True)
-        return 130
+        planned = str(_STOP["signal"]).startswith("--stop-at")
+        print(f"\n{'stopped (--stop-at)' if planned else 'interrupted'} at {model.num_timesteps:,} timesteps: "
+              f"saved {latest}; continue with\n  {again}", flush=True)
+        return 0 if planned else 130
     state["seconds"] = seconds0 + time.perf_counter() - t_learn
     state["timesteps"] = int(model.num_timesteps)
     save_final(model, out, pool, state, args)

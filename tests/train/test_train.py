@@ -276,3 +276,17 @@ def test_resume_with_a_new_learning_rate_anneals_over_the_steps_left(tmp_path):
     assert model.lr_schedule(0.25) == pytest.approx(2.5e-4)
     st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
     assert st["args"]["learning_rate"] == 5e-4 and st["timesteps"] == 256
+
+
+def test_stop_at_stops_where_it_says_with_the_schedule_of_timesteps(tmp_path):
+    """--stop-at N stops at the first step with N timesteps done (as a signal there would), the
+    weights those of the same run stopped there: the same as a signal's, by a command."""
+    one = 2 * 64
+    assert ppo.main(tiny(tmp_path / "a", "--stop-at", str(2 * one), "--anneal-lr", timesteps=10 * one)) == 0
+    st = json.loads((tmp_path / "a" / "ck" / "latest" / "train.json").read_text())
+    assert st["timesteps"] == 2 * one
+    assert ppo.main(tiny(tmp_path / "b", "--stop-at", str(2 * one), "--anneal-lr", timesteps=10 * one)) == 0
+    a, b = (params(tmp_path / n / "ck" / "latest" / "model.zip") for n in "ab")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--stop-at", "-1"])
