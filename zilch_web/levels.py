@@ -16,8 +16,10 @@ ruleset is called: :func:`agents.learned.check_compatible` decides), and for any
 agent for any ruleset is shipped (``checkpoints/any``), Perfect where the game table of
 the rules is stored (solving one takes minutes, so a server never solves one for a request) and
 the game has two players. The default computer player is the strongest of Hard and Medium that
-can play: the trained agent where there is one, else the heuristic. ``zilch play``'s bare ``cpu``
-and the web game's new-game form use the same default.
+can play: the rules' own trained agent where there is one, else the heuristic (the agent for any
+ruleset is offered, not chosen by default: on variant rules it does not yet beat the heuristic,
+``checkpoints/any/eval.md``). ``zilch play``'s bare ``cpu`` and the web game's new-game form use the
+same default.
 """
 
 from __future__ import annotations
@@ -113,7 +115,8 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
 
 def default_cpu(ruleset: Ruleset) -> str:
     """The computer player a bare ``cpu`` plays: the trained agent of these rules, else ``heuristic``."""
-    return trained_agent_spec(ruleset) or "heuristic"
+    spec = trained_agent_spec(ruleset)
+    return spec if spec is not None and spec != "ppo:checkpoints/any" else "heuristic"
 
 
 def level_label(spec: str | None) -> str | None:

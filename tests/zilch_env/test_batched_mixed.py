@@ -37,6 +37,7 @@ def test_mixed_batch_plays_each_game_as_its_own_rules_do():
     mixed = BatchedGames(rulesets, G, players, dice_keys=keys)
     assert mixed.mixed and mixed.num_players == 4 and (mixed.rule_ids == ids).all()
     assert (mixed.players == np.array(players)[ids]).all()
+    assert mixed._tabs.shape[0] < R  # rulesets that score alike (zonk, zonk20k) share one keep table
     alone = [BatchedGames(rulesets[r], int((ids == r).sum()), players[r], dice_keys=keys[ids == r])
              for r in range(R)]
     where = [np.flatnonzero(ids == r) for r in range(R)]

@@ -143,3 +143,25 @@ def test_a_shared_agent_plays_many_games_at_once_from_many_threads():
 
     with ThreadPoolExecutor(8) as ex:
         assert all(ex.map(game, range(12)))
+
+
+def test_the_agent_for_any_ruleset_is_offered_where_no_trained_agent_knows_the_rules(monkeypatch, tmp_path):
+    import shutil
+
+    import zilch_web.levels as levels
+
+    for p in PRESETS:  # the shipped agents, and an agent for any ruleset beside them
+        if (levels.CHECKPOINTS / p / "policy.json").is_file():
+            (tmp_path / p).mkdir()
+            shutil.copy(levels.CHECKPOINTS / p / "policy.json", tmp_path / p / "policy.json")
+    (tmp_path / "any").mkdir()
+    (tmp_path / "any" / "policy.json").write_text('{"ruleset": {"name": "any", "distribution": "any"}}')
+    monkeypatch.setattr(levels, "CHECKPOINTS", tmp_path)
+    monkeypatch.setattr(levels, "_HARD", type(levels._HARD)())
+    odd = load_ruleset("zonk", {"variants.piggyback": True})
+    assert trained_agent_spec(odd) == "ppo:checkpoints/any" and default_cpu(odd) == "heuristic"
+    hard = [c for c in cpu_levels(odd, 2) if c["label"] == "Hard"]
+    assert [c["spec"] for c in hard] == ["ppo:checkpoints/any"] and "every ruleset" in hard[0]["description"]
+    zonk = load_ruleset("zonk")  # the rules' own agent first
+    assert [c["spec"] for c in cpu_levels(zonk, 2) if c["label"] == "Hard"] == ["ppo:checkpoints/zonk"]
+    assert level_label("ppo:checkpoints/any") == "Hard"
