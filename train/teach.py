@@ -22,12 +22,13 @@ What it does
     learns; the value network is left as it is (``train/ppo.py --init`` gives a fresh one anyway).
 
     Each round's games also *measure* the network that played them: its mean regret per game, the
-    win chance it loses to its own mistakes. Against ``optimal-win`` (which makes none) the expected
-    score share is exactly ``0.5 - regret per game`` averaged over the seats (the luck-adjusted
-    share of ``agents.evaluate --luck`` estimates the same number), so the network exported is the
-    one with the least regret per game against ``optimal-win`` over the rounds (one last round
-    measures the last fit). The solved game never moves for the agent: at play time the exported
-    network decides alone.
+    win chance it loses to its own mistakes (round 0 measures the ``--init`` network, round ``k``
+    the network after ``k`` fits; every round starts fresh games and counts those it finishes).
+    Against ``optimal-win`` (which makes none) the expected score share is ``0.5 - regret per game``
+    averaged over the seats (the luck-adjusted share of ``agents.evaluate --luck`` estimates the
+    same number), so the network exported is the one with the least regret per game against
+    ``optimal-win`` over the rounds. The solved game never moves for the agent: at play time the
+    exported network decides alone.
 
 Outputs (``--out``, default ``checkpoints/<ruleset>``), as ``train/ppo.py`` writes them
     ``best/model.zip`` + ``best/train.json`` (the chosen network in the SB3 checkpoint of ``--init``,
@@ -40,7 +41,8 @@ Reuse
     :class:`WinTeacher` labels the rows of any ``zilch_env.batched.BatchedGames`` of its ruleset,
     :func:`collect` plays and labels on any ``BatchedZilchVecEnv`` with any policy, :func:`fit`
     trains any SB3 masked actor policy on the decisions: a teacher per ruleset with a stored game
-    table (:func:`teacher_for`) serves a generalist trained over many rulesets too.
+    table (:func:`teacher_for`) serves a generalist trained over many rulesets too: one VecEnv and
+    one teacher per ruleset, their :class:`Decisions` joined before each fit.
 """
 
 from __future__ import annotations
