@@ -520,6 +520,7 @@ def _bar(progress: bool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    started = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     command = shlex.join(["python", "train/teach.py", *argv])
@@ -637,7 +638,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"taught in {seconds / 60:.1f} minutes: the network after {best['round']} fits, {_lost(best)}; saved "
           f"{out / 'best'}", flush=True)
     if args.export:
-        finish(args, rs, out, state, seconds)
+        finish(args, rs, out, state, seconds, started)
     return 0
 
 
@@ -649,8 +650,10 @@ def _lost(best: dict[str, Any], q: str = "") -> str:
             f"{best['games']:,} games")
 
 
-def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: float) -> None:
-    """The export and the final evaluation of ``train/ppo.py``, and the checkpoint's README."""
+def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: float,
+           started: float | None = None) -> None:
+    """The export and the final evaluation of ``train/ppo.py``, and the checkpoint's README (with the
+    whole command's wall time when ``started``, its ``time.perf_counter()`` at the start, is given)."""
     from agents.export import export
     from train.report import final_evaluation, write_readme
 
@@ -668,6 +671,11 @@ def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: f
             f"network after {best['round']} of {state['teach']['args']['rounds']} fits, {_lost(best, '`')} "
             "(`teach.json`: every round). The network "
             "plays alone: the table never moves for it.")
+    if started is not None:
+        note += (f" The whole `train/teach.py` command (teaching, export, final evaluation) took "
+                 f"{(time.perf_counter() - started) / 60:.1f} minutes.")
+    text = text.replace("a list means a run resumed with the later commands",
+                        "run in order: `train/ppo.py` trains, `train/teach.py` teaches its checkpoint")
     lines = text.split("\n")
     at = next((i for i, ln in enumerate(lines) if ln.startswith("Trained ")), len(lines) - 1)
     lines[at + 1:at + 1] = ["", note]
