@@ -158,7 +158,8 @@ class WinTeacher:
                                  games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
                 for b in rows.tolist()]
 
-    def action_values(self, games: Any, rows: Sequence[int] | np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+    def action_values(self, games: Any, rows: Sequence[int] | np.ndarray,
+                      masks: np.ndarray | None = None) -> np.ndarray:
         """``(len(rows), NUM_ACTIONS)`` float64: the win chance of the mover after each legal action
         (``-inf`` where illegal). ``masks`` are the rows' legal masks if the caller has them. Raises
         :class:`TeachError` if a row is not at a decision of a two-player game, or if the engine
@@ -180,7 +181,8 @@ class WinTeacher:
         tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
         S, NP, extra = int(ip[K.IP_S]), int(ip[K.IP_NP]), int(ip[K.IP_MAXPTS]) + 1
         forced = self.ruleset.hot_dice == "forced"
-        total, perm, left, rolls = games.turn_total[rows], games.permanent[rows], games.dice_left[rows], games.rolls[rows]
+        total, perm, left = games.turn_total[rows], games.permanent[rows], games.dice_left[rows]
+        rolls = games.rolls[rows]
         sits = self.situations(games, rows)
         tmins = [max(int(t) // u + extra, self._cap(s)) for s, t in zip(sits, total.tolist())]
         tab.prefetch(list(zip(sits, tmins)), False, self.threads)
@@ -273,7 +275,8 @@ def argmax_policy(snapshot: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarra
 
 
 def collect(venv: Any, policy: Callable[[np.ndarray, np.ndarray], np.ndarray], teacher: WinTeacher,
-            decisions: int, obs_size: int, opponents: Sequence[str] = (), progress: Any = None) -> tuple[Decisions, dict]:
+            decisions: int, obs_size: int, opponents: Sequence[str] = (),
+            progress: Any = None) -> tuple[Decisions, dict]:
     """Play ``decisions`` agent decisions on ``venv`` (a ``BatchedZilchVecEnv`` of the teacher's rules,
     reset first) with ``policy`` choosing every move, and
     label each with the teacher's regrets. Returns the decisions and what they measured: per
@@ -537,8 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
     rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
-    out = Path(args.out) if args.out else ROOT / "checkpoints" / (Path(args.ruleset).stem if args.ruleset.endswith(".toml")
-                                                                  else args.ruleset)
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    out = Path(args.out) if args.out else ROOT / "checkpoints" / name
     if args.finish_only:
         meta = out / "best" / "train.json"
         saved = json.loads(meta.read_text()) if meta.is_file() else {}
@@ -628,7 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     state = dict(state)
     state["commands"] = [*state.get("commands", []), command]
     state["teach"] = {"args": dataclasses.asdict(args), "rounds": history, "chosen": best, "seconds": round(seconds, 1)}
-    chosen = {"selected": f"taught (after {best['round']} fits of train/teach.py)", "timesteps": int(model.num_timesteps)}
+    chosen = {"selected": f"taught (after {best['round']} fits of train/teach.py)",
+              "timesteps": int(model.num_timesteps)}
     if best["regret_per_game"] is not None:  # else the measure of --init stays, with what was exported
         chosen.update(metric=0.5 - best["regret_per_game"], metric_kind="0.5 - regret per game (solved game)",
                       opponent=best["opponent"], games=best["games"])
