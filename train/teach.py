@@ -22,12 +22,13 @@ What it does
     learns; the value network is left as it is (``train/ppo.py --init`` gives a fresh one anyway).
 
     Each round's games also *measure* the network that played them: its mean regret per game, the
-    win chance it loses to its own mistakes. Against ``optimal-win`` (which makes none) the expected
-    score share is exactly ``0.5 - regret per game`` averaged over the seats (the luck-adjusted
-    share of ``agents.evaluate --luck`` estimates the same number), so the network exported is the
-    one with the least regret per game against ``optimal-win`` over the rounds (one last round
-    measures the last fit). The solved game never moves for the agent: at play time the exported
-    network decides alone.
+    win chance it loses to its own mistakes (round 0 measures the ``--init`` network, round ``k``
+    the network after ``k`` fits; every round starts fresh games and counts those it finishes).
+    Against ``optimal-win`` (which makes none) the expected score share is ``0.5 - regret per game``
+    averaged over the seats (the luck-adjusted share of ``agents.evaluate --luck`` estimates the
+    same number), so the network exported is the one with the least regret per game against
+    ``optimal-win`` over the rounds. The solved game never moves for the agent: at play time the
+    exported network decides alone.
 
 Outputs (``--out``, default ``checkpoints/<ruleset>``), as ``train/ppo.py`` writes them
     ``best/model.zip`` + ``best/train.json`` (the chosen network in the SB3 checkpoint of ``--init``,
@@ -40,7 +41,8 @@ Reuse
     :class:`WinTeacher` labels the rows of any ``zilch_env.batched.BatchedGames`` of its ruleset,
     :func:`collect` plays and labels on any ``BatchedZilchVecEnv`` with any policy, :func:`fit`
     trains any SB3 masked actor policy on the decisions: a teacher per ruleset with a stored game
-    table (:func:`teacher_for`) serves a generalist trained over many rulesets too.
+    table (:func:`teacher_for`) serves a generalist trained over many rulesets too: one VecEnv and
+    one teacher per ruleset, their :class:`Decisions` joined before each fit.
 """
 
 from __future__ import annotations
@@ -156,7 +158,8 @@ class WinTeacher:
                                  games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
                 for b in rows.tolist()]
 
-    def action_values(self, games: Any, rows: Sequence[int] | np.ndarray, masks: np.ndarray | None = None) -> np.ndarray:
+    def action_values(self, games: Any, rows: Sequence[int] | np.ndarray,
+                      masks: np.ndarray | None = None) -> np.ndarray:
         """``(len(rows), NUM_ACTIONS)`` float64: the win chance of the mover after each legal action
         (``-inf`` where illegal). ``masks`` are the rows' legal masks if the caller has them. Raises
         :class:`TeachError` if a row is not at a decision of a two-player game, or if the engine
@@ -178,7 +181,8 @@ class WinTeacher:
         tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
         S, NP, extra = int(ip[K.IP_S]), int(ip[K.IP_NP]), int(ip[K.IP_MAXPTS]) + 1
         forced = self.ruleset.hot_dice == "forced"
-        total, perm, left, rolls = games.turn_total[rows], games.permanent[rows], games.dice_left[rows], games.rolls[rows]
+        total, perm, left = games.turn_total[rows], games.permanent[rows], games.dice_left[rows]
+        rolls = games.rolls[rows]
         sits = self.situations(games, rows)
         tmins = [max(int(t) // u + extra, self._cap(s)) for s, t in zip(sits, total.tolist())]
         tab.prefetch(list(zip(sits, tmins)), False, self.threads)
@@ -271,7 +275,8 @@ def argmax_policy(snapshot: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarra
 
 
 def collect(venv: Any, policy: Callable[[np.ndarray, np.ndarray], np.ndarray], teacher: WinTeacher,
-            decisions: int, obs_size: int, opponents: Sequence[str] = (), progress: Any = None) -> tuple[Decisions, dict]:
+            decisions: int, obs_size: int, opponents: Sequence[str] = (),
+            progress: Any = None) -> tuple[Decisions, dict]:
     """Play ``decisions`` agent decisions on ``venv`` (a ``BatchedZilchVecEnv`` of the teacher's rules,
     reset first) with ``policy`` choosing every move, and
     label each with the teacher's regrets. Returns the decisions and what they measured: per
@@ -518,6 +523,7 @@ def _bar(progress: bool):
 
 
 def main(argv: list[str] | None = None) -> int:
+    started = time.perf_counter()
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     command = shlex.join(["python", "train/teach.py", *argv])
@@ -534,8 +540,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
     rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
-    out = Path(args.out) if args.out else ROOT / "checkpoints" / (Path(args.ruleset).stem if args.ruleset.endswith(".toml")
-                                                                  else args.ruleset)
+    name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
+    out = Path(args.out) if args.out else ROOT / "checkpoints" / name
     if args.finish_only:
         meta = out / "best" / "train.json"
         saved = json.loads(meta.read_text()) if meta.is_file() else {}
@@ -625,7 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     state = dict(state)
     state["commands"] = [*state.get("commands", []), command]
     state["teach"] = {"args": dataclasses.asdict(args), "rounds": history, "chosen": best, "seconds": round(seconds, 1)}
-    chosen = {"selected": f"taught (after {best['round']} fits of train/teach.py)", "timesteps": int(model.num_timesteps)}
+    chosen = {"selected": f"taught (after {best['round']} fits of train/teach.py)",
+              "timesteps": int(model.num_timesteps)}
     if best["regret_per_game"] is not None:  # else the measure of --init stays, with what was exported
         chosen.update(metric=0.5 - best["regret_per_game"], metric_kind="0.5 - regret per game (solved game)",
                       opponent=best["opponent"], games=best["games"])
@@ -635,7 +642,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"taught in {seconds / 60:.1f} minutes: the network after {best['round']} fits, {_lost(best)}; saved "
           f"{out / 'best'}", flush=True)
     if args.export:
-        finish(args, rs, out, state, seconds)
+        finish(args, rs, out, state, seconds, started)
     return 0
 
 
@@ -647,8 +654,10 @@ def _lost(best: dict[str, Any], q: str = "") -> str:
             f"{best['games']:,} games")
 
 
-def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: float) -> None:
-    """The export and the final evaluation of ``train/ppo.py``, and the checkpoint's README."""
+def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: float,
+           started: float | None = None) -> None:
+    """The export and the final evaluation of ``train/ppo.py``, and the checkpoint's README (with the
+    whole command's wall time when ``started``, its ``time.perf_counter()`` at the start, is given)."""
     from agents.export import export
     from train.report import final_evaluation, write_readme
 
@@ -666,6 +675,11 @@ def finish(args: Args, rs: Ruleset, out: Path, state: dict[str, Any], seconds: f
             f"network after {best['round']} of {state['teach']['args']['rounds']} fits, {_lost(best, '`')} "
             "(`teach.json`: every round). The network "
             "plays alone: the table never moves for it.")
+    if started is not None:
+        note += (f" The whole `train/teach.py` command (teaching, export, final evaluation) took "
+                 f"{(time.perf_counter() - started) / 60:.1f} minutes.")
+    text = text.replace("a list means a run resumed with the later commands",
+                        "run in order: `train/ppo.py` trains, `train/teach.py` teaches its checkpoint")
     lines = text.split("\n")
     at = next((i for i, ln in enumerate(lines) if ln.startswith("Trained ")), len(lines) - 1)
     lines[at + 1:at + 1] = ["", note]

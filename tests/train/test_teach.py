@@ -181,3 +181,12 @@ def test_ppo_teacher_option_teaches_before_the_export(tmp_path):
     assert len(meta["training"]["commands"]) == 1 and "--teacher optimal-win" in meta["training"]["commands"][0]
     assert "teach" in json.loads((out / "best" / "train.json").read_text())
     assert (out / "teach.json").is_file()
+
+
+def test_help_lists_every_option_with_its_default():
+    import dataclasses
+
+    text = teach.build_parser().format_help()
+    for f in dataclasses.fields(teach.Args):
+        assert "--" + f.name.replace("_", "-") in text, f.name
+    assert "(default: 200000)" in text and "(default: optimal-win,optimal-turn,self)" in text
