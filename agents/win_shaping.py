@@ -117,8 +117,9 @@ class WinPotential:
         return v
 
     def __call__(self, games: Any, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        if games.num_players != 2 and (games.players[np.asarray(rows, dtype=np.int64)] != 2).any():
-            raise UnsupportedRulesError(f"a game of {games.num_players} players: the game solver plays "
+        counts = games.players[np.asarray(rows, dtype=np.int64)]
+        if (counts != 2).any():
+            raise UnsupportedRulesError(f"a game of {int(counts[counts != 2][0])} players: the game solver plays "
                                         f"two-player games only")
         tab, ip, u = self.table, self.table.ip, self.table.unit
         rows = np.asarray(rows, dtype=np.int64)

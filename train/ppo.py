@@ -265,6 +265,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     if args.ruleset == "any" and (args.players not in (0, 2) or args.objective != "win" or args.set):
         p.error("--ruleset any: the win objective, with the players each drawn ruleset says (no --players, "
                 "--objective score or --set)")
+    if args.ruleset == "any" and args.teacher != "none":
+        p.error("--ruleset any --teacher: teach the agent for any ruleset with train/teach_any.py after the run")
     if args.rules_pool < 1:
         p.error(f"--rules-pool {args.rules_pool}: rulesets to draw, 1 or more")
     if args.shaping_cache_mb < 0:

@@ -18,8 +18,9 @@ What it does
 
     The actor is fitted on all of it (:func:`train.teach.fit`), so it learns the solved games'
     moves on the presets without forgetting the rest. Each round's preset games measure the network
-    that played them (its regret per game against ``optimal-win``, summed over the presets); the
-    one exported is the round's network with the least. The network decides alone at play time.
+    that played them (its regret per game against ``optimal-win``, on each preset); the
+    one exported is the round's network with the least mean over the presets. The network decides
+    alone at play time.
 
 Outputs (``--out``, default the ``--init`` directory): ``best/model.zip`` + ``best/train.json`` (the
 commands appended), ``teach.json`` (every round), ``policy.onnx`` + ``policy.json``; then
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         presets.append((name, teacher, venv))
     keep_env = None
     if args.keep_decisions:
-        draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides]
+        draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides or d.players != 2]
         pool_args = argparse.Namespace(seed=args.seed, progress=progress)
         opponents = [_opponent("optimal-turn", draws, pool_args, None), learner]
         keep_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,

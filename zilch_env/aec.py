@@ -59,17 +59,27 @@ def env(
 aec_env = env
 
 
-def pinned(obs_version: int) -> tuple[Callable[..., AECEnv], Callable[..., "raw_env"]]:
-    """``(env, raw_env)`` of a versioned module (``zilch_v1``, ``zilch_v2``): :func:`env` and
-    :class:`raw_env` with the observation layout ``obs_version``."""
-    def pinned_env(*args: Any, **kwargs: Any) -> AECEnv:
+def pinned(obs_version: int) -> tuple[Callable[..., AECEnv], type]:
+    """``(env, raw_env)`` of a versioned module (``zilch_v1``, ``zilch_v2``): :func:`env` and a
+    subclass of :class:`raw_env` with the observation layout ``obs_version``."""
+    def check(v: Any) -> None:
+        if v != obs_version:
+            raise ValueError(f"obs_version = {v!r}: this version pins observation layout {obs_version}")
+
+    def pinned_env(*args: Any, obs_version: int = obs_version, **kwargs: Any) -> AECEnv:
+        check(obs_version)
         return env(*args, **kwargs, obs_version=obs_version)
 
-    def pinned_raw_env(*args: Any, **kwargs: Any) -> "raw_env":
-        return raw_env(*args, **kwargs, obs_version=obs_version)
+    class pinned_raw_env(raw_env):
+        def __init__(self, ruleset: Ruleset | str | Path = "zonk", num_players: int = 2, render_mode: str | None = None,
+                     overrides: Mapping[str, Any] | None = None, max_turns: int = DEFAULT_MAX_TURNS,
+                     obs_version: int = obs_version):
+            check(obs_version)
+            super().__init__(ruleset, num_players, render_mode, overrides, max_turns, obs_version)
 
-    for f, of in ((pinned_env, "env"), (pinned_raw_env, "raw_env")):
-        f.__doc__ = f"``zilch_env.aec.{of}`` with observation layout {obs_version}."
+    pinned_env.__doc__ = f"``zilch_env.aec.env`` with observation layout {obs_version}."
+    pinned_raw_env.__doc__ = f"``zilch_env.aec.raw_env`` with observation layout {obs_version}."
+    pinned_raw_env.__name__ = pinned_raw_env.__qualname__ = "raw_env"
     return pinned_env, pinned_raw_env
 
 
@@ -199,7 +209,7 @@ class raw_env(AECEnv, EzPickle):
         self.obs_version = check_obs_version(obs_version)
         self._obs_size = OBS_SIZES[self.obs_version]
         # the versioned module whose MDP this is (zilch_v1: layout 3, zilch_v2: layout 4)
-        self.metadata = {**self.metadata, "name": {3: "zilch_v1"}.get(self.obs_version, "zilch_v2")}
+        self.metadata = {**self.metadata, "name": {3: "zilch_v1", 4: "zilch_v2"}.get(self.obs_version, "zilch")}
         low, high = observation_bounds(self.obs_version)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self.agents = self.possible_agents[:]

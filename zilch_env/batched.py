@@ -1,5 +1,5 @@
-"""The batched engine: many games of one ruleset stepped together over arrays, for training and
-evaluation throughput.
+"""The batched engine: many games stepped together over arrays, for training and evaluation
+throughput; one ruleset for them all, or each game its own.
 
 :class:`BatchedGames` holds ``num_games`` games of ``num_players`` players as a struct of arrays and
 steps them with compiled kernels (numba, ``zilch_env._batched_kernels``): one call applies one action
@@ -278,6 +278,8 @@ class BatchedGames:
         self.num_players = n = max(counts)
         if dice is not None and dice_keys is not None:
             raise ValueError("give dice (numpy seeds) or dice_keys (keyed dice), not both")
+        # the first ruleset's named tables: their rolls and faces are every ruleset's (the keeps are
+        # the first's; the kernels read each game's own, ``_tabs``)
         self.tables = tb = batch_tables(self.rulesets[0])
         self.keyed = dice is None
         if dice_slots and not self.keyed:
@@ -395,18 +397,22 @@ class BatchedGames:
         rows = np.arange(self.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
         if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
             raise ValueError(f"rows {rows.tolist()!r}: games are rows 0 to {self.num_games - 1}")
+        ids = self._st[rows, K.RID]
         if rules is not None:
-            ids = np.broadcast_to(np.asarray(rules, dtype=np.int64), rows.shape)
+            r = np.asarray(rules, dtype=np.int64)
+            if r.ndim > 1 or (r.ndim == 1 and r.shape != rows.shape):
+                raise ValueError(f"rules: {r.size} entries for {rows.size} rows; give one entry or one per row")
+            ids = np.broadcast_to(r, rows.shape)
             if ids.size and (ids.min() < 0 or ids.max() >= len(self.rulesets)):
                 raise ValueError(f"rules = {rules!r}: entries of this batch's rulesets, 0 to {len(self.rulesets) - 1}")
-            self._st[rows, K.RID] = ids
         firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), rows.shape).copy()
-        if firsts.size and (firsts.min() < 0 or (firsts >= self.entry_players[self._st[rows, K.RID]]).any()):
+        if firsts.size and (firsts.min() < 0 or (firsts >= self.entry_players[ids]).any()):
             raise ValueError(f"first = {first!r}: the first player is a seat from 0 to the game's players - 1 "
                              f"({self.num_players - 1} at most)")
         if (dice is not None and self.keyed) or (dice_keys is not None and not self.keyed):
             kind = "keyed dice (dice_keys)" if self.keyed else "numpy dice (dice)"
             raise ValueError(f"this batch rolls {kind}; reset it with the same kind of dice streams")
+        self._st[rows, K.RID] = ids  # every check passed: the rows change only now
         if dice is not None:
             self._set_dice(rows, dice)
         if dice_keys is not None:
@@ -471,11 +477,20 @@ class BatchedGames:
         return self._agent_actions(z, z, z)
 
     def value_actions(self, table: "TurnValueTable") -> np.ndarray:
-        """What the policy of ``table`` (a :class:`TurnValueTable` for this ruleset; e.g. the
-        ``optimal-turn`` agent's) plays in every game; -1 where no decision is due."""
+        """What the policy of ``table`` (a :class:`TurnValueTable` for this batch's one ruleset; e.g.
+        the ``optimal-turn`` agent's) plays in every game; -1 where no decision is due."""
         G = self.num_games
         z = np.zeros(G, dtype=np.int64)
+        self._one_ruleset_tables([table])
         return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z, _pack_value_tables([table], self.rulesets))
+
+    def _one_ruleset_tables(self, tables: Sequence[Any]) -> None:
+        """A turn-value table plays the games of its own rules only: in a batch of several rulesets
+        the kernels would apply it to every game seated with it, so it is refused there (the VecEnv
+        seats each game's own table, :class:`~zilch_env.kernel_agents.TableSet`)."""
+        if self.mixed and any(t is not None for t in tables):
+            raise ValueError("a turn-value table plays one ruleset; this batch plays "
+                             f"{len(self.rulesets)}: play it in a batch of its rules")
 
     def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray,
                        values: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
@@ -516,6 +531,7 @@ class BatchedGames:
             raise ValueError(f"seat_agents: expected shape ({self.num_games}, {self.num_players}), got {seats.shape}")
         if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
             raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
+        self._one_ruleset_tables([a.table for a in ags])
         kinds, thr, md, *values = _kernel_agents(ags, self.rulesets)
         st = self._st
         while True:
@@ -535,17 +551,18 @@ class BatchedGames:
                 return
 
     def step_batch_policies(self, policies: Sequence[Any], rows: np.ndarray,
-                            who: np.ndarray) -> tuple[int, int, int] | None:
+                            who: np.ndarray, obs_size: int | None = None) -> tuple[int, int, int] | None:
         """Apply the moves of batch policies: ``policies[j]`` (None where the entrant is not a batch
-        policy) moves in the games ``rows[who == j]`` (:func:`batch_policy_actions`). Returns
-        ``(j, game, action)`` for the first illegal action (that game unchanged), else None."""
+        policy) moves in the games ``rows[who == j]`` (:func:`batch_policy_actions`; a callable reads
+        the first ``obs_size`` observation values, default all). Returns ``(j, game, action)`` for
+        the first illegal action (that game unchanged), else None."""
         for j, policy in enumerate(policies):
             if policy is None:
                 continue
             mine = rows[who == j]
             if not mine.size:
                 continue
-            actions = batch_policy_actions(policy, self, mine)
+            actions = batch_policy_actions(policy, self, mine, obs_size)
             illegal = self.step_rows(mine, actions)
             if illegal.any():
                 i = int(np.flatnonzero(illegal)[0])

@@ -176,7 +176,8 @@ def _named(preset: str, players: int, overrides: dict[str, Any], note: str = "")
 
 def held_out_rules() -> list[RulesDraw]:
     """Rulesets outside the distribution: targets off :data:`TARGETS`, scoring values off its grids
-    (triples times 1.25 or 0.6, a straight of 1,800, a one of 120), in 2, 3 and 4-player games."""
+    (triples times 1.25, a straight of 1,800, a one of 120, three pairs 1,200), in 2, 3 and 4-player
+    games."""
     triples = {f"scoring.triples.{f}": v for f, v in
                {1: 1250, 2: 250, 3: 375, 4: 500, 5: 625, 6: 750}.items()}
     return [

@@ -258,7 +258,8 @@ def is_batch_policy(agent: Any) -> bool:
         return hasattr(agent, "act_batch") or callable(agent)
 
 
-def batch_policy_actions(policy: Any, games: "BatchedGames", rows: np.ndarray) -> np.ndarray:
+def batch_policy_actions(policy: Any, games: "BatchedGames", rows: np.ndarray,
+                         obs_size: int | None = None) -> np.ndarray:
     """The actions of a batch policy for the player to move in games ``rows``.
 
     Two kinds of batch policy: an object with ``act_batch(games, rows) -> actions`` reads what it
@@ -270,7 +271,10 @@ def batch_policy_actions(policy: Any, games: "BatchedGames", rows: np.ndarray) -
         actions = policy.act_batch(games, rows)
     else:
         seats = games.current[rows]
-        actions = policy(games.observe(seats, rows=rows), games.legal_masks(rows=rows))
+        obs = games.observe(seats, rows=rows)
+        if obs_size is not None and obs_size < obs.shape[1]:  # an env of an earlier layout: its values
+            obs = np.ascontiguousarray(obs[:, :obs_size])
+        actions = policy(obs, games.legal_masks(rows=rows))
     actions = np.asarray(actions, dtype=np.int64).reshape(-1)
     if actions.shape != rows.shape:
         raise ValueError(f"batch policy {policy!r} returned {actions.size} actions for {rows.size} games")

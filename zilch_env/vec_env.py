@@ -27,7 +27,7 @@ What differs from a ``DummyVecEnv`` of ``Zilch-v0``
       (a :class:`zilch_env.batched.TurnValueTable`: ``agents.solver.turn_value_table(ruleset)`` is
       ``optimal-turn``, move for move; ``train/ppo.py`` builds it from the spec), or any *batch policy*
       (:func:`zilch_env.batched.batch_policy_actions`): a callable taking ``(obs, masks)`` of the
-      games where that opponent is to move (arrays ``(k, OBS_SIZE)`` from the opponent's seat and
+      games where that opponent is to move (arrays ``(k, n)`` of the env's layout from the opponent's seat and
       ``(k, 136)``) and returning their ``k`` actions, e.g. a snapshot of the agent's own network
       for self-play, or an object with ``act_batch(games, rows)`` reading the batched state. ``opponent`` is one of these for every env and seat, or a
       list assigned to the envs round-robin (env ``i`` plays ``opponent[i % len(opponent)]`` in every
@@ -37,7 +37,7 @@ What differs from a ``DummyVecEnv`` of ``Zilch-v0``
     - Infos: per step only ``turn_points`` (when not 0); at the end of an episode also
       ``terminal_observation``, ``TimeLimit.truncated``, ``seat``, ``agent_turns``, ``game_turns``,
       ``illegal_action``, ``game_over``, ``winners`` (a bool per seat, all False unless the game is
-      over), ``final_scores`` (``(num_players,)``, zeros unless the game is over) and
+      over), ``final_scores`` (``(num_players,)`` of that game's rules, zeros unless the game is over) and
       ``is_success``: each key, when present, has one shape, the shape Zilch-v0 gives it. The per-step
       fields of Zilch-v0's info are arrays here: :meth:`action_masks`, :attr:`seats`,
       ``env.games.scores``, ``env.games.turn_total``.
@@ -180,6 +180,8 @@ class BatchedZilchVecEnv(VecEnv):
         self.obs_version = check_obs_version(obs_version)
         self._obs_size = OBS_SIZES[self.obs_version]
         self.mixed = isinstance(ruleset, (list, tuple))
+        if self.mixed and not ruleset:
+            raise ValueError("ruleset: an empty list; give a ruleset or a list of them")
         rulesets = [resolve_ruleset(r, overrides) for r in ruleset] if self.mixed else [
             resolve_ruleset(ruleset, overrides)]
         rs = rulesets[0]
@@ -268,6 +270,10 @@ class BatchedZilchVecEnv(VecEnv):
                 if len(spec.tables) != len(self.rulesets):
                     raise ValueError(f"opponent {spec!r}: {len(spec.tables)} tables for the env's "
                                      f"{len(self.rulesets)} rulesets; give one per ruleset (None where unsolved)")
+                for e, t in enumerate(spec.tables):
+                    if t is not None and t.ruleset != self.rulesets[e]:
+                        raise ValueError(f"opponent {spec!r}: table {e} was solved for {t.ruleset.name!r}, not "
+                                         f"for the env's ruleset {e} ({self.rulesets[e].name!r})")
                 agents.append(KernelAgent("greedy", spec.fallback_threshold))
                 policies.append(None)
                 sets.append(spec)
@@ -342,7 +348,7 @@ class BatchedZilchVecEnv(VecEnv):
                 return
             st = g._st
             to_move = np.flatnonzero((st[:, K.PHASE] <= K.KEEP) & (st[:, K.CUR] != self.seats))
-            bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move])
+            bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move], self._obs_size)
             if bad is not None:
                 j, env, action = bad
                 raise IllegalActionError(f"opponent policy {self._opp_policies[j]!r} chose the illegal action "
@@ -368,8 +374,7 @@ class BatchedZilchVecEnv(VecEnv):
             else:
                 self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
             g.reset(rows, dice_keys=g._keys[rows].copy() if rewind else None, rules=ids)
-            if self.mixed:
-                self._seat_tables(rows)
+            self._seat_tables(rows)
             rewind = False
             self._play_opponents()
             rows = rows[g.done[rows]]
@@ -483,8 +488,8 @@ class BatchedZilchVecEnv(VecEnv):
             infos[i]["turn_points"] = int(points[i])
         ended = np.flatnonzero(dones)
         if ended.size:
-            players = self.num_players
             for i in ended:
+                players = int(g.entry_players[st[i, K.RID]])  # this game's seats
                 f = int(flags[i])
                 info = infos[i]
                 info["terminal_observation"] = obs[i].copy()

@@ -87,6 +87,17 @@ def test_mixed_batch_random_play_and_bad_input():
         g.reset([5], first=1)  # entry 5 has one player
     with pytest.raises(AttributeError, match="plays 6 rulesets"):
         g.ruleset
+    before = g._st.copy()
+    with pytest.raises(ValueError, match="first player is a seat"):
+        g.reset([5, 0], first=1, rules=[5, 5])  # entry 5 has one player: nothing changes
+    assert np.array_equal(g._st, before)
+    with pytest.raises(ValueError, match="rules: 3 entries for 2 rows"):
+        g.reset([0, 1], rules=[0, 1, 2])
+    from agents.base import kernel_agent
+
+    table = kernel_agent("optimal-turn", rulesets[0]).table
+    with pytest.raises(ValueError, match="a turn-value table plays one ruleset"):
+        g.value_actions(table)
     with pytest.raises(ValueError, match="a seat is 0 to the game's players - 1"):
         g.observe(3, rows=np.array([0]))  # entry 0 has two players
 
@@ -127,6 +138,12 @@ def test_vec_env_of_many_rulesets_seats_each_games_own_table_and_shapes_only_whe
     assert len(set(env.games.rule_ids.tolist())) > 2
     with pytest.raises(ValueError, match="give a TableSet"):
         BatchedZilchVecEnv(rulesets, num_envs=4, num_players=players, opponent=tables[0])
+    wrong = TableSet(list(reversed(tables)))
+    with pytest.raises(ValueError, match="was solved for"):
+        BatchedZilchVecEnv(rulesets, num_envs=4, num_players=players, opponent=wrong)
+    one = BatchedZilchVecEnv(rulesets[0], num_envs=2, seed=1, opponent=TableSet([tables[0]]))
+    one.reset()
+    assert (one._kinds == 3).all()  # one ruleset: its table plays, not the greedy fallback
     with pytest.raises(ValueError, match="reward = 'score'"):
         BatchedZilchVecEnv(rulesets, num_envs=4, num_players=players, reward="score")
 

@@ -151,7 +151,9 @@ def test_pettingzoo_classic_module_names():
     from zilch_env import zilch_v1, zilch_v2
     from zilch_env.aec import raw_env
 
-    assert zilch_env.aec.env is zilch_env.aec_env
+    assert zilch_env.aec.env is zilch_env.aec_env and issubclass(zilch_v1.raw_env, raw_env)
+    with pytest.raises(ValueError, match="pins observation layout 3"):
+        zilch_v1.raw_env(obs_version=4)
     assert zilch_v2.raw_env().metadata["name"] == "zilch_v2"
     assert zilch_v2.raw_env().observation_space("player_0")["observation"].shape == (516,)
     api_test(zilch_v2.env(ruleset="farkle", num_players=3), num_cycles=20)
