@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 
 from zilch_env import GameState  # noqa: E402
 from zilch_env.observation import observe  # noqa: E402
-from zilch_env.ruleset import ruleset_from_dict  # noqa: E402
+from zilch_env.ruleset import load_ruleset, ruleset_from_dict  # noqa: E402
 
 
 def reachable_states(ruleset, n: int, seed: int = 0) -> list[GameState]:
@@ -116,6 +116,9 @@ def main() -> int:
                     help="ppo:PATH's PATH: a checkpoint directory with policy.onnx, or the .onnx (default "
                          "checkpoints/zonk)")
     ap.add_argument("--decisions", type=int, default=20000, help="decisions timed (default 20000)")
+    ap.add_argument("--ruleset", default="zonk",
+                    help="the rules of the games timed, for a policy of any ruleset (default zonk; a policy of "
+                         "one ruleset is timed on its own)")
     ap.add_argument("--check", type=int, default=0, metavar="N",
                     help="then compare the compiled MLP with onnxruntime on N states (needs onnx; default 0)")
     args = ap.parse_args()
@@ -127,7 +130,8 @@ def main() -> int:
     if path.suffix != ".onnx":
         ap.error(f"{args.policy}: no exported policy.onnx there (python -m agents.export ... first)")
     meta = json.loads(path.with_suffix(".json").read_text())
-    rs = ruleset_from_dict(meta["ruleset"])
+    # a policy for any ruleset (train/ppo.py --ruleset any) is timed on --ruleset
+    rs = load_ruleset(args.ruleset) if meta["ruleset"].get("distribution") == "any" else ruleset_from_dict(meta["ruleset"])
     agent = LearnedAgent(path, rs)
     states = reachable_states(rs, args.decisions)
     rng = np.random.default_rng(0)
