@@ -13,12 +13,13 @@ Perfect   ``optimal-win``                 the exact game table's best move (two 
 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
 ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules when the
-agent for any ruleset is shipped (``checkpoints/any``), Perfect where the game table of
+agent for any ruleset is shipped (``checkpoints/any``) and the rules have none of the variants
+pyramiding, challenge, overcoming and piggyback (where it loses to the heuristic), Perfect where the game table of
 the rules is stored (solving one takes minutes, so a server never solves one for a request) and
 the game has two players. The default computer player is the strongest of Hard and Medium that
 can play: the rules' own trained agent where there is one, else the heuristic (the agent for any
-ruleset is offered, not chosen by default: on variant rules it does not yet beat the heuristic,
-``checkpoints/any/eval.md``). ``zilch play``'s bare ``cpu`` and the web game's new-game form use the
+ruleset is offered, not chosen by default: away from the presets it plays about as well as the
+heuristic, ``checkpoints/any/eval.md``). ``zilch play``'s bare ``cpu`` and the web game's new-game form use the
 same default.
 """
 
@@ -72,7 +73,11 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
             continue
         found = f"ppo:checkpoints/{preset}"
         break
-    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file():
+    v = ruleset.variants
+    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file() and not (
+            v.pyramiding or v.challenge or v.overcoming or v.piggyback):
+        # the agent for any ruleset, where it was measured a match for the heuristic: not under the
+        # variants that change a turn's decisions, where it loses to it (checkpoints/any/eval.md)
         found = "ppo:checkpoints/any"
     with _LOCK:
         _HARD[ruleset] = found

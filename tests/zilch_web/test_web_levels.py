@@ -41,9 +41,10 @@ def test_setup_offers_levels_with_labels_and_descriptions(client):
     assert s["default_cpu"] == "ppo:checkpoints/zonk"
     assert all(20 < len(c["description"]) < 120 for c in s["cpus"]), "one line each, shown on the phone"
     for p in s["presets"]:  # every preset has its game table shipped, and its own trained agent but
-        if p["name"] in UNTRAINED:  # the presets added since the agents were trained
-            assert p["default_cpu"] == "heuristic"
-            assert [c["label"] for c in p["cpus"]] == ["Easy", "Medium", "Perfect"], p["name"]
+        if p["name"] in UNTRAINED:  # the presets added since the agents were trained: the agent for
+            assert p["default_cpu"] == "heuristic"  # any ruleset is offered (not the default)
+            assert [(c["label"], c["spec"]) for c in p["cpus"]][2:] == [("Hard", "ppo:checkpoints/any"),
+                                                                      ("Perfect", "optimal-win")], p["name"]
             continue
         assert p["default_cpu"] == f"ppo:checkpoints/{p['name']}"
         assert [c["label"] for c in p["cpus"]] == ["Easy", "Medium", "Hard", "Perfect"], p["name"]
@@ -52,8 +53,12 @@ def test_setup_offers_levels_with_labels_and_descriptions(client):
 def test_changed_rules_offer_what_can_play_them(client):
     r = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"target": 2000}})
     assert r.status_code == 200, r.text
-    assert [c["label"] for c in r.json()["cpus"]] == ["Easy", "Medium"]  # no trained agent, no stored table
+    # no agent trained on these rules (the agent for any ruleset is offered), no stored table
+    assert [(c["label"], c["spec"]) for c in r.json()["cpus"]][1:] == [("Medium", "heuristic"),
+                                                                     ("Hard", "ppo:checkpoints/any")]
     assert r.json()["default_cpu"] == "heuristic"
+    varied = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"variants.challenge": True}}).json()
+    assert [c["label"] for c in varied["cpus"]] == ["Easy", "Medium"]  # where it loses to the heuristic
     three = client.post("/api/cpus", json={"ruleset": "farkle", "set": {}, "players": 3}).json()
     assert [c["label"] for c in three["cpus"]] == ["Easy", "Medium", "Hard"], "Perfect plays two players"
     # the name of a ruleset does not matter to the trained agent: only its rules
@@ -64,7 +69,7 @@ def test_changed_rules_offer_what_can_play_them(client):
 
 
 def test_a_level_that_cannot_play_the_rules_is_refused_with_the_reason(client):
-    r = client.post("/api/games", json={"ruleset": "zonk", "set": {"target": 2000},
+    r = client.post("/api/games", json={"ruleset": "zonk", "set": {"target": 2000, "variants.challenge": True},
                                         "players": [{"name": "A"}, {"cpu": "ppo:checkpoints/zonk"}]})
     assert r.status_code == 422 and "trained on" in r.json()["detail"] and "Medium (heuristic)" in r.json()["detail"]
     r = client.post("/api/games", json={"ruleset": "zonk", "players": [{"name": "A"}, {"name": "B"},
@@ -158,8 +163,10 @@ def test_the_agent_for_any_ruleset_is_offered_where_no_trained_agent_knows_the_r
     (tmp_path / "any" / "policy.json").write_text('{"ruleset": {"name": "any", "distribution": "any"}}')
     monkeypatch.setattr(levels, "CHECKPOINTS", tmp_path)
     monkeypatch.setattr(levels, "_HARD", type(levels._HARD)())
-    odd = load_ruleset("zonk", {"variants.piggyback": True})
+    odd = load_ruleset("zonk", {"target": 7000, "scoring.straight": 1800})
     assert trained_agent_spec(odd) == "ppo:checkpoints/any" and default_cpu(odd) == "heuristic"
+    # not under the variants where it loses to the heuristic
+    assert trained_agent_spec(load_ruleset("zonk", {"variants.piggyback": True})) is None
     hard = [c for c in cpu_levels(odd, 2) if c["label"] == "Hard"]
     assert [c["spec"] for c in hard] == ["ppo:checkpoints/any"] and "every ruleset" in hard[0]["description"]
     zonk = load_ruleset("zonk")  # the rules' own agent first
