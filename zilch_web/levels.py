@@ -13,8 +13,9 @@ Perfect   ``optimal-win``                 the exact game table's best move (two 
 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
 ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules when the
-agent for any ruleset is shipped (``checkpoints/any``) and the rules have none of the variants
-pyramiding, challenge, overcoming and piggyback (where it loses to the heuristic), Perfect where the game table of
+agent for any ruleset is shipped (``checkpoints/any``), the game has two players and the rules
+have none of the variants pyramiding, challenge, overcoming and piggyback (where it loses to the
+heuristic), Perfect where the game table of
 the rules is stored (solving one takes minutes, so a server never solves one for a request) and
 the game has two players. The default computer player is the strongest of Hard and Medium that
 can play: the rules' own trained agent where there is one, else the heuristic (the agent for any
@@ -110,6 +111,8 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
         if label == "Hard":
             if (spec is None) == (hard == "ppo:checkpoints/any"):
                 continue  # the one Hard entry: the rules' own agent's, or the agent for any ruleset's
+            if hard == "ppo:checkpoints/any" and num_players not in (None, 2):
+                continue  # it loses to the heuristic at 3 and 4 players (checkpoints/any/eval.md)
             spec = hard
         elif label == "Perfect" and (not has_game_table(ruleset) or (num_players not in (None, 2))):
             spec = None

@@ -167,6 +167,7 @@ def test_the_agent_for_any_ruleset_is_offered_where_no_trained_agent_knows_the_r
     assert trained_agent_spec(odd) == "ppo:checkpoints/any" and default_cpu(odd) == "heuristic"
     # not under the variants where it loses to the heuristic
     assert trained_agent_spec(load_ruleset("zonk", {"variants.piggyback": True})) is None
+    assert [c["label"] for c in cpu_levels(odd, 3)] == ["Easy", "Medium"]  # two players only
     hard = [c for c in cpu_levels(odd, 2) if c["label"] == "Hard"]
     assert [c["spec"] for c in hard] == ["ppo:checkpoints/any"] and "every ruleset" in hard[0]["description"]
     zonk = load_ruleset("zonk")  # the rules' own agent first
