@@ -251,11 +251,9 @@ class BatchedZilchVecEnv(VecEnv):
 
     @property
     def ruleset(self) -> Ruleset:
-        """The env's ruleset (an env of one ruleset; an env of several has :attr:`rulesets`)."""
-        if self.mixed:
-            raise AttributeError(f"this env plays {len(self.rulesets)} rulesets: env i plays "
-                                 f"rulesets[games.rule_ids[i]]")
-        return self.rulesets[0]
+        """The env's ruleset (an env of one ruleset; an env of several has :attr:`rulesets`, env
+        ``i`` playing ``rulesets[games.rule_ids[i]]``): its games' (:attr:`BatchedGames.ruleset`)."""
+        return self.games.ruleset
 
     def _set_opponents(self, opponent: Any, n_envs: int) -> None:
         """Per env and seat offset k (1 .. players-1): kind 0 random, 1 greedy, 2 a batch policy,

@@ -213,12 +213,16 @@ def test_game_against_the_computer_to_the_end(page, base_url):
     labels = page.locator("#players li:nth-child(2) select option").all_inner_texts()
     assert labels == ["Person", "CPU Easy", "CPU Medium", "CPU Hard", "CPU Perfect"]
     shot(page, "phone-new-game.png")
-    # a game to 1000 has no trained agent: the form offers what can play it, Medium by default
+    # a game to 1000 has no agent trained on its rules: the form offers what can play it, Hard the
+    # agent for any ruleset (Hard stays chosen), and the person picks Medium
     page.fill("#target", "1000")
     page.dispatch_event("#target", "change")
-    page.wait_for_function("document.querySelector('#players li:nth-child(2) .level-line').textContent.startsWith('Medium')")
+    page.wait_for_function("document.querySelector('#players li:nth-child(2) .level-line').textContent"
+                           ".startsWith('Hard: The agent trained on every ruleset')")
     labels = page.locator("#players li:nth-child(2) select option").all_inner_texts()
-    assert labels == ["Person", "CPU Easy", "CPU Medium"]
+    assert labels == ["Person", "CPU Easy", "CPU Medium", "CPU Hard"]
+    page.select_option("#players li:nth-child(2) select", label="CPU Medium")
+    page.wait_for_function("document.querySelector('#players li:nth-child(2) .level-line').textContent.startsWith('Medium')")
     g = start(page, base_url)
     assert page.url.startswith(base_url + "/g/") and g["id"] in page.url
     assert g["players"][1]["cpu"] == "heuristic"
