@@ -41,7 +41,10 @@ def turn_returns(venv: Any) -> Any:
     seven more turns to every advantage). A new turn is seen in the observation: the agent is to
     keep with a turn total of 0 (every keep scores, so within a turn the total is above 0), or to
     answer a piggyback offer. The cut steps carry ``info["turn_cut"] = True``; real episode ends
-    are passed on unchanged."""
+    are passed on unchanged. Only shaped games are cut: a game whose rules have no potential
+    (``BatchedZilchVecEnv.shaped`` False, a ruleset of ``--ruleset any`` without a game table) is
+    paid its result at the end alone, and cut at its turns its earlier turns would never see it
+    (the score objective has no potential: every turn is cut)."""
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
     from zilch_env.engine import Phase
@@ -58,6 +61,8 @@ def turn_returns(venv: Any) -> Any:
         def step_wait(self):
             obs, rewards, dones, infos = self.venv.step_wait()
             cut = (~dones) & (((obs[:, keep_col] == 1.0) & (obs[:, total_col] == 0.0)) | (obs[:, offer_col] == 1.0))
+            if getattr(self.venv, "potential", None) is not None:  # a shaped env: cut its shaped games
+                cut &= self.venv.shaped
             if cut.any():
                 dones = dones | cut
                 for i in np.flatnonzero(cut):

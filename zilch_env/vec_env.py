@@ -234,6 +234,9 @@ class BatchedZilchVecEnv(VecEnv):
         self._points = np.zeros(n_envs, dtype=np.int64)
         self._agent_turns = np.zeros(n_envs, dtype=np.int64)
         self._phi = np.zeros(n_envs)  # the potential at each agent's current decision
+        #: Per env, with a potential: whether its episode is shaped (the potential not NaN at its
+        #: start): ``train/wrappers.turn_returns`` cuts the returns of those at each turn.
+        self.shaped = np.zeros(n_envs, dtype=bool)
         self._seat_rng = np.random.default_rng(seed)
         self._rules_rng = np.random.default_rng(None if seed is None else [seed, 2])
         self._started = False
@@ -385,6 +388,7 @@ class BatchedZilchVecEnv(VecEnv):
         self._own[:] = st[np.arange(self.num_envs), K.SCORE + self.seats]
         if self.potential is not None:
             self._phi[rows0] = self._potential(rows0)
+            self.shaped[rows0] = np.isfinite(self._phi[rows0])
 
     def _potential(self, rows: np.ndarray) -> np.ndarray:
         phi = np.asarray(self.potential(self.games, rows, self.seats[rows]), dtype=np.float64)

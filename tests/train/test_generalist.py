@@ -99,3 +99,33 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
         teach_any.main(["--init", str(ROOT / "checkpoints" / "zonk"), "--no-progress"])
     with pytest.raises(SystemExit):
         teach_any.parse_args(["--presets", "nosuch"])
+
+
+def test_turn_returns_cut_only_the_shaped_games():
+    """Games whose rules have no potential are paid their result at the end alone: their returns are
+    not cut at each turn (the earlier turns would never see the result)."""
+    import numpy as np
+
+    from agents.win_shaping import RulesPotential
+    from train.wrappers import turn_returns
+    from zilch_env import load_ruleset
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    class Half:
+        def __call__(self, games, rows, seats):
+            return np.full(len(rows), 0.5)
+
+    rules = [load_ruleset("zonk"), load_ruleset("zonk", {"target": 3000})]
+    venv = BatchedZilchVecEnv(rules, num_envs=16, num_players=2, seed=2, opponent="greedy",
+                              potential=RulesPotential([Half(), None]), luck=False)
+    env = turn_returns(venv)
+    env.reset()
+    cuts = {0: 0, 1: 0}
+    for _ in range(300):
+        rid = venv.games.rule_ids.copy()
+        _, _, _, infos = env.step(venv.action_masks().argmax(axis=1))
+        for i, info in enumerate(infos):
+            if info.get("turn_cut"):
+                cuts[int(rid[i])] += 1
+        assert (venv.shaped == (venv.games.rule_ids == 0)).all()
+    assert cuts[0] > 20 and cuts[1] == 0
