@@ -14,8 +14,7 @@ Perfect   ``optimal-win``                 the exact game table's best move (two 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
 ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules when the
 agent for any ruleset is shipped (``checkpoints/any``), the game has two players and the rules
-have none of the variants pyramiding, challenge, overcoming and piggyback (where it loses to the
-heuristic), Perfect where the game table of
+are not piggyback's (where it loses to the heuristic), Perfect where the game table of
 the rules is stored (solving one takes minutes, so a server never solves one for a request) and
 the game has two players. The default computer player is the strongest of Hard and Medium that
 can play: the rules' own trained agent where there is one, else the heuristic (the agent for any
@@ -74,11 +73,9 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
             continue
         found = f"ppo:checkpoints/{preset}"
         break
-    v = ruleset.variants
-    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file() and not (
-            v.pyramiding or v.challenge or v.overcoming or v.piggyback):
-        # the agent for any ruleset, where it was measured a match for the heuristic: not under the
-        # variants that change a turn's decisions, where it loses to it (checkpoints/any/eval.md)
+    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file() and not ruleset.variants.piggyback:
+        # the agent for any ruleset, where it was measured a match for the heuristic or better: not
+        # under piggyback, where it loses to it (checkpoints/any/eval.md)
         found = "ppo:checkpoints/any"
     with _LOCK:
         _HARD[ruleset] = found
@@ -112,7 +109,7 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
             if (spec is None) == (hard == "ppo:checkpoints/any"):
                 continue  # the one Hard entry: the rules' own agent's, or the agent for any ruleset's
             if hard == "ppo:checkpoints/any" and num_players not in (None, 2):
-                continue  # it loses to the heuristic at 3 and 4 players (checkpoints/any/eval.md)
+                continue  # at 3 and 4 players it is no better than the heuristic (checkpoints/any/eval.md)
             spec = hard
         elif label == "Perfect" and (not has_game_table(ruleset) or (num_players not in (None, 2))):
             spec = None

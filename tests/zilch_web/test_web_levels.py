@@ -57,7 +57,7 @@ def test_changed_rules_offer_what_can_play_them(client):
     assert [(c["label"], c["spec"]) for c in r.json()["cpus"]][1:] == [("Medium", "heuristic"),
                                                                      ("Hard", "ppo:checkpoints/any")]
     assert r.json()["default_cpu"] == "heuristic"
-    varied = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"variants.challenge": True}}).json()
+    varied = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"variants.piggyback": True}}).json()
     assert [c["label"] for c in varied["cpus"]] == ["Easy", "Medium"]  # where it loses to the heuristic
     three = client.post("/api/cpus", json={"ruleset": "farkle", "set": {}, "players": 3}).json()
     assert [c["label"] for c in three["cpus"]] == ["Easy", "Medium", "Hard"], "Perfect plays two players"
