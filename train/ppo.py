@@ -227,10 +227,10 @@ class Args:
     teach_args: str = arg("", "--teacher: more train/teach.py arguments, e.g. '--rounds 4 --decisions 100000'")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="train/ppo.py", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in dataclasses.fields(Args):
+def add_fields(p: argparse.ArgumentParser, cls: type) -> argparse.ArgumentParser:
+    """One ``--flag`` per field of the dataclass ``cls`` (fields made with :func:`arg`): booleans as
+    ``--x / --no-x``, ``action="append"`` fields repeatable, the others typed by their annotation."""
+    for f in dataclasses.fields(cls):
         meta = dict(f.metadata)
         help_ = meta.pop("help")
         flag = "--" + f.name.replace("_", "-")
@@ -244,10 +244,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def fields_of(cls: type, ns: argparse.Namespace) -> Any:
+    """The dataclass ``cls`` of a namespace parsed by :func:`add_fields`' flags (lists as tuples)."""
+    return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in vars(ns).items()})
+
+
+def build_parser() -> argparse.ArgumentParser:
+    return add_fields(argparse.ArgumentParser(prog="train/ppo.py", description=__doc__.split("\n\n")[0],
+                                              formatter_class=argparse.ArgumentDefaultsHelpFormatter), Args)
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     p = build_parser()
-    ns = p.parse_args(argv)
-    args = Args(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in vars(ns).items()})
+    args = fields_of(Args, p.parse_args(argv))
     problems = [(n, v) for n, v in (("timesteps", args.timesteps),
                                     ("n_steps", args.n_steps), ("batch_size", args.batch_size),
                                     ("n_epochs", args.n_epochs), ("eval_every", args.eval_every),

@@ -54,7 +54,7 @@ import os
 import shlex
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -407,8 +407,7 @@ def fit(policy: Any, data: Decisions, epochs: int, batch_size: int, lr: float, t
 # The command line
 
 
-def arg(default: Any, help: str, **kw: Any) -> Any:
-    return field(default=default, metadata={"help": help, **kw})
+from train.ppo import add_fields, arg, fields_of  # noqa: E402  (the same dataclass flags as train/ppo.py)
 
 
 @dataclass
@@ -457,24 +456,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 epilog="Details: the module docstring (python -c 'import train.teach; "
                                        "help(train.teach)').",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in dataclasses.fields(Args):
-        meta = dict(f.metadata)
-        help_ = meta.pop("help")
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            p.add_argument(flag, default=f.default, help=help_, action=argparse.BooleanOptionalAction)
-        elif meta.get("action") == "append":
-            p.add_argument(flag, dest=f.name, default=[], help=help_, **meta)
-        else:
-            typ = {"int": int, "float": float, "str": str}[str(f.type)]
-            p.add_argument(flag, default=f.default, type=typ, help=help_, **meta)
-    return p
+    return add_fields(p, Args)
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     p = build_parser()
-    ns = p.parse_args(argv)
-    a = Args(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in vars(ns).items()})
+    a = fields_of(Args, p.parse_args(argv))
     bad = [f"--{n.replace('_', '-')} {v}: must be at least 1"
            for n, v in (("rounds", a.rounds), ("decisions", a.decisions), ("max_decisions", a.max_decisions),
                         ("epochs", a.epochs), ("batch_size", a.batch_size), ("n_envs", a.n_envs),
