@@ -40,7 +40,12 @@ class WinPotential:
     The turns a call reads that are not solved yet are solved first, together, on ``threads``
     threads (default: 2 where the machine has them; :meth:`GameTable.prefetch`): early in a run most
     of the potential's time is such turn DPs, and the PPO process leaves the second core idle while
-    the games step. The values do not depend on ``threads``."""
+    the games step. The values do not depend on ``threads``.
+
+    Every turn is solved with :meth:`GameTable.stable_cap`'s turn-total cap: its DP costs about 7%
+    more than the default cap's, but a turn that goes on past the default cap does not solve its
+    situation again at a higher one (40% of the turn DPs a farkle run solved were such repeats), and
+    the values do not depend on which turns came first."""
 
     PER = ("decision", "turn")
 
@@ -61,7 +66,6 @@ class WinPotential:
         self.per = per
         self._scoring = scoring_table(self.ruleset)
         self._keeps: dict[tuple, tuple] = {}
-        self._caps: dict[tuple, int] = {}
 
     def _decision_value(self, sit: tuple, roll: Sequence[int], turn_total: int, permanent: int,
                         dice_left: int) -> float:
@@ -78,7 +82,7 @@ class WinPotential:
             self._keeps[roll] = opts
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
-        tv = tab.turn_values(sit, max(t + int(ip[K.IP_MAXPTS]) + 1, self._cap(sit)), True)
+        tv = tab.turn_values(sit, max(t + int(ip[K.IP_MAXPTS]) + 1, self.table.stable_cap(sit)), True)
         B, C, thr = tv.B, tv.C, tv.thr
         forced = self.ruleset.hot_dice == "forced"
         best = -1.0
@@ -91,18 +95,6 @@ class WinPotential:
             best = max(best, v)
         return best
 
-    def _cap(self, sit: tuple) -> int:
-        """The turn-total cap to solve a turn with: :meth:`GameTable.stable_cap`. Its DP costs about
-        7% more than the default cap's, but a turn that goes on past the default cap no longer solves
-        its situation again at a higher one (40% of the turn DPs a farkle run solved were such
-        repeats), and the values no longer depend on which turns came first."""
-        cap = self._caps.get(sit)
-        if cap is None:
-            if len(self._caps) > 1_000_000:
-                self._caps.clear()
-            cap = self._caps[sit] = self.table.stable_cap(sit)
-        return cap
-
     def _roll_value(self, sit: tuple, turn_total: int, permanent: int, dice: int) -> float:
         """The mover's optimal value with ``dice`` dice to roll on at ``turn_total``."""
         ip, u, D = self.table.ip, self.table.unit, self.ruleset.dice
@@ -110,7 +102,7 @@ class WinPotential:
         t = turn_total // u
         pi = min(permanent // (S * u) if S else 0, NP - 1)
         k = (t * NP + pi) * (D + 1) + dice
-        tmin = max(t + int(ip[K.IP_MAXPTS]) + 1, self._cap(sit))
+        tmin = max(t + int(ip[K.IP_MAXPTS]) + 1, self.table.stable_cap(sit))
         v = float(self.table.turn_values(sit, tmin, True).C[k])
         if v < 0.0:  # rolling on where banking is provably better: not computed by the cut DP
             v = float(self.table.turn_values(sit, tmin, False).C[k])
@@ -175,7 +167,7 @@ class WinPotential:
                                            int(tbr[b]))  # (a batch of more seats: this game's two)
                 sits.append(sit)
                 if dense and (keep[i] or mid[i]):
-                    need.append((sit, max(int(total[b]) // u + extra, self._cap(sit))))
+                    need.append((sit, max(int(total[b]) // u + extra, self.table.stable_cap(sit))))
                 elif sit[0] != "race":
                     need.append((sit, 0))
             tab.prefetch(need, True, self.threads)

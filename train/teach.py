@@ -118,7 +118,6 @@ class WinTeacher:
             table.cache_mb = float(cache_mb)
         self._scoring = scoring_table(self.ruleset)
         self._keeps: dict[tuple, dict[int, tuple[int, int, int]]] = {}
-        self._caps: dict[tuple, int] = {}
 
     def _keeps_of(self, roll: tuple) -> dict[int, tuple[int, int, int]]:
         """``{keep mask: (points in units, 1 if a permanent straight, dice kept)}`` after ``roll``
@@ -140,14 +139,6 @@ class WinTeacher:
                         for k in _options(self.ruleset, info)}
             self._keeps[roll] = opts
         return opts
-
-    def _cap(self, sit: tuple) -> int:
-        cap = self._caps.get(sit)
-        if cap is None:
-            if len(self._caps) > 1_000_000:
-                self._caps.clear()
-            cap = self._caps[sit] = self.table.stable_cap(sit)
-        return cap
 
     def situations(self, games: Any, rows: np.ndarray) -> list[tuple]:
         """The table's situation (``GameTable.situation_of``) of the player to move in each row."""
@@ -184,7 +175,7 @@ class WinTeacher:
         total, perm, left = games.turn_total[rows], games.permanent[rows], games.dice_left[rows]
         rolls = games.rolls[rows]
         sits = self.situations(games, rows)
-        tmins = [max(int(t) // u + extra, self._cap(s)) for s, t in zip(sits, total.tolist())]
+        tmins = [max(int(t) // u + extra, self.table.stable_cap(s)) for s, t in zip(sits, total.tolist())]
         tab.prefetch(list(zip(sits, tmins)), False, self.threads)
         for i, (sit, tmin) in enumerate(zip(sits, tmins)):
             tv = tab.turn_values(sit, tmin, False)
