@@ -65,8 +65,8 @@ from .engine import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, NUM_ACTIONS, RandomDice, s
 from .ruleset import Ruleset, UnsupportedRulesError, load_ruleset
 from .rules import ROLLS
 from .rules import compile as compile_rules
-from .kernel_agents import (_NO_VALUES, KernelAgent, TurnValueTable, _check_int, _kernel_agents, _pack_value_tables,
-                            batch_policy_actions, is_batch_policy, kernel_agent)
+from .kernel_agents import (_NO_VALUES, KernelAgent, TableSet, TurnValueTable, _check_int, _kernel_agents,
+                            _pack_value_tables, batch_policy_actions, is_batch_policy, kernel_agent)
 from .splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 
 __all__ = [
@@ -476,13 +476,33 @@ class BatchedGames:
         z = np.zeros(G, dtype=np.int64)
         return self._agent_actions(z, z, z)
 
-    def value_actions(self, table: "TurnValueTable") -> np.ndarray:
-        """What the policy of ``table`` (a :class:`TurnValueTable` for this batch's one ruleset; e.g.
-        the ``optimal-turn`` agent's) plays in every game; -1 where no decision is due."""
+    def value_actions(self, table: "TurnValueTable | TableSet") -> np.ndarray:
+        """What the policy of ``table`` plays in every game; -1 where no decision is due.
+
+        ``table`` is a :class:`TurnValueTable` for this batch's one ruleset (e.g. the ``optimal-turn``
+        agent's), or a :class:`~zilch_env.kernel_agents.TableSet` with one entry per ruleset of the
+        batch: each game plays its own rules' table, and the greedy mover (the set's
+        ``fallback_threshold``) the games whose entry is None."""
         G = self.num_games
         z = np.zeros(G, dtype=np.int64)
-        self._one_ruleset_tables([table])
-        return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z, _pack_value_tables([table], self.rulesets))
+        if not isinstance(table, TableSet):
+            self._one_ruleset_tables([table])
+            return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z,
+                                       _pack_value_tables([table], self.rulesets))
+        if len(table.tables) != len(self.rulesets):
+            raise ValueError(f"{table!r} has {len(table.tables)} entries; this batch plays {len(self.rulesets)} "
+                             "rulesets: one entry (a table or None) per ruleset")
+        for i, (t, rs) in enumerate(zip(table.tables, self.rulesets)):
+            if t is not None and t.ruleset != rs:
+                raise ValueError(f"{table!r}: entry {i}'s table was solved for {t.ruleset.name!r}, not for "
+                                 f"the batch's ruleset {i} ({rs.name!r})")
+        solved = [t for t in table.tables if t is not None]
+        kind_of = np.array([1 if t is None else 3 for t in table.tables], dtype=np.int64)
+        thr_of = np.full(len(table.tables), table.fallback_threshold, dtype=np.int64)
+        thr_of[kind_of == 3] = np.arange(len(solved))
+        rid = self._st[:, K.RID]
+        return self._agent_actions(kind_of[rid], thr_of[rid], np.full(G, KernelAgent.min_dice, dtype=np.int64),
+                                   _pack_value_tables(solved, self.rulesets) if solved else None)
 
     def _one_ruleset_tables(self, tables: Sequence[Any]) -> None:
         """A turn-value table plays the games of its own rules only: in a batch of several rulesets

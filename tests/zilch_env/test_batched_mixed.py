@@ -170,3 +170,41 @@ def test_vec_env_of_many_rulesets_seats_each_games_own_table_and_shapes_only_whe
         assert np.array_equal(r1[rid == 1], r2[rid == 1]) and (r2[rid == 0] == 0).all()
         paid += np.abs(r2[rid == 1]).sum()
     assert paid > 5
+
+
+def test_value_actions_of_a_table_set_play_each_games_own_table():
+    """A TableSet's actions in a mixed batch are those of each game's own rules' table (the greedy
+    mover where the entry is None), as in a batch of those rules alone."""
+    from agents.base import kernel_agent
+    from zilch_env.kernel_agents import TableSet
+
+    entries = [("zonk", {"variants.piggyback": True}, 2), ("farkle", {"target": 3000}, 3), ("zilch", {}, 2)]
+    rulesets = [load_ruleset(name, o) for name, o, _ in entries]
+    players = [n for *_, n in entries]
+    tables = [kernel_agent("optimal-turn", rulesets[0]).table, kernel_agent("optimal-turn", rulesets[1]).table, None]
+    ts = TableSet(tables)
+    R, G = len(rulesets), 24
+    keys = stream_keys(11, G)
+    ids = np.arange(G) % R
+    mixed = BatchedGames(rulesets, G, players, dice_keys=keys)
+    where = [np.flatnonzero(ids == r) for r in range(R)]
+    alone = [BatchedGames(rulesets[r], where[r].size, players[r], dice_keys=keys[where[r]]) for r in range(R)]
+    seen = {r: set() for r in range(R)}
+    offers = 0
+    for step in range(400):
+        if mixed.done.all():
+            break
+        acts = mixed.value_actions(ts)
+        offers += int((mixed._st[where[0], K.PHASE] == K.PIGGYBACK).sum())
+        for r in range(R):
+            own = alone[r].value_actions(tables[r]) if tables[r] is not None else alone[r].greedy_actions(300, 2)
+            assert np.array_equal(acts[where[r]], own), f"step {step}: entry {r}"
+            seen[r].update(np.flatnonzero(own >= 0).tolist())
+            alone[r].step(own)
+        mixed.step(acts)
+    assert all(len(s) == where[r].size for r, s in seen.items())  # every game decided
+    assert offers > 0  # the piggyback entry's offers were decided by its table
+    with pytest.raises(ValueError, match="has 2 entries; this batch plays 3"):
+        mixed.value_actions(TableSet(tables[:2]))
+    with pytest.raises(ValueError, match="entry 1's table was solved for"):
+        mixed.value_actions(TableSet([tables[0], tables[0], None]))
