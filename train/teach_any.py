@@ -14,7 +14,11 @@ What it does
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
       pseudo-regrets ``tau * (max logit - logit)``, whose Boltzmann choice at ``tau`` is exactly that
-      network's policy, so the loss there is the cross-entropy to it (distillation).
+      network's policy, so the loss there is the cross-entropy to it (distillation). Piggyback
+      offers there are the exception: the ruleset's exact turn values label them (take the offer
+      when rolling on from it is worth more points than a fresh turn, as ``optimal-turn`` does),
+      the other choice given up ``--offer-regret`` win chance (where the turn solver does not solve
+      the rules, pyramiding, the network before teaching labels them).
 
     The actor is fitted on all of it (:func:`train.teach.fit`), so it learns the solved games'
     moves on the presets without forgetting the rest. Each round's preset games measure the network
@@ -57,6 +61,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--decisions", type=int, default=40_000, help="decisions per preset per round")
     p.add_argument("--keep-decisions", type=int, default=120_000,
                    help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
+    p.add_argument("--offer-regret", type=float, default=0.01,
+                   help="on the pool's other rulesets, the win chance a piggyback offer's label says the turn "
+                        "values' other choice gives up (0: the network before teaching labels offers too)")
     p.add_argument("--max-decisions", type=int, default=1_500_000, help="decisions kept for fitting (oldest dropped)")
     p.add_argument("--epochs", type=int, default=3, help="passes over the kept decisions per round")
     p.add_argument("--batch-size", type=int, default=1024, help="minibatch size of the fit")
@@ -72,25 +79,39 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
     if args.keep_decisions < 0:
         p.error(f"--keep-decisions {args.keep_decisions}: 0 or more")
+    if not 0 <= args.offer_regret <= 1:
+        p.error(f"--offer-regret {args.offer_regret}: a win chance from 0 to 1")
     bad = [x for x in args.presets if x not in PRESETS]
     if bad:
         p.error(f"--presets {' '.join(bad)}: not presets; allowed are {', '.join(PRESETS)}")
     return args
 
 
-def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float, obs_size: int) -> Any:
+def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float, obs_size: int,
+            offers: Any = None, offer_regret: float = 0.0) -> Any:
     """``decisions`` of ``policy`` on ``venv`` labelled by the network ``frozen`` (a
-    ``train.selfplay.PolicySnapshot``): pseudo-regrets ``tau * (max legal logit - logit)``."""
+    ``train.selfplay.PolicySnapshot``): pseudo-regrets ``tau * (max legal logit - logit)``. With
+    ``offers`` (a :class:`zilch_env.kernel_agents.TableSet` of the venv's rulesets) and
+    ``offer_regret`` > 0, a piggyback offer in a game whose rules have a table in the set is
+    labelled by that table's choice instead: regret 0 for it, ``offer_regret`` for the other."""
+    from zilch_env import _batched_kernels as K
     from train.teach import Decisions
 
     obs_buf = np.empty((decisions, obs_size), np.float32)
     reg_buf = np.empty((decisions, NUM_ACTIONS), np.float16)
     got = 0
+    solved = np.array([t is not None for t in offers.tables]) if offers is not None else None
     obs = venv.reset()
     while got < decisions:
         masks = venv.action_masks()
         z = np.where(masks, frozen.logits(np.ascontiguousarray(obs[:, :obs_size])), -np.inf)
         r = tau * (z.max(axis=1, keepdims=True) - z)  # inf where illegal
+        if offers is not None and offer_regret > 0:
+            rows = np.flatnonzero((venv.games.phase == K.PIGGYBACK) & solved[venv.games.rule_ids])
+            if rows.size:
+                choice = venv.games.value_actions(offers)[rows]
+                r[rows[:, None], [K.A_FRESH, K.A_PIGGYBACK]] = offer_regret
+                r[rows, choice] = 0.0
         take = min(len(obs), decisions - got)
         obs_buf[got:got + take] = obs[:take, :obs_size]
         reg_buf[got:got + take] = np.minimum(r[:take], 60000.0)  # float16's range; inf stays inf
@@ -148,11 +169,12 @@ def main(argv: list[str] | None = None) -> int:
                                   opponent=[teacher, kernel_agent("optimal-turn", rs), learner], reward="win")
         venv.seed(args.seed)
         presets.append((name, teacher, venv))
-    keep_env = None
+    keep_env = offers = None
     if args.keep_decisions:
         draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides or d.players != 2]
         pool_args = argparse.Namespace(seed=args.seed, progress=progress)
-        opponents = [_opponent("optimal-turn", draws, pool_args, None), learner]
+        offers = _opponent("optimal-turn", draws, pool_args, None)
+        opponents = [offers, learner]
         keep_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,
                                       num_players=[d.players for d in draws], seed=args.seed, opponent=opponents)
         keep_env.seed(args.seed)
@@ -186,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             history.append(entry)
             break
         if keep_env is not None:
-            new = new.joined(distill(keep_env, learner, frozen, args.keep_decisions, args.tau, obs_size), 10**9)
+            new = new.joined(distill(keep_env, learner, frozen, args.keep_decisions, args.tau, obs_size,
+                                     offers, args.offer_regret), 10**9)
         data = data.joined(new, args.max_decisions)
         lr = args.learning_rate * (1.0 - 0.9 * rnd / max(args.rounds - 1, 1))
         fitted = fit(model.policy, data, args.epochs, args.batch_size, lr, args.tau, args.regret_coef,

@@ -129,3 +129,45 @@ def test_turn_returns_cut_only_the_shaped_games():
                 cuts[int(rid[i])] += 1
         assert (venv.shaped == (venv.games.rule_ids == 0)).all()
     assert cuts[0] > 20 and cuts[1] == 0
+
+
+def test_teach_any_labels_piggyback_offers_by_the_turn_values():
+    """On the pool's other rulesets a piggyback offer is labelled by the rules' turn values (regret 0
+    for their choice, --offer-regret for the other); elsewhere, and where no table is solved, by the
+    network before teaching."""
+    import numpy as np
+
+    from agents.base import kernel_agent
+    from train.teach_any import distill
+    from zilch_env import NUM_ACTIONS, load_ruleset
+    from zilch_env import _batched_kernels as K
+    from zilch_env.kernel_agents import TableSet
+    from zilch_env.observation import _AT
+    from zilch_env.vec_env import BatchedZilchVecEnv
+
+    class Flat:  # the network before teaching: every legal action alike
+        def logits(self, obs):
+            return np.zeros((len(obs), NUM_ACTIONS), np.float32)
+
+    rng = np.random.default_rng(0)
+
+    def policy(obs, masks):
+        return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+    offer_at = _AT["phase"] + 1
+    zonk = load_ruleset("zonk", {"variants.piggyback": True})
+    pyramid = load_ruleset("zonk", {"variants.piggyback": True, "variants.pyramiding": True})
+    for rs, table in ((zonk, kernel_agent("optimal-turn", zonk).table), (pyramid, None)):
+        offers = TableSet([table])
+        venv = BatchedZilchVecEnv([rs], num_envs=16, num_players=[2], seed=1, opponent=[offers])
+        venv.seed(1)
+        d = distill(venv, policy, Flat(), 3000, 1e-3, venv.observation_space.shape[0], offers, 0.01)
+        at = d.obs[:, offer_at] == 1
+        assert at.sum() > 20
+        pair = d.regret[at][:, [K.A_FRESH, K.A_PIGGYBACK]].astype(float)
+        if table is None:  # pyramiding: the turn solver does not solve it, the network labels
+            assert (pair == 0).all()
+        else:
+            assert np.allclose(np.sort(pair, axis=1), [0, 0.01], atol=1e-4)
+            assert 0 < np.argmin(pair, axis=1).mean() < 1  # offers taken and offers left
+        assert (d.regret[~at][:, K.A_PIGGYBACK] == np.inf).all()
