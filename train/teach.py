@@ -70,7 +70,7 @@ from zilch_env.ruleset import parse_overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-__all__ = ["WinTeacher", "TeachError", "Decisions", "teacher_for", "collect", "fit", "teach_loss", "Args",
+__all__ = ["WinTeacher", "TeachError", "Decisions", "leader_seats", "teacher_for", "collect", "fit", "teach_loss", "Args",
            "build_parser", "parse_args", "main"]
 
 
@@ -92,11 +92,18 @@ class WinTeacher:
     ``GameTable.stable_cap`` (so the values do not depend on which turns were solved before) and
     without the end-zone cut (every rolling value exact). :meth:`act_batch` plays the best action
     with ``GameTable.best_action``'s tie-breaks (bank before rolling on, then the lowest action):
-    ``optimal-win`` as a batch opponent of ``BatchedZilchVecEnv``."""
+    ``optimal-win`` as a batch opponent of ``BatchedZilchVecEnv``.
+
+    With ``leader=True`` it also labels games of three or more players, as the two-player game of
+    the mover against the *leader*, the highest score among the others (:func:`leader_seats`): an
+    approximation, not the solved game of those players, which ``train/teach_any.py`` teaches at 3
+    and 4 players (a two-player win agent plays better than a fair share there, against the
+    ``heuristic``, by playing that way)."""
 
     name = "optimal-win"
 
-    def __init__(self, ruleset: Ruleset | str, table: Any = None, threads: int = 1, cache_mb: float | None = None):
+    def __init__(self, ruleset: Ruleset | str, table: Any = None, threads: int = 1, cache_mb: float | None = None,
+                 leader: bool = False):
         from agents.game_table import check_supported
         from zilch_env.scoring import scoring_table
 
@@ -114,6 +121,7 @@ class WinTeacher:
         self.table = table
         self.ruleset = table.ruleset
         self.threads = int(threads)
+        self.leader = bool(leader)
         if cache_mb is not None:
             table.cache_mb = float(cache_mb)
         self._scoring = scoring_table(self.ruleset)
@@ -145,9 +153,20 @@ class WinTeacher:
         tab = self.table
         cur, first, tbr = games.current, games.first, games.tiebreak_round
         scores, onb, streak = games.scores, games.on_board, games.zilch_streak
-        return [tab.situation_of(int(cur[b]), int(first[b]), scores[b].tolist(), onb[b].tolist(), streak[b].tolist(),
-                                 games.final_queue(b), games.tiebreak_players(b), int(tbr[b]))
-                for b in rows.tolist()]
+        players = games.players
+        out = []
+        for b in rows.tolist():
+            n = int(players[b])
+            if n == 2:
+                out.append(tab.situation_of(int(cur[b]), int(first[b]), scores[b, :2].tolist(), onb[b, :2].tolist(),
+                                            streak[b, :2].tolist(), games.final_queue(b), games.tiebreak_players(b),
+                                            int(tbr[b])))
+                continue
+            seats, me, queue, tied = leader_seats(int(cur[b]), int(first[b]), n, scores[b, :n].tolist(),
+                                                  games.final_queue(b), games.tiebreak_players(b))
+            out.append(tab.situation_of(me, 0, scores[b, seats].tolist(), onb[b, seats].tolist(),
+                                        streak[b, seats].tolist(), queue, tied, int(tbr[b])))
+        return out
 
     def action_values(self, games: Any, rows: Sequence[int] | np.ndarray,
                       masks: np.ndarray | None = None) -> np.ndarray:
@@ -160,8 +179,9 @@ class WinTeacher:
         from zilch_env.primitives import can_bank
 
         rows = np.asarray(rows, dtype=np.int64)
-        if games.num_players != 2:
-            raise TeachError(f"a game of {games.num_players} players: the solved game is a two-player game")
+        if games.num_players != 2 and not self.leader:
+            raise TeachError(f"a game of {games.num_players} players: the solved game is a two-player game "
+                             "(leader=True labels it as the mover's game against the leader)")
         if masks is None:
             masks = games.legal_masks(rows=rows)
         out = np.full((rows.size, NUM_ACTIONS), -np.inf)
@@ -214,6 +234,22 @@ class WinTeacher:
     def act_batch(self, games: Any, rows: np.ndarray) -> np.ndarray:
         """``optimal-win``'s moves in ``rows`` (a batch policy of ``BatchedZilchVecEnv``)."""
         return self.best(self.action_values(games, rows))
+
+
+def leader_seats(me: int, first: int, players: int, scores: Sequence[int], final_queue: Sequence[int] | None,
+                 tiebreak_players: Sequence[int] | None) -> tuple[list[int], int, list[int] | None, list[int] | None]:
+    """The two-player game a seat of a game of ``players`` seats is taught as: the mover ``me``
+    against the leader, the highest score among the others (of equal scores, the next to play after
+    the mover). Returns the two seats in the order they play in the round from ``first`` (the
+    two-player game's seats 0 and 1, seat 0 first), the mover's seat there, and the final queue and
+    tie-break players among the two (None where the game has none)."""
+    others = [(me + k) % players for k in range(1, players)]
+    lead = max(others, key=lambda q: (scores[q], -others.index(q)))
+    seats = sorted((me, lead), key=lambda q: (q - first) % players)
+    two = {q: i for i, q in enumerate(seats)}
+    queue = None if final_queue is None else [two[q] for q in final_queue if q in two]
+    tied = None if tiebreak_players is None else [two[q] for q in tiebreak_players if q in two]
+    return seats, two[me], queue, tied
 
 
 def teacher_for(ruleset: Ruleset | str, threads: int = 1, cache_mb: float | None = None) -> WinTeacher:

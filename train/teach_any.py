@@ -10,6 +10,11 @@ What it does
     * on every preset (two players; the presets' game tables ship), games against the preset's
       ``optimal-win`` (the teacher itself), ``optimal-turn`` and itself, every decision labelled with
       the regret of each legal action under the solved game (:class:`train.teach.WinTeacher`);
+    * on every preset at each player count of ``--players`` (3 and 4 by default), games against
+      ``optimal-turn`` and itself, every decision labelled as in the two-player game of the mover
+      against the leader, the highest score among the others (``train.teach.WinTeacher(leader=True)``):
+      not the solved game of those players, but the way of play that gives the presets' two-player
+      win agents more than a fair share at 3 and 4 players;
     * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
@@ -59,6 +64,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--presets", nargs="+", default=list(PRESETS), help="the rulesets taught by their solved game")
     p.add_argument("--rounds", type=int, default=4, help="rounds of play, label and fit (one more measures the last)")
     p.add_argument("--decisions", type=int, default=40_000, help="decisions per preset per round")
+    p.add_argument("--players", type=int, nargs="*", default=[3, 4],
+                   help="player counts at which the presets are also taught, by the two-player game of the mover "
+                        "against the leader (none: two players only)")
+    p.add_argument("--multi-decisions", type=int, default=20_000,
+                   help="decisions per preset per player count of --players per round")
     p.add_argument("--keep-decisions", type=int, default=120_000,
                    help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
     p.add_argument("--offer-regret", type=float, default=0.01,
@@ -74,7 +84,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="seed of torch, the games and the fit's order")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
-    for name in ("rounds", "decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
+    bad = [n for n in args.players if not 3 <= n <= 4]
+    if bad:
+        p.error(f"--players {' '.join(map(str, bad))}: 3 or 4 (two players are always taught, by the solved game)")
+    for name in ("rounds", "decisions", "multi_decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
     if args.keep_decisions < 0:
@@ -136,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     from train.ppo import shaping_cache_mb, torch_settings
     from train.report import write_readme
     from train.selfplay import PolicySnapshot
-    from train.teach import Decisions, actor_parameters, argmax_policy, collect, fit, teacher_for
+    from train.teach import Decisions, WinTeacher, actor_parameters, argmax_policy, collect, fit, teacher_for
     from zilch_env.distribution import sample_rules
     from zilch_env.vec_env import BatchedZilchVecEnv
 
@@ -161,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         return current["policy"](obs, masks)
 
     progress = not args.no_progress
-    presets = []
+    presets, multi = [], []
     for name in track(args.presets, description="the presets' teachers", disable=not progress):
         rs = load_ruleset(name)
         teacher = teacher_for(rs, cache_mb=shaping_cache_mb(0) / len(args.presets))
@@ -169,6 +182,12 @@ def main(argv: list[str] | None = None) -> int:
                                   opponent=[teacher, kernel_agent("optimal-turn", rs), learner], reward="win")
         venv.seed(args.seed)
         presets.append((name, teacher, venv))
+        leader = WinTeacher(rs, table=teacher.table, leader=True)
+        for n in args.players:
+            venv = BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=n, seed=args.seed,
+                                      opponent=[kernel_agent("optimal-turn", rs), learner], reward="win")
+            venv.seed(args.seed)
+            multi.append((f"{name} {n}p", leader, venv))
     keep_env = offers = None
     if args.keep_decisions:
         draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides or d.players != 2]
@@ -193,9 +212,15 @@ def main(argv: list[str] | None = None) -> int:
             d, stats = collect(venv, learner, teacher, args.decisions, obs_size, ["optimal-win", "optimal-turn", "self"])
             new = new.joined(d, 10**9)
             measured[name] = stats["optimal-win"]
+        led: dict[str, Any] = {}
+        if rnd < args.rounds:  # the multi-player lessons (the last round only measures the presets)
+            for name, teacher, venv in multi:
+                d, stats = collect(venv, learner, teacher, args.multi_decisions, obs_size, ["optimal-turn", "self"])
+                new = new.joined(d, 10**9)
+                led[name] = stats["optimal-turn"]
         lost = [m["regret_per_game"] for m in measured.values() if m["regret_per_game"] is not None]
         total = float(np.mean(lost)) if len(lost) == len(measured) else None
-        entry: dict[str, Any] = {"round": rnd, "measured": measured, "mean_regret_per_game": total,
+        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "mean_regret_per_game": total,
                                  "seconds": round(time.perf_counter() - t0, 1)}
         if total is not None and (best is None or total < best["mean_regret_per_game"]):
             best = {"round": rnd, "mean_regret_per_game": total}

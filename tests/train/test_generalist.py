@@ -87,9 +87,11 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     assert ppo.main(tiny_any(tmp_path)) == 0
     out = tmp_path / "any"
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
-                           "--keep-decisions", "300", "--n-envs", "8", "--no-progress"]) == 0
+                           "--keep-decisions", "300", "--players", "3", "--multi-decisions", "200", "--n-envs", "8",
+                           "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
-    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 600
+    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 800
+    assert list(teach["rounds"][0]["multi_player"]) == ["zonk 3p"] and not teach["rounds"][1]["multi_player"]
     assert teach["chosen"]["round"] in (0, 1)  # the round whose network lost the least on the presets
     assert json.loads((out / "policy.json").read_text())["obs_version"] == 4
     state = json.loads((out / "best" / "train.json").read_text())
@@ -99,6 +101,8 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
         teach_any.main(["--init", str(ROOT / "checkpoints" / "zonk"), "--no-progress"])
     with pytest.raises(SystemExit):
         teach_any.parse_args(["--presets", "nosuch"])
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--players", "2"])
 
 
 def test_turn_returns_cut_only_the_shaped_games():

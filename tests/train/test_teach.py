@@ -190,3 +190,44 @@ def test_help_lists_every_option_with_its_default():
     for f in dataclasses.fields(teach.Args):
         assert "--" + f.name.replace("_", "-") in text, f.name
     assert "(default: 200000)" in text and "(default: optimal-win,optimal-turn,self)" in text
+
+
+def test_leader_seats_pick_the_highest_other_score_in_the_rounds_order():
+    # seat 2 moves; seat 1 leads: the two seats in the round's order from seat 0 are 1 then 2
+    assert teach.leader_seats(2, 0, 3, [1000, 3000, 2000], None, None) == ([1, 2], 1, None, None)
+    # seat 0 moves first in the round from seat 0; of two equal leaders the next to play after it (seat 1)
+    assert teach.leader_seats(0, 0, 4, [500, 2000, 2000, 100], None, None) == ([0, 1], 0, None, None)
+    # the round starts at seat 2: seat 3 plays before seat 0; the final queue and tie-break kept among the two
+    assert teach.leader_seats(0, 2, 4, [9000, 8000, 7000, 10400], [1, 0], [0, 3]) == ([3, 0], 1, [1], [1, 0])
+
+
+def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
+    """With leader=True a game of more players is labelled as the mover's two-player game against the
+    leader: the situation of those two seats, values of the legal actions only, win chances."""
+    from zilch_env.batched import BatchedGames
+
+    t = teach.WinTeacher("zonk", table=zonk_teacher.table, leader=True)
+    for n in (3, 4):
+        bg = BatchedGames("zonk", 16, n, seed=4)
+        with pytest.raises(teach.TeachError, match="leader=True"):
+            zonk_teacher.action_values(bg, np.arange(16))
+        rng = np.random.default_rng(n)
+        checked = 0
+        for _ in range(400):
+            live = np.flatnonzero(~bg.done)
+            if not live.size:
+                break
+            masks = bg.legal_masks(rows=live)
+            q = t.action_values(bg, live, masks)
+            assert (np.isfinite(q) == masks).all() and (q[masks] >= 0).all() and (q[masks] <= 1).all()
+            for i, b in enumerate(live.tolist()):
+                cur, first = int(bg.current[b]), int(bg.first[b])
+                sc = bg.scores[b, :n].tolist()
+                seats, me, queue, tied = teach.leader_seats(cur, first, n, sc, bg.final_queue(b), bg.tiebreak_players(b))
+                want = t.table.situation_of(me, 0, [sc[q] for q in seats], bg.on_board[b, seats].tolist(),
+                                            bg.zilch_streak[b, seats].tolist(), queue, tied, int(bg.tiebreak_round[b]))
+                assert t.situations(bg, np.array([b]))[0] == want
+                checked += 1
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            bg.step_rows(live, acts)
+        assert checked > 300
