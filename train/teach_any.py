@@ -23,7 +23,10 @@ What it does
       offers there are the exception: the ruleset's exact turn values label them (take the offer
       when rolling on from it is worth more points than a fresh turn, as ``optimal-turn`` does),
       the other choice given up ``--offer-regret`` win chance (where the turn solver does not solve
-      the rules, pyramiding, the network before teaching labels them).
+      the rules, pyramiding, the network before teaching labels them);
+    * on the pool's piggyback rulesets (those the turn solver solves), ``--offer-decisions`` offers
+      a round, each labelled by those turn values alone: offers are a small part of the decisions
+      above, and without these the network keeps the choices it had.
 
     The actor is fitted on all of it (:func:`train.teach.fit`), so it learns the solved games'
     moves on the presets without forgetting the rest. Each round's preset games measure the network
@@ -74,6 +77,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--offer-regret", type=float, default=0.01,
                    help="on the pool's other rulesets, the win chance a piggyback offer's label says the turn "
                         "values' other choice gives up (0: the network before teaching labels offers too)")
+    p.add_argument("--offer-decisions", type=int, default=20_000,
+                   help="piggyback offers per round on the pool's piggyback rulesets, labelled by the turn values "
+                        "alone (0: none)")
     p.add_argument("--max-decisions", type=int, default=1_500_000, help="decisions kept for fitting (oldest dropped)")
     p.add_argument("--epochs", type=int, default=3, help="passes over the kept decisions per round")
     p.add_argument("--batch-size", type=int, default=1024, help="minibatch size of the fit")
@@ -90,8 +96,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("rounds", "decisions", "multi_decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
-    if args.keep_decisions < 0:
-        p.error(f"--keep-decisions {args.keep_decisions}: 0 or more")
+    for name in ("keep_decisions", "offer_decisions"):
+        if getattr(args, name) < 0:
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 0 or more")
     if not 0 <= args.offer_regret <= 1:
         p.error(f"--offer-regret {args.offer_regret}: a win chance from 0 to 1")
     bad = [x for x in args.presets if x not in PRESETS]
@@ -101,12 +108,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float, obs_size: int,
-            offers: Any = None, offer_regret: float = 0.0) -> Any:
+            offers: Any = None, offer_regret: float = 0.0, offers_only: bool = False) -> Any:
     """``decisions`` of ``policy`` on ``venv`` labelled by the network ``frozen`` (a
     ``train.selfplay.PolicySnapshot``): pseudo-regrets ``tau * (max legal logit - logit)``. With
     ``offers`` (a :class:`zilch_env.kernel_agents.TableSet` of the venv's rulesets) and
     ``offer_regret`` > 0, a piggyback offer in a game whose rules have a table in the set is
-    labelled by that table's choice instead: regret 0 for it, ``offer_regret`` for the other."""
+    labelled by that table's choice instead: regret 0 for it, ``offer_regret`` for the other.
+    ``offers_only`` keeps those offers alone (the other decisions are played, not kept)."""
+    if offers_only and (offers is None or offer_regret <= 0):
+        raise ValueError("distill: offers_only needs the offers' TableSet and an offer_regret above 0")
     from zilch_env import _batched_kernels as K
     from train.teach import Decisions
 
@@ -119,16 +129,20 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
         masks = venv.action_masks()
         z = np.where(masks, frozen.logits(np.ascontiguousarray(obs[:, :obs_size])), -np.inf)
         r = tau * (z.max(axis=1, keepdims=True) - z)  # inf where illegal
+        keep = np.arange(len(obs))
         if offers is not None and offer_regret > 0:
             rows = np.flatnonzero((venv.games.phase == K.PIGGYBACK) & solved[venv.games.rule_ids])
             if rows.size:
                 choice = venv.games.value_actions(offers)[rows]
                 r[rows[:, None], [K.A_FRESH, K.A_PIGGYBACK]] = offer_regret
                 r[rows, choice] = 0.0
-        take = min(len(obs), decisions - got)
-        obs_buf[got:got + take] = obs[:take, :obs_size]
-        reg_buf[got:got + take] = np.minimum(r[:take], 60000.0)  # float16's range; inf stays inf
-        reg_buf[got:got + take][~masks[:take]] = np.inf
+            if offers_only:
+                keep = rows
+        keep = keep[: decisions - got]
+        take = keep.size
+        obs_buf[got:got + take] = obs[keep, :obs_size]
+        reg_buf[got:got + take] = np.minimum(r[keep], 60000.0)  # float16's range; inf stays inf
+        reg_buf[got:got + take][~masks[keep]] = np.inf
         got += take
         obs, _, _, _ = venv.step(policy(obs, masks))
     return Decisions(obs_buf, reg_buf)
@@ -188,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                                       opponent=[kernel_agent("optimal-turn", rs), learner], reward="win")
             venv.seed(args.seed)
             multi.append((f"{name} {n}p", leader, venv))
-    keep_env = offers = None
+    keep_env = offers = offer_env = offer_set = None
     if args.keep_decisions:
         draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides or d.players != 2]
         pool_args = argparse.Namespace(seed=args.seed, progress=progress)
@@ -197,6 +211,19 @@ def main(argv: list[str] | None = None) -> int:
         keep_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,
                                       num_players=[d.players for d in draws], seed=args.seed, opponent=opponents)
         keep_env.seed(args.seed)
+    if args.offer_decisions and args.offer_regret > 0:  # the pool's piggyback rulesets the turn solver solves
+        draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.ruleset.variants.piggyback]
+        pool_args = argparse.Namespace(seed=args.seed, progress=progress)
+        tables = _opponent("optimal-turn", draws, pool_args, None).tables
+        draws, tables = [d for d, t in zip(draws, tables) if t is not None], [t for t in tables if t is not None]
+        if draws:
+            from zilch_env.kernel_agents import TableSet
+
+            offer_set = TableSet(tables)
+            offer_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,
+                                           num_players=[d.players for d in draws], seed=args.seed,
+                                           opponent=[offer_set, learner])
+            offer_env.seed(args.seed)
     optimizer = torch.optim.Adam(actor_parameters(model.policy), lr=args.learning_rate)
     data = Decisions.empty(obs_size)
     history: list[dict[str, Any]] = []
@@ -235,6 +262,9 @@ def main(argv: list[str] | None = None) -> int:
         if keep_env is not None:
             new = new.joined(distill(keep_env, learner, frozen, args.keep_decisions, args.tau, obs_size,
                                      offers, args.offer_regret), 10**9)
+        if offer_env is not None:
+            new = new.joined(distill(offer_env, learner, frozen, args.offer_decisions, args.tau, obs_size,
+                                     offer_set, args.offer_regret, offers_only=True), 10**9)
         data = data.joined(new, args.max_decisions)
         lr = args.learning_rate * (1.0 - 0.9 * rnd / max(args.rounds - 1, 1))
         fitted = fit(model.policy, data, args.epochs, args.batch_size, lr, args.tau, args.regret_coef,

@@ -87,7 +87,7 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     assert ppo.main(tiny_any(tmp_path)) == 0
     out = tmp_path / "any"
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
-                           "--keep-decisions", "300", "--players", "3", "--multi-decisions", "200", "--n-envs", "8",
+                           "--keep-decisions", "300", "--players", "3", "--multi-decisions", "200", "--offer-decisions", "50", "--n-envs", "8",
                            "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
     assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 800
@@ -175,3 +175,11 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
             assert np.allclose(np.sort(pair, axis=1), [0, 0.01], atol=1e-4)
             assert 0 < np.argmin(pair, axis=1).mean() < 1  # offers taken and offers left
         assert (d.regret[~at][:, K.A_PIGGYBACK] == np.inf).all()
+        if table is not None:  # the offers alone
+            only = distill(venv, policy, Flat(), 200, 1e-3, venv.observation_space.shape[0], offers, 0.01,
+                           offers_only=True)
+            assert len(only) == 200 and (only.obs[:, offer_at] == 1).all()
+            assert np.allclose(np.sort(only.regret[:, [K.A_FRESH, K.A_PIGGYBACK]].astype(float), axis=1), [0, 0.01],
+                               atol=1e-4)
+    with pytest.raises(ValueError, match="offers_only needs"):
+        distill(venv, policy, Flat(), 10, 1e-3, venv.observation_space.shape[0], offers_only=True)
