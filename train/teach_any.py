@@ -31,8 +31,8 @@ What it does
     The actor is fitted on all of it (:func:`train.teach.fit`), so it learns the solved games'
     moves on the presets without forgetting the rest. Each round's preset games measure the network
     that played them (its regret per game against ``optimal-win``, on each preset); the
-    one exported is the round's network with the least mean over the presets. The network decides
-    alone at play time.
+    one exported is the fitted network (round 1 on: the ``--init`` network has none of the lessons
+    above) with the least mean over the presets. The network decides alone at play time.
 
 Outputs (``--out``, default the ``--init`` directory): ``best/model.zip`` + ``best/train.json`` (the
 commands appended), ``teach.json`` (every round), ``policy.onnx`` + ``policy.json``; then
@@ -249,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         total = float(np.mean(lost)) if len(lost) == len(measured) else None
         entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "mean_regret_per_game": total,
                                  "seconds": round(time.perf_counter() - t0, 1)}
-        if total is not None and (best is None or total < best["mean_regret_per_game"]):
+        # a fitted network (round 1 on): the lessons the presets' regret does not measure (3 and 4
+        # players, the offers) are what teaching adds to the --init network, which round 0 measures
+        if rnd > 0 and total is not None and (best is None or total < best["mean_regret_per_game"]):
             best = {"round": rnd, "mean_regret_per_game": total}
             best_weights = {k: v.clone() for k, v in model.policy.state_dict().items()}
         shown = "  ".join(f"{n}: {m['regret_per_game']:.4f}" for n, m in measured.items()
