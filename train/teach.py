@@ -172,8 +172,9 @@ class WinTeacher:
                       masks: np.ndarray | None = None) -> np.ndarray:
         """``(len(rows), NUM_ACTIONS)`` float64: the win chance of the mover after each legal action
         (``-inf`` where illegal). ``masks`` are the rows' legal masks if the caller has them. Raises
-        :class:`TeachError` if a row is not at a decision of a two-player game, or if the engine
-        offers an action the solved game does not know (which would be a bug)."""
+        :class:`TeachError` if a row is not at a decision, if the games have more than two players
+        and the teacher was not made with ``leader=True``, or if the engine offers an action the
+        solved game does not know (which would be a bug)."""
         from agents import _game_kernels as K
         from zilch_env.engine import Phase
         from zilch_env.primitives import can_bank
@@ -239,11 +240,13 @@ class WinTeacher:
 def leader_seats(me: int, first: int, players: int, scores: Sequence[int], final_queue: Sequence[int] | None,
                  tiebreak_players: Sequence[int] | None) -> tuple[list[int], int, list[int] | None, list[int] | None]:
     """The two-player game a seat of a game of ``players`` seats is taught as: the mover ``me``
-    against the leader, the highest score among the others (of equal scores, the next to play after
-    the mover). Returns the two seats in the order they play in the round from ``first`` (the
+    against the leader, the highest score among the others (in a tie-break, among the tied players;
+    of equal scores, the next to play after the mover). Returns the two seats in the order they play in the round from ``first`` (the
     two-player game's seats 0 and 1, seat 0 first), the mover's seat there, and the final queue and
     tie-break players among the two (None where the game has none)."""
     others = [(me + k) % players for k in range(1, players)]
+    if tiebreak_players is not None:  # in a tie-break the leader is among the tied players
+        others = [q for q in others if q in tiebreak_players] or others
     lead = max(others, key=lambda q: (scores[q], -others.index(q)))
     seats = sorted((me, lead), key=lambda q: (q - first) % players)
     two = {q: i for i, q in enumerate(seats)}

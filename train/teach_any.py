@@ -90,6 +90,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="seed of torch, the games and the fit's order")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
+    args.players = sorted(set(args.players))
     bad = [n for n in args.players if not 3 <= n <= 4]
     if bad:
         p.error(f"--players {' '.join(map(str, bad))}: 3 or 4 (two players are always taught, by the solved game)")
@@ -117,6 +118,9 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
     ``offers_only`` keeps those offers alone (the other decisions are played, not kept)."""
     if offers_only and (offers is None or offer_regret <= 0):
         raise ValueError("distill: offers_only needs the offers' TableSet and an offer_regret above 0")
+    if offers_only and not any(t is not None and rs.variants.piggyback for t, rs in zip(offers.tables, venv.rulesets)):
+        raise ValueError("distill: offers_only, but no ruleset of the env has piggyback and a solved turn table")
+    idle = 0  # steps without an offer kept (offers_only): a bound, not an endless loop
     from zilch_env import _batched_kernels as K
     from train.teach import Decisions
 
@@ -138,6 +142,9 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
                 r[rows, choice] = 0.0
             if offers_only:
                 keep = rows
+                idle = 0 if rows.size else idle + 1
+                if idle > 10_000:
+                    raise RuntimeError("distill: 10,000 steps without a piggyback offer to the agent")
         keep = keep[: decisions - got]
         take = keep.size
         obs_buf[got:got + take] = obs[keep, :obs_size]

@@ -84,13 +84,14 @@ def test_generalist_eval_reports_on_a_tiny_budget(tmp_path):
 def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     from train import teach_any
 
-    assert ppo.main(tiny_any(tmp_path)) == 0
+    assert ppo.main(tiny_any(tmp_path) + ["--seed", "15"]) == 0  # a pool of six with a piggyback ruleset
     out = tmp_path / "any"
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
-                           "--keep-decisions", "300", "--players", "3", "--multi-decisions", "200", "--offer-decisions", "50", "--n-envs", "8",
-                           "--no-progress"]) == 0
+                           "--keep-decisions", "300", "--players", "3", "3", "--multi-decisions", "200",
+                           "--offer-decisions", "50", "--n-envs", "8", "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
-    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 800
+    # 300 on the preset, 200 at three players (asked twice, taught once), 300 kept, 50 offers
+    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 850
     assert list(teach["rounds"][0]["multi_player"]) == ["zonk 3p"] and not teach["rounds"][1]["multi_player"]
     assert teach["chosen"]["round"] == 1  # the fitted network (of the one round), not the --init one
     assert json.loads((out / "policy.json").read_text())["obs_version"] == 4
@@ -183,3 +184,8 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
                                atol=1e-4)
     with pytest.raises(ValueError, match="offers_only needs"):
         distill(venv, policy, Flat(), 10, 1e-3, venv.observation_space.shape[0], offers_only=True)
+    plain = load_ruleset("zonk")
+    venv = BatchedZilchVecEnv([plain], num_envs=4, num_players=[2], seed=1)
+    with pytest.raises(ValueError, match="no ruleset of the env has piggyback"):
+        distill(venv, policy, Flat(), 10, 1e-3, venv.observation_space.shape[0],
+                TableSet([kernel_agent("optimal-turn", plain).table]), 0.01, offers_only=True)

@@ -199,6 +199,8 @@ def test_leader_seats_pick_the_highest_other_score_in_the_rounds_order():
     assert teach.leader_seats(0, 0, 4, [500, 2000, 2000, 100], None, None) == ([0, 1], 0, None, None)
     # the round starts at seat 2: seat 3 plays before seat 0; the final queue and tie-break kept among the two
     assert teach.leader_seats(0, 2, 4, [9000, 8000, 7000, 10400], [1, 0], [0, 3]) == ([3, 0], 1, [1], [1, 0])
+    # in a tie-break the leader is a tied player, even below another's score (a penalty took points)
+    assert teach.leader_seats(1, 0, 3, [10000, 10200, 10300], [1, 0], [0, 1]) == ([0, 1], 1, [1, 0], [0, 1])
 
 
 def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
