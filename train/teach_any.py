@@ -210,25 +210,24 @@ def main(argv: list[str] | None = None) -> int:
             venv.seed(args.seed)
             multi.append((f"{name} {n}p", leader, venv))
     keep_env = offers = offer_env = offer_set = None
-    if args.keep_decisions:
+    teach_offers = args.offer_decisions and args.offer_regret > 0
+    if args.keep_decisions or teach_offers:  # the pool's other rulesets, and their turn tables (solved once)
         draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.overrides or d.players != 2]
         pool_args = argparse.Namespace(seed=args.seed, progress=progress)
         offers = _opponent("optimal-turn", draws, pool_args, None)
-        opponents = [offers, learner]
+    if args.keep_decisions:
         keep_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,
-                                      num_players=[d.players for d in draws], seed=args.seed, opponent=opponents)
+                                      num_players=[d.players for d in draws], seed=args.seed,
+                                      opponent=[offers, learner])
         keep_env.seed(args.seed)
-    if args.offer_decisions and args.offer_regret > 0:  # the pool's piggyback rulesets the turn solver solves
-        draws = [d for d in sample_rules(rules["pool"], seed=rules["seed"]) if d.ruleset.variants.piggyback]
-        pool_args = argparse.Namespace(seed=args.seed, progress=progress)
-        tables = _opponent("optimal-turn", draws, pool_args, None).tables
-        draws, tables = [d for d, t in zip(draws, tables) if t is not None], [t for t in tables if t is not None]
-        if draws:
+    if teach_offers:  # of those, the piggyback rulesets the turn solver solves (every one has overrides)
+        pig = [(d, t) for d, t in zip(draws, offers.tables) if d.ruleset.variants.piggyback and t is not None]
+        if pig:
             from zilch_env.kernel_agents import TableSet
 
-            offer_set = TableSet(tables)
-            offer_env = BatchedZilchVecEnv([d.ruleset for d in draws], num_envs=4 * args.n_envs,
-                                           num_players=[d.players for d in draws], seed=args.seed,
+            offer_set = TableSet([t for _, t in pig])
+            offer_env = BatchedZilchVecEnv([d.ruleset for d, _ in pig], num_envs=4 * args.n_envs,
+                                           num_players=[d.players for d, _ in pig], seed=args.seed,
                                            opponent=[offer_set, learner])
             offer_env.seed(args.seed)
     optimizer = torch.optim.Adam(actor_parameters(model.policy), lr=args.learning_rate)
