@@ -65,7 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from zilch_env import NUM_ACTIONS, Ruleset, UnsupportedRulesError, load_ruleset  # noqa: E402
+from zilch_env import FRESH, NUM_ACTIONS, PIGGYBACK, Ruleset, UnsupportedRulesError, load_ruleset  # noqa: E402
 from zilch_env.ruleset import parse_overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,12 +98,19 @@ class WinTeacher:
     the mover against the *leader*, the highest score among the others (:func:`leader_seats`): an
     approximation, not the solved game of those players, which ``train/teach_any.py`` teaches at 3
     and 4 players (a two-player win agent plays better than a fair share there, against the
-    ``heuristic``, by playing that way)."""
+    ``heuristic``, by playing that way).
+
+    With ``piggyback=True`` it labels games of the table's rules with ``variants.piggyback`` on, as
+    the table's game, also an approximation (the game solver does not model piggyback): a keep is
+    valued as in the table's game (banking does not count the offer it leaves), and a piggyback offer
+    as the table's win chance of rolling on from the offered turn total and dice against that of a
+    fresh turn. Played so, the table's win agent beats the ``heuristic`` where the score-maximising
+    ``optimal-turn`` does not (``docs/benchmarks.md``, the agent for any ruleset)."""
 
     name = "optimal-win"
 
     def __init__(self, ruleset: Ruleset | str, table: Any = None, threads: int = 1, cache_mb: float | None = None,
-                 leader: bool = False):
+                 leader: bool = False, piggyback: bool = False):
         from agents.game_table import check_supported
         from zilch_env.scoring import scoring_table
 
@@ -122,6 +129,8 @@ class WinTeacher:
         self.ruleset = table.ruleset
         self.threads = int(threads)
         self.leader = bool(leader)
+        self.piggyback = bool(piggyback)
+        self._games_checked: Any = None
         if cache_mb is not None:
             table.cache_mb = float(cache_mb)
         self._scoring = scoring_table(self.ruleset)
@@ -172,9 +181,11 @@ class WinTeacher:
                       masks: np.ndarray | None = None) -> np.ndarray:
         """``(len(rows), NUM_ACTIONS)`` float64: the win chance of the mover after each legal action
         (``-inf`` where illegal). ``masks`` are the rows' legal masks if the caller has them. Raises
-        :class:`TeachError` if a row is not at a decision, if the games have more than two players
-        and the teacher was not made with ``leader=True``, or if the engine offers an action the
-        solved game does not know (which would be a bug)."""
+        :class:`TeachError` if a row is not at a decision (a roll to keep from; with ``piggyback=True``
+        also an offer), if the games are not of the table's rules (with ``piggyback=True``: those rules
+        with piggyback on), if they have more than two players and the teacher was not made with
+        ``leader=True``, or if the engine offers an action the solved game does not know (which would
+        be a bug)."""
         from agents import _game_kernels as K
         from zilch_env.engine import Phase
         from zilch_env.primitives import can_bank
@@ -188,12 +199,20 @@ class WinTeacher:
         out = np.full((rows.size, NUM_ACTIONS), -np.inf)
         if not rows.size:
             return out
-        if (games.phase[rows] != int(Phase.KEEP)).any() or games.done[rows].any():
-            raise TeachError("action_values: every row must be at a decision (a roll to keep from)")
+        self._check_games(games)
+        phase = games.phase[rows]
+        offer = phase == int(Phase.PIGGYBACK)
+        if ((phase != int(Phase.KEEP)) & ~(offer & self.piggyback)).any() or games.done[rows].any():
+            what = "a roll to keep from, or a piggyback offer" if self.piggyback else "a roll to keep from"
+            raise TeachError(f"action_values: every row must be at a decision ({what})")
         tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
         S, NP, extra = int(ip[K.IP_S]), int(ip[K.IP_NP]), int(ip[K.IP_MAXPTS]) + 1
         forced = self.ruleset.hot_dice == "forced"
         total, perm, left = games.turn_total[rows], games.permanent[rows], games.dice_left[rows]
+        if offer.any():  # an offer is valued at its turn total and dice, before any roll
+            offered = games.offers[rows]
+            total = np.where(offer, offered[:, 0], total)
+            left = np.where(offer, offered[:, 1], left)
         rolls = games.rolls[rows]
         sits = self.situations(games, rows)
         tmins = [max(int(t) // u + extra, self.table.stable_cap(s)) for s, t in zip(sits, total.tolist())]
@@ -201,6 +220,12 @@ class WinTeacher:
         for i, (sit, tmin) in enumerate(zip(sits, tmins)):
             tv = tab.turn_values(sit, tmin, False)
             B, C, thr = tv.B, tv.C, tv.thr
+            if offer[i]:  # a fresh turn (total 0, all the dice) or rolling on from the offer
+                out[i, FRESH] = float(C[D])
+                if masks[i, PIGGYBACK]:
+                    n = int(left[i])
+                    out[i, PIGGYBACK] = float(C[(int(total[i]) // u * NP) * (D + 1) + (n if n > 0 else D)])
+                continue
             roll = tuple(f for f in rolls[i].tolist() if f)
             opts = self._keeps_of(roll)
             t = int(total[i]) // u
@@ -221,6 +246,24 @@ class WinTeacher:
                 else:
                     out[i, a] = float(C[(t2 * NP + min(pi + st, NP - 1)) * (D + 1) + (m if m > 0 else D)])
         return out
+
+    def _check_games(self, games: Any) -> None:
+        """The games must be of the table's rules (with ``piggyback=True``, those with piggyback on)."""
+        if games is self._games_checked:
+            return
+        from agents.game_table import ruleset_key
+
+        rs = self.ruleset
+        allowed = {ruleset_key(rs)}
+        if self.piggyback:
+            allowed.add(ruleset_key(dataclasses.replace(rs, variants=dataclasses.replace(rs.variants,
+                                                                                          piggyback=True))))
+        for other in games.rulesets:
+            if ruleset_key(other) not in allowed:
+                extra = " or those rules with piggyback on" if self.piggyback else ""
+                raise TeachError(f"the games play {other.name!r}: this teacher labels the rules of its table "
+                                 f"({rs.name!r}){extra}")
+        self._games_checked = games
 
     @staticmethod
     def best(values: np.ndarray) -> np.ndarray:

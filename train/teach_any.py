@@ -15,6 +15,12 @@ What it does
       against the leader, the highest score among the others (``train.teach.WinTeacher(leader=True)``):
       not the solved game of those players, but the way of play that gives the presets' two-player
       win agents more than a fair share at 3 and 4 players;
+    * on every preset with ``variants.piggyback`` on (two players), ``--piggyback-decisions`` a
+      round, in games against the preset's ``optimal-win`` played so, ``optimal-turn`` and itself,
+      every decision labelled by the preset's solved game as ``WinTeacher(piggyback=True)`` does: a
+      keep as in the preset's game, an offer by the win chance of rolling on from it against a
+      fresh turn. The game solver does not model piggyback; played this way the presets' solved
+      games still beat the ``heuristic`` under piggyback, which the network alone did not;
     * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
@@ -72,6 +78,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "against the leader (none: two players only)")
     p.add_argument("--multi-decisions", type=int, default=20_000,
                    help="decisions per preset per player count of --players per round")
+    p.add_argument("--piggyback-decisions", type=int, default=20_000,
+                   help="decisions per preset per round on the preset with piggyback on (two players), labelled by "
+                        "the preset's solved game as train.teach.WinTeacher(piggyback=True) does (0: none)")
     p.add_argument("--keep-decisions", type=int, default=120_000,
                    help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
     p.add_argument("--offer-regret", type=float, default=0.01,
@@ -97,7 +106,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("rounds", "decisions", "multi_decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
-    for name in ("keep_decisions", "offer_decisions"):
+    for name in ("keep_decisions", "offer_decisions", "piggyback_decisions"):
         if getattr(args, name) < 0:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 0 or more")
     if not 0 <= args.offer_regret <= 1:
@@ -195,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         return current["policy"](obs, masks)
 
     progress = not args.no_progress
-    presets, multi = [], []
+    presets, multi, piggy = [], [], []
     for name in track(args.presets, description="the presets' teachers", disable=not progress):
         rs = load_ruleset(name)
         teacher = teacher_for(rs, cache_mb=shaping_cache_mb(0) / len(args.presets))
@@ -209,6 +218,14 @@ def main(argv: list[str] | None = None) -> int:
                                       opponent=[kernel_agent("optimal-turn", rs), learner], reward="win")
             venv.seed(args.seed)
             multi.append((f"{name} {n}p", leader, venv))
+        if args.piggyback_decisions:
+            pig_rs = load_ruleset(name, {"variants.piggyback": True})
+            pig_teacher = WinTeacher(rs, table=teacher.table, piggyback=True)
+            venv = BatchedZilchVecEnv(pig_rs, num_envs=args.n_envs, num_players=2, seed=args.seed,
+                                      opponent=[pig_teacher, kernel_agent("optimal-turn", pig_rs), learner],
+                                      reward="win")
+            venv.seed(args.seed)
+            piggy.append((f"{name} piggyback", pig_teacher, venv))
     keep_env = offers = offer_env = offer_set = None
     teach_offers = args.offer_decisions and args.offer_regret > 0
     if args.keep_decisions or teach_offers:  # the pool's other rulesets, and their turn tables (solved once)
@@ -246,17 +263,24 @@ def main(argv: list[str] | None = None) -> int:
             new = new.joined(d, 10**9)
             measured[name] = stats["optimal-win"]
         led: dict[str, Any] = {}
+        pig_led: dict[str, Any] = {}
         if rnd < args.rounds:  # the multi-player lessons (the last round only measures the presets)
             for name, teacher, venv in multi:
                 d, stats = collect(venv, learner, teacher, args.multi_decisions, obs_size, ["optimal-turn", "self"])
                 new = new.joined(d, 10**9)
                 led[name] = stats["optimal-turn"]
+            for name, teacher, venv in piggy:
+                d, stats = collect(venv, learner, teacher, args.piggyback_decisions, obs_size,
+                                   ["optimal-win", "optimal-turn", "self"])
+                new = new.joined(d, 10**9)
+                pig_led[name] = stats["optimal-win"]
         lost = [m["regret_per_game"] for m in measured.values() if m["regret_per_game"] is not None]
         total = float(np.mean(lost)) if len(lost) == len(measured) else None
-        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "mean_regret_per_game": total,
+        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "piggyback": pig_led,
+                                 "mean_regret_per_game": total,
                                  "seconds": round(time.perf_counter() - t0, 1)}
         # a fitted network (round 1 on): the lessons the presets' regret does not measure (3 and 4
-        # players, the offers) are what teaching adds to the --init network, which round 0 measures
+        # players, piggyback, the offers) are what teaching adds to the --init network, which round 0 measures
         if rnd > 0 and total is not None and (best is None or total < best["mean_regret_per_game"]):
             best = {"round": rnd, "mean_regret_per_game": total}
             best_weights = {k: v.clone() for k, v in model.policy.state_dict().items()}

@@ -679,6 +679,15 @@ class BatchedGames:
         return self._col(K.LAST)
 
     @property
+    def offers(self) -> np.ndarray:
+        """``(num_games, 2)`` under ``piggyback``: the previous player's bank on offer, its turn
+        total and its dice to roll; ``(0, 0)`` where nothing is on offer."""
+        on = self._st[:, K.OF_ON] != 0
+        out = np.stack([self._st[:, K.OF_TOTAL], self._st[:, K.OF_DICE]], axis=1)
+        out[~on] = 0
+        return out
+
+    @property
     def turns(self) -> np.ndarray:
         """Completed turns per game (all players)."""
         return self._col(K.TURNS)
