@@ -88,11 +88,13 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     out = tmp_path / "any"
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
                            "--keep-decisions", "300", "--players", "3", "3", "--multi-decisions", "200",
-                           "--offer-decisions", "50", "--n-envs", "8", "--no-progress"]) == 0
+                           "--offer-decisions", "50", "--piggyback-decisions", "120", "--n-envs", "8",
+                           "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
     # 300 on the preset, 200 at three players (asked twice, taught once), 300 kept, 50 offers
-    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 850
+    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 970
     assert list(teach["rounds"][0]["multi_player"]) == ["zonk 3p"] and not teach["rounds"][1]["multi_player"]
+    assert list(teach["rounds"][0]["piggyback"]) == ["zonk piggyback"] and not teach["rounds"][1]["piggyback"]
     assert teach["chosen"]["round"] == 1  # the fitted network (of the one round), not the --init one
     assert json.loads((out / "policy.json").read_text())["obs_version"] == 4
     state = json.loads((out / "best" / "train.json").read_text())
@@ -104,6 +106,8 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
         teach_any.parse_args(["--presets", "nosuch"])
     with pytest.raises(SystemExit):
         teach_any.parse_args(["--players", "2"])
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--piggyback-decisions", "-1"])
 
 
 def test_turn_returns_cut_only_the_shaped_games():

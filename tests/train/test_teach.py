@@ -233,3 +233,80 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
             acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             bg.step_rows(live, acts)
         assert checked > 300
+
+
+def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teacher):
+    """With piggyback=True the teacher labels games of zonk with piggyback on: a keep as the same
+    position of zonk's solved game, a fresh turn as the turn's start value, and an offer as rolling on
+    from it, i.e. the mean over the rolls of its dice of the best the solved game does after each
+    (a zilch: the opponent's turn from its start). Both engines play the same dice."""
+    import dataclasses
+    import itertools
+    import math
+    from collections import Counter
+
+    from zilch_env import FRESH, PIGGYBACK, GameState, load_ruleset
+    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+    from zilch_env.dice import RandomDice, ScriptedDice
+    from zilch_env.engine import Phase
+
+    plain, pig = load_ruleset("zonk"), load_ruleset("zonk", {"variants.piggyback": True})
+    tab = zonk_teacher.table
+    t = teach.WinTeacher(plain, table=tab, piggyback=True)
+    keys = stream_keys(11, 16)
+    bg = BatchedGames(pig, 16, 2, dice_keys=keys)
+    with pytest.raises(teach.TeachError, match="piggyback on"):
+        teach.WinTeacher(plain, table=tab, piggyback=True).action_values(BatchedGames("farkle", 2, 2, seed=1),
+                                                                         np.arange(2))
+    with pytest.raises(teach.TeachError, match="rules of its table"):
+        zonk_teacher.action_values(bg, np.arange(16))
+    singles = [GameState(pig, 2, dice=KeyedDice(k)) for k in keys]
+
+    def as_plain(s: GameState) -> GameState:
+        c = s.clone()
+        c.ruleset = plain  # the same position under zonk's rules (a keep does not see the variant)
+        return c
+
+    def roll_on(s: GameState, sit: tuple, n: int) -> float:
+        cap = tab.stable_cap(sit)
+        total = 0.0
+        for roll in itertools.combinations_with_replacement(range(1, 7), n):
+            p = math.factorial(n) / math.prod(math.factorial(c) for c in Counter(roll).values()) / 6 ** n
+            c = s.clone()
+            c.dice_source = ScriptedDice([roll], then=RandomDice(0))
+            c.apply(PIGGYBACK)
+            if c.current == s.current and c.phase == Phase.KEEP:
+                total += p * max(tab.action_values(as_plain(c), cut=False, tmin=cap).values())
+            else:  # a zilch: the opponent's turn from its start (its first roll is not the mover's)
+                other = tab.situation_of(c.current, c.first, c.scores, c.on_board, c.zilch_streak, c.final_queue,
+                                         c.tiebreak_players, c.tiebreak_round)
+                total += p * (1.0 - tab.start_value(other))
+        return total
+
+    rng = np.random.default_rng(5)
+    offers = keeps = 0
+    for _ in range(300):
+        live = np.flatnonzero(~bg.done)
+        masks = bg.legal_masks(rows=live)
+        q = t.action_values(bg, live, masks)
+        assert (np.isfinite(q) == masks).all()
+        for i, b in enumerate(live.tolist()):
+            s = singles[b]
+            sit = t.situations(bg, np.array([b]))[0]
+            if s.phase == Phase.PIGGYBACK:
+                assert tuple(bg.offers[b]) == s.offer
+                assert q[i, FRESH] == pytest.approx(tab.start_value(sit), abs=1e-6)
+                if sit[0] == "race" and s.offer[1] <= 3 and offers < 6:
+                    assert q[i, PIGGYBACK] == pytest.approx(roll_on(s, sit, s.offer[1]), abs=1e-6)
+                    offers += 1
+            else:
+                assert tuple(bg.offers[b]) == (0, 0) or s.offer is not None
+                want = tab.action_values(as_plain(s), cut=False, tmin=tab.stable_cap(sit))
+                assert {a: pytest.approx(v, abs=1e-6) for a, v in want.items()} == \
+                    {a: q[i, a] for a in np.flatnonzero(masks[i]).tolist()}
+                keeps += 1
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        bg.step_rows(live, acts)
+        for b, a in zip(live.tolist(), acts.tolist()):
+            singles[b].apply(int(a))
+    assert offers == 6 and keeps > 500
