@@ -542,6 +542,20 @@ class GameTable:
             out[a] = vals[mask][1 if bank else 0]
         return out
 
+    def roll_value(self, situation: tuple, turn_total: int, dice: int, permanent: int = 0, tmin: int = 0) -> float:
+        """The mover's win chance in the turn of ``situation`` when about to roll ``dice`` dice with
+        ``turn_total`` points (and ``permanent`` points of permanent straights), under optimal play by
+        both from then on: ``(0, all the dice)`` is the turn's start; under ``piggyback`` an offer
+        taken is rolled on from its total and dice. ``tmin`` as in :meth:`action_values`."""
+        u, ip, D = self.unit, self.ip, self.ruleset.dice
+        if not 1 <= dice <= D:
+            raise ValueError(f"{dice} dice: under these rules a roll has 1 to {D} dice")
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        t = turn_total // u
+        pi = min(permanent // (S * u), NP - 1) if S else 0
+        tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), False)
+        return float(tv.C[(t * NP + pi) * (D + 1) + dice])
+
     def _keep_values(self, situation: tuple, keeps, turn_total: int, permanent: int, dice_left: int,
                      cut: bool, tmin: int = 0) -> dict[int, tuple[float, float | None]]:
         """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""

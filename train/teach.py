@@ -221,10 +221,9 @@ class WinTeacher:
             tv = tab.turn_values(sit, tmin, False)
             B, C, thr = tv.B, tv.C, tv.thr
             if offer[i]:  # a fresh turn (total 0, all the dice) or rolling on from the offer
-                out[i, FRESH] = float(C[D])
+                out[i, FRESH] = tab.roll_value(sit, 0, D, tmin=tmin)
                 if masks[i, PIGGYBACK]:
-                    n = int(left[i])
-                    out[i, PIGGYBACK] = float(C[(int(total[i]) // u * NP) * (D + 1) + (n if n > 0 else D)])
+                    out[i, PIGGYBACK] = tab.roll_value(sit, int(total[i]), int(left[i]) or D, tmin=tmin)
                 continue
             roll = tuple(f for f in rolls[i].tolist() if f)
             opts = self._keeps_of(roll)

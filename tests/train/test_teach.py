@@ -310,3 +310,35 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
         for b, a in zip(live.tolist(), acts.tolist()):
             singles[b].apply(int(a))
     assert offers == 6 and keeps > 500
+
+
+def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys):
+    """bench/multiplayer_teacher.py: in a two-player game both of its players are optimal-win (the
+    leader is the opponent; the product has one factor); a tiny run of 3 players prints every agent."""
+    import importlib.util
+
+    from zilch_env import GameState, load_ruleset
+
+    spec = importlib.util.spec_from_file_location("multiplayer_teacher", ROOT / "bench" / "multiplayer_teacher.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    tab = zonk_teacher.table
+    players = [bench.TwoPlayerTablePlayer(tab, m) for m in ("leader", "product")]
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(6):
+        s = GameState(load_ruleset("zonk"), 2, seed=seed)
+        while not s.done:
+            legal = s.legal_actions()
+            want = tab.action_values(s)
+            for p in players:
+                assert want[p.act(s, legal, rng)] >= max(want.values()) - 1e-6
+            checked += 1
+            s.apply(int(rng.choice(legal)))
+    assert checked > 100
+    assert bench.main(["--ruleset", "zilch", "--set", "target=2000", "--players", "3", "--games", "6",
+                       "--agents", "greedy"]) == 0
+    out = capsys.readouterr().out
+    assert "fair share 33.3%" in out and all(f"  {a}" in out for a in ("table-leader", "table-product", "greedy"))
+    with pytest.raises(SystemExit):
+        bench.main(["--players", "5"])
