@@ -12,15 +12,13 @@ Perfect   ``optimal-win``                 the exact game table's best move (two 
 ========  ==============================  ======================================================
 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
-ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules when the
-agent for any ruleset is shipped (``checkpoints/any``), the game has two players and the rules
-are not piggyback's (where it loses to the heuristic), Perfect where the game table of
-the rules is stored (solving one takes minutes, so a server never solves one for a request) and
-the game has two players. The default computer player is the strongest of Hard and Medium that
-can play: the rules' own trained agent where there is one, else the heuristic (the agent for any
-ruleset is offered, not chosen by default: away from the presets it plays about as well as the
-heuristic, ``checkpoints/any/eval.md``). ``zilch play``'s bare ``cpu`` and the web game's new-game form use the
-same default.
+ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules and
+player count when the agent for any ruleset is shipped (``checkpoints/any``); Perfect where the game
+table of the rules is stored (solving one takes minutes, so a server never solves one for a
+request) and the game has two players. The default computer player is Hard where it exists (the
+rules' own trained agent, else the agent for any ruleset, which beats the heuristic on every
+variant and held-out two-player ruleset it was measured on, ``checkpoints/any/eval.md``), else the
+heuristic. ``zilch play``'s bare ``cpu`` and the web game's new-game form use the same default.
 """
 
 from __future__ import annotations
@@ -73,10 +71,8 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
             continue
         found = f"ppo:checkpoints/{preset}"
         break
-    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file() and not ruleset.variants.piggyback:
-        # the agent for any ruleset, where it was measured a match for the heuristic or better: not
-        # under piggyback, where it loses to it (checkpoints/any/eval.md)
-        found = "ppo:checkpoints/any"
+    if found is None and (CHECKPOINTS / "any" / "policy.json").is_file():
+        found = "ppo:checkpoints/any"  # the agent for any ruleset
     with _LOCK:
         _HARD[ruleset] = found
         while len(_HARD) > 512:
@@ -108,8 +104,6 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
         if label == "Hard":
             if (spec is None) == (hard == "ppo:checkpoints/any"):
                 continue  # the one Hard entry: the rules' own agent's, or the agent for any ruleset's
-            if hard == "ppo:checkpoints/any" and num_players not in (None, 2):
-                continue  # at 3 and 4 players it is no better than the heuristic (checkpoints/any/eval.md)
             spec = hard
         elif label == "Perfect" and (not has_game_table(ruleset) or (num_players not in (None, 2))):
             spec = None
@@ -119,9 +113,9 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
 
 
 def default_cpu(ruleset: Ruleset) -> str:
-    """The computer player a bare ``cpu`` plays: the trained agent of these rules, else ``heuristic``."""
-    spec = trained_agent_spec(ruleset)
-    return spec if spec is not None and spec != "ppo:checkpoints/any" else "heuristic"
+    """The computer player a bare ``cpu`` plays: the trained agent of these rules (the agent for any
+    ruleset where no other knows them), else ``heuristic``."""
+    return trained_agent_spec(ruleset) or "heuristic"
 
 
 def level_label(spec: str | None) -> str | None:

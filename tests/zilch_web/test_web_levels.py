@@ -42,7 +42,7 @@ def test_setup_offers_levels_with_labels_and_descriptions(client):
     assert all(20 < len(c["description"]) < 120 for c in s["cpus"]), "one line each, shown on the phone"
     for p in s["presets"]:  # every preset has its game table shipped, and its own trained agent but
         if p["name"] in UNTRAINED:  # the presets added since the agents were trained: the agent for
-            assert p["default_cpu"] == "heuristic"  # any ruleset is offered (not the default)
+            assert p["default_cpu"] == "ppo:checkpoints/any"  # any ruleset plays them
             assert [(c["label"], c["spec"]) for c in p["cpus"]][2:] == [("Hard", "ppo:checkpoints/any"),
                                                                       ("Perfect", "optimal-win")], p["name"]
             continue
@@ -56,11 +56,13 @@ def test_changed_rules_offer_what_can_play_them(client):
     # no agent trained on these rules (the agent for any ruleset is offered), no stored table
     assert [(c["label"], c["spec"]) for c in r.json()["cpus"]][1:] == [("Medium", "heuristic"),
                                                                      ("Hard", "ppo:checkpoints/any")]
-    assert r.json()["default_cpu"] == "heuristic"
+    assert r.json()["default_cpu"] == "ppo:checkpoints/any"
     varied = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"variants.piggyback": True}}).json()
-    assert [c["label"] for c in varied["cpus"]] == ["Easy", "Medium"]  # where it loses to the heuristic
+    assert [(c["label"], c["spec"]) for c in varied["cpus"]][2:] == [("Hard", "ppo:checkpoints/any")]
     three = client.post("/api/cpus", json={"ruleset": "farkle", "set": {}, "players": 3}).json()
     assert [c["label"] for c in three["cpus"]] == ["Easy", "Medium", "Hard"], "Perfect plays two players"
+    odd3 = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"target": 2000}, "players": 3}).json()
+    assert [(c["label"], c["spec"]) for c in odd3["cpus"]][2:] == [("Hard", "ppo:checkpoints/any")]
     # the name of a ruleset does not matter to the trained agent: only its rules
     renamed = client.post("/api/cpus", json={"ruleset": "zilch", "set": {"name": "mine"}}).json()
     assert renamed["default_cpu"] == "ppo:checkpoints/zilch"
@@ -105,12 +107,12 @@ def test_each_computer_seat_shows_its_level_and_plays(client, spec, label):
 def test_levels_module():
     zonk = load_ruleset("zonk")
     assert trained_agent_spec(zonk) == "ppo:checkpoints/zonk" == default_cpu(zonk)
-    assert default_cpu(load_ruleset("zonk", {"variants.piggyback": True})) == "heuristic"
+    assert default_cpu(load_ruleset("zonk", {"variants.piggyback": True})) == "ppo:checkpoints/any"
     assert [c["label"] for c in cpu_levels(zonk, 4)] == ["Easy", "Medium", "Hard"]
     assert level_label("ppo:checkpoints/farkle") == "Hard" and level_label("heuristic") == "Medium"
     assert level_label("greedy:500") is None
     for p in PRESETS:
-        assert default_cpu(load_ruleset(p)) == ("heuristic" if p in UNTRAINED else f"ppo:checkpoints/{p}")
+        assert default_cpu(load_ruleset(p)) == f"ppo:checkpoints/{'any' if p in UNTRAINED else p}"
 
 
 def test_zilch_play_bare_cpu_plays_the_same_default(monkeypatch):
@@ -130,7 +132,7 @@ def test_zilch_play_bare_cpu_plays_the_same_default(monkeypatch):
     assert main(["play", "--ruleset", "farkle", "--players", "you,cpu", "--seed", "1"]) == 0
     assert [s.cpu for s in seen["table"].seats] == [None, "ppo:checkpoints/farkle"]
     assert main(["play", "--ruleset", "farkle", "--set", "target=3000", "--players", "you,cpu"]) == 0
-    assert seen["table"].seats[1].cpu == "heuristic"
+    assert seen["table"].seats[1].cpu == "ppo:checkpoints/any"  # no agent of its own: the agent for any ruleset
 
 
 def test_a_shared_agent_plays_many_games_at_once_from_many_threads():
@@ -164,10 +166,15 @@ def test_the_agent_for_any_ruleset_is_offered_where_no_trained_agent_knows_the_r
     monkeypatch.setattr(levels, "CHECKPOINTS", tmp_path)
     monkeypatch.setattr(levels, "_HARD", type(levels._HARD)())
     odd = load_ruleset("zonk", {"target": 7000, "scoring.straight": 1800})
-    assert trained_agent_spec(odd) == "ppo:checkpoints/any" and default_cpu(odd) == "heuristic"
-    # not under the variants where it loses to the heuristic
-    assert trained_agent_spec(load_ruleset("zonk", {"variants.piggyback": True})) is None
-    assert [c["label"] for c in cpu_levels(odd, 3)] == ["Easy", "Medium"]  # two players only
+    assert trained_agent_spec(odd) == "ppo:checkpoints/any" == default_cpu(odd)
+    assert trained_agent_spec(load_ruleset("zonk", {"variants.piggyback": True})) == "ppo:checkpoints/any"
+    assert [c["label"] for c in cpu_levels(odd, 3)] == ["Easy", "Medium", "Hard"]  # any player count
+    (tmp_path / "any" / "policy.json").unlink()  # not shipped: the heuristic plays these rules
+    monkeypatch.setattr(levels, "_HARD", type(levels._HARD)())
+    assert trained_agent_spec(odd) is None and default_cpu(odd) == "heuristic"
+    assert [c["label"] for c in cpu_levels(odd, 2)] == ["Easy", "Medium"]
+    (tmp_path / "any" / "policy.json").write_text('{"ruleset": {"name": "any", "distribution": "any"}}')
+    monkeypatch.setattr(levels, "_HARD", type(levels._HARD)())
     hard = [c for c in cpu_levels(odd, 2) if c["label"] == "Hard"]
     assert [c["spec"] for c in hard] == ["ppo:checkpoints/any"] and "every ruleset" in hard[0]["description"]
     zonk = load_ruleset("zonk")  # the rules' own agent first
