@@ -4,8 +4,10 @@
         --players 3 [--games 3000] [--agents ppo:checkpoints/any]
 
 ``train/teach_any.py`` teaches games of 3 and 4 players as the mover's two-player game against the
-leader, the highest score among the others (``train.teach.WinTeacher(leader=True)``). This measures
-that teacher as a player, so a learner's result there can be read against what its lesson is worth:
+leader, the highest score among the others (``train.teach.WinTeacher(leader=True)``), and the
+presets under piggyback as their own game (``WinTeacher(piggyback=True)``; ``--players 2 --set
+variants.piggyback=true``). This measures that teacher as a player, so a learner's result there can
+be read against what its lesson is worth:
 
 * ``leader``: every decision the best of the two-player game table against the leader
   (:func:`train.teach.leader_seats`);
@@ -94,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--ruleset", default="zilch", help="preset name or TOML file")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override a rule (repeatable)")
-    p.add_argument("--players", type=int, default=3, help="players, 3 or 4 (2 also works: the table plays itself)")
+    p.add_argument("--players", type=int, default=3,
+                   help="players, 2 to 4 (at 2 both players are the table's own game)")
     p.add_argument("--games", type=int, default=3000, help="games played (as train/generalist_eval.py counts them)")
     p.add_argument("--agents", nargs="*", default=["ppo:checkpoints/any"], help="agent specs also measured")
     p.add_argument("--seed", type=int, default=11, help="seed of the deals")

@@ -16,8 +16,9 @@ ruleset is called: :func:`agents.learned.check_compatible` decides), and for any
 player count when the agent for any ruleset is shipped (``checkpoints/any``); Perfect where the game
 table of the rules is stored (solving one takes minutes, so a server never solves one for a
 request) and the game has two players. The default computer player is Hard where it exists (the
-rules' own trained agent, else the agent for any ruleset, which beats the heuristic on every
-variant and held-out two-player ruleset it was measured on, ``checkpoints/any/eval.md``), else the
+rules' own trained agent, else the agent for any ruleset, which wins more than half its games
+against the heuristic on every two-player variant and held-out ruleset it was measured on and more
+than a fair share on all but one of 3 and 4 players, ``checkpoints/any/eval.md``), else the
 heuristic. ``zilch play``'s bare ``cpu`` and the web game's new-game form use the same default.
 """
 
