@@ -550,6 +550,9 @@ class GameTable:
         u, ip, D = self.unit, self.ip, self.ruleset.dice
         if not 1 <= dice <= D:
             raise ValueError(f"{dice} dice: under these rules a roll has 1 to {D} dice")
+        for name, v in (("turn_total", turn_total), ("permanent", permanent)):
+            if v < 0 or v % u:
+                raise ValueError(f"{name} = {v}: a multiple of {u} points, 0 or more (the table's unit)")
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         t = turn_total // u
         pi = min(permanent // (S * u), NP - 1) if S else 0
@@ -576,10 +579,12 @@ class GameTable:
         return out
 
     def choices(self, situation: tuple, roll: Sequence[int], turn_total: int = 0,
-                permanent: int = 0) -> list[dict[str, Any]]:
+                permanent: int = 0, tmin: int = 0) -> list[dict[str, Any]]:
         """Every legal choice after ``roll`` in a situation (:meth:`situation`, or built with
         :meth:`race_situation` / :meth:`last_turn_situation`), best first: the keep, whether to
-        bank, the action number and the win chance under optimal play by both from then on."""
+        bank, the action number and the win chance under optimal play by both from then on.
+        ``tmin`` as in :meth:`action_values` (:meth:`stable_cap` for values that do not depend on
+        which turns were solved before)."""
         from zilch_env.engine import keep_action
 
         rs = self.ruleset
@@ -588,7 +593,7 @@ class GameTable:
         if bonus_of(rs, info):
             # the six-dice zilch bonus joins the turn total; then bank or roll (the keep of nothing)
             keeps, turn_total = BONUS_KEEPS, turn_total + bonus_of(rs, info)
-        vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False)
+        vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False, tmin=tmin)
         out = []
         for k in keeps:
             roll_v, bank_v = vals[k.mask]

@@ -66,9 +66,10 @@ class TwoPlayerTablePlayer:
         if st.phase == Phase.PIGGYBACK:  # a fresh turn, or rolling on from the offer
             (total, dice), D, cap = st.offer, self.ruleset.dice, self.table.stable_cap(sit)  # type: ignore[misc]
             return {FRESH: self.table.roll_value(sit, 0, D, tmin=cap),
-                    PIGGYBACK: self.table.roll_value(sit, total, dice or D, tmin=cap)}
+                    PIGGYBACK: self.table.roll_value(sit, total, dice, tmin=cap)}
         before = st.turn_total - bonus_of(st.ruleset, st.roll_info)
-        return {c["action"]: c["value"] for c in self.table.choices(sit, st.roll, before, st.permanent)}
+        return {c["action"]: c["value"]
+                for c in self.table.choices(sit, st.roll, before, st.permanent, tmin=self.table.stable_cap(sit))}
 
     def act(self, st: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
         if st.phase == Phase.CHALLENGE:

@@ -202,9 +202,13 @@ class WinTeacher:
         self._check_games(games)
         phase = games.phase[rows]
         offer = phase == int(Phase.PIGGYBACK)
-        if ((phase != int(Phase.KEEP)) & ~(offer & self.piggyback)).any() or games.done[rows].any():
+        bad = np.flatnonzero(((phase != int(Phase.KEEP)) & ~(offer & self.piggyback)) | games.done[rows])
+        if bad.size:
             what = "a roll to keep from, or a piggyback offer" if self.piggyback else "a roll to keep from"
-            raise TeachError(f"action_values: every row must be at a decision ({what})")
+            ph = int(phase[bad[0]])
+            named = Phase(ph).name if ph in {int(p) for p in Phase} else "a roll due"
+            raise TeachError(f"action_values: row {int(rows[bad[0]])} is at {named}; every row must be at a "
+                             f"decision ({what})")
         tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
         S, NP, extra = int(ip[K.IP_S]), int(ip[K.IP_NP]), int(ip[K.IP_MAXPTS]) + 1
         forced = self.ruleset.hot_dice == "forced"
@@ -223,7 +227,7 @@ class WinTeacher:
             if offer[i]:  # a fresh turn (total 0, all the dice) or rolling on from the offer
                 out[i, FRESH] = tab.roll_value(sit, 0, D, tmin=tmin)
                 if masks[i, PIGGYBACK]:
-                    out[i, PIGGYBACK] = tab.roll_value(sit, int(total[i]), int(left[i]) or D, tmin=tmin)
+                    out[i, PIGGYBACK] = tab.roll_value(sit, int(total[i]), int(left[i]), tmin=tmin)
                 continue
             roll = tuple(f for f in rolls[i].tolist() if f)
             opts = self._keeps_of(roll)
@@ -259,9 +263,15 @@ class WinTeacher:
                                                                                           piggyback=True))))
         for other in games.rulesets:
             if ruleset_key(other) not in allowed:
-                extra = " or those rules with piggyback on" if self.piggyback else ""
-                raise TeachError(f"the games play {other.name!r}: this teacher labels the rules of its table "
-                                 f"({rs.name!r}){extra}")
+                from agents.learned import _flat
+
+                mine, theirs = _flat(rs.to_dict()), _flat(other.to_dict())
+                keys = sorted(mine.keys() | theirs.keys())
+                diff = [f"{k}: table {mine.get(k)!r}, games {theirs.get(k)!r}" for k in keys
+                        if k != "name" and mine.get(k) != theirs.get(k)
+                        and not (self.piggyback and k == "variants.piggyback")]
+                extra = " (or those rules with piggyback on)" if self.piggyback else ""
+                raise TeachError(f"the games play other rules than this teacher's table{extra}: {'; '.join(diff)}")
         self._games_checked = games
 
     @staticmethod

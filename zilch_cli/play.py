@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", "-p", default="you,cpu", metavar="NAMES",
                    help="comma-separated players in turn order (default: you,cpu); 'cpu' or 'cpu:SPEC' "
                    "is a computer player (a bare 'cpu' plays the trained agent of the rules, "
-                   "ppo:checkpoints/<preset>, where there is one, else the 'heuristic' agent)")
+                   "ppo:checkpoints/<preset>, where there is one, else the agent for any ruleset, "
+                   "ppo:checkpoints/any, else the 'heuristic' agent)")
     p.add_argument("--seed", type=seed_arg, default=None, help="dice seed (default: a random one; the "
                    "same seed and moves give the same game)")
     p.add_argument("--delay", type=seconds_arg, default=None, metavar="SECONDS",

@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cpu", action="append", default=None, metavar="SPEC",
                    help="a computer player to offer (an agent spec such as heuristic, greedy, "
                    "optimal-turn or ppo:PATH); repeat for several. Default: the levels Easy (greedy), "
-                   "Medium (heuristic), Hard (the trained agent of the rules, ppo:checkpoints/<preset>) "
+                   "Medium (heuristic), Hard (the trained agent of the rules, ppo:checkpoints/<preset>, "
+                   "else the agent for any ruleset, ppo:checkpoints/any) "
                    "and Perfect (optimal-win, two players, where the game table is stored), those that "
                    "can play each game's rules; the trained agent is the default opponent")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],

@@ -680,8 +680,9 @@ class BatchedGames:
 
     @property
     def offers(self) -> np.ndarray:
-        """``(num_games, 2)`` under ``piggyback``: the previous player's bank on offer, its turn
-        total and its dice to roll; ``(0, 0)`` where nothing is on offer."""
+        """``(num_games, 2)`` under ``piggyback``: the previous player's bank offered at the start of
+        this turn, its turn total and its dice to roll (kept through the turn, taken or not, as
+        ``GameState.offer``); ``(0, 0)`` where this turn had no offer."""
         on = self._st[:, K.OF_ON] != 0
         out = np.stack([self._st[:, K.OF_TOTAL], self._st[:, K.OF_DICE]], axis=1)
         out[~on] = 0

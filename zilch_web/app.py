@@ -124,8 +124,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     ``cpu_specs`` are the agent specs players may pick as computer opponents. Without them the
     server offers the levels of :func:`zilch_web.levels.cpu_levels` that can play the rules of each
-    game (Easy ``greedy``, Medium ``heuristic``, Hard the trained agent of the rules, Perfect
-    ``optimal-win`` where the game table is stored), the trained agent by default. Only offered
+    game (Easy ``greedy``, Medium ``heuristic``, Hard the trained agent of the rules or else the
+    agent for any ruleset, Perfect ``optimal-win`` where the game table is stored), Hard by default. Only offered
     specs are accepted from clients, so a request can never make the server load an arbitrary file
     as a policy, nor solve a game for minutes.
     """

@@ -46,8 +46,9 @@ from zilch_env.engine import CHALLENGE_ZILCH_COST
 from zilch_env.ruleset import ruleset_from_dict
 from zilch_env.scoring import bonus_of
 
-#: The agent spec behind a bare ``cpu`` seat where the rules have no trained agent (where they have
-#: one, :func:`zilch_web.levels.default_cpu` gives it: ``zilch play`` and the web game use that).
+#: The agent spec behind a bare ``cpu`` seat where no trained agent plays the rules (neither their
+#: own nor the agent for any ruleset; where one does, :func:`zilch_web.levels.default_cpu` gives it:
+#: ``zilch play`` and the web game use that).
 DEFAULT_CPU = "heuristic"
 
 MAX_NAME = 24

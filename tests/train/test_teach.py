@@ -255,10 +255,10 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
     t = teach.WinTeacher(plain, table=tab, piggyback=True)
     keys = stream_keys(11, 16)
     bg = BatchedGames(pig, 16, 2, dice_keys=keys)
-    with pytest.raises(teach.TeachError, match="piggyback on"):
+    with pytest.raises(teach.TeachError, match="piggyback on.*entry_threshold: table 500, games 1000"):
         teach.WinTeacher(plain, table=tab, piggyback=True).action_values(BatchedGames("farkle", 2, 2, seed=1),
                                                                          np.arange(2))
-    with pytest.raises(teach.TeachError, match="rules of its table"):
+    with pytest.raises(teach.TeachError, match=r"other rules.*variants\.piggyback: table False, games True"):
         zonk_teacher.action_values(bg, np.arange(16))
     singles = [GameState(pig, 2, dice=KeyedDice(k)) for k in keys]
 
@@ -300,7 +300,7 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
                     assert q[i, PIGGYBACK] == pytest.approx(roll_on(s, sit, s.offer[1]), abs=1e-6)
                     offers += 1
             else:
-                assert tuple(bg.offers[b]) == (0, 0) or s.offer is not None
+                assert tuple(bg.offers[b]) == (s.offer or (0, 0))
                 want = tab.action_values(as_plain(s), cut=False, tmin=tab.stable_cap(sit))
                 assert {a: pytest.approx(v, abs=1e-6) for a, v in want.items()} == \
                     {a: q[i, a] for a in np.flatnonzero(masks[i]).tolist()}
@@ -312,12 +312,16 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
     assert offers == 6 and keeps > 500
 
 
-def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys):
+def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, monkeypatch, tmp_path):
     """bench/multiplayer_teacher.py: in a two-player game both of its players are optimal-win (the
-    leader is the opponent; the product has one factor); a tiny run of 3 players prints every agent."""
+    leader is the opponent; the product has one factor), and under piggyback they play as the
+    piggyback teacher chooses; a tiny run of 3 players prints every agent."""
     import importlib.util
 
-    from zilch_env import GameState, load_ruleset
+    from zilch_env import GameState, Phase, load_ruleset
+    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the run's solved table goes here
 
     spec = importlib.util.spec_from_file_location("multiplayer_teacher", ROOT / "bench" / "multiplayer_teacher.py")
     bench = importlib.util.module_from_spec(spec)
@@ -336,6 +340,26 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys):
             checked += 1
             s.apply(int(rng.choice(legal)))
     assert checked > 100
+    pig = load_ruleset("zonk", {"variants.piggyback": True})
+    teacher = teach.WinTeacher("zonk", table=tab, piggyback=True)
+    keys = stream_keys(3, 8)
+    bg = BatchedGames(pig, 8, 2, dice_keys=keys)
+    singles = [GameState(pig, 2, dice=KeyedDice(k)) for k in keys]
+    offers = 0
+    for _ in range(400):
+        live = np.flatnonzero(~bg.done)
+        if not live.size:
+            break
+        q = teacher.action_values(bg, live)
+        acts = teacher.best(q)
+        for i, b in enumerate(live.tolist()):
+            for p in players:
+                assert q[i, p.act(singles[b], singles[b].legal_actions(), rng)] >= q[i].max() - 1e-6
+            offers += singles[b].phase == Phase.PIGGYBACK
+        bg.step_rows(live, acts)
+        for b, a in zip(live.tolist(), acts.tolist()):
+            singles[b].apply(int(a))
+    assert offers > 20
     assert bench.main(["--ruleset", "zilch", "--set", "target=2000", "--players", "3", "--games", "6",
                        "--agents", "greedy"]) == 0
     out = capsys.readouterr().out
