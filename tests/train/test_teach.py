@@ -23,6 +23,24 @@ def tiny(out: Path, *extra: str) -> list[str]:
             "--n-envs", "16", "--epochs", "1", "--batch-size", "64", "--no-progress", *extra]
 
 
+def paired_games(rs, n: int, seed: int):
+    """``n`` games of the batched engine and the same ``n`` single-engine games: the same dice."""
+    from zilch_env import GameState
+    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+
+    keys = stream_keys(seed, n)
+    return BatchedGames(rs, n, 2, dice_keys=keys), [GameState(rs, 2, dice=KeyedDice(k)) for k in keys]
+
+
+def live_rows(bg, rounds: int):
+    """The rows of ``bg`` still playing, each of ``rounds`` times (the caller steps them), until none."""
+    for _ in range(rounds):
+        live = np.flatnonzero(~bg.done)
+        if not live.size:
+            return
+        yield live
+
+
 @pytest.fixture(scope="module")
 def zonk_teacher():
     return teach.teacher_for("zonk")
@@ -32,20 +50,13 @@ def zonk_teacher():
 def test_labels_are_the_solved_games_values_and_choice(ruleset):
     """On the decisions of random games (the same dice in both engines), every legal action's label is
     GameTable.action_values of the same position, and the teacher's best is optimal-win's move."""
-    from zilch_env import GameState, load_ruleset
-    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+    from zilch_env import load_ruleset
 
     t = teach.teacher_for(ruleset)
-    rs = load_ruleset(ruleset)
-    keys = stream_keys(7, 12)
-    bg = BatchedGames(rs, 12, 2, dice_keys=keys)
-    singles = [GameState(rs, 2, dice=KeyedDice(k)) for k in keys]
+    bg, singles = paired_games(load_ruleset(ruleset), 12, 7)
     rng = np.random.default_rng(3)
     checked = 0
-    for _ in range(60):
-        live = np.flatnonzero(~bg.done)
-        if not live.size:
-            break
+    for live in live_rows(bg, 60):
         q = t.action_values(bg, live)
         best = t.best(q)
         actions = np.zeros(bg.num_games, np.int64)
@@ -246,21 +257,19 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
     from collections import Counter
 
     from zilch_env import FRESH, PIGGYBACK, GameState, load_ruleset
-    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+    from zilch_env.batched import BatchedGames
     from zilch_env.dice import RandomDice, ScriptedDice
     from zilch_env.engine import Phase
 
     plain, pig = load_ruleset("zonk"), load_ruleset("zonk", {"variants.piggyback": True})
     tab = zonk_teacher.table
     t = teach.WinTeacher(plain, table=tab, piggyback=True)
-    keys = stream_keys(11, 16)
-    bg = BatchedGames(pig, 16, 2, dice_keys=keys)
+    bg, singles = paired_games(pig, 16, 11)
     with pytest.raises(teach.TeachError, match="piggyback on.*entry_threshold: table 500, games 1000"):
         teach.WinTeacher(plain, table=tab, piggyback=True).action_values(BatchedGames("farkle", 2, 2, seed=1),
                                                                          np.arange(2))
     with pytest.raises(teach.TeachError, match=r"other rules.*variants\.piggyback: table False, games True"):
         zonk_teacher.action_values(bg, np.arange(16))
-    singles = [GameState(pig, 2, dice=KeyedDice(k)) for k in keys]
 
     def as_plain(s: GameState) -> GameState:
         c = s.clone()
@@ -285,8 +294,7 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
 
     rng = np.random.default_rng(5)
     offers = keeps = 0
-    for _ in range(300):
-        live = np.flatnonzero(~bg.done)
+    for live in live_rows(bg, 300):
         masks = bg.legal_masks(rows=live)
         q = t.action_values(bg, live, masks)
         assert (np.isfinite(q) == masks).all()
@@ -319,7 +327,6 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, mon
     import importlib.util
 
     from zilch_env import GameState, Phase, load_ruleset
-    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
 
     monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the run's solved table goes here
 
@@ -340,16 +347,10 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, mon
             checked += 1
             s.apply(int(rng.choice(legal)))
     assert checked > 100
-    pig = load_ruleset("zonk", {"variants.piggyback": True})
     teacher = teach.WinTeacher("zonk", table=tab, piggyback=True)
-    keys = stream_keys(3, 8)
-    bg = BatchedGames(pig, 8, 2, dice_keys=keys)
-    singles = [GameState(pig, 2, dice=KeyedDice(k)) for k in keys]
+    bg, singles = paired_games(load_ruleset("zonk", {"variants.piggyback": True}), 8, 3)
     offers = 0
-    for _ in range(400):
-        live = np.flatnonzero(~bg.done)
-        if not live.size:
-            break
+    for live in live_rows(bg, 400):
         q = teacher.action_values(bg, live)
         acts = teacher.best(q)
         for i, b in enumerate(live.tolist()):
