@@ -5,6 +5,7 @@ default; each computer seat says its level."""
 
 from __future__ import annotations
 
+import collections
 import warnings
 
 import pytest
@@ -113,6 +114,40 @@ def test_levels_module():
     assert level_label("greedy:500") is None
     for p in PRESETS:
         assert default_cpu(load_ruleset(p)) == f"ppo:checkpoints/{'any' if p in UNTRAINED else p}"
+
+
+def test_the_agent_for_any_ruleset_plays_three_players_under_piggyback(client):
+    """The default computer of rules no preset's agent knows, at three players with piggyback on: it
+    is offered, seated and plays its turns, its offers included."""
+    rules = {"ruleset": "zonk", "set": {"variants.piggyback": True, "target": 3000}}
+    offered = client.post("/api/cpus", json={**rules, "players": 3}).json()
+    spec = offered["default_cpu"]
+    assert spec == "ppo:checkpoints/any"
+    r = client.post("/api/games", json={**rules, "seed": 2, "players": [{"name": "Ann"}, {"cpu": spec},
+                                                                      {"cpu": spec}]})
+    assert r.status_code == 201, r.text
+    gid, game, token = r.json()["id"], r.json()["game"], r.json()["token"]
+    assert [p["level"] for p in game["players"][1:]] == ["Hard", "Hard"]
+    seen = collections.Counter()
+    for _ in range(300):  # Ann takes every offer and banks when allowed; the computers play the rest
+        if game["status"] == "over":
+            break
+        if game["phase"] == "piggyback":
+            seen["offers to Ann"] += 1
+            action = max(c["action"] for c in game["choices"])  # 129: piggyback on the offer
+        else:
+            k = max(game["keeps"], key=lambda k: k["points"])
+            action = k["bank"] if k["bank"] is not None else k["roll"]
+        r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0, "token": token,
+                                                         "action": action})
+        assert r.status_code == 200, r.text
+        game = r.json()["game"]
+        for e in r.json()["events"]:
+            seen[(e.get("seat"), e["kind"])] += 1
+    assert game["status"] == "over", seen
+    # the computers chose at offers (fresh dice or the offer) and banked, one bank an offer to Ann
+    assert sum(seen[(q, k)] for q in (1, 2) for k in ("fresh", "piggyback")) >= 1, seen
+    assert seen[(1, "bank")] + seen[(2, "bank")] >= 2 and seen["offers to Ann"] >= 1, seen
 
 
 def test_zilch_play_bare_cpu_plays_the_same_default(monkeypatch):
