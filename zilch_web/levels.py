@@ -19,7 +19,7 @@ request) and the game has two players. The default computer player is Hard where
 rules' own trained agent, else the agent for any ruleset, which wins more than half its games
 against the heuristic on every two-player variant and held-out ruleset it was measured on, and at 3
 and 4 players a fair share or more (within the interval) on every ruleset measured but one, zilch
-to 3,500 with overcoming, ``checkpoints/any/eval.md``; 5 and 6 players were not measured), else the
+at 3,500 with overcoming, ``checkpoints/any/eval.md``; 5 and 6 players were not measured), else the
 heuristic. ``zilch play``'s bare ``cpu`` and the web game's new-game form use the same default.
 """
 
