@@ -57,7 +57,7 @@ from zilch_env.observation import OBS_SIZES, OBS_VERSION, observe
 from .base import AgentSpecError, register_agent
 
 __all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "DenseMLP", "PolicyMismatchError", "load_policy",
-           "resolve_policy_path", "check_compatible", "policy_obs_size", "TIE_MARGIN"]
+           "resolve_policy_path", "check_compatible", "policy_obs_size", "rule_differences", "TIE_MARGIN"]
 
 
 #: The repository root: a relative PATH not found from the current directory is looked up here.
@@ -96,6 +96,14 @@ def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: d}
 
 
+def rule_differences(a: dict[str, Any], b: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """The rules two rulesets (as ``Ruleset.to_dict()`` gives them) set differently, by dotted key
+    in order, with each side's value (None where a side lacks the key); the name does not count."""
+    fa = _flat({k: v for k, v in a.items() if k != "name"})
+    fb = _flat({k: v for k, v in b.items() if k != "name"})
+    return [(k, fa.get(k), fb.get(k)) for k in sorted(fa.keys() | fb.keys()) if fa.get(k) != fb.get(k)]
+
+
 def policy_obs_size(meta: dict[str, Any], where: str) -> int:
     """How many leading observation values the policy reads: ``OBS_SIZES`` of its ``obs_version``
     (layouts extend each other at the end). Raises :class:`PolicyMismatchError` for a layout this
@@ -124,12 +132,10 @@ def check_compatible(meta: dict[str, Any], ruleset: Ruleset, where: str) -> int:
             raise PolicyMismatchError(f"{where}: a policy for any ruleset must read the rules (observation "
                                       f"layout 4 or later), but it reads layout {meta.get('obs_version')}")
         return size
-    mine = _flat({k: v for k, v in meta["ruleset"].items() if k != "name"})
-    # as JSON holds it (integer keys such as die faces become strings)
-    game = _flat({k: v for k, v in json.loads(json.dumps(ruleset.to_dict())).items() if k != "name"})
-    diff = sorted(k for k in mine.keys() | game.keys() if mine.get(k) != game.get(k))
+    # the game's rules as JSON holds them (integer keys such as die faces become strings)
+    diff = rule_differences(meta["ruleset"], json.loads(json.dumps(ruleset.to_dict())))
     if diff:
-        shown = "; ".join(f"{k}: policy {mine.get(k)!r}, game {game.get(k)!r}" for k in diff[:6])
+        shown = "; ".join(f"{k}: policy {mine!r}, game {game!r}" for k, mine, game in diff[:6])
         more = f" and {len(diff) - 6} more" if len(diff) > 6 else ""
         raise PolicyMismatchError(
             f"{where} was trained for the rules of {meta['ruleset'].get('name')!r}, not this game's "

@@ -222,13 +222,13 @@ class WinTeacher:
         tmins = [max(int(t) // u + extra, self.table.stable_cap(s)) for s, t in zip(sits, total.tolist())]
         tab.prefetch(list(zip(sits, tmins)), False, self.threads)
         for i, (sit, tmin) in enumerate(zip(sits, tmins)):
-            tv = tab.turn_values(sit, tmin, False)
-            B, C, thr = tv.B, tv.C, tv.thr
             if offer[i]:  # a fresh turn (total 0, all the dice) or rolling on from the offer
                 out[i, FRESH] = tab.roll_value(sit, 0, D, tmin=tmin)
                 if masks[i, PIGGYBACK]:
                     out[i, PIGGYBACK] = tab.roll_value(sit, int(total[i]), int(left[i]), tmin=tmin)
                 continue
+            tv = tab.turn_values(sit, tmin, False)
+            B, C, thr = tv.B, tv.C, tv.thr
             roll = tuple(f for f in rolls[i].tolist() if f)
             opts = self._keeps_of(roll)
             t = int(total[i]) // u
@@ -263,13 +263,11 @@ class WinTeacher:
                                                                                           piggyback=True))))
         for other in games.rulesets:
             if ruleset_key(other) not in allowed:
-                from agents.learned import _flat
+                from agents.learned import rule_differences
 
-                mine, theirs = _flat(rs.to_dict()), _flat(other.to_dict())
-                keys = sorted(mine.keys() | theirs.keys())
-                diff = [f"{k}: table {mine.get(k)!r}, games {theirs.get(k)!r}" for k in keys
-                        if k != "name" and mine.get(k) != theirs.get(k)
-                        and not (self.piggyback and k == "variants.piggyback")]
+                diff = [f"{k}: table {mine!r}, games {theirs!r}"
+                        for k, mine, theirs in rule_differences(rs.to_dict(), other.to_dict())
+                        if not (self.piggyback and k == "variants.piggyback")]
                 extra = " (or those rules with piggyback on)" if self.piggyback else ""
                 raise TeachError(f"the games play other rules than this teacher's table{extra}: {'; '.join(diff)}")
         self._games_checked = games
