@@ -579,12 +579,10 @@ class GameTable:
         return out
 
     def choices(self, situation: tuple, roll: Sequence[int], turn_total: int = 0,
-                permanent: int = 0, tmin: int = 0) -> list[dict[str, Any]]:
+                permanent: int = 0) -> list[dict[str, Any]]:
         """Every legal choice after ``roll`` in a situation (:meth:`situation`, or built with
         :meth:`race_situation` / :meth:`last_turn_situation`), best first: the keep, whether to
-        bank, the action number and the win chance under optimal play by both from then on.
-        ``tmin`` as in :meth:`action_values` (:meth:`stable_cap` for values that do not depend on
-        which turns were solved before)."""
+        bank, the action number and the win chance under optimal play by both from then on."""
         from zilch_env.engine import keep_action
 
         rs = self.ruleset
@@ -593,7 +591,7 @@ class GameTable:
         if bonus_of(rs, info):
             # the six-dice zilch bonus joins the turn total; then bank or roll (the keep of nothing)
             keeps, turn_total = BONUS_KEEPS, turn_total + bonus_of(rs, info)
-        vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False, tmin=tmin)
+        vals = self._keep_values(situation, keeps, turn_total, permanent, len(roll), cut=False)
         out = []
         for k in keeps:
             roll_v, bank_v = vals[k.mask]

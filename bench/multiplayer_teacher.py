@@ -61,15 +61,14 @@ class TwoPlayerTablePlayer:
         return self._situation(st, seats, queue, tied)
 
     def _values(self, st: GameState, sit: tuple) -> dict[int, float]:
-        from zilch_env.scoring import bonus_of
-
+        cap = self.table.stable_cap(sit)
         if st.phase == Phase.PIGGYBACK:  # a fresh turn, or rolling on from the offer
-            (total, dice), D, cap = st.offer, self.ruleset.dice, self.table.stable_cap(sit)  # type: ignore[misc]
+            (total, dice), D = st.offer, self.ruleset.dice  # type: ignore[misc]
             return {FRESH: self.table.roll_value(sit, 0, D, tmin=cap),
                     PIGGYBACK: self.table.roll_value(sit, total, dice, tmin=cap)}
-        before = st.turn_total - bonus_of(st.ruleset, st.roll_info)
-        return {c["action"]: c["value"]
-                for c in self.table.choices(sit, st.roll, before, st.permanent, tmin=self.table.stable_cap(sit))}
+        # the keeps of the game's roll in the table's situation (the legal ones: under overcoming a
+        # bank below the bar is not among them)
+        return self.table.action_values(st, cut=False, tmin=cap, situation=sit)
 
     def act(self, st: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
         if st.phase == Phase.CHALLENGE:
