@@ -291,9 +291,9 @@ def leader_seats(me: int, first: int, players: int, scores: Sequence[int], final
                  tiebreak_players: Sequence[int] | None) -> tuple[list[int], int, list[int] | None, list[int] | None]:
     """The two-player game a seat of a game of ``players`` seats is taught as: the mover ``me``
     against the leader, the highest score among the others (in a tie-break, among the tied players;
-    of equal scores, the next to play after the mover). Returns the two seats in the order they play in the round from ``first`` (the
-    two-player game's seats 0 and 1, seat 0 first), the mover's seat there, and the final queue and
-    tie-break players among the two (None where the game has none)."""
+    of equal scores, the next to play after the mover). Returns the two seats in the order they play
+    in the round from ``first`` (the two-player game's seats 0 and 1, seat 0 first), the mover's seat
+    there, and the final queue and tie-break players among the two (None where the game has none)."""
     others = [(me + k) % players for k in range(1, players)]
     if tiebreak_players is not None:  # in a tie-break the leader is among the tied players
         others = [q for q in others if q in tiebreak_players] or others

@@ -20,7 +20,7 @@ What it does
       every decision labelled by the preset's solved game as ``WinTeacher(piggyback=True)`` does: a
       keep as in the preset's game, an offer by the win chance of rolling on from it against a
       fresh turn. The game solver does not model piggyback; played this way the presets' solved
-      games still beat the ``heuristic`` under piggyback, which the network alone did not;
+      games still beat the ``heuristic`` under piggyback;
     * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
