@@ -17,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import INLINE
+
 from . import primitives
 from .reward import game_reward
 
@@ -141,7 +143,7 @@ _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _next_u64(rng, i):
     """SplitMix64: the decision streams of the built-in random agents (one uint64 state each)."""
     z = rng[i] + _GOLDEN
@@ -149,7 +151,7 @@ def _next_u64(rng, i):
     return _mix(z)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _mix(z):
     """The SplitMix64 output function."""
     z = (z ^ (z >> _S30)) * _MIX1
@@ -157,21 +159,21 @@ def _mix(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def keyed_code(key, i):
     """Dice code ``i`` (0, 1, ...) of the keyed stream ``key``: the (i+1)-th SplitMix64 output
     from state ``key``, modulo 6**6 (zilch_env.batched.KeyedDice computes the same in Python)."""
     return np.int64(_mix(key + np.uint64(i + 1) * _GOLDEN) % np.uint64(CODES))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def slot_index(seat, turn, roll):
     """The counter of a turn slot in the keyed slot dice: seat, the seat's turn (from 0) and the roll
     of that turn (from 0) side by side (zilch_env.batched.KeyedSlotDice uses the same)."""
     return (seat << 40) | (turn << 16) | roll
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _below(rng, i, m):
     """A uniform whole number in ``[0, m)`` from stream ``i`` (53 random bits, scaled)."""
     u = np.float64(_next_u64(rng, i) >> _S11) * (1.0 / 9007199254740992.0)
@@ -184,7 +186,7 @@ def _below(rng, i, m):
 # in this pass, computed face by face (zilch_env.scoring.pyramid_keeps)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _popcount(x):
     c = 0
     while x:
@@ -193,13 +195,13 @@ def _popcount(x):
     return c
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _pyramid_on(st, b, rp):
     """Whether the keeps of game ``b`` depend on frozen dice (pyramiding with dice kept this pass)."""
     return rp[R_PYR] != 0 and st[b, FZN] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _bonus_roll(st, b, rp, tab, r):
     """zilch_env.scoring.pass_keeps's ``bonus``: roll ``r`` took all the dice under the six-dice zilch
     bonus and nothing in it scores, so its one keep is the keep of nothing (scoring.NO_KEEP: mask 0,
@@ -207,11 +209,11 @@ def _bonus_roll(st, b, rp, tab, r):
     return rp[R_BONUS] > 0 and st[b, LEFT] == rp[R_DICE] and tab[r, T_NK] == 0
 
 
-_game_reward = njit(cache=True, inline="always")(game_reward)  # zilch_env.reward, compiled
+_game_reward = njit(cache=True, inline=INLINE)(game_reward)  # zilch_env.reward, compiled
 _pyramid_gain = primitives.nb_pyramid_gain
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _face_points(st, b, rp, f, k):
     """zilch_env.scoring.pyramid_face_points from the compiled rules' points of one face's dice
     (``R_SPLIT1``): zilch_env.primitives.pyramid_gain; NONE when neither scores."""
@@ -222,7 +224,7 @@ def _face_points(st, b, rp, f, k):
                          st[b, FZP + f], NONE)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _pyramid_keep(st, b, rp, tab, r, m):
     """zilch_env.scoring.pyramid_keeps for one mask: (points, dice) of keeping the dice at the sorted
     positions in ``m`` of roll ``r``; points NONE when ``m`` is not a canonical keep that scores."""
@@ -247,7 +249,7 @@ def _pyramid_keep(st, b, rp, tab, r, m):
     return pts, n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _pyramid_best(st, b, rp, tab, r):
     """The pyramiding keep of the most points, ties to more dice, then the lower mask (the keep of
     ``all_scoring`` and of the greedy mover): (mask, points, dice), mask -1 for none."""
@@ -261,7 +263,7 @@ def _pyramid_best(st, b, rp, tab, r):
     return bm, bp, bn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _keep_next(st, b, rp, tab, r, c):
     """The legal keeps of game ``b``'s roll ``r`` one by one, canonical masks ascending: from cursor
     ``c`` (0 to start) the next keep as (next cursor, mask, points, dice, scored as a straight); the
@@ -289,7 +291,7 @@ def _keep_next(st, b, rp, tab, r, c):
     return c + 1, tab[r, T_MASK + c], tab[r, T_PTS + c], tab[r, T_N + c], tab[r, T_STR + c] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _row_keeps(st, b, rp, tab, r):
     """How many keeps of roll ``r`` the table row holds as they are (columns T_MASK, T_PTS, T_N, in
     :func:`_keep_next`'s order): all of them unless pyramiding dice are frozen in this pass; 0 when the
@@ -300,7 +302,7 @@ def _row_keeps(st, b, rp, tab, r):
     return tab[r, T_NK]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _keep_of(st, b, rp, tab, r, m):
     """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NONE when
     ``m`` is not a legal keep."""
@@ -322,7 +324,7 @@ def _keep_of(st, b, rp, tab, r, m):
     return tab[r, T_PTS + k], tab[r, T_N + k], tab[r, T_STR + k] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _scores(st, b, rp, tab, r):
     """Whether roll ``r`` has a legal keep in game ``b`` (else it is a zilch)."""
     if tab[r, T_NK] > 0:
@@ -330,7 +332,7 @@ def _scores(st, b, rp, tab, r):
     return _pyramid_on(st, b, rp) and _keep_next(st, b, rp, tab, r, 0)[0] >= 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _freeze(st, b, rp, tab, r, m):
     """zilch_env.scoring.pyramid_freeze: the dice kept by mask ``m`` join this pass's frozen dice,
     each face's points becoming its frozen points plus what the new dice added."""
@@ -345,7 +347,7 @@ def _freeze(st, b, rp, tab, r, m):
             st[b, FZN] += k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _unfreeze(st, b):
     for f in range(6):
         st[b, FZ + f] = 0
@@ -357,7 +359,7 @@ def _unfreeze(st, b):
 # The turn (GameState._start_turn, _roll, _apply_keep, _end_turn, _finish)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _may_challenge(st, b, rp, p):
     """GameState._may_challenge (source 001): two challenge turns at most, one below the split and one
     at or above it, the challenger and some opponent on the board."""
@@ -511,7 +513,7 @@ def _end_turn(st, b, banked, rp):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     """GameState._roll, resumable: while a roll is due, draw the next dice code of this game and
     look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
@@ -523,7 +525,7 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_advance`; with ``hold`` 1 it stops where a new turn is due (PENDING before the turn's
     first roll, ``RIT == 0``), with ``hold`` 2 before any roll: :func:`advance_pending` resumes it."""
@@ -565,7 +567,7 @@ _bank_need_of = primitives.nb_bank_need
 _may_bank = primitives.nb_may_bank  # scalars only: helpers taking arrays cost reference counting per call
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _bank_need(st, b, rp):
     """(need, no_bank_n) of game ``b``: zilch_env.primitives.bank_need at the bar of
     primitives.bank_bar for the player to move."""
@@ -574,7 +576,7 @@ def _bank_need(st, b, rp):
     return _bank_need_of(bar, st[b, TOTAL], st[b, LEFT], rp[R_FORCED] != 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _may_challenge_seat(st, b, rp, action):
     """Whether challenge action ``action`` (131 + k - 1: the opponent k seats on) names an opponent on
     the board."""
@@ -583,7 +585,7 @@ def _may_challenge_seat(st, b, rp, action):
     return 1 <= k < n and st[b, ONB + (st[b, CUR] + k) % n] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _legal(st, b, action, rp, tab):
     """Whether ``action`` is legal for game ``b`` (GameState.legal_actions)."""
     ph = st[b, PHASE]
@@ -602,13 +604,13 @@ def _legal(st, b, action, rp, tab):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
     """GameState.apply of a legal action: a turn-start decision, or a keep and bank or roll."""
     _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_apply`; with ``hold`` a turn that ends stops before the next turn's first roll."""
     st[b, DECISIONS] += 1
@@ -690,7 +692,7 @@ def advance_pending(st, rps, dbuf, keys, code_roll, tabs):
             _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_TAB]])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     for b in range(st.shape[0]):
         illegal[b] = False

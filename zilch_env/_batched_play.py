@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._jit import INLINE
+
 from ._batched_kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR,
     CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, MARGIN,
     OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE,
@@ -135,7 +137,7 @@ def legal_masks(st, out, rps, tabs):
                 out[b, mask * 2 + 1] = True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _greedy_action(st, b, rp, tab, threshold, min_dice):
     """zilch_env.GreedyMover.act: no challenge, no piggyback; keep the most points (ties: more dice,
     then the lower mask); bank when allowed and the turn total reaches ``threshold`` or fewer than
@@ -164,7 +166,7 @@ def _greedy_action(st, b, rp, tab, threshold, min_dice):
     return a
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _random_action(st, b, rp, rng, stream, tab):
     """A legal action drawn uniformly (zilch_env.RandomMover) from decision stream ``stream``, counting
     the legal actions in ascending order."""
@@ -240,7 +242,7 @@ V_STRAIGHT = 4  # points of a permanent straight (0: straights are not permanent
 V_SIZE = 5
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=INLINE)
 def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     """The choice of highest value under turn-value table ``t`` (zilch_env.batched.TurnValueTable;
     agents.turn_solver.TurnPolicy.decide and best_action, statement for statement): the table's policy

@@ -3,8 +3,8 @@
 Plain Python that numba compiles as it is: the single-game engine (:mod:`zilch_env.engine`), the
 loader's playability check (:mod:`zilch_env.playable`) and the turn solver's policy call them as
 Python functions, and the fast kernels (:mod:`zilch_env._batched_kernels`) and the turn solver's
-backward induction compile the same source with ``numba.njit(inline="always")``. A change of the
-rule here reaches all of them.
+backward induction compile the same source with ``numba.njit``, inlined where called
+(:data:`zilch_env._jit.INLINE`). A change of the rule here reaches all of them.
 
 The bank rule has two parts: :func:`bank_bar` (which turn total may bank) and :func:`bank_need` (what
 a keep of this roll must then bring, and which keep may not bank under forced hot dice); a keep of
@@ -139,18 +139,20 @@ def pyramid_gain(alone, group, have: int, k: int, have_points: int, none):
 # The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
 from numba import njit as _njit  # noqa: E402
 
-nb_bank_bar = _njit(cache=True, inline="always")(bank_bar)
-nb_bank_need = _njit(cache=True, inline="always")(bank_need)
-nb_may_bank = _njit(cache=True, inline="always")(may_bank)
-nb_turn_record = _njit(cache=True, inline="always")(turn_record)
-nb_zilch_streak = _njit(cache=True, inline="always")(zilch_streak)
-nb_penalised = _njit(cache=True, inline="always")(penalised)
-nb_challenge_cost = _njit(cache=True, inline="always")(challenge_cost)
-nb_final_turns = _njit(cache=True, inline="always")(final_turns)
-nb_pyramid_gain = _njit(cache=True, inline="always")(pyramid_gain)
+from ._jit import INLINE  # noqa: E402
+
+nb_bank_bar = _njit(cache=True, inline=INLINE)(bank_bar)
+nb_bank_need = _njit(cache=True, inline=INLINE)(bank_need)
+nb_may_bank = _njit(cache=True, inline=INLINE)(may_bank)
+nb_turn_record = _njit(cache=True, inline=INLINE)(turn_record)
+nb_zilch_streak = _njit(cache=True, inline=INLINE)(zilch_streak)
+nb_penalised = _njit(cache=True, inline=INLINE)(penalised)
+nb_challenge_cost = _njit(cache=True, inline=INLINE)(challenge_cost)
+nb_final_turns = _njit(cache=True, inline=INLINE)(final_turns)
+nb_pyramid_gain = _njit(cache=True, inline=INLINE)(pyramid_gain)
 
 
-@_njit(cache=True, inline="always")
+@_njit(cache=True, inline=INLINE)
 def nb_can_bank(total, left_after, bar, forced):
     """:func:`can_bank` over the compiled parts (numba calls compiled functions only)."""
     need, no_bank_n = nb_bank_need(bar, 0, 0, forced)

@@ -24,9 +24,9 @@ def test_draws_are_seeded_loadable_and_playable():
 
 
 def test_the_share_of_presets_and_of_variants():
-    draws = sample_rules(600, seed=1)
+    draws = sample_rules(300, seed=1)
     exact = np.mean([not d.overrides for d in draws])
-    assert abs(exact - P_PRESET) < 0.06  # 0.3 drawn exactly, sd about 0.019
+    assert abs(exact - P_PRESET) < 0.08  # 0.3 drawn exactly, sd about 0.026
     assert np.mean([d.players == 2 for d in draws]) > 0.5
     for v in ("pyramiding", "challenge", "overcoming", "piggyback"):
         assert any(getattr(d.ruleset.variants, v) for d in draws), v

@@ -1,0 +1,122 @@
+"""What numba's inlining of the engine's helpers costs and buys: the cold compile time of the
+batched engine and its fused speed, with ``ZILCH_NUMBA_INLINE=always`` (the default) and ``never``
+(what the test suite compiles, :mod:`zilch_env._jit`).
+
+    python bench/compile_time.py [--ruleset zonk] [--players 2] [--seconds 1] [--rounds 3]
+
+Each mode runs in a fresh subprocess with an empty numba cache of its own (a temporary directory),
+so every kernel is compiled there: the first call of each entry point below is timed (compile plus
+one small call), then masked random game steps are timed as ``bench/batched.py`` times them
+(``fused``: ``BatchedGames.play_random`` at 1,024 games; ``single``: the single-game engine, which
+numba does not touch, the baseline of the same process), in ``--rounds`` alternating slices of
+``--seconds``. Printed: a table per mode and the ratios of the two modes (compile time, and fused
+speed as a multiple of the single engine in its own process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+MODES = ("always", "never")
+#: The entry points compiled, in order: what a training run calls first.
+ENTRIES = ("BatchedGames", "legal_masks", "random_actions", "step", "observe", "play_random")
+
+
+def child(ruleset: str, players: int, seconds: float, rounds: int) -> dict:
+    """Compile and time in this process (started with the mode and an empty cache)."""
+    import numpy as np
+
+    t = time.perf_counter()
+    from zilch_env.batched import BatchedGames
+
+    out: dict = {"import": time.perf_counter() - t, "compile": {}}
+
+    def timed(name, fn):
+        t0 = time.perf_counter()
+        r = fn()
+        out["compile"][name] = time.perf_counter() - t0
+        return r
+
+    bg = timed("BatchedGames", lambda: BatchedGames(ruleset, 8, players, seed=0))
+    timed("legal_masks", bg.legal_masks)
+    acts = timed("random_actions", bg.random_actions)
+    timed("step", lambda: bg.step(acts))
+    timed("observe", lambda: bg.observe(np.zeros(8, dtype=np.int64)))
+    timed("play_random", lambda: bg.play_random(1))
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from batched import Fused, Single  # bench/batched.py's timed loops
+    from zilch_env import load_ruleset
+
+    rs = load_ruleset(ruleset)
+    runners = {"single": Single(rs, players), "fused": Fused(rs, players, 1024)}
+    steps = {k: 0 for k in runners}
+    cpu = {k: 0.0 for k in runners}
+    for r in runners.values():
+        r.run(0.05)
+    for _ in range(rounds):
+        for k, r in runners.items():
+            c = time.process_time()
+            steps[k] += r.run(seconds)
+            cpu[k] += time.process_time() - c
+    out["rate"] = {k: steps[k] / cpu[k] for k in runners}
+    return out
+
+
+def run_mode(mode: str, args: argparse.Namespace) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"zilch-numba-{mode}-") as cache:
+        env = dict(os.environ, ZILCH_NUMBA_INLINE=mode, NUMBA_CACHE_DIR=cache)
+        cmd = [sys.executable, __file__, "--child", "--ruleset", args.ruleset, "--players", str(args.players),
+               "--seconds", str(args.seconds), "--rounds", str(args.rounds)]
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise SystemExit(f"bench/compile_time.py: the {mode} run failed:\n{p.stderr[-3000:]}")
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="bench/compile_time.py", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--ruleset", default="zonk", help="preset name or TOML file")
+    p.add_argument("--players", type=int, default=2, help="players per game")
+    p.add_argument("--seconds", type=float, default=1.0, help="seconds per timed slice")
+    p.add_argument("--rounds", type=int, default=3, help="alternating slices per row")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.seconds <= 0 or args.rounds < 1:
+        p.error(f"--seconds {args.seconds} / --rounds {args.rounds}: a positive time and at least one round")
+    if args.child:
+        print(json.dumps(child(args.ruleset, args.players, args.seconds, args.rounds)))
+        return 0
+    res = {}
+    for mode in MODES:
+        print(f"ZILCH_NUMBA_INLINE={mode}: compiling into an empty cache ...", flush=True)
+        res[mode] = run_mode(mode, args)
+    print(f"\nCold compile and fused speed, {args.ruleset}, {args.players} players "
+          f"({args.rounds} x {args.seconds:g} s per row, steps per CPU second)\n")
+    print("| ZILCH_NUMBA_INLINE | " + " | ".join(ENTRIES) + " | compile, total | fused steps/s | vs single |")
+    print("|---|" + "---:|" * (len(ENTRIES) + 3))
+    for mode in MODES:
+        c, rate = res[mode]["compile"], res[mode]["rate"]
+        print(f"| {mode} | " + " | ".join(f"{c[e]:.1f} s" for e in ENTRIES)
+              + f" | {sum(c.values()):.1f} s | {rate['fused']:,.0f} | {rate['fused'] / rate['single']:.1f}x |")
+    a, n = res["always"], res["never"]
+    compile_ratio = sum(a["compile"].values()) / sum(n["compile"].values())
+    speed_ratio = (a["rate"]["fused"] / a["rate"]["single"]) / (n["rate"]["fused"] / n["rate"]["single"])
+    print(f"\nalways / never: {compile_ratio:.1f}x the compile time, {speed_ratio:.2f}x the fused speed "
+          f"(each as a multiple of the single engine in its own process)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
