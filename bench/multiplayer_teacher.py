@@ -21,7 +21,10 @@ win chance of rolling on from it against a fresh turn. It is solved and cached o
 for targets up to 5,000). Each agent plays one seat against ``heuristic`` in the others, seat
 permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
 results with a 95% interval, and the fair share. ``--agents`` adds agent specs measured on the same
-deals.
+deals. ``--split`` measures each of them also as two halves: ``X / heuristic's end`` plays X until
+the game's end is reached (a player at the target: the final round, any tie-break) and the
+heuristic from then on, ``heuristic / X's end`` the other way round; read against the heuristic's
+fair share, they tell how much of X's result comes from each part of the game.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class TwoPlayerTablePlayer:
 
     def __init__(self, table: Any, mode: str):
         self.table, self.mode = table, mode
+        self.name = f"table-{mode}"
         self.ruleset = table.ruleset
 
     def _situation(self, st: GameState, seats: Sequence[int], queue: Any, tied: Any) -> tuple:
@@ -86,6 +90,19 @@ class TwoPlayerTablePlayer:
         return max(legal, key=lambda a: (score[a], a & 1, -a))
 
 
+class EndgameSplit:
+    """One agent before the game's end is reached, another from then on (the final round and any
+    tie-break): ``--split`` tells which part of a game an agent's result comes from."""
+
+    def __init__(self, before: Any, after: Any):
+        self.before, self.after = before, after
+        self.name = f"{before.name} / {after.name}"
+
+    def act(self, st: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
+        endgame = st.final_queue is not None or st.tiebreak_players is not None
+        return (self.after if endgame else self.before).act(st, legal, rng)
+
+
 def base_rules(rs: Ruleset) -> Ruleset:
     """The rules the two-player table is solved for: ``rs`` without overcoming and piggyback."""
     return dataclasses.replace(rs, variants=dataclasses.replace(rs.variants, overcoming=False, piggyback=False))
@@ -101,12 +118,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=3000, help="games played (as train/generalist_eval.py counts them)")
     p.add_argument("--agents", nargs="*", default=["ppo:checkpoints/any"], help="agent specs also measured")
     p.add_argument("--seed", type=int, default=11, help="seed of the deals")
+    p.add_argument("--split", action="store_true",
+                   help="also measure each agent with the heuristic's play from the game's end on (the final "
+                        "round, any tie-break) and the heuristic with the agent's play there")
     args = p.parse_args(argv)
     if not 2 <= args.players <= 4:
         p.error(f"--players {args.players}: 2 to 4")
     if args.games < 1:
         p.error(f"--games {args.games}: 1 or more")
-    from agents.base import register_agent
+    from agents.base import make_agent, register_agent
     from agents.evaluate import evaluate
     from agents.game_solver import check_supported, solve_game
     from zilch_env import UnsupportedRulesError
@@ -122,12 +142,20 @@ def main(argv: list[str] | None = None) -> int:
                        f"the two-player table as a {mode} player (bench/multiplayer_teacher.py)")
     print(f"{rs.name} {args.players} players {' '.join(args.set)}: each agent in one seat, heuristic in the "
           f"others, {args.games} games, seat permutations; fair share {100 / args.players:.1f}%", flush=True)
-    for spec in ["table-leader", "table-product", *args.agents]:
+    specs = [(spec, spec) for spec in ["table-leader", "table-product", *args.agents]]
+    if args.split:
+        for i, (spec, _) in enumerate(list(specs)):
+            for j, (label, pair) in enumerate(((f"{spec} / heuristic's end", (spec, "heuristic")),
+                                               (f"heuristic / {spec}'s end", ("heuristic", spec)))):
+                register_agent(f"split-{i}-{j}", lambda r, a, pair=pair: EndgameSplit(*(make_agent(x, r) for x in pair)),
+                               "bench/multiplayer_teacher.py --split")
+                specs.append((label, f"split-{i}-{j}"))
+    for label, spec in specs:
         rep = evaluate(agents=[spec] + ["heuristic"] * (args.players - 1), ruleset=rs,
                        games=args.games, seed=args.seed, workers=1, players=args.players,
                        solo_turns=0, luck="off", orders="permutations", progress=False)
         s = rep.data["tables"][0]["results"][0]["score_share"]
-        print(f"  {spec:24s} {100 * s['rate']:5.1f}% [{100 * s['low']:.1f}, {100 * s['high']:.1f}]", flush=True)
+        print(f"  {label:44s} {100 * s['rate']:5.1f}% [{100 * s['low']:.1f}, {100 * s['high']:.1f}]", flush=True)
     return 0
 
 

@@ -367,3 +367,38 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, mon
     assert "fair share 33.3%" in out and all(f"  {a}" in out for a in ("table-leader", "table-product", "greedy"))
     with pytest.raises(SystemExit):
         bench.main(["--players", "5"])
+    assert bench.main(["--ruleset", "zilch", "--set", "target=2000", "--players", "3", "--games", "6",
+                       "--agents", "greedy", "--split"]) == 0
+    out = capsys.readouterr().out
+    assert "  greedy / heuristic's end" in out and "  heuristic / greedy's end" in out
+
+
+def test_the_endgame_split_hands_over_when_the_end_is_reached():
+    """bench/multiplayer_teacher.py --split: the first agent moves until a player reaches the target,
+    the second in the final round and any tie-break, never the other way round."""
+    import importlib.util
+
+    from zilch_env import GameState, load_ruleset
+
+    spec = importlib.util.spec_from_file_location("multiplayer_teacher", ROOT / "bench" / "multiplayer_teacher.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    class Recorder:
+        def __init__(self, name):
+            self.name, self.endgame = name, []
+
+        def act(self, st, legal, rng):
+            self.endgame.append(st.final_queue is not None or st.tiebreak_players is not None)
+            return legal[-1] if st.turn_total >= 350 else legal[0]
+
+    before, after = Recorder("a"), Recorder("b")
+    split = bench.EndgameSplit(before, after)
+    assert split.name == "a / b"
+    rng = np.random.default_rng(0)
+    for seed in range(8):
+        s = GameState(load_ruleset("zonk", {"target": 2000}), 3, seed=seed)
+        while not s.done:
+            s.apply(split.act(s, s.legal_actions(), rng))
+    assert before.endgame and not any(before.endgame)
+    assert after.endgame and all(after.endgame)
