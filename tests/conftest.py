@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 # Before zilch_env is imported: the suite compiles the engine without numba's own inlining (the
-# same results; about a seventh of the compile time, slower to run, which tiny budgets do not feel;
+# same results; about a sixth of the compile time, slower to run, which tiny budgets do not feel;
 # zilch_env._jit), into a numba cache of its own (.numba-test-cache, or a folder of a
 # NUMBA_CACHE_DIR already set), since numba's cache does not tell the two compilations apart.
 # ZILCH_NUMBA_INLINE=always pytest ... tests the default compilation, with the usual cache.

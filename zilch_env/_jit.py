@@ -2,9 +2,9 @@
 
 The small rule functions of :mod:`zilch_env.primitives` and the batched engine's helpers are
 ``numba.njit(inline=INLINE)``. Numba's own inlining (``"always"``, the default) makes the fused
-engine about 1.8x as fast as leaving inlining to LLVM, and costs compile time: each kernel
-that calls them types their code again, so a cold start compiles for about 85 s instead of about
-12 s (``bench/compile_time.py`` measures both). ``ZILCH_NUMBA_INLINE=never`` compiles the same
+engine about twice as fast as leaving inlining to LLVM, and costs compile time: each kernel that
+calls them types their code again, about six times the compile time from an empty cache
+(``bench/compile_time.py`` measures both). ``ZILCH_NUMBA_INLINE=never`` compiles the same
 source without it: the same results, slower to run, faster to compile; the test suite sets it
 (``tests/conftest.py``), with a numba cache of its own, because numba's cache does not tell the
 two compilations apart.
