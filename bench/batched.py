@@ -135,6 +135,20 @@ class Fused:
         return steps
 
 
+def time_runners(runners: list, seconds: float, rounds: int) -> tuple[list[int], list[Clock]]:
+    """Each runner's steps and :class:`Clock` over ``rounds`` alternating slices of ``seconds``,
+    after a short warm-up (kernels compiled, caches filled)."""
+    for runner in runners:
+        runner.run(0.05)
+    clocks = [Clock() for _ in runners]
+    steps = [0] * len(runners)
+    for _ in range(rounds):
+        for i, runner in enumerate(runners):
+            with clocks[i]:
+                steps[i] += runner.run(seconds)
+    return steps, clocks
+
+
 def engine_table(rs, players: int, sizes: list[int], seconds: float, rounds: int, mixed: int = 0) -> None:
     rows: list[tuple[str, int, object]] = [("single", 1, Single(rs, players))]
     for n in sizes:
@@ -147,14 +161,7 @@ def engine_table(rs, players: int, sizes: list[int], seconds: float, rounds: int
         draws = sample_rules(mixed, seed=0)
         for n in sizes:
             rows.append((f"fused, {mixed} rulesets", n, Fused([d.ruleset for d in draws], [d.players for d in draws], n)))
-    for _, _, runner in rows:  # warm-up: compile kernels, fill caches
-        runner.run(0.05)
-    clocks = [Clock() for _ in rows]
-    steps = [0] * len(rows)
-    for _ in range(rounds):
-        for i, (_, _, runner) in enumerate(rows):
-            with clocks[i]:
-                steps[i] += runner.run(seconds)
+    steps, clocks = time_runners([runner for _, _, runner in rows], seconds, rounds)
     base_wall = steps[0] / clocks[0].wall
     base_cpu = steps[0] / clocks[0].cpu
     print(f"\nEngine: masked random game steps, {rs.name}, {players} players, one core, "

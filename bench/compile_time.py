@@ -55,21 +55,12 @@ def child(ruleset: str, players: int, seconds: float, rounds: int) -> dict:
     timed("play_random", lambda: bg.play_random(1))
 
     sys.path.insert(0, str(ROOT / "bench"))
-    from batched import Fused, Single  # bench/batched.py's timed loops
+    from batched import Fused, Single, time_runners  # bench/batched.py's timed loops
     from zilch_env import load_ruleset
 
     rs = load_ruleset(ruleset)
-    runners = {"single": Single(rs, players), "fused": Fused(rs, players, 1024)}
-    steps = {k: 0 for k in runners}
-    cpu = {k: 0.0 for k in runners}
-    for r in runners.values():
-        r.run(0.05)
-    for _ in range(rounds):
-        for k, r in runners.items():
-            c = time.process_time()
-            steps[k] += r.run(seconds)
-            cpu[k] += time.process_time() - c
-    out["rate"] = {k: steps[k] / cpu[k] for k in runners}
+    steps, clocks = time_runners([Single(rs, players), Fused(rs, players, 1024)], seconds, rounds)
+    out["rate"] = {k: n / c.cpu for k, n, c in zip(("single", "fused"), steps, clocks)}
     return out
 
 
