@@ -320,19 +320,25 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
     assert offers == 6 and keeps > 500
 
 
-def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, monkeypatch, tmp_path):
-    """bench/multiplayer_teacher.py: in a two-player game both of its players are optimal-win (the
-    leader is the opponent; the product has one factor), and under piggyback they play as the
-    piggyback teacher chooses; a tiny run of 3 players prints every agent."""
+def _multiplayer_bench():
+    """bench/multiplayer_teacher.py as a module (bench/ is not a package)."""
     import importlib.util
-
-    from zilch_env import GameState, Phase, load_ruleset
-
-    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the run's solved table goes here
 
     spec = importlib.util.spec_from_file_location("multiplayer_teacher", ROOT / "bench" / "multiplayer_teacher.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, monkeypatch, tmp_path):
+    """bench/multiplayer_teacher.py: in a two-player game both of its players are optimal-win (the
+    leader is the opponent; the product has one factor), and under piggyback they play as the
+    piggyback teacher chooses; a tiny run of 3 players prints every agent."""
+    from zilch_env import GameState, Phase, load_ruleset
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the run's solved table goes here
+
+    bench = _multiplayer_bench()
     tab = zonk_teacher.table
     players = [bench.TwoPlayerTablePlayer(tab, m) for m in ("leader", "product")]
     rng = np.random.default_rng(0)
@@ -376,13 +382,9 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, mon
 def test_the_endgame_split_hands_over_when_the_end_is_reached():
     """bench/multiplayer_teacher.py --split: the first agent moves until a player reaches the target,
     the second in the final round and any tie-break, never the other way round."""
-    import importlib.util
-
     from zilch_env import GameState, load_ruleset
 
-    spec = importlib.util.spec_from_file_location("multiplayer_teacher", ROOT / "bench" / "multiplayer_teacher.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _multiplayer_bench()
 
     class Recorder:
         def __init__(self, name):
