@@ -78,6 +78,16 @@ def bar_table(d0, d1, v, on, penf, ip, rt, p_allonly, out):
 
 
 @njit(cache=True, nogil=True)
+def bar_curve(d0, d1, v, on, penf, ip, rt, p_allonly, out):
+    """:func:`bar_table` on one thread (safe to call from several Python threads at once)."""
+    for d in range(d0, d1 + 1):
+        tcap = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+        B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
+        tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
+        out[d] = _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
+
+
+@njit(cache=True, nogil=True)
 def first_tiebreak_inputs(G, ip, B, Zv, tmin=0):
     """Inputs of the first player's tie-break turn: banking ``t`` leaves the second player the bar
     ``t`` (``G[x]`` = their chance against bar ``x``); a zilch leaves the bar of the permanent points."""
@@ -564,6 +574,19 @@ def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut):
     tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1, tmin)
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
     tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, tmin)
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True, nogil=True)
+def given_situation(Bv, Zvv, thr, ip, rt, p_allonly, cut):
+    """The turn DP of a turn whose endings are valued by the caller: ``Bv[t]`` banking turn total
+    ``t`` (every total at or above ``len(Bv) - 1`` is banked there), ``Zvv[pi]`` a zilch keeping
+    ``pi`` permanent straights, ``thr`` the least bank (the entry threshold or minimum bank)."""
+    tcap = Bv.shape[0] - 1
+    B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
+    B[:] = Bv
+    Zv[:] = Zvv
     _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
     return tcap, thr, B, Q, C
 

@@ -330,6 +330,7 @@ class GameTable:
         self._sit: tuple | None = None
         self._cache_bytes = 0
         self._caps: dict[tuple, int] = {}  # stable_cap's memo: decoding a situation is Python work
+        self._curves: dict[tuple, np.ndarray] = {}  # _chase_curve's memo
 
     @property
     def dcap(self) -> int:
@@ -451,6 +452,82 @@ class GameTable:
         return ("race", self._race_sid(pos, scores[me], on_board[me], zilch_streak[me],
                                        scores[opp], on_board[opp], zilch_streak[opp]))
 
+    def final_situation_of(self, me: int, first: int, scores: Sequence[int], on_board: Sequence[bool],
+                           zilch_streak: Sequence[int], final_queue: Sequence[int], bar: int = 0,
+                           overcoming: bool = False) -> tuple:
+        """The last turn of seat ``me`` in a game of any number of seats (``final_queue``: the seats
+        still to play their last turn, ``me`` first): it must end above the leader, the highest score
+        among the others, and under ``overcoming`` a bank must also beat ``bar`` points (the previous
+        turn's result). A bank above the leader then wins if each seat still to play after ``me``
+        fails to end above the new top score (and, the next of them under ``overcoming``, to beat the
+        mover's result): their best chances of one turn against those bars, as if independent. With
+        no bar above the leader's lead and no one after the mover, this is the two-player game's last
+        turn, ``("bar", d, v, on, penalty_due)``; else ``("chase", d, v, bar, on, penalty_due,
+        later)`` in units, ``later`` the seats after the mover as ``(their score - the mover's,
+        their tie value, on the board, penalty due, bar from the mover's result)``. The solved
+        game's rules know neither three players nor overcoming: this is the model a teacher of those
+        games uses, exact for the last seat to play and for two players."""
+        ip, u = self.ip, self.unit
+        n = len(scores)
+        if not final_queue or final_queue[0] != me:
+            raise ValueError(f"final queue {list(final_queue)}: the mover, seat {me}, plays first in it")
+        others = [q for q in range(n) if q != me]
+        lead = max(others, key=lambda q: (scores[q], -((q - me) % n)))
+        pos = 0 if (me - first) % n < (lead - first) % n else 1
+        pc = int(ip[K.IP_PCOUNT])
+
+        def due(q: int) -> bool:
+            return bool(pc and on_board[q] and zilch_streak[q] == pc - 1)
+
+        d = (scores[lead] - scores[me]) // u
+        b = bar // u if overcoming else 0
+        later = tuple(((scores[q] - scores[me]) // u, self.tie_value(1), bool(on_board[q]), due(q),
+                       bool(overcoming and i == 0)) for i, q in enumerate(final_queue[1:]))
+        if b < d and not later:
+            return ("bar", d, self.tie_value(pos), bool(on_board[me]), due(me))
+        return ("chase", d, self.tie_value(pos), b, bool(on_board[me]), due(me), later)
+
+    def _chase_curve(self, v: float, on: bool, penf: bool) -> np.ndarray:
+        """``out[x]``: the best chance of one turn ending above ``x`` units (``x`` ties, worth
+        ``v``), for x = 0 .. :attr:`dcap` (beyond it below :data:`TAIL_EPS`); memoised."""
+        key = (float(v), bool(on), bool(penf))
+        out = self._curves.get(key)
+        if out is None:  # one thread: prefetch may solve turns on several at once
+            out = np.zeros(self.dcap + 1)
+            K.bar_curve(0, self.dcap, float(v), bool(on), bool(penf), self.ip, self._rtt, self._rt.p_allonly, out)
+            self._curves[key] = out
+        return out
+
+    def _chase_inputs(self, situation: tuple, tmin: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """``(B, Zv, thr)`` of a ``"chase"`` situation (:meth:`final_situation_of`)."""
+        _, d, v, b, on, penf, later = situation
+        ip = self.ip
+        thr = int(ip[K.IP_MINB]) if on else int(ip[K.IP_ENTRY])
+        tcap = max(d + 1, b + 1, thr, 1, tmin)
+        if later:
+            tcap = max(tcap, self.dcap + max(0, max(g for g, *_ in later)) + 1, d + self.dcap + 1)
+        curves = [self._chase_curve(vk, onk, pk) for _, vk, onk, pk, _ in later]
+
+        def ending(t: np.ndarray) -> np.ndarray:  # the mover's chance after recording t units
+            val = np.where(t > d, 1.0, np.where(t == d, v, 0.0))
+            top = np.maximum(t, d)  # above the mover's score
+            for (g, _, _, _, next_bar), curve in zip(later, curves):
+                need = top - g
+                if next_bar:
+                    need = np.maximum(need, t)
+                val = val * (1.0 - curve[np.clip(need, 0, self.dcap)])
+            return val
+
+        t = np.arange(tcap + 1)
+        B = np.where(t > b, ending(t), 0.0)
+        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        rec = np.arange(NP) * S
+        rec = np.where(on | ((rec > 0) & (rec >= int(ip[K.IP_ENTRY]))), rec, 0)
+        Zv = ending(rec - (int(ip[K.IP_PEN]) if penf else 0))
+        if penf and int(ip[K.IP_RESET]) == 1:
+            Zv[:] = 0.0
+        return B, Zv, thr
+
     def start_value(self, situation: tuple) -> float:
         """The mover's win chance at the start of the turn of ``situation`` (before its first roll),
         under optimal play by both."""
@@ -502,6 +579,9 @@ class GameTable:
         elif kind == "bar":
             _, d, v, on, penf = situation
             tcap, thr, B, Q, C = K.bar_situation(d, v, on, penf, ip, rtt, pa, tmin, cut)
+        elif kind == "chase":
+            Bv, Zvv, thr0 = self._chase_inputs(situation, tmin)
+            tcap, thr, B, Q, C = K.given_situation(Bv, Zvv, thr0, ip, rtt, pa, cut)
         else:
             tcap, thr, B, Q, C = K.tiebreak_situation(self.G[situation[1]], ip, rtt, pa, tmin, cut)
         # Only turn totals up to the cap are read (the cap is above every total one keep can reach
@@ -622,6 +702,9 @@ class GameTable:
         those endings (by turn total and by permanent straights, in units); the turn's value is
         ``sum(bank * B) + sum(zilch * Zv)``. A turn pushed past the solver's cap counts as banked there."""
         kind = situation[0]
+        if kind == "chase":
+            raise ValueError("turn_outcomes: a 'chase' situation (final_situation_of) is a teacher's model of "
+                             "games the solved game does not play; its outcomes are not tabled")
         u, S = self.unit, int(self.ip[K.IP_S])
         args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1])
         if kind == "race":

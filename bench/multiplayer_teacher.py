@@ -10,14 +10,16 @@ variants.piggyback=true``). This measures that teacher as a player, so a learner
 be read against what its lesson is worth:
 
 * ``leader``: every decision the best of the two-player game table against the leader
-  (:func:`train.teach.leader_seats`);
+  (:func:`train.teach.leader_seats`); a last turn as :func:`train.teach.table_situation` gives it:
+  above the leader and, under ``overcoming``, the previous turn's result, leaving the seats still to
+  play as little as it can (``GameTable.final_situation_of``);
 * ``product``: before the game's end is reached, the action with the largest product of the mover's
   two-player win chances against each other player (as if its races with them were independent);
   from the end on, as ``leader``.
 
 The table is that of the rules without ``overcoming`` and ``piggyback`` (the game solver models
-neither): a keep is valued as in those rules, among the actions the game allows; an offer by the
-win chance of rolling on from it against a fresh turn. It is solved and cached on first use (seconds
+neither): before the end a keep is valued as in those rules, among the actions the game allows; an
+offer by the win chance of rolling on from it against a fresh turn. It is solved and cached on first use (seconds
 for targets up to 5,000). Each agent plays one seat against ``heuristic`` in the others, seat
 permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
 results with a 95% interval, and the fair share. ``--agents`` adds agent specs measured on the same
@@ -58,11 +60,11 @@ class TwoPlayerTablePlayer:
                                        queue, tied, st.tiebreak_round)
 
     def _leader(self, st: GameState) -> tuple:
-        from train.teach import leader_seats
+        from train.teach import table_situation
 
-        seats, _, queue, tied = leader_seats(st.current, st.first, st.num_players, st.scores, st.final_queue,
-                                             st.tiebreak_players)
-        return self._situation(st, seats, queue, tied)
+        return table_situation(self.table, st.current, st.first, st.scores, st.on_board, st.zilch_streak,
+                               st.final_queue, st.tiebreak_players, st.tiebreak_round, st.last_result,
+                               st.ruleset.variants.overcoming)
 
     def _values(self, st: GameState, sit: tuple) -> dict[int, float]:
         cap = self.table.stable_cap(sit)

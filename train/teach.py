@@ -98,7 +98,13 @@ class WinTeacher:
     the mover against the *leader*, the highest score among the others (:func:`leader_seats`): an
     approximation, not the solved game of those players, which ``train/teach_any.py`` teaches at 3
     and 4 players (a two-player win agent plays better than a fair share there, against the
-    ``heuristic``, by playing that way).
+    ``heuristic``, by playing that way). A last turn is the mover's against the leader and the
+    seats still to play after it (:func:`table_situation`).
+
+    With ``overcoming=True`` it labels games of the table's rules with ``variants.overcoming`` on:
+    a keep before the end as in the table's game, among the legal actions (a bank that does not beat
+    the previous turn is not one); a last turn must also beat that turn's result, which the table's
+    last turns take into account (``GameTable.final_situation_of``).
 
     With ``piggyback=True`` it labels games of the table's rules with ``variants.piggyback`` on, as
     the table's game, also an approximation (the game solver does not model piggyback): a keep is
@@ -110,7 +116,7 @@ class WinTeacher:
     name = "optimal-win"
 
     def __init__(self, ruleset: Ruleset | str, table: Any = None, threads: int = 1, cache_mb: float | None = None,
-                 leader: bool = False, piggyback: bool = False):
+                 leader: bool = False, piggyback: bool = False, overcoming: bool = False):
         from agents.game_table import check_supported
         from zilch_env.scoring import scoring_table
 
@@ -130,6 +136,7 @@ class WinTeacher:
         self.threads = int(threads)
         self.leader = bool(leader)
         self.piggyback = bool(piggyback)
+        self.overcoming = bool(overcoming)
         self._games_checked: Any = None
         if cache_mb is not None:
             table.cache_mb = float(cache_mb)
@@ -159,22 +166,16 @@ class WinTeacher:
 
     def situations(self, games: Any, rows: np.ndarray) -> list[tuple]:
         """The table's situation (``GameTable.situation_of``) of the player to move in each row."""
-        tab = self.table
         cur, first, tbr = games.current, games.first, games.tiebreak_round
-        scores, onb, streak = games.scores, games.on_board, games.zilch_streak
+        scores, onb, streak, last = games.scores, games.on_board, games.zilch_streak, games.last_result
         players = games.players
+        over = np.array([r.variants.overcoming for r in games.rulesets])[games.rule_ids]
         out = []
         for b in rows.tolist():
             n = int(players[b])
-            if n == 2:
-                out.append(tab.situation_of(int(cur[b]), int(first[b]), scores[b, :2].tolist(), onb[b, :2].tolist(),
-                                            streak[b, :2].tolist(), games.final_queue(b), games.tiebreak_players(b),
-                                            int(tbr[b])))
-                continue
-            seats, me, queue, tied = leader_seats(int(cur[b]), int(first[b]), n, scores[b, :n].tolist(),
-                                                  games.final_queue(b), games.tiebreak_players(b))
-            out.append(tab.situation_of(me, 0, scores[b, seats].tolist(), onb[b, seats].tolist(),
-                                        streak[b, seats].tolist(), queue, tied, int(tbr[b])))
+            out.append(table_situation(self.table, int(cur[b]), int(first[b]), scores[b, :n].tolist(),
+                                       onb[b, :n].tolist(), streak[b, :n].tolist(), games.final_queue(b),
+                                       games.tiebreak_players(b), int(tbr[b]), int(last[b]), bool(over[b])))
         return out
 
     def action_values(self, games: Any, rows: Sequence[int] | np.ndarray,
@@ -257,18 +258,19 @@ class WinTeacher:
         from agents.game_table import ruleset_key
 
         rs = self.ruleset
-        allowed = {ruleset_key(rs)}
-        if self.piggyback:
-            allowed.add(ruleset_key(dataclasses.replace(rs, variants=dataclasses.replace(rs.variants,
-                                                                                          piggyback=True))))
+        variants = [name for name in ("piggyback", "overcoming") if getattr(self, name)]
+        allowed = set()
+        for k in range(1 << len(variants)):
+            on = {name: True for i, name in enumerate(variants) if k >> i & 1}
+            allowed.add(ruleset_key(dataclasses.replace(rs, variants=dataclasses.replace(rs.variants, **on))))
         for other in games.rulesets:
             if ruleset_key(other) not in allowed:
                 from agents.learned import rule_differences
 
                 diff = [f"{k}: table {mine!r}, games {theirs!r}"
                         for k, mine, theirs in rule_differences(rs.to_dict(), other.to_dict())
-                        if not (self.piggyback and k == "variants.piggyback")]
-                extra = " (or those rules with piggyback on)" if self.piggyback else ""
+                        if k not in {f"variants.{name}" for name in variants}]
+                extra = f" (or those rules with {' and/or '.join(variants)} on)" if variants else ""
                 raise TeachError(f"the games play other rules than this teacher's table{extra}: {'; '.join(diff)}")
         self._games_checked = games
 
@@ -303,6 +305,28 @@ def leader_seats(me: int, first: int, players: int, scores: Sequence[int], final
     queue = None if final_queue is None else [two[q] for q in final_queue if q in two]
     tied = None if tiebreak_players is None else [two[q] for q in tiebreak_players if q in two]
     return seats, two[me], queue, tied
+
+
+def table_situation(table: Any, me: int, first: int, scores: Sequence[int], on_board: Sequence[bool],
+                    zilch_streak: Sequence[int], final_queue: Sequence[int] | None,
+                    tiebreak_players: Sequence[int] | None, tiebreak_round: int, last_result: int = 0,
+                    overcoming: bool = False) -> tuple:
+    """The situation a two-player game table (``agents.game_table.GameTable``) gives the mover of
+    a game of any number of seats. Before the end, the two-player game of the mover against the
+    leader (:func:`leader_seats`); a last turn, ``GameTable.final_situation_of`` (above the leader,
+    under ``overcoming`` above the previous turn's result ``last_result``, and leaving the seats
+    still to play as little as it can); a tie-break turn, the two-player game's against the leader
+    among the tied players."""
+    n = len(scores)
+    if final_queue is not None and tiebreak_players is None:
+        return table.final_situation_of(me, first, scores, on_board, zilch_streak, final_queue, last_result,
+                                        overcoming)
+    if n == 2:
+        return table.situation_of(me, first, scores, on_board, zilch_streak, final_queue, tiebreak_players,
+                                  tiebreak_round)
+    seats, i, queue, tied = leader_seats(me, first, n, scores, final_queue, tiebreak_players)
+    return table.situation_of(i, 0, [scores[q] for q in seats], [on_board[q] for q in seats],
+                              [zilch_streak[q] for q in seats], queue, tied, tiebreak_round)
 
 
 def teacher_for(ruleset: Ruleset | str, threads: int = 1, cache_mb: float | None = None) -> WinTeacher:

@@ -21,6 +21,14 @@ What it does
       keep as in the preset's game, an offer by the win chance of rolling on from it against a
       fresh turn. The game solver does not model piggyback; played this way the presets' solved
       games still beat the ``heuristic`` under piggyback;
+    * on every preset with ``variants.overcoming`` on at each target of ``--overcoming-targets``
+      (3,000 and 4,000 by default, targets of the distribution whose games solve in seconds), two
+      players and each player count of ``--players``, ``--overcoming-decisions`` a round, in games
+      against that target's ``optimal-win`` played so, ``greedy`` and itself, every decision
+      labelled by the solved game of those rules without overcoming
+      (``WinTeacher(leader=True, overcoming=True)``): before the end a keep as in that game among
+      the legal actions, a last turn above both the leader and the previous turn's result, leaving
+      the seats still to play as little as it can (``GameTable.final_situation_of``);
     * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
@@ -81,6 +89,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--piggyback-decisions", type=int, default=20_000,
                    help="decisions per preset per round on the preset with piggyback on (two players), labelled by "
                         "the preset's solved game as train.teach.WinTeacher(piggyback=True) does (0: none)")
+    p.add_argument("--overcoming-decisions", type=int, default=5_000,
+                   help="decisions per preset, target of --overcoming-targets and player count (2 and --players) per "
+                        "round on the preset with overcoming on, labelled by that target's solved game as "
+                        "train.teach.WinTeacher(leader=True, overcoming=True) does (0: none)")
+    p.add_argument("--overcoming-targets", type=int, nargs="+", default=[3000, 4000],
+                   help="the targets of the overcoming lessons (each preset's game is solved there, cached)")
     p.add_argument("--keep-decisions", type=int, default=120_000,
                    help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
     p.add_argument("--offer-regret", type=float, default=0.01,
@@ -106,7 +120,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("rounds", "decisions", "multi_decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
-    for name in ("keep_decisions", "offer_decisions", "piggyback_decisions"):
+    from zilch_env.distribution import TARGETS
+
+    bad = [t for t in args.overcoming_targets if t not in TARGETS]
+    if bad:
+        p.error(f"--overcoming-targets {' '.join(map(str, bad))}: targets of the distribution, "
+                f"{', '.join(map(str, TARGETS))} (the rest are held out for evaluation)")
+    for name in ("keep_decisions", "offer_decisions", "piggyback_decisions", "overcoming_decisions"):
         if getattr(args, name) < 0:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 0 or more")
     if not 0 <= args.offer_regret <= 1:
@@ -226,6 +246,21 @@ def main(argv: list[str] | None = None) -> int:
                                       reward="win")
             venv.seed(args.seed)
             piggy.append((f"{name} piggyback", pig_teacher, venv))
+    over = []
+    if args.overcoming_decisions:
+        from agents.game_solver import solve_game
+
+        jobs = [(name, t) for name in args.presets for t in args.overcoming_targets]
+        for name, t in track(jobs, description="the overcoming lessons' games", disable=not progress):
+            base = load_ruleset(name, {"target": t})
+            teacher = WinTeacher(base, table=solve_game(base, progress=False), leader=True, overcoming=True,
+                                 cache_mb=shaping_cache_mb(0) / len(jobs))
+            rs = load_ruleset(name, {"target": t, "variants.overcoming": True})
+            for n in [2, *args.players]:
+                venv = BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=n, seed=args.seed,
+                                          opponent=[teacher, kernel_agent("greedy", rs), learner], reward="win")
+                venv.seed(args.seed)
+                over.append((f"{name} target {t} overcoming {n}p", teacher, venv))
     keep_env = offers = offer_env = offer_set = None
     teach_offers = args.offer_decisions and args.offer_regret > 0
     if args.keep_decisions or teach_offers:  # the pool's other rulesets, and their turn tables (solved once)
@@ -264,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
             measured[name] = stats["optimal-win"]
         led: dict[str, Any] = {}
         pig_led: dict[str, Any] = {}
+        over_led: dict[str, Any] = {}
         if rnd < args.rounds:  # the multi-player lessons (the last round only measures the presets)
             for name, teacher, venv in multi:
                 d, stats = collect(venv, learner, teacher, args.multi_decisions, obs_size, ["optimal-turn", "self"])
@@ -274,9 +310,14 @@ def main(argv: list[str] | None = None) -> int:
                                    ["optimal-win", "optimal-turn", "self"])
                 new = new.joined(d, 10**9)
                 pig_led[name] = stats["optimal-win"]
+            for name, teacher, venv in over:
+                d, stats = collect(venv, learner, teacher, args.overcoming_decisions, obs_size,
+                                   ["optimal-win", "greedy", "self"])
+                new = new.joined(d, 10**9)
+                over_led[name] = stats["optimal-win"]
         lost = [m["regret_per_game"] for m in measured.values() if m["regret_per_game"] is not None]
         total = float(np.mean(lost)) if len(lost) == len(measured) else None
-        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "piggyback": pig_led,
+        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "piggyback": pig_led, "overcoming": over_led,
                                  "mean_regret_per_game": total,
                                  "seconds": round(time.perf_counter() - t0, 1)}
         # a fitted network (round 1 on): the lessons the presets' regret does not measure (3 and 4

@@ -569,3 +569,57 @@ def test_values_do_not_depend_on_the_cap_from_the_stable_cap_on(tmp_path, monkey
         checked += 1
         g.apply(agents[g.current].act(g, g.legal_actions(), rng))
     assert checked > 20
+
+
+# ============================================================================================
+# The last turns of games the solved game does not play: overcoming's bar, seats still to play
+
+
+def test_final_situation_of_two_players_is_the_tables_last_turn(solve_once):
+    """Two players and no bar above the lead: the two-player game's own last turn. A bar above the
+    lead (overcoming) is the turn against that bar with no tie (a bank equal to it is refused)."""
+    rs = load_ruleset("zonk", {"target": 1000})
+    table = solve_once(rs)
+    u = table.unit
+    for me, first, scores in ((1, 0, [1100, 600]), (0, 1, [400, 1050]), (1, 1, [1000, 950])):
+        want = table.situation_of(me, first, scores, [True, True], [0, 0], [me], None, 0)
+        assert table.final_situation_of(me, first, scores, [True, True], [0, 0], [me]) == want
+        assert table.final_situation_of(me, first, scores, [True, True], [0, 0], [me], bar=5000) == want
+    lead = 1100 - 600
+    below = table.final_situation_of(1, 0, [1100, 600], [True, True], [0, 0], [1], bar=lead - u, overcoming=True)
+    assert below == ("bar", lead // u, 0.5, True, False)
+    above = table.final_situation_of(1, 0, [1100, 600], [True, True], [0, 0], [1], bar=800, overcoming=True)
+    assert above[0] == "chase" and above[3] == 800 // u
+    assert table.start_value(above) == pytest.approx(table.start_value(("bar", 800 // u, 0.0, True, False)), abs=1e-12)
+    assert table.start_value(above) < table.start_value(below)
+    with pytest.raises(ValueError, match=r"final queue \[0, 1\]: the mover, seat 1, plays first"):
+        table.final_situation_of(1, 0, [1100, 600], [True, True], [0, 0], [0, 1])
+
+
+def test_a_last_turn_with_a_seat_after_it_leaves_that_seat_its_chance(solve_once):
+    """The first of two last turns: a bank above the leader wins if the seat after it then fails to
+    end above the new top score (and, under overcoming, above the mover's result). Every bank's
+    value is checked against that seat's own last turn, solved on its own."""
+    rs = load_ruleset("zilch5k", {"target": 1000})
+    table = solve_once(rs)
+    u = table.unit
+    scores = [1200, 700, 550]  # seat 0 reached the target; seat 1 plays, then seat 2
+    for overcoming, bar in ((False, 0), (True, 300)):
+        sit = table.final_situation_of(1, 0, scores, [True] * 3, [0] * 3, [1, 2], bar=bar, overcoming=overcoming)
+        _, d, v, b, on, penf, later = sit
+        assert (d, b, later) == (10, bar // u, ((-3, table.tie_value(1), True, False, overcoming),))
+        B, _, _ = table._chase_inputs(sit, 0)
+        for t in (b, b + 1, d - 1, d, d + 1, d + 4, d + 12):
+            if t <= b or t < d:
+                assert B[t] == 0.0
+                continue
+            need = max(t, d) + 3
+            if overcoming:
+                need = max(need, t)
+            other = table.start_value(("bar", need, v, True, False))
+            assert B[t] == pytest.approx((1.0 if t > d else v) * (1.0 - other), abs=1e-7)  # float32 turns
+        alone = table.start_value(table.final_situation_of(1, 0, scores[:2], [True] * 2, [0] * 2, [1], bar=bar,
+                                                           overcoming=overcoming))
+        assert 0.0 < table.start_value(sit) < alone
+    with pytest.raises(ValueError, match="outcomes are not tabled"):
+        table.turn_outcomes(sit)

@@ -89,12 +89,14 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
                            "--keep-decisions", "300", "--players", "3", "3", "--multi-decisions", "200",
                            "--offer-decisions", "50", "--piggyback-decisions", "120", "--n-envs", "8",
-                           "--no-progress"]) == 0
+                           "--overcoming-decisions", "100", "--overcoming-targets", "3000", "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
-    # 300 on the preset, 200 at three players (asked twice, taught once), 300 kept, 50 offers
-    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 970
+    # 300 on the preset, 200 at three players (asked twice, taught once), 120 under piggyback,
+    # 100 under overcoming at each of 2 and 3 players, 300 kept, 50 offers
+    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 1170
     assert list(teach["rounds"][0]["multi_player"]) == ["zonk 3p"] and not teach["rounds"][1]["multi_player"]
     assert list(teach["rounds"][0]["piggyback"]) == ["zonk piggyback"] and not teach["rounds"][1]["piggyback"]
+    assert list(teach["rounds"][0]["overcoming"]) == ["zonk target 3000 overcoming 2p", "zonk target 3000 overcoming 3p"]
     assert teach["chosen"]["round"] == 1  # the fitted network (of the one round), not the --init one
     assert json.loads((out / "policy.json").read_text())["obs_version"] == 4
     state = json.loads((out / "best" / "train.json").read_text())
@@ -108,6 +110,17 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
         teach_any.parse_args(["--players", "2"])
     with pytest.raises(SystemExit):
         teach_any.parse_args(["--piggyback-decisions", "-1"])
+
+
+def test_teach_any_names_a_held_out_overcoming_target(capsys):
+    from train import teach_any
+
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--overcoming-targets", "3000", "3500"])
+    err = capsys.readouterr().err
+    assert "--overcoming-targets 3500: targets of the distribution, 2000, 3000" in err and "held out" in err
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--overcoming-decisions", "-1"])
 
 
 def test_turn_returns_cut_only_the_shaped_games():

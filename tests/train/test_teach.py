@@ -225,7 +225,7 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
         with pytest.raises(teach.TeachError, match="leader=True"):
             zonk_teacher.action_values(bg, np.arange(16))
         rng = np.random.default_rng(n)
-        checked = 0
+        checked = finals = 0
         for _ in range(400):
             live = np.flatnonzero(~bg.done)
             if not live.size:
@@ -236,14 +236,66 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
             for i, b in enumerate(live.tolist()):
                 cur, first = int(bg.current[b]), int(bg.first[b])
                 sc = bg.scores[b, :n].tolist()
-                seats, me, queue, tied = teach.leader_seats(cur, first, n, sc, bg.final_queue(b), bg.tiebreak_players(b))
-                want = t.table.situation_of(me, 0, [sc[q] for q in seats], bg.on_board[b, seats].tolist(),
-                                            bg.zilch_streak[b, seats].tolist(), queue, tied, int(bg.tiebreak_round[b]))
+                queue, tied = bg.final_queue(b), bg.tiebreak_players(b)
+                if queue is not None and tied is None:  # a last turn: the leader and the seats after
+                    want = t.table.final_situation_of(cur, first, sc, bg.on_board[b, :n].tolist(),
+                                                      bg.zilch_streak[b, :n].tolist(), queue)
+                    finals += len(queue) > 1
+                else:
+                    seats, me, queue, tied = teach.leader_seats(cur, first, n, sc, queue, tied)
+                    want = t.table.situation_of(me, 0, [sc[q] for q in seats], bg.on_board[b, seats].tolist(),
+                                                bg.zilch_streak[b, seats].tolist(), queue, tied,
+                                                int(bg.tiebreak_round[b]))
                 assert t.situations(bg, np.array([b]))[0] == want
                 checked += 1
             acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
             bg.step_rows(live, acts)
-        assert checked > 300
+        assert checked > 300 and finals > 0
+
+
+def test_overcoming_teacher_labels_last_turns_above_the_previous_result(zonk_teacher):
+    """With overcoming=True the teacher labels games of zonk with overcoming on: before the end a
+    keep as zonk's solved game values it, among the legal actions; a last turn as
+    ``final_situation_of`` with the bar of the previous turn's result. Without it those games are
+    refused, naming the variant."""
+    from zilch_env import GameState, load_ruleset
+    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+
+    plain, over = load_ruleset("zonk", {"target": 2000}), load_ruleset("zonk", {"target": 2000, "variants.overcoming": True})
+    from agents.game_solver import solve_game
+
+    tab = solve_game(plain, cache=False, progress=False)
+    with pytest.raises(teach.TeachError, match=r"variants\.overcoming: table False, games True"):
+        teach.WinTeacher(plain, table=tab, leader=True).action_values(BatchedGames(over, 4, 3, seed=1), np.arange(4))
+    t = teach.WinTeacher(plain, table=tab, leader=True, overcoming=True)
+    for n in (2, 3):
+        keys = stream_keys(3 + n, 24)
+        bg = BatchedGames(over, 24, n, dice_keys=keys)
+        singles = [GameState(over, n, dice=KeyedDice(k)) for k in keys]
+        rng = np.random.default_rng(n)
+        barred = 0
+        for live in live_rows(bg, 600):
+            masks = bg.legal_masks(rows=live)
+            q = t.action_values(bg, live, masks)
+            assert (np.isfinite(q) == masks).all() and (q[masks] >= 0).all() and (q[masks] <= 1).all()
+            for i, b in enumerate(live.tolist()):
+                s = singles[b]
+                assert int(bg.last_result[b]) == s.last_result
+                sit = t.situations(bg, np.array([b]))[0]
+                if s.final_queue is not None and s.tiebreak_players is None:
+                    assert sit == tab.final_situation_of(s.current, s.first, s.scores, s.on_board, s.zilch_streak,
+                                                         s.final_queue, s.last_result, True)
+                    c = s.clone()
+                    c.ruleset = plain  # the same position: the table's keeps, valued in that situation
+                    want = tab.action_values(c, cut=False, tmin=tab.stable_cap(sit), situation=sit)
+                    assert {a: pytest.approx(want[a], abs=1e-6) for a in np.flatnonzero(masks[i]).tolist()} == \
+                        {a: q[i, a] for a in np.flatnonzero(masks[i]).tolist()}
+                    barred += sit[0] == "chase"
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            bg.step_rows(live, acts)
+            for b, a in zip(live.tolist(), acts.tolist()):
+                singles[b].apply(int(a))
+        assert barred > 0
 
 
 def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teacher):
