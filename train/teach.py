@@ -360,9 +360,22 @@ class Decisions:
 
     def joined(self, other: "Decisions", limit: int) -> "Decisions":
         """These and ``other``'s decisions, the oldest dropped beyond ``limit``."""
-        obs = np.concatenate([self.obs, other.obs])[-limit:]
-        reg = np.concatenate([self.regret, other.regret])[-limit:]
-        return Decisions(obs, reg)
+        return Decisions.concat([self, other], limit)
+
+    @staticmethod
+    def concat(parts: Sequence["Decisions"], limit: int) -> "Decisions":
+        """The decisions of ``parts`` in order, the oldest dropped beyond ``limit``, copied once."""
+        keep, rows = [], 0
+        for d in reversed(parts):  # the newest first, until the limit is reached
+            if rows >= limit:
+                break
+            take = min(len(d), limit - rows)
+            keep.append(Decisions(d.obs[len(d) - take:], d.regret[len(d) - take:]))
+            rows += take
+        keep.reverse()
+        if not keep:
+            return Decisions(parts[0].obs[:0], parts[0].regret[:0])
+        return Decisions(np.concatenate([d.obs for d in keep]), np.concatenate([d.regret for d in keep]))
 
 
 def argmax_policy(snapshot: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -291,11 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"any ruleset: teaching {zip_path} on {len(presets)} presets by their solved games, keeping it on "
           f"the pool's other rulesets; {args.rounds} rounds", flush=True)
     for rnd in range(args.rounds + 1):
-        new = Decisions.empty(obs_size)
+        parts: list[Decisions] = []  # joined once: joining each lesson's as it comes copies the round over and over
         measured: dict[str, Any] = {}
         for name, teacher, venv in presets:
             d, stats = collect(venv, learner, teacher, args.decisions, obs_size, ["optimal-win", "optimal-turn", "self"])
-            new = new.joined(d, 10**9)
+            parts.append(d)
             measured[name] = stats["optimal-win"]
         led: dict[str, Any] = {}
         pig_led: dict[str, Any] = {}
@@ -303,22 +303,22 @@ def main(argv: list[str] | None = None) -> int:
         if rnd < args.rounds:  # the multi-player lessons (the last round only measures the presets)
             for name, teacher, venv in multi:
                 d, stats = collect(venv, learner, teacher, args.multi_decisions, obs_size, ["optimal-turn", "self"])
-                new = new.joined(d, 10**9)
+                parts.append(d)
                 led[name] = stats["optimal-turn"]
             for name, teacher, venv in piggy:
                 d, stats = collect(venv, learner, teacher, args.piggyback_decisions, obs_size,
                                    ["optimal-win", "optimal-turn", "self"])
-                new = new.joined(d, 10**9)
+                parts.append(d)
                 pig_led[name] = stats["optimal-win"]
             for name, teacher, venv in over:
                 d, stats = collect(venv, learner, teacher, args.overcoming_decisions, obs_size,
                                    ["optimal-win", "greedy", "self"])
-                new = new.joined(d, 10**9)
+                parts.append(d)
                 over_led[name] = stats["optimal-win"]
         lost = [m["regret_per_game"] for m in measured.values() if m["regret_per_game"] is not None]
         total = float(np.mean(lost)) if len(lost) == len(measured) else None
-        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "piggyback": pig_led, "overcoming": over_led,
-                                 "mean_regret_per_game": total,
+        entry: dict[str, Any] = {"round": rnd, "measured": measured, "multi_player": led, "piggyback": pig_led,
+                                 "overcoming": over_led, "mean_regret_per_game": total,
                                  "seconds": round(time.perf_counter() - t0, 1)}
         # a fitted network (round 1 on): the lessons the presets' regret does not measure (3 and 4
         # players, piggyback, the offers) are what teaching adds to the --init network, which round 0 measures
@@ -333,12 +333,12 @@ def main(argv: list[str] | None = None) -> int:
             history.append(entry)
             break
         if keep_env is not None:
-            new = new.joined(distill(keep_env, learner, frozen, args.keep_decisions, args.tau, obs_size,
-                                     offers, args.offer_regret), 10**9)
+            parts.append(distill(keep_env, learner, frozen, args.keep_decisions, args.tau, obs_size,
+                                 offers, args.offer_regret))
         if offer_env is not None:
-            new = new.joined(distill(offer_env, learner, frozen, args.offer_decisions, args.tau, obs_size,
-                                     offer_set, args.offer_regret, offers_only=True), 10**9)
-        data = data.joined(new, args.max_decisions)
+            parts.append(distill(offer_env, learner, frozen, args.offer_decisions, args.tau, obs_size,
+                                 offer_set, args.offer_regret, offers_only=True))
+        data = Decisions.concat([data, *parts], args.max_decisions)
         lr = args.learning_rate * (1.0 - 0.9 * rnd / max(args.rounds - 1, 1))
         fitted = fit(model.policy, data, args.epochs, args.batch_size, lr, args.tau, args.regret_coef,
                      seed=args.seed * 1000 + rnd, optimizer=optimizer)

@@ -456,3 +456,15 @@ def test_the_endgame_split_hands_over_when_the_end_is_reached():
             s.apply(split.act(s, s.legal_actions(), rng))
     assert before.endgame and not any(before.endgame)
     assert after.endgame and all(after.endgame)
+
+
+def test_decisions_concat_keeps_the_newest_in_order():
+    def rows(*ids):
+        obs = np.array(ids, np.float32).reshape(-1, 1)
+        return teach.Decisions(obs, np.zeros((len(ids), 2), np.float16))
+
+    parts = [rows(1, 2, 3), rows(), rows(4, 5), rows(6)]
+    assert teach.Decisions.concat(parts, 10).obs[:, 0].tolist() == [1, 2, 3, 4, 5, 6]
+    assert teach.Decisions.concat(parts, 4).obs[:, 0].tolist() == [3, 4, 5, 6]
+    assert teach.Decisions.concat(parts, 1).obs[:, 0].tolist() == [6]
+    assert rows(1, 2).joined(rows(3), 2).obs[:, 0].tolist() == [2, 3]
