@@ -466,7 +466,8 @@ class GameTable:
         later)`` in units, ``later`` the seats after the mover as ``(their score - the mover's,
         their tie value, on the board, penalty due, bar from the mover's result)``. The solved
         game's rules know neither three players nor overcoming: this is the model a teacher of those
-        games uses, exact for the last seat to play and for two players."""
+        games uses, exact for two players and for the last seat to play (but for a tie of three or
+        more at the top, valued as a tie of two)."""
         ip, u = self.ip, self.unit
         n = len(scores)
         if not final_queue or final_queue[0] != me:
@@ -481,8 +482,13 @@ class GameTable:
 
         d = (scores[lead] - scores[me]) // u
         b = bar // u if overcoming else 0
-        later = tuple(((scores[q] - scores[me]) // u, self.tie_value(1), bool(on_board[q]), due(q),
-                       bool(overcoming and i == 0)) for i, q in enumerate(final_queue[1:]))
+        mine = (me - first) % n
+
+        def tie(q: int) -> float:  # a tie between seat q and the mover, to q (by who plays first)
+            return self.tie_value(0 if (q - first) % n < mine else 1)
+
+        later = tuple(((scores[q] - scores[me]) // u, tie(q), bool(on_board[q]), due(q), bool(overcoming and i == 0))
+                      for i, q in enumerate(final_queue[1:]))
         if b < d and not later:
             return ("bar", d, self.tie_value(pos), bool(on_board[me]), due(me))
         return ("chase", d, self.tie_value(pos), b, bool(on_board[me]), due(me), later)
@@ -499,31 +505,41 @@ class GameTable:
         return out
 
     def _chase_inputs(self, situation: tuple, tmin: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """``(B, Zv, thr)`` of a ``"chase"`` situation (:meth:`final_situation_of`)."""
+        """``(B, Zv, thr)`` of a ``"chase"`` situation (:meth:`final_situation_of`); ``thr`` the
+        least bank, above overcoming's bar ``b`` as the engine has it."""
         _, d, v, b, on, penf, later = situation
         ip = self.ip
         thr = int(ip[K.IP_MINB]) if on else int(ip[K.IP_ENTRY])
+        if b > 0:
+            thr = max(thr, b + 1)
+        # from tcap on every bank is worth B[tcap]: above the lead, and every later seat's bar at or
+        # beyond dcap, where its chance is below TAIL_EPS (the curves end there)
         tcap = max(d + 1, b + 1, thr, 1, tmin)
         if later:
-            tcap = max(tcap, self.dcap + max(0, max(g for g, *_ in later)) + 1, d + self.dcap + 1)
+            tcap = max(tcap, self.dcap + max(0, max(g for g, *_ in later)) + 1)
         curves = [self._chase_curve(vk, onk, pk) for _, vk, onk, pk, _ in later]
+        no_tie = [self._chase_curve(0.0, onk, pk) if nb else None for _, _, onk, pk, nb in later]
 
-        def ending(t: np.ndarray) -> np.ndarray:  # the mover's chance after recording t units
-            val = np.where(t > d, 1.0, np.where(t == d, v, 0.0))
-            top = np.maximum(t, d)  # above the mover's score
-            for (g, _, _, _, next_bar), curve in zip(later, curves):
-                need = top - g
-                if next_bar:
-                    need = np.maximum(need, t)
-                val = val * (1.0 - curve[np.clip(need, 0, self.dcap)])
+        def ending(gain: np.ndarray, result: np.ndarray) -> np.ndarray:
+            """The mover's chance after its score moves by ``gain`` units, the turn recording
+            ``result`` (the next seat's bar under overcoming)."""
+            val = np.where(gain > d, 1.0, np.where(gain == d, v, 0.0))
+            top = np.maximum(gain, d)  # the top score, less the mover's before this turn
+            for (g, _, _, _, next_bar), curve, strict in zip(later, curves, no_tie):
+                need = top - g  # above it wins, at it ties
+                chance = curve[np.clip(need, 0, self.dcap)]
+                if next_bar:  # a bank must also beat the mover's result (equal to it is refused)
+                    barred = result >= need
+                    chance = np.where(barred, strict[np.clip(result, 0, self.dcap)], chance)
+                val = val * (1.0 - chance)
             return val
 
         t = np.arange(tcap + 1)
-        B = np.where(t > b, ending(t), 0.0)
+        B = np.where(t > b, ending(t, t), 0.0)
         S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
         rec = np.arange(NP) * S
         rec = np.where(on | ((rec > 0) & (rec >= int(ip[K.IP_ENTRY]))), rec, 0)
-        Zv = ending(rec - (int(ip[K.IP_PEN]) if penf else 0))
+        Zv = ending(rec - (int(ip[K.IP_PEN]) if penf else 0), rec)
         if penf and int(ip[K.IP_RESET]) == 1:
             Zv[:] = 0.0
         return B, Zv, thr

@@ -165,7 +165,7 @@ class WinTeacher:
         return opts
 
     def situations(self, games: Any, rows: np.ndarray) -> list[tuple]:
-        """The table's situation (``GameTable.situation_of``) of the player to move in each row."""
+        """The table's situation of the player to move in each row (:func:`table_situation`)."""
         cur, first, tbr = games.current, games.first, games.tiebreak_round
         scores, onb, streak, last = games.scores, games.on_board, games.zilch_streak, games.last_result
         players = games.players

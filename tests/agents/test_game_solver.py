@@ -623,3 +623,31 @@ def test_a_last_turn_with_a_seat_after_it_leaves_that_seat_its_chance(solve_once
         assert 0.0 < table.start_value(sit) < alone
     with pytest.raises(ValueError, match="outcomes are not tabled"):
         table.turn_outcomes(sit)
+
+
+def test_the_next_seat_above_the_mover_must_also_beat_its_result(solve_once):
+    """Under overcoming the seat after the mover must bank above the mover's result as well as above
+    the top score: where the result is the larger (or equal), ending at it is refused, not a tie.
+    A bank below the bar is not one the turn offers."""
+    rs = load_ruleset("zilch5k", {"target": 1000})
+    table = solve_once(rs)
+    u = table.unit
+    scores = [1200, 550, 700]  # seat 0 reached the target; seat 1 plays, then seat 2 (ahead of it)
+    sit = table.final_situation_of(1, 0, scores, [True] * 3, [0] * 3, [1, 2], bar=300, overcoming=True)
+    _, d, v, b, on, penf, later = sit
+    assert (d, b) == (13, 6) and later[0][0] == 3 and later[0][4]
+    B, _, thr = table._chase_inputs(sit, 0)
+    assert thr == b + 1
+    seen = set()
+    for t in range(d, d + 25):
+        score_need = max(t, d) - 3  # seat 2's turn total that ties the top
+        if t >= score_need:  # it must beat t, and ending at t is refused
+            other, kind = table.start_value(("bar", t, 0.0, True, False)), "bar"
+        else:
+            other, kind = table.start_value(("bar", score_need, later[0][1], True, False)), "score"
+        seen.add(kind)
+        assert B[t] == pytest.approx((1.0 if t > d else v) * (1.0 - other), abs=1e-7)
+    assert seen == {"bar"}  # 3 ahead of the mover, seat 2 ties the top below the mover's result
+    # the tie value of a later seat is its own, by who plays first in the round
+    wrap = table.final_situation_of(2, 0, [0, 1100, 900], [True] * 3, [0] * 3, [2, 0])
+    assert wrap[6][0][1] == table.tie_value(0) and wrap[2] == table.tie_value(1)
