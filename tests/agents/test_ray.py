@@ -167,15 +167,19 @@ def test_sweep_interrupted_and_restarted_does_not_rerun_finished_trials(tmp_path
     watcher.start()
     assert sweep.main([*TINY, "--out", str(out)]) == 130
     watcher.join()
-    assert first.exists() and not (out / "zonk-s2" / "trial.json").exists()
+    second = out / "zonk-s2" / "trial.json"
+    # On a loaded machine the second trial (256 steps) can finish before Tune acts on the stop;
+    # then both are finished, and the restart must run neither.
+    done = 1 + second.exists()
+    assert first.exists()
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["finished"] == 1 and summary["unfinished"] == ["zonk-s2"]
+    assert summary["finished"] == done and summary["unfinished"] == ([] if done == 2 else ["zonk-s2"])
     record, mtime = first.read_text(), first.stat().st_mtime_ns
     capsys.readouterr()
 
     assert sweep.main([*TINY, "--out", str(out)]) == 0
     stdout = capsys.readouterr().out
-    assert "2 trials in" in stdout and "1 already done" in stdout
+    assert "2 trials in" in stdout and f"{done} already done" in stdout
     assert first.read_text() == record and first.stat().st_mtime_ns == mtime  # not run again
     assert (out / "zonk-s1" / "train.log").read_text().count("$ python train/ppo.py") == 1
     summary = json.loads((out / "summary.json").read_text())
