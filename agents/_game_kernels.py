@@ -66,25 +66,27 @@ def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
     return tcap, thr
 
 
+@njit(cache=True, nogil=True)
+def bar_chance(d, v, on, penf, ip, rt, p_allonly):
+    """The best chance of ending one turn above ``d`` units, ``d`` itself tying (worth ``v``)."""
+    tcap = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+    B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
+    tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
+    return _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
+
+
 @njit(cache=True, parallel=True)
 def bar_table(d0, d1, v, on, penf, ip, rt, p_allonly, out):
-    """``out[d]`` = the best chance of ending one turn above ``d`` units, ``d`` itself tying
-    (worth ``v``), for d = d0..d1 (one turn DP each, in parallel)."""
+    """``out[d]`` = :func:`bar_chance` for d = d0..d1 (one turn DP each, in parallel)."""
     for d in prange(d0, d1 + 1):
-        tcap = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
-        B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
-        tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
-        out[d] = _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
+        out[d] = bar_chance(d, v, on, penf, ip, rt, p_allonly)
 
 
 @njit(cache=True, nogil=True)
 def bar_curve(d0, d1, v, on, penf, ip, rt, p_allonly, out):
     """:func:`bar_table` on one thread (safe to call from several Python threads at once)."""
     for d in range(d0, d1 + 1):
-        tcap = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
-        B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
-        tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
-        out[d] = _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
+        out[d] = bar_chance(d, v, on, penf, ip, rt, p_allonly)
 
 
 @njit(cache=True, nogil=True)
@@ -582,7 +584,7 @@ def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut):
 def given_situation(Bv, Zvv, thr, ip, rt, p_allonly, cut):
     """The turn DP of a turn whose endings are valued by the caller: ``Bv[t]`` banking turn total
     ``t`` (every total at or above ``len(Bv) - 1`` is banked there), ``Zvv[pi]`` a zilch keeping
-    ``pi`` permanent straights, ``thr`` the least bank (the entry threshold or minimum bank)."""
+    ``pi`` permanent straights, ``thr`` the least bank."""
     tcap = Bv.shape[0] - 1
     B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
     B[:] = Bv

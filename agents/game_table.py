@@ -20,7 +20,7 @@ from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import MAX_TIEBREAK_ROUNDS, Phase, split_keep_action
 from zilch_env.ruleset import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules import compile as compile_rules
-from zilch_env.primitives import can_bank
+from zilch_env.primitives import bank_bar, can_bank
 from zilch_env.scoring import BONUS_KEEPS, bonus_of, scoring_table
 
 from . import _game_kernels as K
@@ -474,7 +474,8 @@ class GameTable:
             raise ValueError(f"final queue {list(final_queue)}: the mover, seat {me}, plays first in it")
         others = [q for q in range(n) if q != me]
         lead = max(others, key=lambda q: (scores[q], -((q - me) % n)))
-        pos = 0 if (me - first) % n < (lead - first) % n else 1
+        mine = (me - first) % n
+        pos = 0 if mine < (lead - first) % n else 1
         pc = int(ip[K.IP_PCOUNT])
 
         def due(q: int) -> bool:
@@ -482,7 +483,6 @@ class GameTable:
 
         d = (scores[lead] - scores[me]) // u
         b = bar // u if overcoming else 0
-        mine = (me - first) % n
 
         def tie(q: int) -> float:  # a tie between seat q and the mover, to q (by who plays first)
             return self.tie_value(0 if (q - first) % n < mine else 1)
@@ -509,9 +509,7 @@ class GameTable:
         least bank, above overcoming's bar ``b`` as the engine has it."""
         _, d, v, b, on, penf, later = situation
         ip = self.ip
-        thr = int(ip[K.IP_MINB]) if on else int(ip[K.IP_ENTRY])
-        if b > 0:
-            thr = max(thr, b + 1)
+        thr = bank_bar(on, int(ip[K.IP_ENTRY]), int(ip[K.IP_MINB]), b > 0, b)  # in units
         # from tcap on every bank is worth B[tcap]: above the lead, and every later seat's bar at or
         # beyond dcap, where its chance is below TAIL_EPS (the curves end there)
         tcap = max(d + 1, b + 1, thr, 1, tmin)

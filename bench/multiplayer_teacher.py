@@ -19,9 +19,9 @@ be read against what its lesson is worth:
 
 The table is that of the rules without ``overcoming`` and ``piggyback`` (the game solver models
 neither): before the end a keep is valued as in those rules, among the actions the game allows; an
-offer by the win chance of rolling on from it against a fresh turn. It is solved and cached on first use (seconds
-for targets up to 5,000). Each agent plays one seat against ``heuristic`` in the others, seat
-permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
+offer by the win chance of rolling on from it against a fresh turn. It is solved and cached on
+first use (seconds for targets up to 5,000). Each agent plays one seat against ``heuristic`` in the
+others, seat permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
 results with a 95% interval, and the fair share. ``--agents`` adds agent specs measured on the same
 deals. ``--split`` measures each of them also as two halves: ``X / heuristic's end`` plays X until
 the game's end is reached (a player at the target: the final round, any tie-break) and the
