@@ -13,7 +13,7 @@ from zilch_env.primitives import nb_can_bank
 @njit(cache=True, nogil=True)
 def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
             cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly,
-            Q, C, dQ, dC, t_from, cut, pad, arg):
+            Q, C, dQ, dC, t_from, cut, pad, arg, fB, fZ, t_top):
     """One turn, solved backwards from the turn-total cap ``tcap`` down to ``t_from``.
 
     Rules applied:
@@ -42,19 +42,37 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
     If ``arg`` is not empty it receives the chosen option of every class at every computed roll
     position, ``arg[(t * NP + pi) * ncls + c]`` (for :func:`turn_forward`).
 
-    Returns ``(C[t_from, 0, D], dC[t_from, 0, D])``: the win chance at the position and its
-    derivative with respect to ``Zv[0]``, i.e. the chance that the turn ends in a plain zilch.
+    *Followed value.* If ``dQ`` and ``dC`` are not empty they receive, at every position, the
+    expected value of another quantity under the policy the turn DP chooses: ``fB[t]`` where the
+    turn banks ``t`` and ``fZ[pi]`` where it ends in a zilch with ``pi`` permanent straights. Empty
+    ``fB`` and ``fZ`` stand for 0 and ``[1, 0, ...]``: the value's derivative with respect to
+    ``Zv[0]``, i.e. the chance that the turn ends in a plain zilch (Newton on the zilch cycles of the
+    two-player solve); the game of three players follows the next player's win chance.
+
+    *Resuming.* With ``0 <= t_top < tcap`` the rows above ``t_top`` are taken as they are in ``Q``,
+    ``C``, ``dQ``, ``dC`` (left there by a DP of the same ``B``, ``Zv``, ``fB``, ``fZ`` and cap whose
+    bank rule agrees with this one's above ``t_top``) and only the rows from ``t_top`` down are solved:
+    overcoming's bar forbids banks at or below it, so the turns of one situation under every bar share
+    the rows above the bar.
+
+    Returns ``(C[t_from, 0, D], dC[t_from, 0, D])``: the win chance at the position and the followed
+    value there (0 if none is followed).
     """
     ncls = cls_hi[D]
     keep_arg = arg.shape[0] > 0
-    deriv = dQ.shape[0] > 0  # track d value / d Zv[0] (Newton on zilch cycles) only when asked
+    deriv = dQ.shape[0] > 0  # follow a second value (by default the derivative) only when asked
+    given = fB.shape[0] > 0
     Bcap = B[tcap]
+    fcap = fB[tcap] if given else 0.0
     rowq = NP * D
     rowc = NP * (D + 1)
+    resume = 0 <= t_top < tcap
     for t in range(tcap, tcap + pad + 1):
+        if resume:
+            break
         for pi in range(NP):
             z = Zv[pi]
-            dz = 1.0 if pi == 0 else 0.0
+            dz = fZ[pi] if given else (1.0 if pi == 0 else 0.0)
             qb = t * rowq + pi * D
             cb = t * rowc + pi * (D + 1)
             for n in range(1, D + 1):
@@ -71,18 +89,19 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                 Q[qb] = ((1.0 - pz[D] - p_allonly) * Bcap + pz[D] * z) / den
             if deriv:
                 for n in range(1, D + 1):
-                    dC[cb + n] = pz[n] * dz
+                    dC[cb + n] = (1.0 - pz[n]) * fcap + pz[n] * dz
                 for m in range(D):
-                    dQ[qb + m] = 0.0
+                    dQ[qb + m] = fcap
                 if bonus > 0:
-                    dC[cb + D] = 0.0
+                    dC[cb + D] = fcap
                 elif forced:
-                    dQ[qb] = pz[D] * dz / (1.0 - p_allonly)
-    for t in range(tcap - 1, t_from - 1, -1):
+                    dQ[qb] = ((1.0 - pz[D] - p_allonly) * fcap + pz[D] * dz) / (1.0 - p_allonly)
+    for t in range((t_top if resume else tcap - 1), t_from - 1, -1):
         pmax = NP - 1
         if S > 0 and t // S < pmax:
             pmax = t // S
         bt = B[t]
+        fbt = fB[t] if given else 0.0
         bankable = t >= thr
         in_end = cut and t >= tend and bankable and t > t_from
         for pi in range(pmax + 1):
@@ -96,7 +115,7 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                     Q[qb + m_of] = bt
                     C[cb + n] = -1.0
                     if deriv:
-                        dQ[qb + m_of] = 0.0
+                        dQ[qb + m_of] = fbt
                         dC[cb + n] = 0.0
                     continue
                 acc = 0.0
@@ -133,20 +152,24 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
                     bv = B[tb] if tb < tcap else Bcap
                     if nb_can_bank(tb, D, thr, forced) and bv >= C[k]:
                         acc += pz[n] * bv
+                        if deriv and given:
+                            dacc += pz[n] * (fB[tb] if tb < tcap else fcap)
                     else:
                         acc += pz[n] * C[k]
                         if deriv:
                             dacc += pz[n] * dC[k]
                 else:
                     acc += pz[n] * z
-                    if pi == 0:
+                    if given:
+                        dacc += pz[n] * fZ[pi]
+                    elif pi == 0:
                         dacc += pz[n]
                 C[cb + n] = acc
                 banked = nb_can_bank(t, m_of, thr, forced) and bt >= acc
                 Q[qb + m_of] = bt if banked else acc
                 if deriv:
                     dC[cb + n] = dacc
-                    dQ[qb + m_of] = 0.0 if banked else dacc
+                    dQ[qb + m_of] = fbt if banked else dacc
     k = (t_from * NP) * (D + 1) + D
     return C[k], (dC[k] if deriv else 0.0)
 
@@ -176,13 +199,17 @@ IP_FLOOR = 17  # -score_floor in units: on the board, score index 1 + IP_FLOOR +
 IP_SIZE = 18
 
 
+#: An empty followed value (turn_dp's ``fB``/``fZ``): the derivative with respect to ``Zv[0]``.
+_NONE = np.zeros(0)
+
+
 @njit(cache=True, nogil=True)
 def _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, t_from, cut):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
                    p_allonly, Q, C, dQ, dC, t_from, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]),
-                   np.zeros(0, np.int32))
+                   np.zeros(0, np.int32), _NONE, _NONE, -1)
 
 
 @njit(cache=True, nogil=True)
@@ -190,7 +217,7 @@ def _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, cut, arg):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
-                   p_allonly, Q, C, dQ, dC, 0, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]), arg)
+                   p_allonly, Q, C, dQ, dC, 0, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]), arg, _NONE, _NONE, -1)
 
 
 @njit(cache=True, nogil=True)

@@ -78,7 +78,7 @@ from __future__ import annotations
 import os
 import resource
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -275,31 +275,75 @@ def _peak_rss_mb() -> float:
 
 
 class OptimalWinAgent:
-    """Plays the move that maximises its chance of winning the game (two players), from the game table.
+    """Plays the move that maximises its chance of winning the game, from the solved game.
 
-    Any state of a two-player game of the table's ruleset: the race, the last turn after the
-    opponent reached the target, the second player's turn of ``finish_round`` and tie-break turns.
+    Two-player games of rules this module solves: any state (the race, the last turn after the
+    opponent reached the target, the second player's turn of ``finish_round`` and tie-break turns),
+    from :attr:`table`. Games of three players, and two-player games under ``overcoming``: from the
+    solved game of :mod:`agents.multi_solver` (every player maximising their own chance), solved and
+    cached on the first move of such a game. Games neither solves raise
+    :class:`zilch_env.UnsupportedRulesError` naming the rule.
     """
 
     name = "optimal-win"
 
     def __init__(self, ruleset: Ruleset | str, table: GameTable | None = None):
-        self.table = table if table is not None else solve_game(ruleset)
-        self.ruleset = self.table.ruleset
+        rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        two = table is not None or _two_player_rules(rs)
+        #: The two-player game table (None under rules only the multi-player solver solves).
+        self.table = (table if table is not None else solve_game(rs)) if two else None
+        self.ruleset = self.table.ruleset if self.table is not None else rs
+        self._multi: dict[int, Any] = {}
+
+    def table_for(self, players: int) -> Any:
+        """The solved game this agent plays a game of ``players`` players from."""
+        if players == 2 and self.table is not None:
+            return self.table
+        table = self._multi.get(players)
+        if table is None:
+            from .multi_solver import solve_multi
+
+            table = self._multi[players] = solve_multi(self.ruleset, players)
+        return table
 
     def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
-        return self.table.best_action(state, legal)
+        return self.table_for(state.num_players).best_action(state, legal)
+
+
+def _two_player_rules(rs: Ruleset) -> bool:
+    try:
+        check_supported(rs)
+    except UnsupportedRulesError:
+        return False
+    return True
 
 
 def _factory(ruleset: Ruleset, arg: str | None) -> OptimalWinAgent:
     """``optimal-win`` (the cached table, solved on first use) or ``optimal-win:PATH`` (a table file)."""
-    check_supported(ruleset)
     if arg:
+        check_supported(ruleset)
         table = GameTable.load(arg)
         if ruleset_key(table.ruleset) != ruleset_key(ruleset):
             raise ValueError(f"optimal-win:{arg}: the table solves {table.ruleset.name!r}, not "
                              f"{ruleset.name!r}")
         return OptimalWinAgent(ruleset, table)
+    if not _two_player_rules(ruleset):
+        from .multi_solver import check_multi_supported
+
+        errors = []
+        for players in (2, 3):
+            try:
+                check_multi_supported(ruleset, players)
+            except UnsupportedRulesError as e:
+                errors.append(f"{players} players: {e}")
+            else:
+                break
+        else:
+            try:
+                check_supported(ruleset)
+            except UnsupportedRulesError as e:
+                raise UnsupportedRulesError(f"optimal-win: no solver solves these rules. Two players: {e}. "
+                                            f"The multi-player solver, {'; '.join(errors)}") from None
     return OptimalWinAgent(ruleset)
 
 
@@ -307,8 +351,9 @@ def _register() -> None:
     from .base import register_agent
 
     register_agent("optimal-win", _factory,
-                   "maximises the chance of winning a two-player game, from the exact game table "
-                   "(solved and cached on first use; optimal-win:PATH loads a table file)")
+                   "maximises the chance of winning, from the exact solved game: two players, and three (or two "
+                   "under overcoming) where agents.multi_solver solves the rules (solved and cached on first "
+                   "use; optimal-win:PATH loads a two-player table file)")
 
 
 _register()

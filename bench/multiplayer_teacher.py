@@ -20,8 +20,10 @@ be read against what its lesson is worth:
 The table is that of the rules without ``overcoming`` and ``piggyback`` (the game solver models
 neither): before the end a keep is valued as in those rules, among the actions the game allows; an
 offer by the win chance of rolling on from it against a fresh turn. It is solved and cached on
-first use (seconds for targets up to 5,000). Each agent plays one seat against ``heuristic`` in the
-others, seat permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
+first use (seconds for targets up to 5,000). ``--solved`` also measures ``solved``: the game of these
+players and rules solved exactly (:mod:`agents.multi_solver`, every player maximising their own
+chance), played as it is solved. Each agent plays one seat against ``heuristic`` in the others, seat
+permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
 results with a 95% interval, and the fair share. ``--agents`` adds agent specs measured on the same
 deals. ``--split`` measures each of them also as two halves: ``X / heuristic's end`` plays X until
 the game's end is reached (a player at the target: the final round, any tie-break) and the
@@ -92,6 +94,19 @@ class TwoPlayerTablePlayer:
         return max(legal, key=lambda a: (score[a], a & 1, -a))
 
 
+class SolvedPlayer:
+    """Plays from the solved game of the game's own players and rules (:mod:`agents.multi_solver`)."""
+
+    name = "solved"
+
+    def __init__(self, table: Any):
+        self.table = table
+        self.ruleset = table.ruleset
+
+    def act(self, st: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
+        return self.table.best_action(st, legal)
+
+
 class EndgameSplit:
     """One agent before the game's end is reached, another from then on (the final round and any
     tie-break): ``--split`` tells which part of a game an agent's result comes from."""
@@ -120,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=3000, help="games played (as train/generalist_eval.py counts them)")
     p.add_argument("--agents", nargs="*", default=["ppo:checkpoints/any"], help="agent specs also measured")
     p.add_argument("--seed", type=int, default=11, help="seed of the deals")
+    p.add_argument("--solved", action="store_true",
+                   help="also measure the solved game of these players and rules (agents.multi_solver: three "
+                        "players, or two under overcoming; solved and cached on first use, minutes for targets of "
+                        "3,000 and more)")
     p.add_argument("--split", action="store_true",
                    help="also measure each agent with the heuristic's play from the game's end on (the final "
                         "round, any tie-break) and the heuristic with the agent's play there")
@@ -139,12 +158,23 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, UnsupportedRulesError) as e:
         p.error(str(e))
     table = solve_game(base_rules(rs))
+    solved = []
+    if args.solved:
+        from agents.multi_solver import check_multi_supported, solve_multi
+
+        try:
+            check_multi_supported(rs, args.players)
+        except UnsupportedRulesError as e:
+            p.error(f"--solved: {e}")
+        multi = solve_multi(rs, args.players, progress=True)
+        register_agent("solved", lambda r, a: SolvedPlayer(multi), "bench/multiplayer_teacher.py --solved")
+        solved = ["solved"]
     for mode in ("leader", "product"):
         register_agent(f"table-{mode}", lambda r, a, m=mode: TwoPlayerTablePlayer(table, m),
                        f"the two-player table as a {mode} player (bench/multiplayer_teacher.py)")
     print(f"{rs.name} {args.players} players {' '.join(args.set)}: each agent in one seat, heuristic in the "
           f"others, {args.games} games, seat permutations; fair share {100 / args.players:.1f}%", flush=True)
-    specs = [(spec, spec) for spec in ["table-leader", "table-product", *args.agents]]
+    specs = [(spec, spec) for spec in [*solved, "table-leader", "table-product", *args.agents]]
     if args.split:
         for i, (spec, _) in enumerate(list(specs)):
             for j, (label, pair) in enumerate(((f"{spec} / heuristic's end", (spec, "heuristic")),

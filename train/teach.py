@@ -111,17 +111,28 @@ class WinTeacher:
     valued as in the table's game (banking does not count the offer it leaves), and a piggyback offer
     as the table's win chance of rolling on from the offered turn total and dice against that of a
     fresh turn. Played so, the table's win agent beats the ``heuristic`` where the score-maximising
-    ``optimal-turn`` does not (``docs/benchmarks.md``, the agent for any ruleset)."""
+    ``optimal-turn`` does not (``docs/benchmarks.md``, the agent for any ruleset).
+
+    Given a solved game of :mod:`agents.multi_solver` (``table``, a ``MultiTable``) it labels games of
+    exactly those rules and players by that game: three players, or two under ``overcoming`` (the
+    flags above do not apply to it)."""
 
     name = "optimal-win"
 
     def __init__(self, ruleset: Ruleset | str, table: Any = None, threads: int = 1, cache_mb: float | None = None,
                  leader: bool = False, piggyback: bool = False, overcoming: bool = False):
         from agents.game_table import check_supported
+        from agents.multi_solver import MultiTable
         from zilch_env.scoring import scoring_table
 
         rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-        check_supported(rs)
+        #: The players of a multi-player solved game (``agents.multi_solver``), else None.
+        self.players = table.players if isinstance(table, MultiTable) else None
+        if self.players is None:
+            check_supported(rs)
+        elif leader or piggyback or overcoming:
+            raise TeachError("leader, piggyback and overcoming describe how a two-player table labels other "
+                             "games; a multi-player solved game labels its own rules only")
         if table is None:
             from agents.game_solver import load_game_table
 
@@ -171,6 +182,10 @@ class WinTeacher:
         players = games.players
         over = np.array([r.variants.overcoming for r in games.rulesets])[games.rule_ids]
         out = []
+        if self.players is not None:
+            return [self.table.situation_of(int(cur[b]), scores[b, :self.players].tolist(),
+                                            onb[b, :self.players].tolist(), games.final_queue(b), int(last[b]))
+                    for b in rows.tolist()]
         for b in rows.tolist():
             n = int(players[b])
             out.append(table_situation(self.table, int(cur[b]), int(first[b]), scores[b, :n].tolist(),
@@ -192,7 +207,9 @@ class WinTeacher:
         from zilch_env.primitives import can_bank
 
         rows = np.asarray(rows, dtype=np.int64)
-        if games.num_players != 2 and not self.leader:
+        if self.players is not None and games.num_players != self.players:
+            raise TeachError(f"a game of {games.num_players} players: this solved game is of {self.players}")
+        if self.players is None and games.num_players != 2 and not self.leader:
             raise TeachError(f"a game of {games.num_players} players: the solved game is a two-player game "
                              "(leader=True labels it as the mover's game against the leader)")
         if masks is None:
@@ -258,7 +275,7 @@ class WinTeacher:
         from agents.game_table import ruleset_key
 
         rs = self.ruleset
-        variants = [name for name in ("piggyback", "overcoming") if getattr(self, name)]
+        variants = [name for name in ("piggyback", "overcoming") if getattr(self, name) and self.players is None]
         allowed = set()
         for k in range(1 << len(variants)):
             on = {name: True for i, name in enumerate(variants) if k >> i & 1}

@@ -22,13 +22,15 @@ What it does
       fresh turn. The game solver does not model piggyback; played this way the presets' solved
       games still beat the ``heuristic`` under piggyback;
     * on every preset with ``variants.overcoming`` on at each target of ``--overcoming-targets``
-      (3,000 and 4,000 by default, targets of the distribution whose games solve in seconds), two
-      players and each player count of ``--players``, ``--overcoming-decisions`` a round, in games
-      against that target's ``optimal-win`` played so, ``greedy`` and itself, every decision
-      labelled by the solved game of those rules without overcoming
-      (``WinTeacher(leader=True, overcoming=True)``): before the end a keep as in that game among
-      the legal actions, a last turn above both the leader and the previous turn's result, leaving
-      the seats still to play as little as it can (``GameTable.final_situation_of``);
+      (3,000 and 4,000 by default, targets of the distribution), two players and each player count
+      of ``--players``, ``--overcoming-decisions`` a round, in games against the teacher, ``greedy``
+      and itself. At the player counts of ``--solved-players`` (2 and 3), where
+      :mod:`agents.multi_solver` solves the rules (``zilch``, ``zonk``), the teacher is the solved game
+      of those players under overcoming itself (solved and cached on first use: minutes each); else
+      the solved two-player game of those rules without overcoming
+      (``WinTeacher(leader=True, overcoming=True)``): before the end a keep as in that game among the
+      legal actions, a last turn above both the leader and the previous turn's result, leaving the
+      seats still to play as little as it can (``GameTable.final_situation_of``);
     * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
@@ -91,10 +93,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         "the preset's solved game as train.teach.WinTeacher(piggyback=True) does (0: none)")
     p.add_argument("--overcoming-decisions", type=int, default=5_000,
                    help="decisions per preset, target of --overcoming-targets and player count (2 and --players) per "
-                        "round on the preset with overcoming on, labelled by that target's solved game as "
-                        "train.teach.WinTeacher(leader=True, overcoming=True) does (0: none)")
+                        "round on the preset with overcoming on, labelled by the solved game of those players "
+                        "(--solved-players) or else as train.teach.WinTeacher(leader=True, overcoming=True) does "
+                        "(0: none)")
     p.add_argument("--overcoming-targets", type=int, nargs="+", default=[3000, 4000],
                    help="the targets of the overcoming lessons (each preset's game is solved there, cached)")
+    p.add_argument("--solved-players", type=int, nargs="*", default=[2, 3],
+                   help="player counts (2, 3) of the overcoming lessons taught by the solved game of those players "
+                        "under overcoming where agents.multi_solver solves the rules (solved and cached on first use, "
+                        "minutes each); the others by the two-player game without overcoming (none: all of them)")
     p.add_argument("--keep-decisions", type=int, default=120_000,
                    help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
     p.add_argument("--offer-regret", type=float, default=0.01,
@@ -131,10 +138,36 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 0 or more")
     if not 0 <= args.offer_regret <= 1:
         p.error(f"--offer-regret {args.offer_regret}: a win chance from 0 to 1")
+    args.solved_players = sorted(set(args.solved_players))
+    bad = [n for n in args.solved_players if n not in (2, 3)]
+    if bad:
+        p.error(f"--solved-players {' '.join(map(str, bad))}: 2 or 3 (agents.multi_solver solves those)")
     bad = [x for x in args.presets if x not in PRESETS]
     if bad:
         p.error(f"--presets {' '.join(bad)}: not presets; allowed are {', '.join(PRESETS)}")
     return args
+
+
+def overcoming_teacher(rs: Any, players: int, solved_players: list[int], approximation: Any, cache_mb: float,
+                       tables: dict[str, Any], progress: bool) -> tuple[Any, bool]:
+    """The teacher of an overcoming lesson (``rs`` with overcoming on, ``players`` players): the solved
+    game of those players (``agents.multi_solver``, one table per rules in ``tables``) when ``players``
+    is in ``solved_players`` and the solver solves the rules, else ``approximation`` (the two-player
+    game's, ``WinTeacher(leader=True, overcoming=True)``); and whether it is the solved game."""
+    from agents.multi_solver import check_multi_supported, multi_key, solve_multi
+    from train.teach import WinTeacher
+    from zilch_env import UnsupportedRulesError
+
+    if players not in solved_players:
+        return approximation, False
+    try:
+        check_multi_supported(rs, players)
+    except UnsupportedRulesError:
+        return approximation, False
+    key = multi_key(rs, players)
+    if key not in tables:
+        tables[key] = solve_multi(rs, players, progress=progress)
+    return WinTeacher(rs, table=tables[key], cache_mb=cache_mb), True
 
 
 def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float, obs_size: int,
@@ -251,16 +284,20 @@ def main(argv: list[str] | None = None) -> int:
         from agents.game_solver import solve_game
 
         jobs = [(name, t) for name in args.presets for t in args.overcoming_targets]
+        solved_tables: dict[str, Any] = {}
         for name, t in track(jobs, description="the overcoming lessons' games", disable=not progress):
             base = load_ruleset(name, {"target": t})
-            teacher = WinTeacher(base, table=solve_game(base, progress=False), leader=True, overcoming=True,
-                                 cache_mb=shaping_cache_mb(0) / len(jobs))
+            cache_mb = shaping_cache_mb(0) / len(jobs)
+            approx = WinTeacher(base, table=solve_game(base, progress=False), leader=True, overcoming=True,
+                                cache_mb=cache_mb)
             rs = load_ruleset(name, {"target": t, "variants.overcoming": True})
             for n in [2, *args.players]:
+                teacher, solved = overcoming_teacher(rs, n, args.solved_players, approx, cache_mb, solved_tables,
+                                                     progress)
                 venv = BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=n, seed=args.seed,
                                           opponent=[teacher, kernel_agent("greedy", rs), learner], reward="win")
                 venv.seed(args.seed)
-                over.append((f"{name} target {t} overcoming {n}p", teacher, venv))
+                over.append((f"{name} target {t} overcoming {n}p{' (solved game)' if solved else ''}", teacher, venv))
     keep_env = offers = offer_env = offer_set = None
     teach_offers = args.offer_decisions and args.offer_regret > 0
     if args.keep_decisions or teach_offers:  # the pool's other rulesets, and their turn tables (solved once)

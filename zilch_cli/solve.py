@@ -6,13 +6,15 @@ penalty, and the solve time, then the shape of the optimal policy: the turn tota
 with each number of dice left to roll, and the zilch odds. ``--objective win`` builds (or loads from
 the cache) the exact two-player game table of :mod:`agents.game_solver`, with a progress bar, and
 prints the first player's chance of winning under optimal play, the solve's time and memory, and the
-win chances at a few scores. Each objective is one ``_solve_<objective>`` function returning plain
-data, printed by ``_print_<objective>`` or as JSON.
+win chances at a few scores; with ``--players 3``, or two players under ``overcoming``, the game of
+:mod:`agents.multi_solver` and every seat's chance. Each objective is one ``_solve_<objective>``
+function returning plain data, printed by ``_print_<objective>`` or as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from zilch_cli import add_ruleset_args, answer, ruleset_from_args
@@ -29,8 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "under a zilch-streak penalty also the best long-run points per turn, from play that depends "
         "on the current streak. Prints the optima, the solve times, the totals from which the optimal "
         "player banks with each number of dice, and the zilch odds. Objective 'win': the play that "
-        "maximises the chance of winning a two-player game (a draw as half), for every state of the "
-        "game; the table is cached ($ZILCH_SOLVER_CACHE, else ~/.cache/zilch-rl) for the optimal-win "
+        "maximises the chance of winning (a draw shared), for every state of the game: two players, or "
+        "with --players 3 three (every player maximising their own chance; also two under overcoming); "
+        "the table is cached ($ZILCH_SOLVER_CACHE, else ~/.cache/zilch-rl) for the optimal-win "
         "agent and 'zilch advise --score ... --opponent ...'.")
     add_ruleset_args(p)
     p.add_argument("--objective", choices=OBJECTIVES, default="turn",
@@ -38,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "of winning a two-player game (builds or loads the game table)")
     p.add_argument("--force", action="store_true",
                    help="with --objective win: solve again even if the table is cached")
+    p.add_argument("--players", type=int, choices=(2, 3), default=2,
+                   help="with --objective win: the players (3: agents.multi_solver, targets up to about 5,000; "
+                   "two under overcoming are solved there too)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
 
@@ -48,7 +54,14 @@ def run(args: argparse.Namespace) -> int:
 
     rs = ruleset_from_args(args)
     if args.objective == "win":
+        if args.players == 3 or rs.variants.overcoming:
+            return answer("solve", lambda: _solve_multi(rs, args.players, args.force, progress=not args.json),
+                          (UnsupportedRulesError,), _print_multi, args.json)
         return _run_win(rs, args)
+    if args.players != 2:
+        print(f"zilch solve: error: --players {args.players}: only with --objective win (the turn optimum is "
+              f"one player's)", file=sys.stderr)
+        return 2
     return answer("solve", lambda: _solve_turn(rs), (SolverError, UnsupportedRulesError), _print_turn, args.json)
 
 
@@ -74,6 +87,42 @@ def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:
             "loaded_from_cache": cached, "table": str(path),
             "table_mb": round(path.stat().st_size / 1e6, 3) if path is not None and path.exists() else None,
             "solve": table.meta, "win_chance_at_turn_start": grid}
+
+
+def _solve_multi(rs, players: int, force: bool, progress: bool) -> dict[str, Any]:
+    """The game of ``players`` players of :mod:`agents.multi_solver` (solved now or loaded), as plain data."""
+    from agents.multi_solver import load_multi_table, solve_multi
+
+    cached = not force and load_multi_table(rs, players) is not None
+    table = solve_multi(rs, players, force=force, progress=progress)
+    path = table.path
+    T, u = rs.target, table.unit
+    entry = rs.entry_threshold
+    marks = sorted({0, max(entry, (T // 2) // u * u), (T - 1) // u * u})
+    rows = {}
+    for a in marks:
+        for b in marks:
+            sc = [a, b] + ([b] if players == 3 else [])
+            rows[" ".join(map(str, sc))] = [round(float(x), 6) for x in table.start_values(sc)]
+    start = [float(x) for x in table.start_values([0] * players, [entry == 0] * players)]
+    return {"ruleset": rs.name, "objective": "win", "players": players, "start": start,
+            "loaded_from_cache": cached, "table": str(path),
+            "table_mb": round(path.stat().st_size / 1e6, 3) if path is not None and path.exists() else None,
+            "solve": table.meta, "win_chances_at_turn_start": rows}
+
+
+def _print_multi(data: dict[str, Any]) -> None:
+    m, n = data["solve"], data["players"]
+    print(f"{data['ruleset']}: each seat's chance of winning a {n}-player game when every player maximises their "
+          f"own (exact; a draw shared)")
+    print("  at the start, in playing order: " + ", ".join(f"{v:.5f}" for v in data["start"]))
+    how = "loaded from the cache" if data["loaded_from_cache"] else "solved now"
+    print(f"  table: {data['table']} ({data['table_mb']} MB, {how})")
+    print(f"  solve: {m['seconds']:.1f} s, {m['states']} turn-start states (scores and bar), {m['turn_dps']} turn "
+          f"DPs, {m['threads']} thread(s); leads and bars beyond {m['final_cap_points']} valued as it")
+    print("Win chances at the start of a turn (scores in playing order from the mover, bar 0):")
+    for sc, vals in data["win_chances_at_turn_start"].items():
+        print(f"  {sc:>20}  " + "  ".join(f"{v:.3f}" for v in vals))
 
 
 def _print_win(data: dict[str, Any]) -> None:

@@ -200,10 +200,11 @@ def test_two_player_agents_play_bigger_tables(players):
     assert sum(row["score_share"]["rate"] for row in r.data["tables"][0]["results"]) == pytest.approx(1.0)
 
 
-def test_optimal_win_refuses_three_players_by_name():
-    with pytest.raises(UnsupportedRulesError, match="'optimal-win' cannot play 3-player games"):
-        evaluate(agents=["optimal-win", "heuristic", "heuristic"], ruleset="zonk", players=3, games=6, workers=1,
-                 solo_turns=0)
+def test_optimal_win_refuses_four_players_by_name():
+    """optimal-win plays two and three players (agents.multi_solver); no solver solves four."""
+    with pytest.raises(UnsupportedRulesError, match="'optimal-win' cannot play 4-player games"):
+        evaluate(agents=["optimal-win", "heuristic", "heuristic", "heuristic"], ruleset="zonk", players=4, games=24,
+                 workers=1, solo_turns=0)
 
 
 

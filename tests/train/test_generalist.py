@@ -89,7 +89,8 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
                            "--keep-decisions", "300", "--players", "3", "3", "--multi-decisions", "200",
                            "--offer-decisions", "50", "--piggyback-decisions", "120", "--n-envs", "8",
-                           "--overcoming-decisions", "100", "--overcoming-targets", "3000", "--no-progress"]) == 0
+                           "--overcoming-decisions", "100", "--overcoming-targets", "3000", "--solved-players",
+                           "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
     # 300 on the preset, 200 at three players (asked twice, taught once), 120 under piggyback,
     # 100 under overcoming at each of 2 and 3 players, 300 kept, 50 offers
@@ -110,6 +111,40 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
         teach_any.parse_args(["--players", "2"])
     with pytest.raises(SystemExit):
         teach_any.parse_args(["--piggyback-decisions", "-1"])
+
+
+def test_the_overcoming_lesson_is_taught_by_the_solved_game_where_there_is_one(monkeypatch):
+    """An overcoming lesson of 2 or 3 players (--solved-players) under rules agents.multi_solver solves is
+    taught by that solved game, one table per rules (zonk20k at a lesson's target is zonk); other
+    player counts and rules keep the two-player game's approximation."""
+    from agents import multi_solver
+    from train import teach_any
+    from zilch_env import load_ruleset
+
+    solved = []
+
+    class Table:  # stands for a solved game: the teacher only keeps it
+        def __init__(self, rs, players):
+            self.ruleset, self.players = rs, players
+
+    def solve(rs, players, progress=True):
+        solved.append((rs.name, players))
+        return Table(rs, players)
+
+    monkeypatch.setattr(multi_solver, "solve_multi", solve)
+    monkeypatch.setattr(multi_solver, "MultiTable", Table)
+    approx, tables = object(), {}
+    for name, n, want in [("zonk", 3, True), ("zonk20k", 3, True), ("zonk", 2, True), ("zonk", 4, False),
+                          ("farkle", 3, False), ("zilch", 3, False)]:
+        rs = load_ruleset(name, {"target": 3000, "variants.overcoming": True})
+        teacher, is_solved = teach_any.overcoming_teacher(rs, n, [2, 3] if name != "zilch" else [2], approx, 64.0,
+                                                          tables, False)
+        assert is_solved == want and (teacher is approx) != want
+        if want:
+            assert teacher.table.players == n and multi_solver.multi_key(teacher.ruleset, n) == multi_solver.multi_key(rs, n)
+    assert solved == [("zonk", 3), ("zonk", 2)]  # zonk20k's rules at 3,000 are zonk's: solved once
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--solved-players", "4"])
 
 
 def test_teach_any_names_a_held_out_overcoming_target(capsys):

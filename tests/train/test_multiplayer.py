@@ -68,13 +68,13 @@ def test_nothing_to_evaluate_and_bad_agents_are_errors(tmp_path, capsys):
     assert "give --json FILE" in capsys.readouterr().err
 
 
-def test_an_agent_that_cannot_play_three_players_gets_an_error_row(tmp_path, capsys):
+def test_an_agent_that_cannot_play_four_players_gets_an_error_row(tmp_path, capsys):
     out = tmp_path / "m.json"
-    rc = multiplayer.main(["--checkpoints", str(tmp_path), "--presets", "zonk", "--no-reference", "--players", "3",
-                           "--games", "6", "--agent", "optimal-win", "--json", str(out), "--quiet"])
+    rc = multiplayer.main(["--checkpoints", str(tmp_path), "--presets", "zonk", "--no-reference", "--players", "4",
+                           "--games", "24", "--agent", "optimal-win", "--json", str(out), "--quiet"])
     assert rc == 1
     row = json.loads(out.read_text())["rows"][0]
-    assert "'optimal-win' cannot play 3-player games" in row["error"]
+    assert "'optimal-win' cannot play 4-player games" in row["error"]
     assert "error: agent 'optimal-win'" in capsys.readouterr().out
 
 

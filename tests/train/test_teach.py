@@ -468,3 +468,42 @@ def test_decisions_concat_keeps_the_newest_in_order():
     assert teach.Decisions.concat(parts, 4).obs[:, 0].tolist() == [3, 4, 5, 6]
     assert teach.Decisions.concat(parts, 1).obs[:, 0].tolist() == [6]
     assert rows(1, 2).joined(rows(3), 2).obs[:, 0].tolist() == [2, 3]
+
+
+def test_a_solved_game_of_three_labels_its_own_games(tmp_path):
+    """Given a multi-player solved game (agents.multi_solver), the teacher labels games of exactly its rules
+    and players by it: every legal action's label is the table's value of the same position (the race
+    under overcoming's bar, the next player's last turn knowing who follows, the last turn); other player
+    counts are refused, and so are the two-player table's flags."""
+    from agents.multi_solver import solve_multi
+    from zilch_env import GameState, load_ruleset
+    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+
+    rs = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
+    tab = solve_multi(rs, 3, directory=tmp_path, progress=False, tail_eps=1e-3)
+    t = teach.WinTeacher(rs, table=tab)
+    with pytest.raises(teach.TeachError, match="this solved game is of 3"):
+        t.action_values(BatchedGames(rs, 2, 2, seed=1), np.arange(2))
+    with pytest.raises(teach.TeachError, match="labels its own rules only"):
+        teach.WinTeacher(rs, table=tab, leader=True)
+    keys = stream_keys(11, 16)
+    bg = BatchedGames(rs, 16, 3, dice_keys=keys)
+    singles = [GameState(rs, 3, dice=KeyedDice(k)) for k in keys]
+    rng = np.random.default_rng(2)
+    kinds = set()
+    for live in live_rows(bg, 800):
+        masks = bg.legal_masks(rows=live)
+        q = t.action_values(bg, live, masks)
+        for i, b in enumerate(live.tolist()):
+            s = singles[b]
+            sit = t.situations(bg, np.array([b]))[0]
+            assert sit == tab.situation(s)
+            kinds.add(sit[0])
+            want = tab.action_values(s, cut=False)
+            assert sorted(want) == np.flatnonzero(masks[i]).tolist()
+            assert {a: q[i, a] for a in want} == {a: pytest.approx(v, abs=1e-6) for a, v in want.items()}
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        bg.step_rows(live, acts)
+        for b, a in zip(live.tolist(), acts.tolist()):
+            singles[b].apply(int(a))
+    assert kinds == {"race", "second", "last"}
