@@ -7,8 +7,8 @@ and the endings of such a game.
 
 The state at the start of a race turn (every score below the target)
     The score index of each player in playing order from the mover (0 = off the board, else 1 +
-    the score in units) and the *bar*: the previous turn's recorded result in units, clipped to
-    ``NB - 1`` (always 0 without ``overcoming``). ``sid = ((ia * NS + ib) * NS + ic) * NB + bar`` for
+    the score in units) and the *bar*: the previous turn's recorded result in units (below the
+    target, ``NB - 1``: a larger one would have reached it; always 0 without ``overcoming``). ``sid = ((ia * NS + ib) * NS + ic) * NB + bar`` for
     three players (``ia`` the mover, ``ib`` the next, ``ic`` the one after), ``(ia * NS + ib) * NB +
     bar`` for two. ``W0[sid]`` is the mover's win chance, ``W1[sid]`` the next player's (three
     players; the third's is ``1 - W0 - W1``): a draw of ``k`` players is worth ``1 / k`` to each.
@@ -21,8 +21,9 @@ The endings (once the mover's score reaches the target, every other player plays
     win chances of the player who reached the target (``a``) and of the next (``b``), when ``a`` is
     ``dB`` units above ``b`` and ``dC`` above ``c`` with a turn that recorded ``r``: ``b`` plays its last
     turn knowing that ``c`` then plays theirs (``LV``/``LW``) against the top score and ``b``'s result.
-    Leads beyond ``DF`` (the one-turn chance of making them up is below
-    :data:`agents.multi_solver.TAIL_EPS`) are valued as ``DF``; so are bars.
+    Leads and bars beyond ``DF`` (where the best one-turn chance of making them up falls below the
+    solve's ``tail_eps``) are valued as ``DF``; ``a``'s result as ``b``'s bar beyond ``RB`` (where
+    that chance falls below :data:`agents.multi_solver.BAR_EPS`, at least the target) as ``RB``.
 
 Every turn maximises its mover's own win chance (a max-n equilibrium: every player plays the same
 policy); ``turn_dp`` follows the other player's chance (``fB``/``fZ``) under the mover's choices.
@@ -42,7 +43,9 @@ MP_N = 0  # players: 2 or 3
 MP_NB = 1  # bar values tracked (1 without overcoming)
 MP_OVER = 2  # 1: overcoming
 MP_DF = 3  # largest lead (and bar) tracked in the final turns, units
-MP_SIZE = 4
+MP_RB = 4  # largest result of the turn that reached the target tracked as the next player's bar, units
+#            (0 without overcoming, where it is no bar)
+MP_SIZE = 5
 
 
 # --------------------------------------------------------------------------------------------
@@ -180,8 +183,9 @@ def second_fill(dB, dC, on_b, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap):
 
 @njit(cache=True, nogil=True)
 def second_cap(dB, dC, ip, mp):
-    """The cap of ``b``'s last turn: from there on ``c`` needs at least ``DF`` (valued as ``DF``)."""
-    return max(dB + 1 + max(mp[MP_DF] - dC, 0), mp[MP_NB], mp[MP_DF] + 1, ip[IP_ENTRY], 1)
+    """The cap of ``b``'s last turn: from there on ``c`` needs at least ``DF`` (valued as ``DF``), above
+    every bar ``b`` may have."""
+    return max(dB + 1 + max(mp[MP_DF] - dC, 0), mp[MP_RB] + 1, mp[MP_DF] + 1, ip[IP_ENTRY], 1)
 
 
 @njit(cache=True, nogil=True)
@@ -198,9 +202,9 @@ def second_situation(dB, dC, r, on_b, on_c, ip, mp, rt, p_allonly, LV, LW, tmin,
 @njit(cache=True, parallel=True)
 def second_tables(ip, mp, rt, p_allonly, LV, LW, F3a, F3b):
     """``F3a``/``F3b[on_b, on_c, dB, dC, r]`` (three players): ``b``'s last turn for every lead and
-    every result ``r`` of ``a``'s turn (``b``'s bar), one DP per lead pair resumed below each bar
-    that forbids more banks; a bar below ``dB`` forbids only banks worth nothing to ``b``."""
-    DF, NB = mp[MP_DF], mp[MP_NB]
+    every result ``r`` of ``a``'s turn (``b``'s bar, up to ``RB``), one DP per lead pair resumed below
+    each bar that forbids more banks; a bar below ``dB`` forbids only banks worth nothing to ``b``."""
+    DF, RB = mp[MP_DF], mp[MP_RB]
     entry = ip[IP_ENTRY]
     over = mp[MP_OVER] == 1
     jobs = 4 * DF * DF
@@ -216,7 +220,7 @@ def second_tables(ip, mp, rt, p_allonly, LV, LW, F3a, F3b):
         second_fill(dB, dC, on_b == 1, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap)
         thr0 = bank_bar(on_b == 1, entry, ip[IP_MINB], over, 0)
         v, w = dp(tcap, thr0, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dCc, -1, True)
-        for r in range(NB):
+        for r in range(RB + 1):
             thr = bank_bar(on_b == 1, entry, ip[IP_MINB], over, r)
             if thr != thr0 and r >= dB:
                 v, w = dp(tcap, thr, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dCc, thr - 1, True)
@@ -277,7 +281,7 @@ def _after(ia, ib, ic, A, rec, on, ip, mp, W0, W1, LV, LW, F3a, F3b):
         return 1.0 - W0[s] - W1[s], W0[s]
     c = score_of(ic)
     ob, oc = 1 if ib > 0 else 0, 1 if ic > 0 else 0
-    r = min(rec, NB - 1)
+    r = min(rec, mp[MP_RB])
     return F3a[ob, oc, min(A - b, DF), min(A - c, DF), r], F3b[ob, oc, min(A - b, DF), min(A - c, DF), r]
 
 

@@ -9,23 +9,25 @@ The model
     each), all with the same policy: the max-n equilibrium that value iteration from the game's end
     reaches (with two players, the minimax of the two-player solver). The state at a race turn's
     start is every score in playing order from the mover (and whether each player is on the board),
-    and under ``overcoming`` the bar, the previous turn's recorded result (bars above the target are
-    valued as the target). Once a score reaches the target the others play one more turn each: the
-    next player knowing that the last then plays against the top score and their own result, the last
-    against what is left. Leads and bars beyond the *final cap* (where the best chance of making them
-    up in one turn falls below :data:`TAIL_EPS`) are valued as the cap.
+    and under ``overcoming`` the bar, the previous turn's recorded result. Once a score reaches the
+    target the others play one more turn each: the next player knowing that the last then plays
+    against the top score and their own result, the last against what is left. Leads and bars beyond
+    the *final cap* (where the best chance of making them up in one turn falls below ``tail_eps``,
+    default :data:`TAIL_EPS`) are valued as the cap; the result of the turn that reached the target,
+    the next player's bar, beyond where that chance falls below :data:`BAR_EPS`.
 
 How it is solved (``agents._multi_kernels``)
     The last turns first (a table per lead, bar and tie), then the race from the highest sum of the
     scores down: a bank raises the sum; a plain zilch keeps it and hands the turn on with bar 0, so
     the rotations of one tuple of scores form a cycle, solved by Gauss-Seidel on their bar-0 values
-    (to ``tol``); every other bar of a state is its bar-0 turn with the banks at or below the bar
+    (to :data:`TOL`); every other bar of a state is its bar-0 turn with the banks at or below the bar
     forbidden, solved by resuming that turn's DP below the bar.
 
 Rules supported: every preset's rules with ``end = "others_one_turn"``, ``tie = "draw"`` and the
 ``overcoming`` and ``six_dice_zilch_bonus`` variants; two players only with ``overcoming`` (without
-it :mod:`agents.game_solver` solves them), three players with or without it. The state grows as the
-target's fourth power: targets up to about 5,000 (:data:`MAX_STATES`). Anything else raises
+it :mod:`agents.game_solver` solves them), three players with or without it. The work grows as the
+target's fourth power at three players under overcoming (cube without it): targets up to about 4,000
+and 5,000 (:data:`MAX_ROWS`, :func:`solve_rows`). Anything else raises
 :class:`zilch_env.UnsupportedRulesError` naming the rule.
 
 Tables are cached like the two-player solver's (``$ZILCH_SOLVER_CACHE``, else ``~/.cache/zilch-rl``),
@@ -55,14 +57,20 @@ from . import _multi_kernels as M
 from .game_table import (TurnQueries, TurnValues, _cache_mb_default, _params, cache_dir, game_unit, roll_tables)
 
 __all__ = ["MultiTable", "solve_multi", "load_multi_table", "check_multi_supported", "multi_table_path",
-           "TAIL_EPS", "MAX_STATES"]
+           "solve_rows", "TAIL_EPS", "BAR_EPS", "MAX_ROWS"]
 
 #: The final cap: the lead (and bar) from which the best chance of one turn ending above it falls below this.
 TAIL_EPS = 1e-5
-#: Largest number of race states (scores in playing order and bar) a solve may have.
-MAX_STATES = 120_000_000
+#: The result of the turn that reached the target is the next player's bar up to where the best chance
+#: of one turn ending above it falls below this (larger results are valued as that bar).
+BAR_EPS = 1e-3
+#: The most turn-DP rows a solve may take (about a quarter of an hour on two cores for zilch-like rules),
+#: as :func:`solve_rows` estimates them.
+MAX_ROWS = 2.5e9
 #: Bumped whenever a change of the solver changes its tables (old cache files are then rebuilt).
-MULTI_VERSION = 1
+MULTI_VERSION = 2
+#: Gauss-Seidel tolerance on the zilch cycles' values.
+TOL = 1e-10
 
 
 def check_multi_supported(rs: Ruleset, players: int) -> None:
@@ -87,21 +95,30 @@ def check_multi_supported(rs: Ruleset, players: int) -> None:
     if rs.score_floor < 0:
         raise UnsupportedRulesError(f"score_floor = {rs.score_floor}: the multi-player solver keeps scores at "
                                     "0 or more")
+    rows = solve_rows(rs, players)
+    if rows > MAX_ROWS:
+        raise UnsupportedRulesError(f"target = {rs.target}: about {rows:.1e} turn-DP rows to solve a game of "
+                                    f"{players} players (at most {MAX_ROWS:.1e}, a quarter of an hour on two cores: "
+                                    f"targets up to about 4,000 at three players under overcoming, 5,000 without; "
+                                    f"lower the target)")
+
+
+def solve_rows(rs: Ruleset, players: int) -> float:
+    """The work of a solve, in turn-DP rows: per tuple of scores about ten Gauss-Seidel passes over the
+    turn totals below the target, and under overcoming every bar's resumed rows (half the bars squared)."""
     unit = game_unit(rs)
     tu = -(-rs.target // unit)
-    nb = tu + 1 if v.overcoming else 1
-    states = (tu + 1) ** players * nb
-    if states > MAX_STATES:
-        raise UnsupportedRulesError(f"target = {rs.target}: {states:,} race states for {players} players "
-                                    f"(at most {MAX_STATES:,}; the count grows as the target's fourth power "
-                                    f"under overcoming: lower the target)")
+    nb = tu + 1 if rs.variants.overcoming else 1
+    return float((tu + 1) ** players) * (10 * tu + nb * nb / 2)
 
 
 def multi_key(rs: Ruleset, players: int, tail_eps: float = TAIL_EPS) -> str:
-    """A hash of the rules (not the name), the players, the final cap's tail and the solver version."""
+    """A hash of the rules (not the name), the players, the final cap's tail and the solver version
+    (with its tolerances, :data:`BAR_EPS` and :data:`TOL`)."""
     d = rs.to_dict()
     d.pop("name", None)
-    text = json.dumps(d, sort_keys=True) + f"|players-{players}|multi-solver-{MULTI_VERSION}|eps-{tail_eps!r}"
+    text = (json.dumps(d, sort_keys=True)
+            + f"|players-{players}|multi-solver-{MULTI_VERSION}|eps-{tail_eps!r}|bar-{BAR_EPS!r}|tol-{TOL!r}")
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -155,12 +172,16 @@ def _params_of(rs: Ruleset, players: int, tail_eps: float) -> tuple[int, Any, np
     base = dataclasses.replace(rs, variants=dataclasses.replace(rs.variants, overcoming=False))
     ip = _params(base, rt, 4000)
     df = _final_cap(rs, rt, ip, tail_eps)
-    ip = _params(base, rt, df)  # the permanent-straight levels cover the final cap
+    rb = min(_final_cap(rs, rt, ip, max(BAR_EPS, tail_eps)), df) if rs.variants.overcoming else 0
+    # the permanent-straight levels cover every turn total a DP reaches: the next player's last turn
+    # runs up to two final caps (its own lead and the last player's); IP_DCAP only sizes them here
+    ip = _params(base, rt, 2 * df + 1)
     mp = np.zeros(M.MP_SIZE, np.int64)
     mp[M.MP_N] = players
     mp[M.MP_OVER] = int(rs.variants.overcoming)
     mp[M.MP_NB] = int(ip[K.IP_TU]) + 1 if rs.variants.overcoming else 1
     mp[M.MP_DF] = df
+    mp[M.MP_RB] = rb
     return unit, rt, ip, mp
 
 
@@ -192,13 +213,13 @@ def _schedule(ip: np.ndarray, mp: np.ndarray) -> list[tuple[np.ndarray, np.ndarr
 
 def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
                 directory: str | os.PathLike | None = None, force: bool = False, progress: bool = True,
-                threads: int | None = None, tol: float = 1e-10, tail_eps: float = TAIL_EPS) -> "MultiTable":
+                threads: int | None = None, tail_eps: float = TAIL_EPS) -> "MultiTable":
     """The solved game of ``ruleset`` for ``players`` players (see the module docstring).
 
     With ``cache`` the table is read from (or, once solved, written to) :func:`multi_table_path`;
     ``force`` solves again anyway. ``threads`` is the number of numba threads (default: numba's);
-    ``tol`` the Gauss-Seidel tolerance on the zilch cycles; ``tail_eps`` the final cap's tail (a
-    larger one solves the last turns faster and values the largest leads less exactly)."""
+    ``tail_eps`` the final cap's tail (a larger one solves the last turns faster and values the
+    largest leads less exactly)."""
     import numba
     from tqdm import tqdm
 
@@ -218,13 +239,13 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
     try:
         unit, rt, ip, mp = _params_of(rs, players, tail_eps)
         rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
-        df, nb, ns = int(mp[M.MP_DF]), int(mp[M.MP_NB]), int(ip[K.IP_NS])
+        df, nb, ns, rb = int(mp[M.MP_DF]), int(mp[M.MP_NB]), int(ip[K.IP_NS]), int(mp[M.MP_RB])
         LV = np.zeros((2, 2, df + 1, df + 1))
         LW = np.zeros((2, 2, df + 1, df + 1))
         M.last_tables(ip, mp, rtt, rt.p_allonly, LV, LW)
         if players == 3:
-            F3a = np.zeros((2, 2, df + 1, df + 1, nb))
-            F3b = np.zeros((2, 2, df + 1, df + 1, nb))
+            F3a = np.zeros((2, 2, df + 1, df + 1, rb + 1))
+            F3b = np.zeros((2, 2, df + 1, df + 1, rb + 1))
             M.second_tables(ip, mp, rtt, rt.p_allonly, LV, LW, F3a, F3b)
         else:
             F3a = F3b = np.zeros((1, 1, 1, 1, 1))
@@ -238,11 +259,12 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
         with tqdm(total=sum(len(k) for _, k in levels), desc=f"solve {rs.name} ({players} players)",
                   unit="tuple", disable=not progress, dynamic_ncols=True) as bar:
             for rots, ks in levels:
-                dps += int(M.solve_level(rots, ks, ip, mp, rtt, rt.p_allonly, W0, W1, LV, LW, F3a, F3b, tol,
+                dps += int(M.solve_level(rots, ks, ip, mp, rtt, rt.p_allonly, W0, W1, LV, LW, F3a, F3b, TOL,
                                          min(workers, len(ks))))
                 bar.update(len(ks))
         meta = {
             "ruleset": rs.name, "players": players, "unit": unit, "final_cap_points": df * unit,
+            "result_bar_cap_points": rb * unit,
             "bars": nb, "tail_eps": tail_eps, "seconds": round(time.perf_counter() - t0, 2),
             "final_seconds": round(t_final, 2), "cpu_seconds": round(time.process_time() - cpu0, 1),
             "turn_dps": dps, "states": int(sum(k.sum() for _, k in levels)) * nb,
@@ -325,9 +347,13 @@ class MultiTable(TurnQueries):
     def _race(self, scores: list[int], on_board: list[bool], bar: int) -> tuple:
         u, tu = self.unit, int(self.ip[K.IP_TU])
         idx = []
+        entry = self.ruleset.entry_threshold
         for s, on in zip(scores, on_board):
             if s % u or not 0 <= s // u < tu:
                 raise ValueError(f"score {s}: race scores are multiples of {u} from 0 to {(tu - 1) * u}")
+            if entry and ((on and s < entry) or (not on and s)):
+                raise ValueError(f"score {s} {'on' if on else 'off'} the board: off the board a score is 0, on it at "
+                                 f"least the entry threshold, {entry}")
             idx.append(1 + s // u if (on or self.ruleset.entry_threshold == 0) else 0)
         idx += [0] * (3 - len(idx))
         return ("race", idx[0], idx[1], idx[2], max(int(bar), 0) // u if self.ruleset.variants.overcoming else 0)

@@ -18,6 +18,12 @@ Three parts, each table seat-balanced with common random numbers (``agents.evalu
     targets and scoring values, 2, 3 and 4 players) against copies of ``heuristic``, every seat order
     (permutations): the agent's share of the seats' results; the fair share is one over the players.
 
+With ``--solved``, every variant and held-out row whose game :mod:`agents.multi_solver` solves (three
+players, or two under ``overcoming``: zilch- and zonk-like rules, targets up to about 5,000 at three
+players) also plays ``optimal-win`` (that solved game, every player maximising their own chance) in the
+agent's seat on the same deals: what exact play takes against the heuristic there (solved and cached on
+first use, minutes each).
+
 Writes ``eval.json`` and ``eval.md`` into ``--out`` and, with ``--write``, the table between the
 generalist markers of that Markdown file.
 """
@@ -81,21 +87,43 @@ def eval_presets(agent: str, games: int, workers: int, checkpoints: Path, progre
     return out
 
 
+def solvable(d: RulesDraw) -> bool:
+    """Whether :mod:`agents.multi_solver` solves the game of ``d`` (its rules and players)."""
+    from agents.multi_solver import check_multi_supported
+    from zilch_env import UnsupportedRulesError
+
+    try:
+        check_multi_supported(d.ruleset, d.players)
+    except UnsupportedRulesError:
+        return False
+    return True
+
+
 def eval_against_heuristic(agent: str, draws: list[RulesDraw], games: int, workers: int, seed: int,
-                           progress: bool) -> list[dict[str, Any]]:
+                           progress: bool, solved: bool = False) -> list[dict[str, Any]]:
     from agents.evaluate import evaluate
 
     out = []
     for d in draws:
-        rep = evaluate(agents=[agent] + ["heuristic"] * (d.players - 1), ruleset=d.ruleset, games=games,
-                       seed=seed, workers=workers, players=d.players, solo_turns=0, luck="off",
-                       orders="permutations", progress=progress)
-        row = rep.data["tables"][0]["results"][0]
-        s = _share(row)
-        out.append({"rules": d.label, "players": d.players, "games": row["games"], "share": s,
-                    "fair": 1.0 / d.players})
+        shares = {}
+        for who in [agent] + (["optimal-win"] if solved and solvable(d) else []):
+            if who == "optimal-win":  # solved once here, not in each worker
+                from agents.multi_solver import solve_multi
+
+                solve_multi(d.ruleset, d.players, progress=progress)
+            rep = evaluate(agents=[who] + ["heuristic"] * (d.players - 1), ruleset=d.ruleset, games=games,
+                           seed=seed, workers=workers, players=d.players, solo_turns=0, luck="off",
+                           orders="permutations", progress=progress)
+            row = rep.data["tables"][0]["results"][0]
+            shares[who] = (_share(row), row["games"])
+        s, n = shares[agent]
+        ref = shares.get("optimal-win")
+        out.append({"rules": d.label, "players": d.players, "games": n, "share": s, "fair": 1.0 / d.players,
+                    **({"solved": ref[0]} if ref else {})})
         print(f"{d.label}: {100 * s['mean']:.1f}% [{100 * s['low']:.1f}, {100 * s['high']:.1f}] vs heuristic "
-              f"(fair {100 / d.players:.1f}%)", flush=True)
+              f"(fair {100 / d.players:.1f}%)"
+              + (f"; the solved game {100 * ref[0]['mean']:.1f}% [{100 * ref[0]['low']:.1f}, "
+                 f"{100 * ref[0]['high']:.1f}]" if ref else ""), flush=True)
     return out
 
 
@@ -121,14 +149,23 @@ def markdown(res: dict[str, Any]) -> str:
                         ("held-out", "Rulesets outside the training distribution, against copies of "
                                      "`heuristic` (every seat order)")):
         if res.get(part):
-            lines += [f"{title}: the agent's share % [95% CI] of the seats' results.", "",
-                      "| rules | players | games | share % [95% CI] | fair share % | above fair |",
-                      "|---|---:|---:|---|---:|---|"]
+            ref = any("solved" in r for r in res[part])
+            lines += [f"{title}: the agent's share % [95% CI] of the seats' results"
+                      + ("; where `agents.multi_solver` solves the game, `optimal-win` (that solved game) in the "
+                         "agent's seat on the same deals." if ref else "."), "",
+                      "| rules | players | games | share % [95% CI] | fair share % | above fair |"
+                      + (" the solved game % [95% CI] |" if ref else ""),
+                      "|---|---:|---:|---|---:|---|" + ("---|" if ref else "")]
             for r in res[part]:
                 s = r["share"]
                 above = "yes" if s["low"] > r["fair"] else ("no" if s["high"] < r["fair"] else "within the interval")
+                extra = ""
+                if ref:
+                    x = r.get("solved")
+                    extra = f" {100 * x['mean']:.1f} [{100 * x['low']:.1f}, {100 * x['high']:.1f}] |" if x else " - |"
                 lines.append(f"| {r['rules']} | {r['players']} | {r['games']} | {100 * s['mean']:.1f} "
-                             f"[{100 * s['low']:.1f}, {100 * s['high']:.1f}] | {100 * r['fair']:.1f} | {above} |")
+                             f"[{100 * s['low']:.1f}, {100 * s['high']:.1f}] | {100 * r['fair']:.1f} | {above} |"
+                             + extra)
             lines.append("")
     lines.append(f"Measured in {res['seconds'] / 60:.1f} minutes by `{res['command']}`.")
     return "\n".join(lines) + "\n"
@@ -159,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoints", default=str(ROOT / "checkpoints"), help="where the presets' win agents are")
     p.add_argument("--out", default="", help="write eval.json and eval.md here (default: the agent's directory)")
     p.add_argument("--write", default="", help="replace the generalist table between its markers in this file")
+    p.add_argument("--solved", action="store_true",
+                   help="also play optimal-win in the agent's seat where agents.multi_solver solves the game (three "
+                        "players, or two under overcoming; solved and cached on first use, minutes each)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     for name in ("games", "other_games", "workers"):
@@ -180,10 +220,10 @@ def main(argv: list[str] | None = None) -> int:
         res["presets"] = eval_presets(args.agent, args.games, args.workers, Path(args.checkpoints), progress)
     if "variants" in args.parts:
         res["variants"] = eval_against_heuristic(args.agent, variant_rules(), args.other_games, args.workers,
-                                                 args.seed, progress)
+                                                 args.seed, progress, args.solved)
     if "held-out" in args.parts:
         res["held-out"] = eval_against_heuristic(args.agent, held_out_rules(), args.other_games, args.workers,
-                                                 args.seed, progress)
+                                                 args.seed, progress, args.solved)
     res["seconds"] = time.perf_counter() - t0
     md = markdown(res)
     out = Path(args.out) if args.out else (Path(args.agent.partition(":")[2]) if args.agent.startswith("ppo:")

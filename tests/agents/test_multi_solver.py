@@ -102,7 +102,7 @@ def test_the_values_are_what_its_policy_wins(three_over):
     """Every seat's win chance at the game's start is what the table's own policy, played by every
     seat, wins in real games (the engine's rules: overcoming's bar, the last turns, draws shared)."""
     want = three_over.start_values([0, 0, 0], [False] * 3)
-    assert want.sum() == pytest.approx(1.0) and want[0] > want[1] > want[2]
+    assert want[0] > want[1] > want[2]  # the first to play has the edge
     games = 1500
     got = _self_play(three_over, games, 100)
     assert np.abs(got - want).max() < 4 * np.sqrt(0.25 / games)
@@ -124,6 +124,27 @@ def test_two_players_under_overcoming(tmp_path):
     assert again.path == t.path and np.array_equal(again.W0, t.W0, equal_nan=True)  # from the cache
 
 
+def test_every_stored_value_is_its_turn_solved_alone(three_over):
+    """A race state's stored values (its bar's turn resumed from the bar-0 turn's rows, inside the solve)
+    are its turn solved alone from the table; so are the next player's last turns under a result above
+    the target (the turn that reached it: their bar)."""
+    t = three_over
+    rng = np.random.default_rng(8)
+    ns, nb = int(t.ip[K.IP_NS]), int(t.mp[M.MP_NB])
+    valid = [0] + list(range(1 + t.ruleset.entry_threshold // t.unit, ns))
+    for _ in range(60):
+        ia, ib, ic = rng.choice(valid, 3)
+        bar = int(rng.integers(0, nb))
+        sid = int(M.encode(ia, ib, ic, bar, t.ip, t.mp))
+        tv = t._solve_turn(("race", int(ia), int(ib), int(ic), bar), 0, True)
+        assert float(tv.C[t.ruleset.dice]) == pytest.approx(float(t.W0[sid]), abs=1e-6)
+    rb = int(t.mp[M.MP_RB])
+    assert rb > int(t.ip[K.IP_TU])  # results above the target are bars of their own
+    for dB, dC, r in [(12, 20, 30), (3, 5, rb), (20, 2, 25)]:
+        v = t.start_value(("second", dB, dC, r, True, 1))
+        assert v == pytest.approx(float(t.F3b[1, 1, dB, dC, r]), abs=1e-6)
+
+
 def test_the_last_turns_are_the_games_situations(three_over):
     """In the final round the situations are the next player's turn knowing who follows ("second")
     and the last turn ("last"), and their values are the tables' the race reads."""
@@ -143,6 +164,11 @@ def test_the_last_turns_are_the_games_situations(three_over):
     assert t.start_value(sit) == pytest.approx(float(t.LV[1, 0, 9, 11]), abs=1e-6)
 
 
+def test_impossible_scores_are_named(three_over):
+    with pytest.raises(ValueError, match="on the board: off the board a score is 0, on it at least"):
+        three_over.start_values([100, 0, 0], [True, False, False])
+
+
 @pytest.mark.parametrize("over, players, says", [
     ({"end": "finish_round"}, 3, "end = 'finish_round'"),
     ({"tie": "tiebreak"}, 3, "tie = 'tiebreak'"),
@@ -150,7 +176,8 @@ def test_the_last_turns_are_the_games_situations(three_over):
     ({"variants.zilch_penalty.count": 3, "variants.zilch_penalty.points": 500}, 3, "zilch streaks"),
     ({}, 4, "2 or 3 players"),
     ({}, 2, "agents.game_solver solves that game"),
-    ({"target": 10000, "variants.overcoming": True}, 3, "at most"),
+    ({"target": 5000, "variants.overcoming": True}, 3, "turn-DP rows"),
+    ({}, 3, "turn-DP rows"),  # zonk to 10,000 without overcoming
 ])
 def test_rules_it_does_not_solve_are_named(over, players, says):
     with pytest.raises(UnsupportedRulesError, match=says):

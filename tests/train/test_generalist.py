@@ -81,6 +81,23 @@ def test_generalist_eval_reports_on_a_tiny_budget(tmp_path):
         generalist_eval.main(["--agent", "ppo:checkpoints/zonk"])  # a policy of one ruleset
 
 
+def test_generalist_eval_solved_reference_rows_and_column():
+    """--solved plays optimal-win where agents.multi_solver solves the row's game (three players, or two under
+    overcoming), and the table then carries that column, '-' elsewhere."""
+    from train import generalist_eval
+    from zilch_env.distribution import held_out_rules, variant_rules
+
+    rows = [d.label for d in held_out_rules() + variant_rules() if generalist_eval.solvable(d)]
+    assert rows == ["zonk 3p target=7000", "zilch 3p target=3500 variants.overcoming=True", "zonk 2p overcoming"]
+    s = {"mean": 0.34, "low": 0.33, "high": 0.35}
+    res = {"agent": "a", "command": "c", "seconds": 60.0,
+           "held-out": [{"rules": "r3", "players": 3, "games": 6, "share": s, "fair": 1 / 3, "solved": s},
+                        {"rules": "r4", "players": 4, "games": 24, "share": s, "fair": 0.25}]}
+    md = generalist_eval.markdown(res)
+    assert "the solved game % [95% CI] |" in md and "| r3 | 3 | 6 | 34.0 [33.0, 35.0] | 33.3 | within the interval | " \
+        "34.0 [33.0, 35.0] |" in md and md.splitlines()[-3].endswith("| yes | - |")
+
+
 def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
     from train import teach_any
 
