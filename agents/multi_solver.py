@@ -14,7 +14,8 @@ The model
     against the top score and their own result, the last against what is left. Leads and bars beyond
     the *final cap* (where the best chance of making them up in one turn falls below ``tail_eps``,
     default :data:`TAIL_EPS`) are valued as the cap; the result of the turn that reached the target,
-    the next player's bar, beyond where that chance falls below :data:`BAR_EPS`.
+    the next player's bar, is valued as the bar where that chance falls below :data:`BAR_EPS` when it
+    is larger.
 
 How it is solved (``agents._multi_kernels``)
     The last turns first (a table per lead, bar and tie), then the race from the highest sum of the
@@ -23,9 +24,10 @@ How it is solved (``agents._multi_kernels``)
     (to :data:`TOL`); every other bar of a state is its bar-0 turn with the banks at or below the bar
     forbidden, solved by resuming that turn's DP below the bar.
 
-Rules supported: every preset's rules with ``end = "others_one_turn"``, ``tie = "draw"`` and the
-``overcoming`` and ``six_dice_zilch_bonus`` variants; two players only with ``overcoming`` (without
-it :mod:`agents.game_solver` solves them), three players with or without it. The work grows as the
+Rules supported: ``end = "others_one_turn"`` and ``tie = "draw"`` (the presets zilch, zonk and zonk20k,
+and rulesets like them), with ``overcoming`` and ``six_dice_zilch_bonus``; no zilch penalty,
+pyramiding, challenge or piggyback. Two players only under ``overcoming`` (without it
+:mod:`agents.game_solver` solves them), three with or without it. The work grows as the
 target's fourth power at three players under overcoming (cube without it): targets up to about 4,000
 and 5,000 (:data:`MAX_ROWS`, :func:`solve_rows`). Anything else raises
 :class:`zilch_env.UnsupportedRulesError` naming the rule.

@@ -197,3 +197,23 @@ def test_optimal_win_plays_games_of_three_and_overcoming(monkeypatch, three_over
     assert st.done
     with pytest.raises(UnsupportedRulesError, match="no solver solves these rules"):
         make_agent("optimal-win", load_ruleset("farkle", {"variants.overcoming": True}))
+
+
+def test_cli_solves_three_players(tmp_path, monkeypatch, capsys):
+    """zilch solve --objective win --players 3: each seat's chance at the start, from the cache the second time;
+    --players without the win objective is refused."""
+    import json
+
+    from zilch_cli import main
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rules = ["--ruleset", "zilch", "--set", "target=600", "--set", "scoring.straight=0"]
+    assert main(["solve", *rules, "--objective", "win", "--players", "3", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert not first["loaded_from_cache"] and first["table"].startswith(str(tmp_path))
+    assert sum(first["start"]) == pytest.approx(1.0) and first["start"][0] > first["start"][2]
+    assert main(["solve", *rules, "--objective", "win", "--players", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "loaded from the cache" in text and f"{first['start'][0]:.5f}" in text
+    assert main(["solve", *rules, "--players", "3"]) == 2
+    assert "only with --objective win" in capsys.readouterr().err

@@ -88,7 +88,8 @@ def test_generalist_eval_solved_reference_rows_and_column():
     from zilch_env.distribution import held_out_rules, variant_rules
 
     rows = [d.label for d in held_out_rules() + variant_rules() if generalist_eval.solvable(d)]
-    assert rows == ["zonk 3p target=7000", "zilch 3p target=3500 variants.overcoming=True", "zonk 2p overcoming"]
+    # zonk at three players to 7,000 is beyond the solver's budget (agents.multi_solver.MAX_ROWS)
+    assert rows == ["zilch 3p target=3500 variants.overcoming=True", "zonk 2p overcoming"]
     s = {"mean": 0.34, "low": 0.33, "high": 0.35}
     res = {"agent": "a", "command": "c", "seconds": 60.0,
            "held-out": [{"rules": "r3", "players": 3, "games": 6, "share": s, "fair": 1 / 3, "solved": s},
