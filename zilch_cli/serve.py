@@ -30,7 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "optimal-turn or ppo:PATH); repeat for several. Default: the levels Easy (greedy), "
                    "Medium (heuristic), Hard (the trained agent of the rules, ppo:checkpoints/<preset>, "
                    "else the agent for any ruleset, ppo:checkpoints/any) "
-                   "and Perfect (optimal-win, two players, where the game table is stored), those that "
+                   "and Perfect (optimal-win, where the solved game of the rules and player count is stored: "
+                   "two players, and three, or two under overcoming, once 'zilch solve --objective win "
+                   "[--players 3]' has solved them), those that "
                    "can play each game's rules; the trained agent is the default opponent")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn's log level (default: info)")

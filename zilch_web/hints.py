@@ -108,7 +108,8 @@ def hint_for(table: Table) -> dict[str, Any]:
     if win is not None:
         for o in options:
             o["win_chance"] = win.get(o["action"])
-        notes.append("The chances of winning are the exact game table's, with perfect play by both players.")
+        notes.append("The chances of winning are the exact solved game's, with perfect play by "
+                     + ("both players." if g.num_players == 2 else "every player."))
     return {"phase": g.phase.name.lower(), "best": best["action"], "best_label": best["label"],
             "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes]),
             "win_chance": None if win is None else max(win.values())}
@@ -118,22 +119,22 @@ _TABLES: dict[Any, Any] = {}
 
 
 def _win_chances(table: Table) -> dict[int, float] | None:
-    """The chance of winning after each legal action under optimal play by both, from the game's
-    exact table, for a two-player game whose table is stored (never solved for a hint), at a roll
-    to keep from; None otherwise."""
+    """The chance of winning after each legal action under optimal play by every player, from the
+    solved game that ``optimal-win`` plays (the two-player game table; for three players, and two under
+    overcoming, :mod:`agents.multi_solver`'s game), where it is stored (never solved for a hint), at
+    a roll to keep from; None otherwise."""
     from .levels import has_game_table
 
     g, rs = table.state, table.ruleset
-    if g.num_players != 2 or g.phase != Phase.KEEP or not has_game_table(rs):
+    n = g.num_players
+    if n not in (2, 3) or g.phase != Phase.KEEP or not has_game_table(rs, n):
         return None
     try:
-        from agents.game_solver import load_game_table
+        from agents.game_solver import OptimalWinAgent
 
-        tab = _TABLES.get(rs)
+        tab = _TABLES.get((rs, n))
         if tab is None:
-            tab = _TABLES[rs] = load_game_table(rs)
-        if tab is None:
-            return None
+            tab = _TABLES[(rs, n)] = OptimalWinAgent(rs).table_for(n)
         return {a: float(v) for a, v in tab.action_values(g).items()}
     except (ValueError, OverflowError):  # a position the table does not cover
         return None

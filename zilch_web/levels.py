@@ -8,19 +8,20 @@ Easy      ``greedy``                      keeps the most points and banks from 3
 Medium    ``heuristic``                   the hand-written player (banks by total against dice)
 Hard      ``ppo:checkpoints/<preset>``    the trained agent of the rules being played, else the
                                           agent trained on every ruleset (``ppo:checkpoints/any``)
-Perfect   ``optimal-win``                 the exact game table's best move (two players)
+Perfect   ``optimal-win``                 the solved game's best move (two players; three, and
+                                          two under overcoming, where agents.multi_solver solved it)
 ========  ==============================  ======================================================
 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
 ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules and
-player count when the agent for any ruleset is shipped (``checkpoints/any``); Perfect where the game
-table of the rules is stored (solving one takes minutes, so a server never solves one for a
-request) and the game has two players. The default computer player is Hard where it exists (the
+player count when the agent for any ruleset is shipped (``checkpoints/any``); Perfect where the solved
+game of the rules and player count is stored (:func:`has_game_table`; solving one takes minutes, so a
+server never solves one for a request). The default computer player is Hard where it exists (the
 rules' own trained agent, else the agent for any ruleset, which wins more than half its games
 against the heuristic on every two-player variant and held-out ruleset it was measured on, and at 3
-and 4 players a fair share or more (within the interval) on every ruleset measured but one, zilch
-at 3,500 with overcoming, ``checkpoints/any/eval.md``; 5 and 6 players were not measured), else the
-heuristic. ``zilch play``'s bare ``cpu`` and the web game's new-game form use the same default.
+and 4 players a fair share, or an interval holding it, on every ruleset measured,
+``checkpoints/any/eval.md``; 5 and 6 players were not measured), else the heuristic. ``zilch play``'s
+bare ``cpu`` and the web game's new-game form use the same default.
 """
 
 from __future__ import annotations
@@ -44,8 +45,7 @@ LEVELS = [
     ("Hard", None, "The trained agent: learnt these rules over millions of games; about as strong "
                    "as perfect play."),
     ("Hard", "ppo:checkpoints/any", "The agent trained on every ruleset: reads these rules and plays them."),
-    ("Perfect", "optimal-win", "Plays the exact best move from the solved game: the strongest there is "
-                               "(two-player games)."),
+    ("Perfect", "optimal-win", "Plays the exact best move from the solved game: the strongest there is."),
 ]
 
 _LOCK = threading.Lock()
@@ -82,19 +82,34 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
     return found
 
 
-def has_game_table(ruleset: Ruleset) -> bool:
-    """Whether the exact game table of these rules is stored (cached or shipped), so that
-    ``optimal-win`` plays at once instead of solving the game for minutes first."""
+def has_game_table(ruleset: Ruleset, players: int = 2) -> bool:
+    """Whether the exact game of these rules and ``players`` players is stored (cached or shipped), so
+    that ``optimal-win`` plays at once instead of solving the game for minutes first.
+
+    Two players: the game table of :mod:`agents.game_solver`, or under ``overcoming`` the solved game
+    of :mod:`agents.multi_solver`; three players: the latter, and where the two-player solver also
+    solves the rules its table too (``optimal-win`` loads it when it is built)."""
     try:
         from agents.game_solver import PACKAGED_TABLES, check_supported, table_path
-    except ImportError:  # pragma: no cover - the solver ships with the package
+        from agents.multi_solver import check_multi_supported, multi_table_path
+    except ImportError:  # pragma: no cover - the solvers ship with the package
         return False
+    two = True
     try:
         check_supported(ruleset)
         path = table_path(ruleset)
+        two = path.is_file() or (PACKAGED_TABLES / path.name).is_file()
+    except (ValueError, OverflowError):  # rules only the multi-player solver solves, if any
+        if players == 2 and not ruleset.variants.overcoming:
+            return False
+    else:
+        if players == 2:
+            return two
+    try:
+        check_multi_supported(ruleset, players)
+        return two and multi_table_path(ruleset, players).is_file()
     except (ValueError, OverflowError):
         return False
-    return path.is_file() or (PACKAGED_TABLES / path.name).is_file()
 
 
 def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[str, Any]]:
@@ -107,7 +122,7 @@ def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[st
             if (spec is None) == (hard == "ppo:checkpoints/any"):
                 continue  # the one Hard entry: the rules' own agent's, or the agent for any ruleset's
             spec = hard
-        elif label == "Perfect" and (not has_game_table(ruleset) or (num_players not in (None, 2))):
+        elif label == "Perfect" and not has_game_table(ruleset, 2 if num_players is None else num_players):
             spec = None
         if spec is not None:
             out.append({"spec": spec, "label": label, "description": description})

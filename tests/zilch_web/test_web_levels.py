@@ -61,7 +61,7 @@ def test_changed_rules_offer_what_can_play_them(client):
     varied = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"variants.piggyback": True}}).json()
     assert [(c["label"], c["spec"]) for c in varied["cpus"]][2:] == [("Hard", "ppo:checkpoints/any")]
     three = client.post("/api/cpus", json={"ruleset": "farkle", "set": {}, "players": 3}).json()
-    assert [c["label"] for c in three["cpus"]] == ["Easy", "Medium", "Hard"], "Perfect plays two players"
+    assert [c["label"] for c in three["cpus"]] == ["Easy", "Medium", "Hard"], "no game of three players stored"
     odd3 = client.post("/api/cpus", json={"ruleset": "zonk", "set": {"target": 2000}, "players": 3}).json()
     assert [(c["label"], c["spec"]) for c in odd3["cpus"]][2:] == [("Hard", "ppo:checkpoints/any")]
     # the name of a ruleset does not matter to the trained agent: only its rules
@@ -215,3 +215,40 @@ def test_the_agent_for_any_ruleset_is_offered_where_no_trained_agent_knows_the_r
     zonk = load_ruleset("zonk")  # the rules' own agent first
     assert [c["spec"] for c in cpu_levels(zonk, 2) if c["label"] == "Hard"] == ["ppo:checkpoints/zonk"]
     assert level_label("ppo:checkpoints/any") == "Hard"
+
+
+def test_perfect_where_the_solved_game_of_those_players_is_stored(client):
+    """Perfect is offered for a game of three players, and of two under overcoming, once the solved game
+    of those players is stored (with three players, also the two-player table that optimal-win loads
+    when the rules have one), never for four; the level it offers then plays such a game, and the
+    hint gives every choice's chance of winning from that game."""
+    import numpy as np
+
+    from agents.base import make_agent
+    from agents.game_solver import solve_game
+    from agents.multi_solver import solve_multi
+    from zilch_env import GameState, play_game
+
+    over = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
+    plain = load_ruleset("zilch", {"target": 1000})
+
+    def perfect(rs, n):
+        return [c["label"] for c in cpu_levels(rs, n)].count("Perfect") == 1
+
+    assert not any(perfect(rs, n) for rs in (over, plain) for n in (None, 2, 3, 4))
+    solve_multi(over, 2, progress=False)
+    assert perfect(over, 2) and perfect(over, None) and not perfect(over, 3)
+    solve_multi(plain, 3, progress=False)
+    assert not perfect(plain, 3), "optimal-win also loads the two-player table of these rules"
+    solve_game(plain, progress=False)
+    assert perfect(plain, 3) and perfect(plain, 2) and not perfect(plain, 4)
+    agent = make_agent("optimal-win", plain)
+    game = play_game(GameState(plain, num_players=3, seed=4), [agent] * 3, np.random.default_rng(4))
+    assert game.done and game.winners
+    r = client.post("/api/games", json={"ruleset": "zilch", "set": {"target": 1000}, "seed": 3,
+                                        "players": [{"name": "A"}, {"name": "B"}, {"cpu": "optimal-win"}]})
+    assert r.status_code == 201, r.text
+    h = client.get(f"/api/games/{r.json()['id']}/hint").json()
+    chances = [o["win_chance"] for o in h["options"]]
+    assert h["phase"] == "keep" and all(0 < c < 1 for c in chances) and "every player" in h["explain"]
+    assert h["win_chance"] == max(chances)

@@ -255,7 +255,7 @@ async function offerLevels() {
   if (!Object.keys(rules.set).length) {
     const p = currentPreset();
     offer = { cpus: p.cpus, default_cpu: p.default_cpu };
-    if (n > 2) offer = null; // Perfect plays two players: ask the server
+    if (n > 2) offer = null; // the preset's levels are for two players: ask the server
   }
   if (!offer) {
     const r = await api("POST", "/api/cpus", { ...rules, players: Math.max(1, Math.min(6, n)) });
