@@ -88,11 +88,11 @@ from zilch_env.engine import MAX_TIEBREAK_ROUNDS
 from . import _game_kernels as K
 from .game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable,  # noqa: F401
                          _cache_mb_default, _choose_dcap, _options, _params, _stored_table, cache_dir,
-                         check_supported, game_unit, roll_tables, ruleset_key, table_path)
+                         check_supported, game_unit, roll_tables, ruleset_key, table_files, table_path)
 
 __all__ = [
     "GameTable", "OptimalWinAgent", "WinPotential", "UnsupportedRulesError", "solve_game",
-    "load_game_table", "cache_dir", "table_path", "check_supported",
+    "load_game_table", "cache_dir", "table_path", "check_supported", "solved_game_stored",
 ]
 
 
@@ -308,6 +308,26 @@ class OptimalWinAgent:
 
     def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
         return self.table_for(state.num_players).best_action(state, legal)
+
+
+def solved_game_stored(ruleset: Ruleset | str, players: int = 2) -> bool:
+    """Whether :class:`OptimalWinAgent` plays a game of ``players`` players of these rules from stored
+    tables alone (cached or shipped), never solving first: the two-player game table where this module
+    solves the rules (the agent loads it when it is built), and for three players, or two under rules
+    only :mod:`agents.multi_solver` solves, that solver's table. False for rules no solver solves."""
+    from .multi_solver import check_multi_supported, multi_table_path
+
+    try:
+        rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
+        two = _two_player_rules(rs)
+        if two and not any(p.is_file() for p in table_files(rs)):
+            return False
+        if two and players == 2:
+            return True
+        check_multi_supported(rs, players)
+        return multi_table_path(rs, players).is_file()
+    except (ValueError, OverflowError):  # rules a solver refuses, or numbers it cannot hold
+        return False
 
 
 def _two_player_rules(rs: Ruleset) -> bool:

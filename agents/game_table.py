@@ -263,10 +263,16 @@ def table_path(ruleset: Ruleset | str, directory: str | os.PathLike | None = Non
     return cache_dir(directory) / f"game-{safe}-{ruleset_key(rs)[:16]}.npz"
 
 
+def table_files(rs: Ruleset, directory: str | os.PathLike | None = None) -> tuple[Path, Path]:
+    """Where a stored table of ``rs`` is looked for, in order: the cache's file, then a packaged one
+    with the same key (file name)."""
+    path = table_path(rs, directory)
+    return path, PACKAGED_TABLES / path.name
+
+
 def _stored_table(rs: Ruleset, directory: str | os.PathLike | None) -> GameTable | None:
     """A valid stored table: the cache's, else a packaged one with the same key (file name)."""
-    path = table_path(rs, directory)
-    for p in (path, PACKAGED_TABLES / path.name):
+    for p in table_files(rs, directory):
         if p.exists():
             try:
                 return GameTable.load(p)

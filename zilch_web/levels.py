@@ -84,32 +84,13 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
 
 def has_game_table(ruleset: Ruleset, players: int = 2) -> bool:
     """Whether the exact game of these rules and ``players`` players is stored (cached or shipped), so
-    that ``optimal-win`` plays at once instead of solving the game for minutes first.
-
-    Two players: the game table of :mod:`agents.game_solver`, or under ``overcoming`` the solved game
-    of :mod:`agents.multi_solver`; three players: the latter, and where the two-player solver also
-    solves the rules its table too (``optimal-win`` loads it when it is built)."""
+    that ``optimal-win`` plays at once instead of solving the game for minutes first
+    (:func:`agents.game_solver.solved_game_stored`)."""
     try:
-        from agents.game_solver import PACKAGED_TABLES, check_supported, table_path
-        from agents.multi_solver import check_multi_supported, multi_table_path
+        from agents.game_solver import solved_game_stored
     except ImportError:  # pragma: no cover - the solvers ship with the package
         return False
-    two = True
-    try:
-        check_supported(ruleset)
-        path = table_path(ruleset)
-        two = path.is_file() or (PACKAGED_TABLES / path.name).is_file()
-    except (ValueError, OverflowError):  # rules only the multi-player solver solves, if any
-        if players == 2 and not ruleset.variants.overcoming:
-            return False
-    else:
-        if players == 2:
-            return two
-    try:
-        check_multi_supported(ruleset, players)
-        return two and multi_table_path(ruleset, players).is_file()
-    except (ValueError, OverflowError):
-        return False
+    return solved_game_stored(ruleset, players)
 
 
 def cpu_levels(ruleset: Ruleset, num_players: int | None = None) -> list[dict[str, Any]]:
