@@ -168,6 +168,21 @@ def check_layout(page, viewport):
                 assert b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"], (sel, b)
 
 
+def keep_is_fixed(g):
+    """The screen chooses the keep itself: every scoring die kept, and only one way to keep them."""
+    return g["ruleset"]["keep"] == "all_scoring" and len(g["keeps"]) == 1
+
+
+def select_keep(page, g, k):
+    """Tap the dice of keep `k`, after clearing whatever is selected (the hint selects its keep)."""
+    if keep_is_fixed(g):
+        return
+    while page.locator("#dice .roll .die.kept").count():
+        page.locator("#dice .roll .die.kept").first.click()
+    for f in k["dice"]:
+        page.click(f'#dice .roll .die[data-face="{f}"]:not(.kept)')
+
+
 def take_turn(page, g, bank_from=300, try_bad_tap=False):
     """One decision through the screen: tap the dice of the keep worth most, then Bank or Roll."""
     if g["phase"] != "keep":
@@ -183,12 +198,7 @@ def take_turn(page, g, bank_from=300, try_bad_tap=False):
             assert page.is_disabled("#roll-btn") and page.is_disabled("#bank-btn")
             page.click(f'#dice .roll .die[data-face="{dud}"].kept')
     k = max(g["keeps"], key=lambda k: (k["points"], k["n"]))
-    fixed = g["ruleset"]["keep"] == "all_scoring" and len(g["keeps"]) == 1
-    if not fixed:
-        while page.locator("#dice .roll .die.kept").count():  # clear a selection (the hint makes one)
-            page.locator("#dice .roll .die.kept").first.click()
-        for f in k["dice"]:
-            page.click(f'#dice .roll .die[data-face="{f}"]:not(.kept)')
+    select_keep(page, g, k)
     sel = page.inner_text("#selection")
     assert f"for {k['points']}" in sel and f"turn {k['total']}" in sel, sel
     assert page.is_enabled("#roll-btn")
@@ -240,12 +250,8 @@ def test_game_against_the_computer_to_the_end(page, base_url):
         assert visible(page, "#screen-play")
         assert page.inner_text("#turn-who").startswith("You")
         if not shot_taken and any(e["seat"] == 1 for e in g["log"]) and g["phase"] == "keep" and len(g["roll"]) >= 3:
-            k = max(g["keeps"], key=lambda k: (k["points"], k["n"]))
-            for f in k["dice"]:
-                page.click(f'#dice .roll .die[data-face="{f}"]:not(.kept)')
+            select_keep(page, g, max(g["keeps"], key=lambda k: (k["points"], k["n"])))
             shot(page, "phone-game.png")
-            for f in k["dice"]:
-                page.click(f'#dice .roll .die[data-face="{f}"].kept')
             shot_taken = True
         take_turn(page, g, try_bad_tap=decisions < 4)
         g = settle(page, g["version"])
