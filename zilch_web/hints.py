@@ -16,7 +16,7 @@ from typing import Any
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, UnsupportedRulesError
 
-from .table import Table
+from .table import Table, agent_lock, cpu_agent
 
 
 class HintUnavailable(RuntimeError):
@@ -115,14 +115,12 @@ def hint_for(table: Table) -> dict[str, Any]:
             "win_chance": None if win is None else max(win.values())}
 
 
-_TABLES: dict[Any, Any] = {}
-
-
 def _win_chances(table: Table) -> dict[int, float] | None:
     """The chance of winning after each legal action under optimal play by every player, from the
     solved game that ``optimal-win`` plays (the two-player game table; for three players, and two under
     overcoming, :mod:`agents.multi_solver`'s game), where it is stored (never solved for a hint), at
-    a roll to keep from; None otherwise."""
+    a roll to keep from; None otherwise. The table is the one the Perfect CPU seat plays from: the
+    hint asks the same shared agent (:func:`~zilch_web.table.cpu_agent`), so a server holds one copy."""
     from .levels import has_game_table
 
     g, rs = table.state, table.ruleset
@@ -130,11 +128,8 @@ def _win_chances(table: Table) -> dict[int, float] | None:
     if n not in (2, 3) or g.phase != Phase.KEEP or not has_game_table(rs, n):
         return None
     try:
-        from agents.game_solver import OptimalWinAgent
-
-        tab = _TABLES.get((rs, n))
-        if tab is None:
-            tab = _TABLES[(rs, n)] = OptimalWinAgent(rs).table_for(n)
-        return {a: float(v) for a, v in tab.action_values(g).items()}
+        agent = cpu_agent("optimal-win", rs)
+        with agent_lock(agent):
+            return {a: float(v) for a, v in agent.table_for(n).action_values(g).items()}
     except (ValueError, OverflowError):  # a position the table does not cover
         return None

@@ -24,8 +24,9 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -200,13 +201,22 @@ def cpu_agent(spec: str, ruleset: Ruleset) -> Any:
         return agent
 
 
+@contextmanager
+def agent_lock(agent: Any) -> Iterator[None]:
+    """Hold ``agent``'s lock, when :func:`cpu_agent` made it (it is shared between games and the
+    hint); an agent made elsewhere is not shared and needs none."""
+    lock = _ACT_LOCKS.get(id(agent))
+    if lock is None:
+        yield
+        return
+    with lock:
+        yield
+
+
 def cpu_act(agent: Any, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int:
     """``agent.act`` with the agent's lock held: one call at a time per shared agent (a trained
     agent's shared observation mask, written by two threads at once, once made it pick an illegal keep)."""
-    lock = _ACT_LOCKS.get(id(agent))
-    if lock is None:  # an agent not made by cpu_agent: not shared
-        return int(agent.act(state, legal, rng))
-    with lock:
+    with agent_lock(agent):
         return int(agent.act(state, legal, rng))
 
 

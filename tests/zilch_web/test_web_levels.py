@@ -252,3 +252,8 @@ def test_perfect_where_the_solved_game_of_those_players_is_stored(client):
     chances = [o["win_chance"] for o in h["options"]]
     assert h["phase"] == "keep" and all(0 < c < 1 for c in chances) and "every player" in h["explain"]
     assert h["win_chance"] == max(chances)
+    # The hint asked the Perfect seat's own shared agent (the seat has not moved yet, so only the
+    # hint can have loaded its three-player table): the server holds one copy of the solved game.
+    from zilch_web.table import cpu_agent
+
+    assert 3 in cpu_agent("optimal-win", plain)._multi
