@@ -31,8 +31,10 @@ CHROMIUM := /usr/bin/chromium
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
 
+# Every core a worker (pytest-xdist); a test file's tests stay together, so a module's fixtures (a
+# solved game, a trained model) are made once. A single file or test: $(BIN)/python -m pytest PATH.
 test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py
