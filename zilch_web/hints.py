@@ -124,12 +124,11 @@ def _win_chances(table: Table) -> dict[int, float] | None:
     from .levels import has_game_table
 
     g, rs = table.state, table.ruleset
-    n = g.num_players
-    if n not in (2, 3) or g.phase != Phase.KEEP or not has_game_table(rs, n):
+    if g.phase != Phase.KEEP or not has_game_table(rs, g.num_players):  # it knows which counts are solved
         return None
     try:
         agent = cpu_agent("optimal-win", rs)
         with agent_lock(agent):
-            return {a: float(v) for a, v in agent.table_for(n).action_values(g).items()}
+            return {a: float(v) for a, v in agent.table_for(g.num_players).action_values(g).items()}
     except (ValueError, OverflowError):  # a position the table does not cover
         return None
