@@ -239,8 +239,8 @@ async def play(client: httpx.AsyncClient, i: int, args: argparse.Namespace) -> G
 def account(run: GameRun) -> str | None:
     """Check that the record holds every move sent, in order, and replays to the reported scores."""
     from zilch_env import replay
-    from zilch_env.ruleset import ruleset_from_dict
-    from zilch_env.engine import GameState, ScriptedDice
+    from zilch_env.rules.load import ruleset_from_dict
+    from zilch_env.engine.game import GameState, ScriptedDice
 
     rec = run.record
     if rec is None:
@@ -361,7 +361,7 @@ def main() -> int:
     p.add_argument("--max-moves", type=int, default=5000, help="give up a game after this many moves")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     args = p.parse_args()
-    from zilch_env.ruleset import parse_overrides
+    from zilch_env.rules.load import parse_overrides
 
     args.overrides = parse_overrides(args.sets)
     port = free_port()

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from .table import Table
+from zilch_web.table import Table
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (

@@ -43,9 +43,9 @@ from zilch_env import (
     scoring_table,
     split_keep_action,
 )
-from zilch_env.engine import CHALLENGE_ZILCH_COST
-from zilch_env.ruleset import ruleset_from_dict
-from zilch_env.scoring import bonus_of
+from zilch_env.engine.game import CHALLENGE_ZILCH_COST
+from zilch_env.rules.load import ruleset_from_dict
+from zilch_env.rules.scoring import bonus_of
 
 #: The agent spec behind a bare ``cpu`` seat where no trained agent plays the rules (neither their
 #: own nor the agent for any ruleset; where one does, :func:`zilch_web.levels.default_cpu` gives it:
@@ -156,7 +156,7 @@ def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[S
             spec = s.cpu or ""
             name = f"CPU {k}" if n_anon > 1 else "CPU"
             if spec != default_spec and n_anon == 1:
-                from .levels import level_label
+                from zilch_web.levels import level_label
 
                 name = f"CPU ({level_label(spec) or spec})"[:MAX_NAME]
         if len(name) > MAX_NAME:
@@ -245,7 +245,7 @@ class Table:
 
     def __init__(self, ruleset: Ruleset | str, seats: Sequence[Seat], seed: int | None = None,
                  first: int = 0):
-        from .levels import default_cpu
+        from zilch_web.levels import default_cpu
 
         self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         self.seats = name_seats(seats, default_cpu(self.ruleset))
