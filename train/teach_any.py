@@ -58,7 +58,6 @@ commands appended), ``teach.json`` (every round), ``policy.onnx`` + ``policy.jso
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shlex
 import sys
@@ -183,7 +182,7 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
     if offers_only and not any(t is not None and rs.variants.piggyback for t, rs in zip(offers.tables, venv.rulesets)):
         raise ValueError("distill: offers_only, but no ruleset of the env has piggyback and a solved turn table")
     idle = 0  # steps without an offer kept (offers_only): a bound, not an endless loop
-    from zilch_env.engine import kernels as K
+    from zilch_env.engine import layout as L
     from train.teach import Decisions
 
     obs_buf = np.empty((decisions, obs_size), np.float32)
@@ -197,10 +196,10 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
         r = tau * (z.max(axis=1, keepdims=True) - z)  # inf where illegal
         keep = np.arange(len(obs))
         if offers is not None and offer_regret > 0:
-            rows = np.flatnonzero((venv.games.phase == K.PIGGYBACK) & solved[venv.games.rule_ids])
+            rows = np.flatnonzero((venv.games.phase == L.PIGGYBACK) & solved[venv.games.rule_ids])
             if rows.size:
                 choice = venv.games.value_actions(offers)[rows]
-                r[rows[:, None], [K.A_FRESH, K.A_PIGGYBACK]] = offer_regret
+                r[rows[:, None], [L.A_FRESH, L.A_PIGGYBACK]] = offer_regret
                 r[rows, choice] = 0.0
             if offers_only:
                 keep = rows

@@ -216,6 +216,7 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
     from train.teach_any import distill
     from zilch_env import NUM_ACTIONS, load_ruleset
     from zilch_env.engine import kernels as K
+    from zilch_env.engine import layout as L
     from zilch_env.players.kernel_agents import TableSet
     from zilch_env.envs.observation import _AT
     from zilch_env.envs.vec_env import BatchedZilchVecEnv
@@ -239,18 +240,18 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
         d = distill(venv, policy, Flat(), 3000, 1e-3, venv.observation_space.shape[0], offers, 0.01)
         at = d.obs[:, offer_at] == 1
         assert at.sum() > 20
-        pair = d.regret[at][:, [K.A_FRESH, K.A_PIGGYBACK]].astype(float)
+        pair = d.regret[at][:, [L.A_FRESH, L.A_PIGGYBACK]].astype(float)
         if table is None:  # pyramiding: the turn solver does not solve it, the network labels
             assert (pair == 0).all()
         else:
             assert np.allclose(np.sort(pair, axis=1), [0, 0.01], atol=1e-4)
             assert 0 < np.argmin(pair, axis=1).mean() < 1  # offers taken and offers left
-        assert (d.regret[~at][:, K.A_PIGGYBACK] == np.inf).all()
+        assert (d.regret[~at][:, L.A_PIGGYBACK] == np.inf).all()
         if table is not None:  # the offers alone
             only = distill(venv, policy, Flat(), 200, 1e-3, venv.observation_space.shape[0], offers, 0.01,
                            offers_only=True)
             assert len(only) == 200 and (only.obs[:, offer_at] == 1).all()
-            assert np.allclose(np.sort(only.regret[:, [K.A_FRESH, K.A_PIGGYBACK]].astype(float), axis=1), [0, 0.01],
+            assert np.allclose(np.sort(only.regret[:, [L.A_FRESH, L.A_PIGGYBACK]].astype(float), axis=1), [0, 0.01],
                                atol=1e-4)
     with pytest.raises(ValueError, match="offers_only needs"):
         distill(venv, policy, Flat(), 10, 1e-3, venv.observation_space.shape[0], offers_only=True)

@@ -54,21 +54,22 @@ Kernel agents and batch policies
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
 
 from zilch_env.engine import kernels as K
+
+from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
-from zilch_env.engine.game import (MAX_PLAYERS, NUM_ACTIONS, RandomDice, sorted_rolls_by_code)
+from zilch_env.engine.game import (MAX_PLAYERS, NUM_ACTIONS, RandomDice)
 from zilch_env.rules.schema import Ruleset, UnsupportedRulesError
 from zilch_env.rules.load import load_ruleset
-from zilch_env.rules.compiled import ROLLS
 from zilch_env.rules.compiled import compile as compile_rules
-from zilch_env.players.kernel_agents import (_NO_VALUES, KernelAgent, TableSet, TurnValueTable, _check_int, _kernel_agents, _pack_value_tables, batch_policy_actions, is_batch_policy, kernel_agent)
-from zilch_env.engine.splitmix import (GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array)
+from zilch_env.players.batched_play import AgentPlay
+from zilch_env.players.kernel_agents import (KernelAgent, TurnValueTable, _check_int, batch_policy_actions, is_batch_policy, kernel_agent)
+from zilch_env.engine.dice import KeyedDice, KeyedSlotDice, _generator, stream_keys  # noqa: F401  (KeyedDice: the batch's dice for one game)
+from zilch_env.rules.compiled import BatchTables, batch_tables  # noqa: F401
 
 __all__ = [
     "BatchedGames", "BatchTables", "KernelAgent", "KeyedDice", "KeyedSlotDice", "TurnValueTable",
@@ -77,7 +78,7 @@ __all__ = [
 ]
 
 #: Legal keeps per roll the tables hold: 63, the most any roll can have under any scoring rule.
-MAX_KEEPS = K.MAX_KEEPS
+MAX_KEEPS = L.MAX_KEEPS
 _POW6 = [6**n for n in range(7)]
 _CODES = 6**6
 
@@ -86,125 +87,6 @@ _CODES = 6**6
 # Tables
 
 
-@dataclass(frozen=True)
-class BatchTables:
-    """The scoring table of one ruleset as arrays, by roll index ``r`` (see :attr:`rolls`).
-
-    ``nk[r]`` legal keeps of roll ``r`` (0 = a zilch); for ``k < nk[r]``: ``kmask[r, k]`` the canonical
-    mask over the sorted roll, ``kpts`` its points, ``kn`` its dice, ``kstr`` scored as a straight;
-    ``m2k[r, mask]`` the keep with that mask or -1; ``best[r]`` the keep set aside under
-    ``all_scoring`` and chosen by the greedy mover (``RollInfo.best``), -1 for a zilch. Under
-    ``keep = "all_scoring"`` that keep is the only legal one, as in :meth:`GameState.keeps`.
-    ``code_roll[n, code]`` maps a dice code to the roll of ``n`` dice (as ``RandomDice``), ``roll_n``
-    and ``faces`` give each roll's size and sorted faces (0-padded). ``packed`` holds the keep
-    columns side by side in one int32 array for the kernels (layout: the ``T_*`` constants of
-    ``zilch_env.engine.kernels``)."""
-
-    rolls: tuple[tuple[int, ...], ...]
-    code_roll: np.ndarray
-    roll_n: np.ndarray
-    faces: np.ndarray
-    nk: np.ndarray
-    kmask: np.ndarray
-    kpts: np.ndarray
-    kn: np.ndarray
-    kstr: np.ndarray
-    m2k: np.ndarray
-    best: np.ndarray
-    packed: np.ndarray
-
-
-@lru_cache(maxsize=32)
-def batch_tables(ruleset: Ruleset) -> BatchTables:
-    """The compiled keep tables of ``ruleset`` (:func:`zilch_env.rules.compile`) as named arrays."""
-    cr = compile_rules(ruleset)
-    t = cr.table
-    R = len(ROLLS)
-    roll_n = t[:, K.T_LEN].astype(np.int8)
-    faces = np.zeros((R, 6), dtype=np.int8)
-    for r, roll in enumerate(ROLLS):
-        faces[r, : len(roll)] = roll
-    cols = (t[:, K.T_NK].astype(np.int8), t[:, K.T_MASK: K.T_MASK + MAX_KEEPS].astype(np.int8),
-            t[:, K.T_PTS: K.T_PTS + MAX_KEEPS].copy(), t[:, K.T_N: K.T_N + MAX_KEEPS].astype(np.int8),
-            t[:, K.T_STR: K.T_STR + MAX_KEEPS].astype(np.bool_), t[:, K.T_M2K: K.T_M2K + 64].astype(np.int8),
-            t[:, K.T_BEST].astype(np.int8))
-    arrays = (roll_n, faces, *cols)
-    for a in arrays:
-        a.flags.writeable = False
-    return BatchTables(ROLLS, cr.code_roll, *arrays, t)
-
-
-def _generator(x: Any) -> np.random.Generator:
-    return x if isinstance(x, np.random.Generator) else np.random.default_rng(x)
-
-
-def stream_keys(seed: int | None, count: int, salt: int = 0) -> np.ndarray:
-    """``count`` SplitMix64 keys for seed ``seed`` (None: fresh entropy): key ``i`` is the
-    ``(i + 1)``-th output of SplitMix64 started from ``mix(seed + salt)``. The keyed dice of game ``b``
-    of ``BatchedGames(seed=s)`` are ``KeyedDice(stream_keys(s, G)[b])``; ``salt`` 1 gives the random
-    agents' decision streams."""
-    if seed is None:
-        base = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-    else:
-        base = _mix64((int(seed) * 2 + salt) * _GOLDEN & _M64)
-    i = np.arange(1, count + 1, dtype=np.uint64)
-    return _mix64_array(np.uint64(base) + i * np.uint64(_GOLDEN))
-
-
-class KeyedDice:
-    """A dice source for :class:`zilch_env.GameState` that rolls the keyed dice of the batched engine:
-    code ``i`` (0, 1, ...) is the ``(i + 1)``-th SplitMix64 output from state ``key`` modulo ``6**6``
-    (a bias below 1e-14), and a roll of ``n`` dice is ``sorted_rolls_by_code()[n][code % 6**n]`` as in
-    :class:`RandomDice`. ``GameState(rs, n, dice=KeyedDice(k))`` rolls what a batched game with key
-    ``k`` rolls."""
-
-    def __init__(self, key: int):
-        self.key = int(key) & _M64
-        self.pos = 0
-        self._by_code = sorted_rolls_by_code()
-
-    def roll(self, n: int) -> tuple[int, ...]:
-        self.pos += 1
-        code = _mix64((self.key + self.pos * _GOLDEN) & _M64) % _CODES
-        return self._by_code[n][code % _POW6[n]]
-
-    def __deepcopy__(self, memo: dict) -> "KeyedDice":
-        """A copy that rolls the same dice from here on (the code table is shared)."""
-        new = KeyedDice(self.key)
-        new.pos = self.pos
-        return new
-
-
-class KeyedSlotDice:
-    """The keyed *slot* dice of the batched engine (``dice_slots=True``) for :class:`GameState`: the
-    ``r``-th roll of the ``t``-th turn of seat ``s`` takes code ``slot_index(s, t, r)`` of the keyed
-    stream ``key``, whoever sits there and however the game went before. Games given the same key
-    (the seat orders of one deal) meet the same dice turn by turn: common random numbers that hold
-    even when players bank at different moments.
-
-    A slot dice source (``by_slot = True``): the game asks for each roll by its slot
-    (:meth:`roll_slot`), so the dice need not know the game."""
-
-    by_slot = True
-
-    def __init__(self, key: int, first: int = 0):
-        self.key = int(key) & _M64
-        self._by_code = sorted_rolls_by_code()
-        self._slot = (first, 0, 0)
-
-    def roll_slot(self, n: int, seat: int, turn: int, index: int) -> tuple[int, ...]:
-        """The ``index``-th roll (of ``n`` dice) of the ``turn``-th turn of ``seat``."""
-        self._slot = (seat, turn, index + 1)  # where the next roll would come from (a copy's seed)
-        slot = (seat << 40) | (turn << 16) | index
-        code = _mix64((self.key + (slot + 1) * _GOLDEN) & _M64) % _CODES
-        return self._by_code[n][code % _POW6[n]]
-
-    def roll(self, n: int) -> tuple[int, ...]:
-        raise TypeError("slot dice roll by turn slot: a GameState asks roll_slot(n, seat, turn, index)")
-
-    def __deepcopy__(self, memo: dict) -> "RandomDice":
-        """A copy (an agent's look-ahead) gets ordinary random dice: no peeking at the deal."""
-        return RandomDice(np.random.default_rng([self.key, *self._slot]))
 
 
 def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0) -> Any:
@@ -218,7 +100,7 @@ def slot_game(ruleset: Ruleset | str, num_players: int, key: int, first: int = 0
 # The batch
 
 
-class BatchedGames:
+class BatchedGames(AgentPlay):
     """``num_games`` games of ``num_players`` players under one ruleset, stepped together; or games
     of many rulesets and player counts at once, each game its own.
 
@@ -296,14 +178,14 @@ class BatchedGames:
             if key not in tables:
                 tables[key] = len(stack)
                 stack.append(t)
-            self._rp[i, K.R_TAB] = tables[key]
+            self._rp[i, L.R_TAB] = tables[key]
         self._tabs = np.stack(stack)
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):
             raise ValueError(f"dice_block = {dice_block!r}: a power of two")
-        self._st = np.zeros((G, K.WIDTH), dtype=np.int64)
-        self._st[:, K.RID] = np.arange(G) % R
+        self._st = np.zeros((G, L.WIDTH), dtype=np.int64)
+        self._st[:, L.RID] = np.arange(G) % R
         self._dbuf = np.zeros((G, 2 * self._block if not self.keyed else 1), dtype=np.uint16)
         self._keys = np.zeros(G, dtype=np.uint64)
         self._gens: list[np.random.Generator | None] = [None] * G
@@ -337,12 +219,12 @@ class BatchedGames:
     @property
     def rule_ids(self) -> np.ndarray:
         """Per game: the entry of :attr:`rulesets` (and :attr:`entry_players`) it plays."""
-        return self._col(K.RID)
+        return self._col(L.RID)
 
     @property
     def players(self) -> np.ndarray:
         """Per game: its number of players."""
-        return self.entry_players[self._st[:, K.RID]]
+        return self.entry_players[self._st[:, L.RID]]
 
     # ------------------------------------------------------------------ dice
 
@@ -351,7 +233,7 @@ class BatchedGames:
         if keys.shape != rows.shape:
             raise ValueError(f"dice_keys: {keys.size} keys given for {rows.size} games; give one per game")
         self._keys[rows] = keys
-        self._st[rows, K.DPOS] = 0
+        self._st[rows, L.DPOS] = 0
 
     def _set_dice(self, rows: np.ndarray, dice: Sequence[Any]) -> None:
         if len(dice) != len(rows):
@@ -359,8 +241,8 @@ class BatchedGames:
         for b, d in zip(rows, dice):
             self._gens[b] = _generator(d)
         st = self._st
-        st[rows, K.DPOS] = 0
-        st[rows, K.DFILL] = 0
+        st[rows, L.DPOS] = 0
+        st[rows, L.DFILL] = 0
         self._refill(rows)
         self._refill(rows)
 
@@ -369,9 +251,9 @@ class BatchedGames:
         st, buf, gens, block = self._st, self._dbuf, self._gens, self._block
         mask = 2 * block - 1
         for b in rows:
-            at = int(st[b, K.DFILL]) & mask
+            at = int(st[b, L.DFILL]) & mask
             buf[b, at: at + block] = gens[b].integers(0, _CODES, size=block)
-            st[b, K.DFILL] += block
+            st[b, L.DFILL] += block
 
     def _service(self) -> None:
         """Numpy dice: top up every game that has one block of dice codes or less, and finish every
@@ -380,9 +262,9 @@ class BatchedGames:
             return
         st = self._st
         while True:
-            low = np.flatnonzero(st[:, K.DFILL] - st[:, K.DPOS] <= self._block)
+            low = np.flatnonzero(st[:, L.DFILL] - st[:, L.DPOS] <= self._block)
             self._refill(low)
-            if not (st[:, K.PHASE] == K.PENDING).any():
+            if not (st[:, L.PHASE] == L.PENDING).any():
                 return
             K.advance_pending(st, self._rp, *self._kargs)
 
@@ -398,7 +280,7 @@ class BatchedGames:
         rows = np.arange(self.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
         if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
             raise ValueError(f"rows {rows.tolist()!r}: games are rows 0 to {self.num_games - 1}")
-        ids = self._st[rows, K.RID]
+        ids = self._st[rows, L.RID]
         if rules is not None:
             r = np.asarray(rules, dtype=np.int64)
             if r.ndim > 1 or (r.ndim == 1 and r.shape != rows.shape):
@@ -413,7 +295,7 @@ class BatchedGames:
         if (dice is not None and self.keyed) or (dice_keys is not None and not self.keyed):
             kind = "keyed dice (dice_keys)" if self.keyed else "numpy dice (dice)"
             raise ValueError(f"this batch rolls {kind}; reset it with the same kind of dice streams")
-        self._st[rows, K.RID] = ids  # every check passed: the rows change only now
+        self._st[rows, L.RID] = ids  # every check passed: the rows change only now
         if dice is not None:
             self._set_dice(rows, dice)
         if dice_keys is not None:
@@ -461,135 +343,6 @@ class BatchedGames:
         m = self.legal_masks(self._mask)
         return np.flatnonzero(m[b]).tolist()
 
-    def greedy_actions(self, threshold: int | np.ndarray = 300, min_dice: int | np.ndarray = 2) -> np.ndarray:
-        """What :class:`zilch_env.GreedyMover` (``threshold``, ``min_dice``, scalars or one per game)
-        plays in every game; -1 where no decision is due."""
-        G = self.num_games
-        kinds = np.ones(G, dtype=np.int64)
-        thr = np.broadcast_to(np.asarray(threshold, dtype=np.int64), (G,)).copy()
-        md = np.broadcast_to(np.asarray(min_dice, dtype=np.int64), (G,)).copy()
-        return self._agent_actions(kinds, thr, md)
-
-    def random_actions(self) -> np.ndarray:
-        """A uniformly random legal action in every game (from each game's first-seat decision
-        stream); -1 where no decision is due."""
-        G = self.num_games
-        z = np.zeros(G, dtype=np.int64)
-        return self._agent_actions(z, z, z)
-
-    def value_actions(self, table: "TurnValueTable | TableSet") -> np.ndarray:
-        """What the policy of ``table`` plays in every game; -1 where no decision is due.
-
-        ``table`` is a :class:`TurnValueTable` for this batch's one ruleset (e.g. the ``optimal-turn``
-        agent's), or a :class:`~zilch_env.players.kernel_agents.TableSet` with one entry per ruleset of the
-        batch: each game plays its own rules' table, and the greedy mover (the set's
-        ``fallback_threshold``) the games whose entry is None."""
-        G = self.num_games
-        z = np.zeros(G, dtype=np.int64)
-        if not isinstance(table, TableSet):
-            self._one_ruleset_tables([table])
-            return self._agent_actions(np.full(G, 3, dtype=np.int64), z, z,
-                                       _pack_value_tables([table], self.rulesets))
-        if len(table.tables) != len(self.rulesets):
-            raise ValueError(f"{table!r} has {len(table.tables)} entries; this batch plays {len(self.rulesets)} "
-                             "rulesets: one entry (a table or None) per ruleset")
-        for i, (t, rs) in enumerate(zip(table.tables, self.rulesets)):
-            if t is not None and t.ruleset != rs:
-                raise ValueError(f"{table!r}: entry {i}'s table was solved for {t.ruleset.name!r}, not for "
-                                 f"the batch's ruleset {i} ({rs.name!r})")
-        solved = [t for t in table.tables if t is not None]
-        kind_of = np.array([1 if t is None else 3 for t in table.tables], dtype=np.int64)
-        thr_of = np.full(len(table.tables), table.fallback_threshold, dtype=np.int64)
-        thr_of[kind_of == 3] = np.arange(len(solved))
-        rid = self._st[:, K.RID]
-        return self._agent_actions(kind_of[rid], thr_of[rid], np.full(G, KernelAgent.min_dice, dtype=np.int64),
-                                   _pack_value_tables(solved, self.rulesets) if solved else None)
-
-    def _one_ruleset_tables(self, tables: Sequence[Any]) -> None:
-        """A turn-value table plays the games of its own rules only: in a batch of several rulesets
-        the kernels would apply it to every game seated with it, so it is refused there (the VecEnv
-        seats each game's own table, :class:`~zilch_env.players.kernel_agents.TableSet`)."""
-        if self.mixed and any(t is not None for t in tables):
-            raise ValueError("a turn-value table plays one ruleset; this batch plays "
-                             f"{len(self.rulesets)}: play it in a batch of its rules")
-
-    def _agent_actions(self, kinds: np.ndarray, thr: np.ndarray, md: np.ndarray,
-                       values: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
-        out = np.empty(self.num_games, dtype=np.int64)
-        values = _NO_VALUES if values is None else values
-        PK.agent_actions(self._st, out, kinds, thr, md, self._rng, *values, self._rp, self._tabs)
-        return out
-
-    def play_random(self, sweeps: int, first: int | Sequence[int] = 0) -> tuple[int, int]:
-        """Benchmark loop: ``sweeps`` times, one uniformly random legal decision in every game, games
-        that end starting again at once. Returns (decisions, games finished)."""
-        firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (self.num_games,)).copy()
-        decisions = finished = 0
-        while sweeps > 0:
-            done, d, f = PK.play_random(self._st, sweeps, self._rng, self._rp, *self._kargs, firsts)
-            sweeps -= done
-            decisions += d
-            finished += f
-            self._service()
-        return decisions, finished
-
-    def play_to_end(self, agents: Sequence["str | KernelAgent | Any"], seat_agents: np.ndarray | Sequence[Sequence[int]],
-                    max_decisions: int = 1_000_000) -> None:
-        """Play every game to its end between ``agents`` seated by ``seat_agents``.
-
-        ``agents`` are kernel agents (anything :func:`kernel_agent` accepts, played in the kernels)
-        or batch policies (played from Python between kernel calls, see :func:`batch_policy_actions`);
-        ``seat_agents[g][q]`` is the index of the agent at seat ``q`` of game ``g``. The random agents
-        draw from the games' decision streams (``decision_keys``). A game still going after
-        ``max_decisions`` decisions raises RuntimeError naming it and its agents (an agent that never
-        banks); a batch policy's illegal action raises RuntimeError naming the agent, the action and
-        the game.
-        """
-        outside = [a if is_batch_policy(a) else None for a in agents]
-        ags = [KernelAgent("outside") if o is not None else kernel_agent(a) for a, o in zip(agents, outside)]
-        seats = np.ascontiguousarray(seat_agents, dtype=np.int64)
-        if seats.shape != (self.num_games, self.num_players):
-            raise ValueError(f"seat_agents: expected shape ({self.num_games}, {self.num_players}), got {seats.shape}")
-        if seats.size and (seats.min() < 0 or seats.max() >= len(ags)):
-            raise ValueError(f"seat_agents: entries are indices into the {len(ags)} agents")
-        self._one_ruleset_tables([a.table for a in ags])
-        kinds, thr, md, *values = _kernel_agents(ags, self.rulesets)
-        st = self._st
-        while True:
-            stuck, waiting = PK.play_agents(st, seats, kinds, thr, md, self._rng, *values, max_decisions, self._rp,
-                                           *self._kargs)
-            if stuck >= 0:
-                raise RuntimeError(f"game {stuck} did not end within {max_decisions} decisions "
-                                   f"(agents {[ags[a].name for a in seats[stuck]]})")
-            self._service()
-            if waiting:
-                to_move = np.flatnonzero(st[:, K.PHASE] <= K.KEEP)
-                bad = self.step_batch_policies(outside, to_move, seats[to_move, st[to_move, K.CUR]])
-                if bad is not None:
-                    j, game, action = bad
-                    raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {action} in game {game}")
-            elif self.done.all():
-                return
-
-    def step_batch_policies(self, policies: Sequence[Any], rows: np.ndarray,
-                            who: np.ndarray, obs_size: int | None = None) -> tuple[int, int, int] | None:
-        """Apply the moves of batch policies: ``policies[j]`` (None where the entrant is not a batch
-        policy) moves in the games ``rows[who == j]`` (:func:`batch_policy_actions`; a callable reads
-        the first ``obs_size`` observation values, default all). Returns ``(j, game, action)`` for
-        the first illegal action (that game unchanged), else None."""
-        for j, policy in enumerate(policies):
-            if policy is None:
-                continue
-            mine = rows[who == j]
-            if not mine.size:
-                continue
-            actions = batch_policy_actions(policy, self, mine, obs_size)
-            illegal = self.step_rows(mine, actions)
-            if illegal.any():
-                i = int(np.flatnonzero(illegal)[0])
-                return j, int(mine[i]), int(actions[i])
-        return None
-
     def observe(self, seats: int | Sequence[int] | np.ndarray, out: np.ndarray | None = None,
                 rows: np.ndarray | None = None) -> np.ndarray:
         """``(games, OBS_SIZE)`` float32: row ``i`` is ``zilch_env.observe(game b, seats[i])`` for the
@@ -600,7 +353,7 @@ class BatchedGames:
         finv, rules = self.observation_constants()
         st = self._st if rows is None else self._st[rows]
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(st),))
-        if seats.size and (seats.min() < 0 or (seats >= self.entry_players[st[:, K.RID]]).any()):
+        if seats.size and (seats.min() < 0 or (seats >= self.entry_players[st[:, L.RID]]).any()):
             raise ValueError(f"seats: a seat is 0 to the game's players - 1 ({self.num_players - 1} at most)")
         if out is None:
             out = np.empty((len(st), OBS_SIZE), dtype=np.float32)
@@ -635,73 +388,73 @@ class BatchedGames:
     def phase(self) -> np.ndarray:
         """Per game: a decision is due in ``Phase.CHALLENGE`` (0), ``Phase.PIGGYBACK`` (1) and
         ``Phase.KEEP`` (2); ``Phase.OVER`` (3) once the game has ended; 4 while a roll is due."""
-        return self._col(K.PHASE)
+        return self._col(L.PHASE)
 
     @property
     def done(self) -> np.ndarray:
-        return self._st[:, K.PHASE] == K.OVER
+        return self._st[:, L.PHASE] == L.OVER
 
     @property
     def current(self) -> np.ndarray:
         """The seat to move."""
-        return self._col(K.CUR)
+        return self._col(L.CUR)
 
     @property
     def first(self) -> np.ndarray:
-        return self._col(K.FIRST)
+        return self._col(L.FIRST)
 
     @property
     def scores(self) -> np.ndarray:
         """``(num_games, num_players)`` banked scores."""
-        return self._seats(K.SCORE)
+        return self._seats(L.SCORE)
 
     @property
     def on_board(self) -> np.ndarray:
-        return self._seats(K.ONB).astype(bool)
+        return self._seats(L.ONB).astype(bool)
 
     @property
     def zilch_streak(self) -> np.ndarray:
-        return self._seats(K.STREAK)
+        return self._seats(L.STREAK)
 
     @property
     def dice_left(self) -> np.ndarray:
-        return self._col(K.LEFT)
+        return self._col(L.LEFT)
 
     @property
     def turn_total(self) -> np.ndarray:
-        return self._col(K.TOTAL)
+        return self._col(L.TOTAL)
 
     @property
     def permanent(self) -> np.ndarray:
-        return self._col(K.PERM)
+        return self._col(L.PERM)
 
     @property
     def last_result(self) -> np.ndarray:
-        return self._col(K.LAST)
+        return self._col(L.LAST)
 
     @property
     def offers(self) -> np.ndarray:
         """``(num_games, 2)`` under ``piggyback``: the previous player's bank offered at the start of
         this turn, its turn total and its dice to roll (kept through the turn, taken or not, as
         ``GameState.offer``); ``(0, 0)`` where this turn had no offer."""
-        on = self._st[:, K.OF_ON] != 0
-        out = np.stack([self._st[:, K.OF_TOTAL], self._st[:, K.OF_DICE]], axis=1)
+        on = self._st[:, L.OF_ON] != 0
+        out = np.stack([self._st[:, L.OF_TOTAL], self._st[:, L.OF_DICE]], axis=1)
         out[~on] = 0
         return out
 
     @property
     def turns(self) -> np.ndarray:
         """Completed turns per game (all players)."""
-        return self._col(K.TURNS)
+        return self._col(L.TURNS)
 
     @property
     def decisions(self) -> np.ndarray:
-        return self._col(K.DECISIONS)
+        return self._col(L.DECISIONS)
 
     @property
     def rolls(self) -> np.ndarray:
         """``(num_games, 6)``: the current sorted roll, padded with 0 (all 0 when none)."""
-        r = self._st[:, K.ROLL]
+        r = self._st[:, L.ROLL]
         out = self.tables.faces[np.maximum(r, 0)].copy()
         out[r < 0] = 0
         return out
@@ -709,81 +462,81 @@ class BatchedGames:
     @property
     def winners(self) -> np.ndarray:
         """``(num_games, num_players)`` bool: the seats sharing the win (all False while playing)."""
-        m = self._st[:, K.WIN_MASK]
+        m = self._st[:, L.WIN_MASK]
         return (m[:, None] >> np.arange(self.num_players)) & 1 == 1
 
     @property
     def turn_stats(self) -> dict[str, np.ndarray]:
         """Per game and seat: ``turns`` played, ``points`` recorded (banked totals and permanent
         points, before penalties) and ``zilches`` (turns not banked)."""
-        return {"turns": self._seats(K.P_TURNS), "points": self._seats(K.P_POINTS),
-                "zilches": self._seats(K.P_ZILCH)}
+        return {"turns": self._seats(L.P_TURNS), "points": self._seats(L.P_POINTS),
+                "zilches": self._seats(L.P_ZILCH)}
 
     def final_queue(self, b: int) -> list[int] | None:
         """Seats still to play in the final (or tie-break) round of game ``b``; None before."""
         s = self._st[b]
-        if not s[K.FQ_ON]:
+        if not s[L.FQ_ON]:
             return None
-        return s[K.FQ + s[K.FQ_POS]: K.FQ + s[K.FQ_LEN]].tolist()
+        return s[L.FQ + s[L.FQ_POS]: L.FQ + s[L.FQ_LEN]].tolist()
 
     @property
     def roll_due(self) -> np.ndarray:
         """Per game: a roll is due (the dice are not rolled yet: ``vec_env``'s shaping stops games
         there, or numpy dice ran out), rather than a decision (``Phase.KEEP``) or the end."""
-        return self._st[:, K.PHASE] == K.PENDING
+        return self._st[:, L.PHASE] == L.PENDING
 
     @property
     def rolls_this_turn(self) -> np.ndarray:
         """Per game: rolls made so far in the current turn (0 before its first roll)."""
-        return self._col(K.RIT)
+        return self._col(L.RIT)
 
     @property
     def final_round(self) -> np.ndarray:
         """Per game: whether the final round (or a tie-break round) is being played: someone reached
         the target (:meth:`final_queue` is not None)."""
-        return self._st[:, K.FQ_ON] != 0
+        return self._st[:, L.FQ_ON] != 0
 
     @property
     def tiebreak(self) -> np.ndarray:
         """Per game: whether tie-break turns are being played (:meth:`tiebreak_players` is not None)."""
-        return self._st[:, K.TB_MASK] != 0
+        return self._st[:, L.TB_MASK] != 0
 
     @property
     def tiebreak_round(self) -> np.ndarray:
         """Per game: the tie-break round being played (0 before any)."""
-        return self._col(K.TB_ROUND)
+        return self._col(L.TB_ROUND)
 
     def tiebreak_players(self, b: int) -> tuple[int, ...] | None:
-        m = int(self._st[b, K.TB_MASK])
+        m = int(self._st[b, L.TB_MASK])
         return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
 
     def snapshot(self, b: int) -> dict[str, Any]:
         """Game ``b`` in the form of :meth:`GameState.snapshot`."""
         s = self._st[b]
-        n = int(self.entry_players[s[K.RID]])
-        over = s[K.PHASE] == K.OVER
-        m = int(s[K.WIN_MASK])
-        r = int(s[K.ROLL])
-        offer = (int(s[K.OF_TOTAL]), int(s[K.OF_DICE])) if s[K.OF_ON] else None
+        n = int(self.entry_players[s[L.RID]])
+        over = s[L.PHASE] == L.OVER
+        m = int(s[L.WIN_MASK])
+        r = int(s[L.ROLL])
+        offer = (int(s[L.OF_TOTAL]), int(s[L.OF_DICE])) if s[L.OF_ON] else None
         return {
-            "frozen": s[K.FZ: K.FZ + 6].tolist(),
+            "frozen": s[L.FZ: L.FZ + 6].tolist(),
             "offer": offer,
-            "challenged": int(s[K.CHAL]) if s[K.CHAL] >= 0 else None,
-            "challenges_used": s[K.CH_USED: K.CH_USED + n].tolist(),
-            "scores": s[K.SCORE: K.SCORE + n].tolist(),
-            "on_board": [bool(x) for x in s[K.ONB: K.ONB + n]],
-            "zilch_streak": s[K.STREAK: K.STREAK + n].tolist(),
-            "current": int(s[K.CUR]),
-            "phase": int(s[K.PHASE]),
+            "challenged": int(s[L.CHAL]) if s[L.CHAL] >= 0 else None,
+            "challenges_used": s[L.CH_USED: L.CH_USED + n].tolist(),
+            "scores": s[L.SCORE: L.SCORE + n].tolist(),
+            "on_board": [bool(x) for x in s[L.ONB: L.ONB + n]],
+            "zilch_streak": s[L.STREAK: L.STREAK + n].tolist(),
+            "current": int(s[L.CUR]),
+            "phase": int(s[L.PHASE]),
             "roll": list(self.tables.rolls[r]) if r >= 0 else [],
-            "dice_left": int(s[K.LEFT]),
-            "turn_total": int(s[K.TOTAL]),
-            "permanent": int(s[K.PERM]),
+            "dice_left": int(s[L.LEFT]),
+            "turn_total": int(s[L.TOTAL]),
+            "permanent": int(s[L.PERM]),
             "final_queue": self.final_queue(b),
             "tiebreak_players": self.tiebreak_players(b),
-            "last_result": int(s[K.LAST]),
+            "last_result": int(s[L.LAST]),
             "winners": tuple(q for q in range(n) if m >> q & 1) if over else None,
-            "turns": int(s[K.TURNS]),
+            "turns": int(s[L.TURNS]),
         }
 
     def __repr__(self) -> str:

@@ -15,7 +15,11 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from zilch_env.engine.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 from zilch_env.rules.scoring import face
+
+#: Dice codes are uniform in [0, 6**6); a roll of n dice uses code % 6**n.
+_CODES = 6**6
 
 __all__ = ["DiceExhausted", "RandomDice", "ScriptedDice", "check_seed", "seed_arg", "sorted_rolls_by_code"]
 
@@ -139,3 +143,79 @@ class ScriptedDice:
             raise ValueError(f"scripted roll #{self.pos + 1} {list(r)!r} has {len(r)} dice but the game rolls {n}")
         self.pos += 1
         return tuple(sorted(r))
+
+
+# --------------------------------------------------------------------------------------------
+# Keyed dice: the batched engine's SplitMix64 streams, for one game
+
+def _generator(x: Any) -> np.random.Generator:
+    return x if isinstance(x, np.random.Generator) else np.random.default_rng(x)
+
+
+def stream_keys(seed: int | None, count: int, salt: int = 0) -> np.ndarray:
+    """``count`` SplitMix64 keys for seed ``seed`` (None: fresh entropy): key ``i`` is the
+    ``(i + 1)``-th output of SplitMix64 started from ``mix(seed + salt)``. The keyed dice of game ``b``
+    of ``BatchedGames(seed=s)`` are ``KeyedDice(stream_keys(s, G)[b])``; ``salt`` 1 gives the random
+    agents' decision streams."""
+    if seed is None:
+        base = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
+    else:
+        base = _mix64((int(seed) * 2 + salt) * _GOLDEN & _M64)
+    i = np.arange(1, count + 1, dtype=np.uint64)
+    return _mix64_array(np.uint64(base) + i * np.uint64(_GOLDEN))
+
+
+class KeyedDice:
+    """A dice source for :class:`zilch_env.GameState` that rolls the keyed dice of the batched engine:
+    code ``i`` (0, 1, ...) is the ``(i + 1)``-th SplitMix64 output from state ``key`` modulo ``6**6``
+    (a bias below 1e-14), and a roll of ``n`` dice is ``sorted_rolls_by_code()[n][code % 6**n]`` as in
+    :class:`RandomDice`. ``GameState(rs, n, dice=KeyedDice(k))`` rolls what a batched game with key
+    ``k`` rolls."""
+
+    def __init__(self, key: int):
+        self.key = int(key) & _M64
+        self.pos = 0
+        self._by_code = sorted_rolls_by_code()
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        self.pos += 1
+        code = _mix64((self.key + self.pos * _GOLDEN) & _M64) % _CODES
+        return self._by_code[n][code % _POW6[n]]
+
+    def __deepcopy__(self, memo: dict) -> "KeyedDice":
+        """A copy that rolls the same dice from here on (the code table is shared)."""
+        new = KeyedDice(self.key)
+        new.pos = self.pos
+        return new
+
+
+class KeyedSlotDice:
+    """The keyed *slot* dice of the batched engine (``dice_slots=True``) for :class:`GameState`: the
+    ``r``-th roll of the ``t``-th turn of seat ``s`` takes code ``slot_index(s, t, r)`` of the keyed
+    stream ``key``, whoever sits there and however the game went before. Games given the same key
+    (the seat orders of one deal) meet the same dice turn by turn: common random numbers that hold
+    even when players bank at different moments.
+
+    A slot dice source (``by_slot = True``): the game asks for each roll by its slot
+    (:meth:`roll_slot`), so the dice need not know the game."""
+
+    by_slot = True
+
+    def __init__(self, key: int, first: int = 0):
+        self.key = int(key) & _M64
+        self._by_code = sorted_rolls_by_code()
+        self._slot = (first, 0, 0)
+
+    def roll_slot(self, n: int, seat: int, turn: int, index: int) -> tuple[int, ...]:
+        """The ``index``-th roll (of ``n`` dice) of the ``turn``-th turn of ``seat``."""
+        self._slot = (seat, turn, index + 1)  # where the next roll would come from (a copy's seed)
+        slot = (seat << 40) | (turn << 16) | index
+        code = _mix64((self.key + (slot + 1) * _GOLDEN) & _M64) % _CODES
+        return self._by_code[n][code % _POW6[n]]
+
+    def roll(self, n: int) -> tuple[int, ...]:
+        raise TypeError("slot dice roll by turn slot: a GameState asks roll_slot(n, seat, turn, index)")
+
+    def __deepcopy__(self, memo: dict) -> "RandomDice":
+        """A copy (an agent's look-ahead) gets ordinary random dice: no peeking at the deal."""
+        return RandomDice(np.random.default_rng([self.key, *self._slot]))

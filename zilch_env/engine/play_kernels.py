@@ -9,7 +9,9 @@ from numba import njit
 
 from zilch_env._jit import INLINE
 
-from zilch_env.engine.kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR, CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, MARGIN, OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE, R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TAB, R_TARGET, RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_BEST, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply, _bank_need, _bank_need_of, _below, _bonus_roll, _game_reward, _keep_next, _may_bank, _may_challenge_seat, _new_game, _popcount, _pyramid_best, _pyramid_on)
+from zilch_env.engine.kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR, CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE, R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TAB, R_TARGET, RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply, _bank_need, _bank_need_of, _bonus_roll, _game_reward, _keep_next, _may_bank, _may_challenge_seat, _new_game, _popcount, _pyramid_best, _pyramid_on)
+from zilch_env.engine.layout import MARGIN, T_BEST
+from zilch_env.engine.splitmix import _below
 
 
 @njit(cache=True)

@@ -103,7 +103,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from zilch_env.engine import kernels as K
+
+from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
 from zilch_env.engine.game import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState
 from zilch_env.rules.compiled import ROLLS
@@ -326,8 +327,8 @@ def kernel_constants(rs: Ruleset, num_players: int) -> KernelConstants:
     return c
 
 
-_EMPTY_ROW = np.zeros(K.WIDTH, dtype=np.int64)
-_EMPTY_ROW[K.CHAL] = -1
+_EMPTY_ROW = np.zeros(L.WIDTH, dtype=np.int64)
+_EMPTY_ROW[L.CHAL] = -1
 
 
 def state_row(state: GameState) -> np.ndarray:
@@ -336,49 +337,49 @@ def state_row(state: GameState) -> np.ndarray:
     are left at zero; the row is for reading, not for stepping."""
     n = state.num_players
     st = _EMPTY_ROW.copy()
-    st[K.CUR] = state.current
-    st[K.FIRST] = state.first
-    st[K.PHASE] = state.phase
+    st[L.CUR] = state.current
+    st[L.FIRST] = state.first
+    st[L.PHASE] = state.phase
     roll = state.roll
     if roll:
-        st[K.ROLL] = _ROLL_ID[roll]
+        st[L.ROLL] = _ROLL_ID[roll]
     else:
-        st[K.ROLL] = -1
-    st[K.LEFT] = state.dice_left
-    st[K.TOTAL] = state.turn_total
-    st[K.PERM] = state.permanent
-    st[K.LAST] = state.last_result
+        st[L.ROLL] = -1
+    st[L.LEFT] = state.dice_left
+    st[L.TOTAL] = state.turn_total
+    st[L.PERM] = state.permanent
+    st[L.LAST] = state.last_result
     queue = state.final_queue
     if queue is not None:
-        st[K.FQ_ON] = 1
-        st[K.FQ_LEN] = len(queue)
-        st[K.FQ: K.FQ + len(queue)] = queue
+        st[L.FQ_ON] = 1
+        st[L.FQ_LEN] = len(queue)
+        st[L.FQ: L.FQ + len(queue)] = queue
     tied = state.tiebreak_players
     if tied is not None:
         m = 0
         for q in tied:
             m |= 1 << q
-        st[K.TB_MASK] = m
-    st[K.TB_ROUND] = state.tiebreak_round
-    st[K.SCORE: K.SCORE + n] = state.scores
-    st[K.ONB: K.ONB + n] = state.on_board
-    st[K.STREAK: K.STREAK + n] = state.zilch_streak
+        st[L.TB_MASK] = m
+    st[L.TB_ROUND] = state.tiebreak_round
+    st[L.SCORE: L.SCORE + n] = state.scores
+    st[L.ONB: L.ONB + n] = state.on_board
+    st[L.STREAK: L.STREAK + n] = state.zilch_streak
     variants = state.ruleset.variants
     if variants.pyramiding:
         frozen = state.frozen
-        st[K.FZ: K.FZ + FACES] = frozen
-        st[K.FZP: K.FZP + FACES] = state.frozen_points
-        st[K.FZN] = sum(frozen)
+        st[L.FZ: L.FZ + FACES] = frozen
+        st[L.FZP: L.FZP + FACES] = state.frozen_points
+        st[L.FZN] = sum(frozen)
     if variants.challenge:
         if state.challenged is not None:
-            st[K.CHAL] = state.challenged
-        st[K.CH_USED: K.CH_USED + n] = state.challenges_used
-        st[K.CH_BR: K.CH_BR + n] = [int(lo) | int(hi) << 1 for lo, hi in state.challenge_brackets]
+            st[L.CHAL] = state.challenged
+        st[L.CH_USED: L.CH_USED + n] = state.challenges_used
+        st[L.CH_BR: L.CH_BR + n] = [int(lo) | int(hi) << 1 for lo, hi in state.challenge_brackets]
     offer = state.offer
     if offer is not None:
-        st[K.OF_ON] = 1
-        st[K.OF_TOTAL] = offer[0]
-        st[K.OF_DICE] = offer[1]
+        st[L.OF_ON] = 1
+        st[L.OF_TOTAL] = offer[0]
+        st[L.OF_DICE] = offer[1]
     return st
 
 
@@ -393,7 +394,7 @@ def observe(state: GameState, seat: int) -> np.ndarray:
         raise ValueError(f"seat {seat!r}: this game's seats are 0 to {n - 1}")
     c = kernel_constants(state.ruleset, n)
     out = np.empty((1, OBS_SIZE), dtype=np.float32)
-    PK.observe(state_row(state).reshape(1, K.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
+    PK.observe(state_row(state).reshape(1, L.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
               c.rp, c.finv, c.rules, ROLL_BLOCKS, c.tab)
     return out[0]
 

@@ -94,6 +94,8 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.en
             return self.step_wait()
 
 from zilch_env.engine import kernels as K
+
+from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
 from zilch_env.engine.batched import BatchedGames, stream_keys
 from zilch_env.players.kernel_agents import (KernelAgent, TableSet, TurnValueTable, _kernel_agents, is_batch_policy, kernel_agent)
@@ -335,7 +337,7 @@ class BatchedZilchVecEnv(VecEnv):
         """The TableSet opponents of ``rows``: the table of each game's rules."""
         rows = np.intersect1d(rows, self._set_envs)
         if rows.size:
-            rid = self.games._st[rows, K.RID]
+            rid = self.games._st[rows, L.RID]
             self._kinds[rows, :] = self._set_kind[rows, rid][:, None]
             self._thr[rows, :] = self._set_thr[rows, rid][:, None]
 
@@ -349,7 +351,7 @@ class BatchedZilchVecEnv(VecEnv):
             if not waiting:
                 return
             st = g._st
-            to_move = np.flatnonzero((st[:, K.PHASE] <= K.KEEP) & (st[:, K.CUR] != self.seats))
+            to_move = np.flatnonzero((st[:, L.PHASE] <= L.KEEP) & (st[:, L.CUR] != self.seats))
             bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move], self._obs_size)
             if bad is not None:
                 j, env, action = bad
@@ -384,9 +386,9 @@ class BatchedZilchVecEnv(VecEnv):
                 break
         else:
             raise RuntimeError(f"{MAX_EMPTY_EPISODES} games in a row ended before the agent's first decision "
-                               f"(target {self.rulesets[int(g._st[rows[0], K.RID])].target} is reached in one turn?)")
+                               f"(target {self.rulesets[int(g._st[rows[0], L.RID])].target} is reached in one turn?)")
         st = g._st
-        self._own[:] = st[np.arange(self.num_envs), K.SCORE + self.seats]
+        self._own[:] = st[np.arange(self.num_envs), L.SCORE + self.seats]
         if self.potential is not None:
             self._phi[rows0] = self._potential(rows0)
             self.shaped[rows0] = np.isfinite(self._phi[rows0])
@@ -438,8 +440,8 @@ class BatchedZilchVecEnv(VecEnv):
             K.step_hold(st, self._actions, g._illegal, g._rp, *g._kargs, 1 if self.luck else 2)
             illegal = g._illegal
             if self.luck:  # where the agent's turn ended
-                turn_over = np.flatnonzero((((st[:, K.PHASE] == K.PENDING) & (st[:, K.RIT] == 0))
-                                            | (st[:, K.PHASE] == K.OVER)) & ~illegal)
+                turn_over = np.flatnonzero((((st[:, L.PHASE] == L.PENDING) & (st[:, L.RIT] == 0))
+                                            | (st[:, L.PHASE] == L.OVER)) & ~illegal)
                 phi_end = self._potential(turn_over)
             else:  # every move: the value right after it, before any dice
                 moved = np.flatnonzero(~illegal)
@@ -457,7 +459,7 @@ class BatchedZilchVecEnv(VecEnv):
         rewards, flags, points, agent_turns = self._rewards, self._flags, self._points, self._agent_turns
         PK.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
                       self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
-        horizon = (flags == 0) & (st[:, K.TURNS] >= self.max_turns)
+        horizon = (flags == 0) & (st[:, L.TURNS] >= self.max_turns)
         if horizon.any():  # the game's turns reached the horizon: a truncation, as in Zilch-v0
             flags[horizon] = 2  # (their reward stays: 0 under "win", the turn's points under "score")
         if hold is not None:  # no step for them: the caller resets them now
@@ -492,7 +494,7 @@ class BatchedZilchVecEnv(VecEnv):
         ended = np.flatnonzero(dones)
         if ended.size:
             for i in ended:
-                players = int(g.entry_players[st[i, K.RID]])  # this game's seats
+                players = int(g.entry_players[st[i, L.RID]])  # this game's seats
                 f = int(flags[i])
                 info = infos[i]
                 info["terminal_observation"] = obs[i].copy()
@@ -500,14 +502,14 @@ class BatchedZilchVecEnv(VecEnv):
                 seat = int(self.seats[i])
                 info["seat"] = seat
                 info["agent_turns"] = int(agent_turns[i])
-                info["game_turns"] = int(st[i, K.TURNS])
+                info["game_turns"] = int(st[i, L.TURNS])
                 info["illegal_action"] = bool(f & 4)
-                over = bool(st[i, K.PHASE] == K.OVER)
-                w = int(st[i, K.WIN_MASK]) if over else 0
+                over = bool(st[i, L.PHASE] == L.OVER)
+                w = int(st[i, L.WIN_MASK]) if over else 0
                 winners = (w >> np.arange(players)) & 1 == 1
                 info["game_over"] = over
                 info["winners"] = winners
-                info["final_scores"] = (st[i, K.SCORE: K.SCORE + players].copy() if over
+                info["final_scores"] = (st[i, L.SCORE: L.SCORE + players].copy() if over
                                         else np.zeros(players, dtype=np.int64))
                 info["is_success"] = bool(over and w == 1 << seat)
             if self._autoreset:

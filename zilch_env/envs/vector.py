@@ -52,7 +52,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from zilch_env.engine import kernels as K
+
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import NUM_ACTIONS
 from zilch_env.envs.gym_env import DEFAULT_MAX_TURNS
 
@@ -240,13 +241,13 @@ class ZilchVectorEnv(VectorEnv):
         n, N = self.num_players, self.num_envs
         if flags is None:
             flags = np.zeros(N, dtype=np.int64)
-        over = st[:, K.PHASE] == K.OVER
+        over = st[:, L.PHASE] == L.OVER
         mask = v._mask_now()
         # the ended (next_step) rows show their final state; an illegal ending shows the mask
         ended_ok = (flags != 0) & ((flags & 4) == 0)
         mask[ended_ok] = False
-        winners = ((st[:, K.WIN_MASK][:, None] >> np.arange(n)) & 1 == 1) & over[:, None]
-        scores = st[:, K.SCORE: K.SCORE + n].copy()
+        winners = ((st[:, L.WIN_MASK][:, None] >> np.arange(n)) & 1 == 1) & over[:, None]
+        scores = st[:, L.SCORE: L.SCORE + n].copy()
         seats = v.seats.copy()
         illegal = (flags & 4) != 0
         reason = np.full(N, "", dtype=object)
@@ -257,10 +258,10 @@ class ZilchVectorEnv(VectorEnv):
             "action_mask": mask.astype(np.int8),
             "seat": seats,
             "scores": scores,
-            "turn_total": st[:, K.TOTAL].copy(),
+            "turn_total": st[:, L.TOTAL].copy(),
             "turn_points": np.array(points, dtype=np.int64),
-            "agent_turns": st[np.arange(N), K.P_TURNS + seats].copy(),
-            "game_turns": st[:, K.TURNS].copy(),
+            "agent_turns": st[np.arange(N), L.P_TURNS + seats].copy(),
+            "game_turns": st[:, L.TURNS].copy(),
             "illegal_action": illegal,
             "illegal_reason": reason,
             "game_over": over.copy(),

@@ -24,7 +24,8 @@ from typing import Sequence
 
 import numpy as np
 
-from zilch_env.engine import kernels as K
+
+from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS
 from zilch_env.engine.dice import sorted_rolls_by_code
 from zilch_env.rules.schema import ENDS, PENALTY_MODES
@@ -123,36 +124,36 @@ class CompiledRules:
         rs = self.ruleset
         v = rs.variants
         zp = v.zilch_penalty
-        rp = np.zeros(K.R_SIZE, dtype=np.int64)
-        rp[K.R_DICE] = rs.dice
-        rp[K.R_TARGET] = rs.target
-        rp[K.R_ENTRY] = rs.entry_threshold
-        rp[K.R_MIN_BANK] = rs.min_bank
-        rp[K.R_FORCED] = rs.hot_dice == "forced"
-        rp[K.R_OVERCOMING] = v.overcoming
-        rp[K.R_PERM_STRAIGHT] = rs.scoring.permanent_straight
-        rp[K.R_BONUS] = v.six_dice_zilch_bonus
-        rp[K.R_ZP_COUNT] = zp.count
-        rp[K.R_ZP_POINTS] = zp.points
-        rp[K.R_ZP_MODE] = PENALTY_MODES.index(zp.mode)
-        rp[K.R_END] = ENDS.index(rs.end)
-        rp[K.R_TIEBREAK] = rs.tie == "tiebreak"
-        rp[K.R_PLAYERS] = num_players
-        rp[K.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
-        rp[K.R_KEYED] = keyed
-        rp[K.R_PYR] = v.pyramiding
-        rp[K.R_CHALLENGE] = v.challenge
-        rp[K.R_PIGGYBACK] = v.piggyback
-        rp[K.R_ALL_SCORING] = rs.keep == "all_scoring"
-        rp[K.R_CH_SPLIT] = CHALLENGE_SPLIT
-        rp[K.R_CH_COST1], rp[K.R_CH_COST2] = CHALLENGE_ZILCH_COST
-        rp[K.R_FLOOR] = rs.score_floor
+        rp = np.zeros(L.R_SIZE, dtype=np.int64)
+        rp[L.R_DICE] = rs.dice
+        rp[L.R_TARGET] = rs.target
+        rp[L.R_ENTRY] = rs.entry_threshold
+        rp[L.R_MIN_BANK] = rs.min_bank
+        rp[L.R_FORCED] = rs.hot_dice == "forced"
+        rp[L.R_OVERCOMING] = v.overcoming
+        rp[L.R_PERM_STRAIGHT] = rs.scoring.permanent_straight
+        rp[L.R_BONUS] = v.six_dice_zilch_bonus
+        rp[L.R_ZP_COUNT] = zp.count
+        rp[L.R_ZP_POINTS] = zp.points
+        rp[L.R_ZP_MODE] = PENALTY_MODES.index(zp.mode)
+        rp[L.R_END] = ENDS.index(rs.end)
+        rp[L.R_TIEBREAK] = rs.tie == "tiebreak"
+        rp[L.R_PLAYERS] = num_players
+        rp[L.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
+        rp[L.R_KEYED] = keyed
+        rp[L.R_PYR] = v.pyramiding
+        rp[L.R_CHALLENGE] = v.challenge
+        rp[L.R_PIGGYBACK] = v.piggyback
+        rp[L.R_ALL_SCORING] = rs.keep == "all_scoring"
+        rp[L.R_CH_SPLIT] = CHALLENGE_SPLIT
+        rp[L.R_CH_COST1], rp[L.R_CH_COST2] = CHALLENGE_ZILCH_COST
+        rp[L.R_FLOOR] = rs.score_floor
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6
                 c[f] = m
                 pts = split_points(rs.scoring, tuple(c))  # type: ignore[arg-type]
-                rp[K.R_SPLIT1 + f * 7 + m] = -1 if pts is None else pts
+                rp[L.R_SPLIT1 + f * 7 + m] = -1 if pts is None else pts
         return rp
 
 
@@ -190,25 +191,73 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
 
 def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None]) -> np.ndarray:
     """The kernels' keep table: one int32 row per roll id (columns ``T_*``)."""
-    table = np.zeros((len(ROLLS), K.T_WIDTH), dtype=np.int32)
-    table[:, K.T_BEST] = -1
-    table[:, K.T_M2K: K.T_M2K + 64] = -1
+    table = np.zeros((len(ROLLS), L.T_WIDTH), dtype=np.int32)
+    table[:, L.T_BEST] = -1
+    table[:, L.T_M2K: L.T_M2K + 64] = -1
     for r, roll in enumerate(ROLLS):
         ks = keeps[r]
-        if len(ks) > K.MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
-            raise ValueError(f"roll {roll} has {len(ks)} keeps; the tables hold {K.MAX_KEEPS}")
-        table[r, K.T_NK] = len(ks)
+        if len(ks) > L.MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
+            raise ValueError(f"roll {roll} has {len(ks)} keeps; the tables hold {L.MAX_KEEPS}")
+        table[r, L.T_NK] = len(ks)
         for k, keep in enumerate(ks):
-            table[r, K.T_MASK + k] = keep.mask
-            table[r, K.T_PTS + k] = keep.points
-            table[r, K.T_N + k] = keep.n
-            table[r, K.T_STR + k] = keep.straight
-            table[r, K.T_M2K + keep.mask] = k
+            table[r, L.T_MASK + k] = keep.mask
+            table[r, L.T_PTS + k] = keep.points
+            table[r, L.T_N + k] = keep.n
+            table[r, L.T_STR + k] = keep.straight
+            table[r, L.T_M2K + keep.mask] = k
             if keep == best[r]:
-                table[r, K.T_BEST] = k
-        table[r, K.T_LEN] = len(roll)
+                table[r, L.T_BEST] = k
+        table[r, L.T_LEN] = len(roll)
         for i, d in enumerate(roll):
-            if table[r, K.T_CNT + d - 1] == 0:
-                table[r, K.T_FIRST + d - 1] = i
-            table[r, K.T_CNT + d - 1] += 1
+            if table[r, L.T_CNT + d - 1] == 0:
+                table[r, L.T_FIRST + d - 1] = i
+            table[r, L.T_CNT + d - 1] += 1
     return table
+
+
+@dataclass(frozen=True)
+class BatchTables:
+    """The scoring table of one ruleset as arrays, by roll index ``r`` (see :attr:`rolls`).
+
+    ``nk[r]`` legal keeps of roll ``r`` (0 = a zilch); for ``k < nk[r]``: ``kmask[r, k]`` the canonical
+    mask over the sorted roll, ``kpts`` its points, ``kn`` its dice, ``kstr`` scored as a straight;
+    ``m2k[r, mask]`` the keep with that mask or -1; ``best[r]`` the keep set aside under
+    ``all_scoring`` and chosen by the greedy mover (``RollInfo.best``), -1 for a zilch. Under
+    ``keep = "all_scoring"`` that keep is the only legal one, as in :meth:`GameState.keeps`.
+    ``code_roll[n, code]`` maps a dice code to the roll of ``n`` dice (as ``RandomDice``), ``roll_n``
+    and ``faces`` give each roll's size and sorted faces (0-padded). ``packed`` holds the keep
+    columns side by side in one int32 array for the kernels (layout: the ``T_*`` constants of
+    ``zilch_env.engine.kernels``)."""
+
+    rolls: tuple[tuple[int, ...], ...]
+    code_roll: np.ndarray
+    roll_n: np.ndarray
+    faces: np.ndarray
+    nk: np.ndarray
+    kmask: np.ndarray
+    kpts: np.ndarray
+    kn: np.ndarray
+    kstr: np.ndarray
+    m2k: np.ndarray
+    best: np.ndarray
+    packed: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def batch_tables(ruleset: Ruleset) -> BatchTables:
+    """The compiled keep tables of ``ruleset`` (:func:`zilch_env.rules.compile`) as named arrays."""
+    cr = compile(ruleset)
+    t = cr.table
+    R = len(ROLLS)
+    roll_n = t[:, L.T_LEN].astype(np.int8)
+    faces = np.zeros((R, 6), dtype=np.int8)
+    for r, roll in enumerate(ROLLS):
+        faces[r, : len(roll)] = roll
+    cols = (t[:, L.T_NK].astype(np.int8), t[:, L.T_MASK: L.T_MASK + L.MAX_KEEPS].astype(np.int8),
+            t[:, L.T_PTS: L.T_PTS + L.MAX_KEEPS].copy(), t[:, L.T_N: L.T_N + L.MAX_KEEPS].astype(np.int8),
+            t[:, L.T_STR: L.T_STR + L.MAX_KEEPS].astype(np.bool_), t[:, L.T_M2K: L.T_M2K + 64].astype(np.int8),
+            t[:, L.T_BEST].astype(np.int8))
+    arrays = (roll_n, faces, *cols)
+    for a in arrays:
+        a.flags.writeable = False
+    return BatchTables(ROLLS, cr.code_roll, *arrays, t)

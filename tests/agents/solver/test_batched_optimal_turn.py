@@ -173,6 +173,7 @@ def test_totals_near_and_past_the_solvers_cap(preset):
     straights folded above the stored levels; zilch5k: forced hot dice, where a keep of every die cannot
     bank)."""
     from zilch_env.engine import kernels as K
+    from zilch_env.engine import layout as L
 
     rs = load_ruleset(preset)
     table, agent, bg, singles = paired_games(rs, 20, seed=3)
@@ -187,7 +188,7 @@ def test_totals_near_and_past_the_solvers_cap(preset):
             for g, s in enumerate(singles):
                 if not s.done:
                     s.turn_total = s.permanent + x
-                    bg._st[g, K.TOTAL] = s.turn_total
+                    bg._st[g, L.TOTAL] = s.turn_total
             acts = bg.value_actions(table)
             for g, s in enumerate(singles):
                 if not s.done:
@@ -195,7 +196,7 @@ def test_totals_near_and_past_the_solvers_cap(preset):
                     checked += 1
         for g, s in enumerate(singles):  # back to the real totals, and one real move
             s.turn_total = real[g]
-            bg._st[g, K.TOTAL] = real[g]
+            bg._st[g, L.TOTAL] = real[g]
         acts = bg.value_actions(table)
         for g, s in enumerate(singles):
             if not s.done:

@@ -49,21 +49,22 @@ def _columns(n: int) -> list[tuple[str, int]]:
 def _batched_rows(bg: BatchedGames, rows: np.ndarray) -> np.ndarray:
     """The same row layout from the batched engine's arrays."""
     from zilch_env.engine import kernels as K
+    from zilch_env.engine import layout as L
 
     n = bg.num_players
     st = bg._st[rows]
-    qpos, qlen = st[:, K.FQ_POS], st[:, K.FQ_LEN] - st[:, K.FQ_POS]
+    qpos, qlen = st[:, L.FQ_POS], st[:, L.FQ_LEN] - st[:, L.FQ_POS]
     i = np.arange(6)
-    queue = np.take_along_axis(st[:, K.FQ: K.FQ + 6], np.minimum(qpos[:, None] + i, 5), axis=1)
+    queue = np.take_along_axis(st[:, L.FQ: L.FQ + 6], np.minimum(qpos[:, None] + i, 5), axis=1)
     queue = np.where(i < qlen[:, None], queue, -1)
-    fq = np.where(st[:, K.FQ_ON, None] != 0, np.concatenate([qlen[:, None], queue], axis=1), -1)
-    faces = bg.tables.faces[np.maximum(st[:, K.ROLL], 0)] * (st[:, K.ROLL, None] >= 0)
-    cols = [st[:, K.SCORE: K.SCORE + n], st[:, K.ONB: K.ONB + n], st[:, K.STREAK: K.STREAK + n]]
-    cols += [st[:, [K.CUR, K.PHASE, K.LEFT, K.TOTAL, K.PERM, K.LAST, K.TURNS, K.DECISIONS]], faces, fq,
-             st[:, [K.TB_MASK, K.TB_ROUND]], np.where(st[:, K.PHASE] == K.OVER, st[:, K.WIN_MASK], 0)[:, None]]
-    offer = np.where(st[:, K.OF_ON, None] != 0, st[:, [K.OF_ON, K.OF_TOTAL, K.OF_DICE]], 0)
-    cols += [st[:, K.FZ: K.FZ + 6], st[:, K.FZP: K.FZP + 6], offer, st[:, [K.CHAL, K.PIGGY]],
-             st[:, K.CH_USED: K.CH_USED + n], st[:, K.CH_BR: K.CH_BR + n]]
+    fq = np.where(st[:, L.FQ_ON, None] != 0, np.concatenate([qlen[:, None], queue], axis=1), -1)
+    faces = bg.tables.faces[np.maximum(st[:, L.ROLL], 0)] * (st[:, L.ROLL, None] >= 0)
+    cols = [st[:, L.SCORE: L.SCORE + n], st[:, L.ONB: L.ONB + n], st[:, L.STREAK: L.STREAK + n]]
+    cols += [st[:, [L.CUR, L.PHASE, L.LEFT, L.TOTAL, L.PERM, L.LAST, L.TURNS, L.DECISIONS]], faces, fq,
+             st[:, [L.TB_MASK, L.TB_ROUND]], np.where(st[:, L.PHASE] == L.OVER, st[:, L.WIN_MASK], 0)[:, None]]
+    offer = np.where(st[:, L.OF_ON, None] != 0, st[:, [L.OF_ON, L.OF_TOTAL, L.OF_DICE]], 0)
+    cols += [st[:, L.FZ: L.FZ + 6], st[:, L.FZP: L.FZP + 6], offer, st[:, [L.CHAL, L.PIGGY]],
+             st[:, L.CH_USED: L.CH_USED + n], st[:, L.CH_BR: L.CH_BR + n]]
     return np.concatenate(cols, axis=1)
 
 
@@ -232,6 +233,7 @@ def test_slot_dice_give_each_turn_slot_the_same_dice():
     """With slot dice, seat s's t-th turn starts with the same roll in every game of the same key,
     whatever the players did before (here: greedy with different thresholds)."""
     from zilch_env.engine import kernels as K
+    from zilch_env.engine import layout as L
 
     keys = np.repeat(stream_keys(3, 50), 2)
     res = {}
@@ -240,9 +242,9 @@ def test_slot_dice_give_each_turn_slot_the_same_dice():
         first_rolls: dict[tuple[int, int, int], tuple] = {}
         while not bg.done.all():
             st = bg._st
-            for g in np.flatnonzero((st[:, K.PHASE] == K.KEEP) & (st[:, K.RIT] == 1)):
-                q = int(st[g, K.CUR])
-                first_rolls.setdefault((int(g), q, int(st[g, K.P_TURNS + q])), tuple(bg.rolls[g]))
+            for g in np.flatnonzero((st[:, L.PHASE] == L.KEEP) & (st[:, L.RIT] == 1)):
+                q = int(st[g, L.CUR])
+                first_rolls.setdefault((int(g), q, int(st[g, L.P_TURNS + q])), tuple(bg.rolls[g]))
             bg.step(bg.greedy_actions(thr))
         res[thr] = first_rolls
     common = set(res[300]) & set(res[1000])

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from zilch_env.engine import kernels as K
+
+from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
 from zilch_env import load_ruleset
 from zilch_env.engine.batched import BatchedGames, stream_keys
@@ -50,7 +52,7 @@ def test_mixed_batch_plays_each_game_as_its_own_rules_do():
         for r in range(R):
             rows, one = where[r], alone[r]
             n = players[r]
-            a, b = mixed._st[rows][:, : K.RID], one._st[:, : K.RID]
+            a, b = mixed._st[rows][:, : L.RID], one._st[:, : L.RID]
             assert np.array_equal(a, b), f"step {step}: rules entry {r} ({ENTRIES[r][0]}) differs"
             assert np.array_equal(masks[rows], one.legal_masks()), f"step {step}: entry {r}'s legal actions"
             for seat in range(n):
@@ -196,7 +198,7 @@ def test_value_actions_of_a_table_set_play_each_games_own_table():
         if mixed.done.all():
             break
         acts = mixed.value_actions(ts)
-        offers += int((mixed._st[where[0], K.PHASE] == K.PIGGYBACK).sum())
+        offers += int((mixed._st[where[0], L.PHASE] == L.PIGGYBACK).sum())
         for r in range(R):
             own = alone[r].value_actions(tables[r]) if tables[r] is not None else alone[r].greedy_actions(300, 2)
             assert np.array_equal(acts[where[r]], own), f"step {step}: entry {r}"
