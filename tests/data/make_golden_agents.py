@@ -11,7 +11,7 @@ actions, action) and the final scores and winners. The observation is ``zilch_en
 state.current)``, the agent's own point of view, cut to the layout the agent reads (a policy's
 ``obs_size``; the whole current layout for the built-in agents, which read the state itself).
 
-Batched engine (``zilch_env.batched.BatchedGames.play_to_end``): each agent with a kernel form
+Batched engine (``zilch_env.engine.batched.BatchedGames.play_to_end``): each agent with a kernel form
 (``agents.kernel_agent``: ``random``, ``greedy``, ``greedy:500``, ``optimal-turn``) plays a few hundred
 seeded games per ruleset (self-play, and greedy against optimal-turn in alternating seats); the record
 holds every game's scores, winners (as a seat bit mask), decisions and turns. Which specs have a kernel
@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 # ---- the public entry points (update here when they move) -----------------------------------
 from zilch_env import GameState, load_ruleset, observe  # noqa: E402
-from zilch_env.batched import BatchedGames  # noqa: E402
+from zilch_env.engine.batched import BatchedGames  # noqa: E402
 from agents import kernel_agent, make_agent  # noqa: E402
 # ----------------------------------------------------------------------------------------------
 

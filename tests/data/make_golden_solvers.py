@@ -92,7 +92,7 @@ GAME_RULESETS = (
     ("zilch5k-2-dice-tiebreak", "zilch5k", {"target": 300, "dice": 2, "entry_threshold": 0, "min_bank": 100}),
 )
 #: (name, preset, overrides, players, tail_eps or None for the solver's default; the tests of
-#: agents.multi_solver take a loose tail too, for speed)
+#: agents.solver.multi take a loose tail too, for speed)
 MULTI_RULESETS = (
     ("zilch/600/3p", "zilch", {"target": 600}, 3, 1e-2),
     ("zilch/600+bonus/3p", "zilch", {"target": 600, "variants.six_dice_zilch_bonus": 500}, 3, 1e-2),
