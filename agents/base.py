@@ -13,21 +13,16 @@ Agent specs are strings, the same on every command line: a name (``random``, ``g
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Protocol, Sequence
+from typing import Callable
 
-import numpy as np
 
-from zilch_env import GameState, Policy, Ruleset, load_ruleset
+from zilch_env import Policy, Ruleset, load_ruleset
 
 __all__ = ["Agent", "Policy", "AgentSpecError", "register_agent", "make_agent", "agent_names", "kernel_agent"]
 
 
-class Agent(Protocol):
-    """What every agent is: :class:`zilch_env.Policy`."""
-
-    name: str
-
-    def act(self, state: GameState, legal: Sequence[int], rng: np.random.Generator) -> int: ...
+#: What every agent is: :class:`zilch_env.Policy`, the one player protocol (one name for it here).
+Agent = Policy
 
 
 class AgentSpecError(ValueError):

@@ -10,22 +10,15 @@ from pathlib import Path
 from typing import Sequence
 
 # Before zilch_env is imported: the suite compiles the engine without numba's own inlining (the
-# same results; about a sixth of the compile time, slower to run, which tiny budgets do not feel;
-# zilch_env._jit), into a numba cache of its own (.numba-test-cache, or a folder of a
-# NUMBA_CACHE_DIR already set), since numba's cache does not tell the two compilations apart.
-# ZILCH_NUMBA_INLINE=always pytest ... tests the default compilation, with the usual cache.
-_NEVER_CACHE = "zilch-tests-inline-never"
+# same results; a fraction of the compile time, slower to run, which tiny budgets do not feel;
+# zilch_env._jit), cached under .numba-test-cache in its setting's own folder (zilch_env._jit.cache_dir)
+# unless NUMBA_CACHE_DIR names another place. ZILCH_NUMBA_INLINE=always pytest ... tests the default.
 os.environ.setdefault("ZILCH_NUMBA_INLINE", "never")
-if os.environ["ZILCH_NUMBA_INLINE"] == "never":
-    _base = os.environ.get("NUMBA_CACHE_DIR")
-    if not _base:
-        os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parents[1] / ".numba-test-cache")
-    elif Path(_base).name not in (_NEVER_CACHE, ".numba-test-cache"):
-        os.environ["NUMBA_CACHE_DIR"] = str(Path(_base) / _NEVER_CACHE)
-    if "numba" in sys.modules:  # a plugin imported it first: numba reads its settings again
-        from numba.core import config as _numba_config
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".numba-test-cache"))
+if "numba" in sys.modules:  # a plugin imported it first: numba reads its settings again
+    from numba.core import config as _numba_config
 
-        _numba_config.reload_config()
+    _numba_config.reload_config()
 
 import pytest  # noqa: E402
 

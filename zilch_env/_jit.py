@@ -1,32 +1,78 @@
-"""How the engine's compiled code is compiled: one switch, read once at import.
+"""How the engine's compiled code is compiled and cached: one switch, read once at import, and one
+cache folder per setting.
 
 The small rule functions of :mod:`zilch_env.rules.primitives` and the batched engine's helpers are
-``numba.njit(inline=INLINE)``. Numba's own inlining (``"always"``, the default) makes the fused
-engine about twice as fast as leaving inlining to LLVM, and costs compile time: each kernel that
-calls them types their code again, about six times the compile time from an empty cache
-(``bench/compile_time.py`` measures both). ``ZILCH_NUMBA_INLINE=never`` compiles the same
-source without it: the same results, slower to run, faster to compile; the test suite sets it
-(``tests/conftest.py``), with a numba cache of its own, because numba's cache does not tell the
-two compilations apart.
+``numba.njit(inline=INLINE)``. Numba's own inlining (``"always"``) makes the fused engine faster and
+costs compile time: each kernel that calls the helpers types their code again
+(``bench/compile_time.py`` measures both settings). ``ZILCH_NUMBA_INLINE=never`` compiles the same
+source without it: the same results, slower to run, faster to compile.
+
+Numba's cache does not tell the two compilations apart, so each setting has a folder of its own:
+:func:`cache_dir` is ``$NUMBA_CACHE_DIR`` (else ``$XDG_CACHE_HOME/zilch-rl/numba``, else
+``~/.cache/zilch-rl/numba``) followed by ``inline-always`` or ``inline-never``; every kernel of the
+project (the engine's and the solvers') is cached there. The first use of the fast engine with an
+empty cache says so on stderr, once (:func:`announce_compile`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
-__all__ = ["INLINE", "INLINE_CHOICES"]
+__all__ = ["INLINE", "INLINE_CHOICES", "announce_compile", "cache_dir"]
 
 #: The values ``ZILCH_NUMBA_INLINE`` may take.
 INLINE_CHOICES = ("always", "never")
+#: The setting the engine compiles with unless ``ZILCH_NUMBA_INLINE`` says otherwise.
+DEFAULT_INLINE = "always"
 
 
 def _inline() -> str:
-    raw = os.environ.get("ZILCH_NUMBA_INLINE", "always").strip() or "always"
+    raw = os.environ.get("ZILCH_NUMBA_INLINE", DEFAULT_INLINE).strip() or DEFAULT_INLINE
     if raw not in INLINE_CHOICES:
         raise ValueError(f"ZILCH_NUMBA_INLINE={raw!r}: one of {', '.join(INLINE_CHOICES)} "
-                         f"(always: numba inlines the rule helpers, the fast default; never: quicker to compile)")
+                         f"(always: numba inlines the rule helpers, faster to run; never: quicker to compile)")
     return raw
 
 
 #: ``numba.njit``'s ``inline`` for the engine's helpers: ``"always"`` or ``"never"``.
 INLINE = _inline()
+
+
+def cache_dir() -> Path:
+    """The folder numba caches this setting's compiled kernels in."""
+    base = os.environ.get("NUMBA_CACHE_DIR", "").strip()
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+        base = str(Path(xdg) / "zilch-rl" / "numba" if xdg else Path.home() / ".cache" / "zilch-rl" / "numba")
+    return Path(base) / f"inline-{INLINE}"
+
+
+def _use_cache_dir() -> None:
+    """Point numba's cache at :func:`cache_dir` before any kernel of the project is decorated (numba
+    picks a function's cache folder when it is decorated)."""
+    from numba.core import config
+
+    config.CACHE_DIR = str(cache_dir())
+
+
+_use_cache_dir()
+
+_announced = False
+
+
+def announce_compile(module_file: str, what: str = "the fast engine") -> None:
+    """One line on stderr, once per process, when ``module_file``'s kernels have no cache yet: the
+    first call compiles them (tens of seconds), and a user should know why it waits and where the
+    result goes."""
+    global _announced
+    if _announced:
+        return
+    _announced = True
+    stem = Path(module_file).stem
+    folder = cache_dir()
+    if folder.is_dir() and any(folder.glob(f"*/{stem}.*.nbi")):
+        return
+    print(f"zilch-rl: compiling {what} once (ZILCH_NUMBA_INLINE={INLINE}); it is cached in {folder}",
+          file=sys.stderr, flush=True)

@@ -58,6 +58,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from zilch_env._jit import announce_compile
 from zilch_env.engine import kernels as K
 
 from zilch_env.engine import layout as L
@@ -206,6 +207,7 @@ class BatchedGames(AgentPlay):
         self._mask = np.zeros((G, NUM_ACTIONS), dtype=np.bool_)
         self._kargs = (self._dbuf, self._keys, tb.code_roll, self._tabs)
         self._obs_consts: tuple[np.ndarray, np.ndarray] | None = None
+        announce_compile(K.__file__)  # the first step compiles the kernels unless they are cached
         self.reset(first=first)
 
     @property

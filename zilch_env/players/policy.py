@@ -19,6 +19,12 @@ class Policy(Protocol):
     ``state`` is the whole game as that player sees it (dice already rolled, all scores; the game
     hides nothing but future dice). ``legal`` is ``state.legal_actions()``. Any randomness must come
     from ``rng``, which the caller seeds, so that games replay exactly.
+
+    A player may also offer faster forms of the same decisions, which the batched engine and the
+    evaluation use when present: ``kernel_form()``, the player as the kernels play it (a
+    :class:`~zilch_env.players.kernel_agents.KernelAgent`, as ``optimal-turn`` does), or
+    ``act_batch(games, rows) -> actions``, its moves in many games at once between kernel calls
+    (:func:`~zilch_env.players.kernel_agents.batch_policy_actions`).
     """
 
     name: str
