@@ -1,0 +1,97 @@
+// The page's words in English, by key: app.js shows every text it adds through t(key, values)
+// ({name} in a text is replaced by values.name). Another language is another file like this one
+// that sets ZILCH_TEXT[its code]; the code of the page does not change.
+"use strict";
+window.ZILCH_TEXT = window.ZILCH_TEXT || {};
+window.ZILCH_TEXT.en = {
+  "home.title": "Zilch: roll, keep, and know when to stop",
+  "home.how1": "Roll six dice and keep the ones that score: 1s, 5s, three of a kind…",
+  "home.how2": "Roll the rest for more, or Bank the turn's points.",
+  "home.how3": "A roll with nothing that scores is a zilch: the turn's points are lost.",
+
+  "continue.title": "Continue your game",
+  "continue.item": "{players} · {rules}",
+  "continue.turn": "turn {n}",
+  "continue.ago.now": "just now",
+  "continue.ago.min": "{n} min ago",
+  "continue.ago.hour": "{n} h ago",
+  "continue.ago.day": "{n} days ago",
+  "continue.forget": "Forget this game",
+
+  "mode.legend": "How do you play?",
+  "mode.cpu": "Play the computer",
+  "mode.pass": "Pass the phone",
+  "mode.online": "Play a friend online",
+  "mode.help.cpu": "You against the computer, on this phone.",
+  "mode.help.pass": "Two or more people take turns on this phone.",
+  "mode.help.online": "Each friend plays on their own phone: after Start you get a link to send them.",
+
+  "form.rules": "Rules",
+  "form.players": "Players",
+  "form.order": "(in playing order)",
+  "form.more": "More rules: target and variants",
+  "form.target": "Play to",
+  "form.you": "You",
+  "form.player": "Player {n}",
+  "form.friend": "Friend",
+  "form.friend2": "Friend {n}",
+  "form.cpuName": "CPU {level}",
+  "form.target.bad": "Play to: a whole number of points, 1 or more.",
+  "form.level.kept": "{name} plays at {level}.",
+  "form.level.changed": "{name}: {wanted} is not offered for these rules and {n} players ({why}); {level} plays instead. It comes back when {wanted} can play again.",
+  "form.level.why.Perfect": "Perfect plays only games whose solved table is stored",
+  "form.level.why.Hard": "no trained agent plays these rules",
+  "form.level.why.other": "it cannot play these rules",
+
+  "preset.zonk": "Zonk, the classic (to 10,000)",
+  "preset.zonk20k": "Zonk, long game (to 20,000)",
+  "preset.zilch": "Zilch with 1s and 6s (to 5,000)",
+  "preset.zilch5k": "Zilch, short game (to 5,000)",
+  "preset.zilch10k": "Zilch (to 10,000)",
+  "preset.zilch15k": "Zilch, long game (to 15,000)",
+  "preset.farkle": "Farkle (to 10,000)",
+  "preset.farkle-basic": "Farkle, fewer combinations (to 10,000)",
+  "preset.cardgames": "Farkle with no entry score (to 10,000)",
+  "preset.other": "{name} (to {target})",
+
+  "join.title": "{name} invited you to a game of Zilch",
+  "join.titleNoOne": "You were invited to a game of Zilch",
+  "join.rules": "Rules: {rules}",
+  "join.rulesLink": "see the rules",
+  "join.seat.cpu": "computer, {level}",
+  "join.seat.free": "free seat: waiting for you",
+  "join.seat.taken": "plays on their phone",
+  "join.notStarted": "The game has not started yet: nobody has moved.",
+  "join.started": "Turn {n}: {name} to play.",
+  "join.play": "Play as {name}",
+
+  "share.title": "Send the link to {names}",
+  "share.btn": "Share the link",
+  "share.copy": "Copy the link",
+  "share.copied": "Link copied: send it to {names}.",
+  "share.text": "Join my game of Zilch as {name}",
+
+  "cpu.level": "{level} computer",
+  "other.device": "on another phone",
+  "not.board": "not on board",
+  "turn.total": "Turn: {n}",
+  "turn.otherDevice": "{name} is playing on another phone",
+
+  "hint.win": "Your chance of winning from here if both of you play perfectly: {pct}%",
+  "hint.winOther": "Your chance of winning from here if you and every other player play perfectly: {pct}% (the computers here are weaker, so yours is likely higher)",
+  "hint.winNote": "Assumes perfect play by every player, whatever level the computer plays at.",
+
+  "die.rolled": "die showing {face}",
+  "die.hinted": "die showing {face}, the hint keeps it",
+  "die.aside": "set aside: {face}",
+  "dice.label": "the dice",
+  "aside.label": "dice set aside this turn",
+  "player.current": "{name}, to play",
+
+  "record.link": "Download the game record (JSON, replays with zilch replay)",
+  "choice.challenge.help": "A challenge: the points you bank this turn are also taken from them; a zilch costs you. Twice a game.",
+  "choice.piggyback.help": "Piggyback: play on from the last bank's turn total with the dice it left, or roll fresh dice.",
+
+  "error.offline": "The server cannot be reached. Check the connection and try again.",
+  "error.dismiss": "Close",
+};
