@@ -426,7 +426,7 @@ def test_keyboard_shortcuts_and_focus(page, base_url):
     assert page.evaluate("document.activeElement.classList.contains('die')") and outline != "none"
     page.keyboard.press("h")
     page.wait_for_selector("#hint strong")
-    assert "Your chance of winning from here if you and every other player play perfectly" in page.inner_text("#hint")
+    assert "Your chance of winning if everyone plays perfectly from here" in page.inner_text("#hint")
     while page.locator("#dice .roll .die.kept").count():
         page.locator("#dice .roll .die.kept").first.click()
     for f in k["dice"]:

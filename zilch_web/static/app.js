@@ -360,7 +360,17 @@ function rulesChanged() {
   return S.rulesPending;
 }
 
+// "Play to" takes any whole number of points (the server's rule), told in the page's words.
+function targetBad() {
+  const target = $("#target").value.trim();
+  if (target === "" || /^[0-9]+$/.test(target) && Number(target) >= 1) return false;
+  $("#more-rules").open = true;
+  showError("#new-error", t("form.target.bad"));
+  return true;
+}
+
 async function offerLevels() {
+  if (targetBad()) return;
   const seq = ++rulesSeq;
   const rules = formRules();
   const n = $("#players").children.length;
@@ -466,12 +476,7 @@ function playersNote() {
 
 async function startGame(ev) {
   ev.preventDefault();
-  const target = $("#target").value.trim();
-  if (target !== "" && !/^[0-9]+$/.test(target) || target !== "" && Number(target) < 1) {
-    $("#more-rules").open = true;
-    showError("#new-error", t("form.target.bad"));
-    return;
-  }
+  if (targetBad()) return;
   $("#start").disabled = true;
   await S.rulesPending; // the computer levels offered are those of the rules on the form
   $("#start").disabled = false;
@@ -607,10 +612,29 @@ function openStream(version) {
   S.es = es;
 }
 
-// A "cannot be reached" error goes once the server answers again.
+// A "cannot be reached" error goes once the server answers again: the page asks every few
+// seconds, and shows the game as the server has it when it is back.
 function clearTrouble() {
   const e = $("#play-error");
   if (!e.hidden && e.dataset.kind === "offline") e.hidden = true;
+}
+
+function retryWhenBack(gid) {
+  clearTimeout(S.retry);
+  S.retry = setTimeout(async () => {
+    const e = $("#play-error");
+    if (e.hidden || e.dataset.kind !== "offline" || S.gid !== gid) return;
+    const r = await api("GET", `/api/games/${encodeURIComponent(gid)}?log=all`);
+    if (!r.ok || S.gid !== gid) { retryWhenBack(gid); return; }
+    clearTrouble();
+    if (!S.game || r.data.version > S.game.version) {
+      S.game = null;
+      S.log = r.data.log.slice();
+      fillLog();
+      await update(r.data, []);
+      focusFirst();
+    }
+  }, 2000);
 }
 
 // Game updates (a move's answer, the stream) are shown in order, each once.
@@ -953,6 +977,7 @@ async function send(action) {
       render();
     }
     showError("#play-error", r.data.detail, r.status === 0 ? "offline" : "");
+    if (r.status === 0) retryWhenBack(S.gid);
     focusFirst();
     return;
   }
@@ -1022,13 +1047,20 @@ async function getHint() {
   }
   kids.push(el("div", { class: "small" }, r.data.explain), el("ol", {}, ...opts));
   box.replaceChildren(...kids);
-  box.scrollIntoView({ block: "nearest" }); // the advice on screen, not below the fold
   if (g.phase === "keep") {
     if (r.data.best_keep) S.selected = new Set(positionsOf(r.data.best_keep));
     renderKeep();
   } else {
     renderChoices();
   }
+  intoView(box);
+}
+
+// Scroll an element that opened below the fold up into view, as much of it as fits, its top first.
+function intoView(box) {
+  const r = box.getBoundingClientRect(), vh = window.innerHeight;
+  const by = Math.min(r.bottom - vh + 8, r.top - 8);
+  if (r.bottom > vh && by > 0) window.scrollBy(0, by);
 }
 
 const TIPS = {

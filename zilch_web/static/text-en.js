@@ -77,8 +77,8 @@ window.ZILCH_TEXT.en = {
   "turn.total": "Turn: {n}",
   "turn.otherDevice": "{name} is playing on another phone",
 
-  "hint.win": "Your chance of winning from here if both of you play perfectly: {pct}%",
-  "hint.winOther": "Your chance of winning from here if you and every other player play perfectly: {pct}% (the computers here are weaker, so yours is likely higher)",
+  "hint.win": "Your chance of winning if both play perfectly from here: {pct}%",
+  "hint.winOther": "Your chance of winning if everyone plays perfectly from here: {pct}% (a weaker computer: likely more)",
   "hint.winNote": "Assumes perfect play by every player, whatever level the computer plays at.",
 
   "die.rolled": "die showing {face}",
