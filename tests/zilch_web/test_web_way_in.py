@@ -104,7 +104,6 @@ def test_first_screen_three_ways_in(phone, base_url):  # noqa: F811
     assert page.inner_text("#more-rules summary").startswith("More rules")
     if page.viewport_size == PHONE:
         assert inside(page, "#start"), page.locator("#start").bounding_box()  # Start without scrolling
-        shot(page, "phone-new-game.png")
     open_more_rules(page)
     assert visible(page, '#toggles input[data-key="variants.piggyback"]')
     no_overflow(page)
@@ -156,6 +155,8 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
         assert ann.inner_text("#invite-info .share-url").endswith(f"/g/{g['id']}")
         ann.evaluate("navigator.share = undefined")
         no_overflow(ann)
+        if viewport == PHONE:
+            shot(ann, "phone-invite.png")
         # Bob's phone: the invitation says who, which rules, the seats and the score
         home(bob, base_url)
         bob.goto(f"{base_url}/g/{g['id']}")
