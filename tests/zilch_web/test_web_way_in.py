@@ -265,7 +265,7 @@ def test_a_chosen_level_is_kept_or_its_change_explained(phone, base_url):  # noq
     home(page, base_url)
     page.select_option("#players li:nth-child(2) select", label="CPU Perfect")
     page.click("#add-human")  # three players: Perfect plays only where the solved game is stored
-    page.wait_for_function("document.querySelector('#players li:nth-child(2) .level-line').textContent.includes('Perfect')")
+    page.wait_for_selector("#players li:nth-child(2) .level-line.changed")  # once the server said what plays
     line = page.inner_text("#players li:nth-child(2) .level-line")
     sel = page.locator("#players li:nth-child(2) select option:checked").inner_text()
     # (no three-player game of zonk is stored: levels.has_game_table)

@@ -1167,7 +1167,7 @@ async function invite() {
   }
   S.game = Object.assign({}, S.game, { free_seats: [...S.game.free_seats, r.data.seat].sort() });
   render();
-  if (!shared) $("#invite-info .share-status").textContent = `${r.data.name}'s seat is free: the link is copied.`;
+  if (!shared) $("#invite-info .share-status").textContent = t("share.freed", { name: r.data.name });
 }
 
 // ---------------------------------------------------------------- hot seat and the end

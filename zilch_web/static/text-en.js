@@ -70,6 +70,7 @@ window.ZILCH_TEXT.en = {
   "share.copy": "Copy the link",
   "share.copied": "Link copied: send it to {names}.",
   "share.text": "Join my game of Zilch as {name}",
+  "share.freed": "{name}'s seat is free: the link is copied.",
 
   "cpu.level": "{level} computer",
   "other.device": "on another phone",
