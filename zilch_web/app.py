@@ -175,9 +175,6 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(LimitRequests)
-    from .assets import install as compress_and_cache  # gzip and Cache-Control (issue 38)
-
-    compress_and_cache(app)
 
     # ---------------------------------------------------------------- errors
 
@@ -558,6 +555,10 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         }
 
     # ---------------------------------------------------------------- pages
+
+    from .assets import install as compress_and_cache  # gzip and Cache-Control (issue 38)
+
+    compress_and_cache(app)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:
