@@ -108,3 +108,51 @@ def test_light_theme_by_default(browser, base_url):  # noqa: F811
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(245, 243, 238)"
     finally:
         ctx.close()
+
+
+# ------------------------------------------------------------------------------------ offline
+
+
+def test_service_worker_url(client):
+    r = client.get("/sw.js")
+    assert r.status_code == 200 and "javascript" in r.headers["content-type"]
+    assert r.headers["cache-control"] == "no-cache"
+    assert "/api/" in r.text  # (the API is never answered from the cache)
+
+
+@browser_only
+def test_pages_and_rules_offline(browser, base_url):  # noqa: F811
+    """Once the page has been seen, the first screen and the rules open offline (the service worker's
+    copy); the page says that playing needs the server; the API is never answered from the cache."""
+    ctx, page = make_page(browser, PHONE, service_workers="allow")
+    try:
+        page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
+        page.goto(base_url + "/")
+        page.wait_for_selector("#screen-new:not([hidden])")
+        assert not page.locator("#offline").is_visible()
+        page.wait_for_function("navigator.serviceWorker.ready.then(() => true)")
+        page.reload()  # now under the service worker
+        page.wait_for_function("!!navigator.serviceWorker.controller")
+        page.wait_for_selector("#screen-new:not([hidden])")
+        page.goto(base_url + "/rules/farkle")
+        page.wait_for_selector("table.scoring")
+        page.goto(base_url + "/")
+        page.wait_for_selector("#screen-new:not([hidden])")
+        ctx.set_offline(True)
+        page.reload()
+        page.wait_for_selector("#offline:not([hidden])")
+        assert "playing needs the server" in page.inner_text("#offline")
+        page.wait_for_selector("#loading:not([hidden])")
+        assert "cannot be reached" in page.inner_text("#loading")  # /api/setup: not from the cache
+        page.goto(base_url + "/rules/farkle")
+        assert page.locator("table.scoring").count() == 1
+        page.goto(base_url + "/rules/zonk")  # kept when the service worker was installed
+        assert page.locator("table.scoring").count() == 1
+        ctx.set_offline(False)
+        page.goto(base_url + "/")
+        page.wait_for_selector("#screen-new:not([hidden])")
+        assert not page.locator("#offline").is_visible()
+        page.errors[:] = [e for e in page.errors if "ERR_INTERNET_DISCONNECTED" not in e and "Failed to fetch" not in e]
+        assert not page.errors, page.errors
+    finally:
+        ctx.close()

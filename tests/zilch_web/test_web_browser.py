@@ -81,6 +81,9 @@ def browser():
 
 
 def make_page(browser, viewport=PHONE, delay=0, **ctx_args):
+    # The page's service worker would answer the pages itself, out of reach of page.route: the tests
+    # block it, except the one of the service worker (test_web_assets.py).
+    ctx_args.setdefault("service_workers", "block")
     ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True, **ctx_args)
     ctx.add_init_script(f"localStorage.getItem('zilchDelay') || localStorage.setItem('zilchDelay', '{delay}')")
     pg = ctx.new_page()

@@ -1287,5 +1287,14 @@ $("#pass-go").addEventListener("click", () => { S.shownSeat = S.game.current; re
 $("#rematch").addEventListener("click", rematch);
 window.addEventListener("popstate", route);
 speedSetup();
+// Offline: the pages and the rules are kept by the service worker (static/sw.js); play needs the
+// server, and the page says so.
+function onlineChanged() { $("#offline").hidden = navigator.onLine !== false; }
+window.addEventListener("online", onlineChanged);
+window.addEventListener("offline", onlineChanged);
+onlineChanged();
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => { navigator.serviceWorker.register("/sw.js").catch(() => { /* not offered */ }); });
+}
 window.zilch = S; // for tests and the curious
 route();

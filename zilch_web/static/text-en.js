@@ -93,6 +93,7 @@ window.ZILCH_TEXT.en = {
   "choice.challenge.help": "A challenge: the points you bank this turn are also taken from them; a zilch costs you. Twice a game.",
   "choice.piggyback.help": "Piggyback: play on from the last bank's turn total with the dice it left, or roll fresh dice.",
 
+  "offline.banner": "You are offline: the rules are here, but playing needs the server.",
   "error.offline": "The server cannot be reached. Check the connection and try again.",
   "error.dismiss": "Close",
 };
