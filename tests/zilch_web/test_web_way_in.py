@@ -104,6 +104,13 @@ def test_first_screen_three_ways_in(phone, base_url):  # noqa: F811
     assert page.inner_text("#more-rules summary").startswith("More rules")
     if page.viewport_size in (PHONE, LANDSCAPE):  # Start without scrolling (sideways: in a second column)
         assert inside(page, "#start"), page.locator("#start").bounding_box()
+    # the keyboard reaches Start in a few steps from the top of the page
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    tabs = 0
+    while not page.evaluate("document.activeElement && document.activeElement.id === 'start'"):
+        page.keyboard.press("Tab")
+        tabs += 1
+        assert tabs <= 14, page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
     open_more_rules(page)
     assert visible(page, '#toggles input[data-key="variants.piggyback"]')
     no_overflow(page)
@@ -120,7 +127,8 @@ def test_pass_the_phone_from_the_first_screen(phone, base_url):  # noqa: F811
     g = start_game(page, target=500)
     assert [p["name"] for p in g["players"]] == ["Player 1", "Player 2"]
     assert all(p["cpu"] is None for p in g["players"])
-    assert visible(page, "#screen-pass") and page.inner_text("#pass-name") == "Player 1"
+    # (Player 2 when Player 1's first roll was a zilch)
+    assert visible(page, "#screen-pass") and page.inner_text("#pass-name") == g["players"][g["current"]]["name"]
     # focus on the one thing to do
     assert page.evaluate("document.activeElement.id") == "pass-go"
     page.click("#pass-go")
@@ -144,6 +152,7 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
         home(ann, base_url)
         choose(ann, "online")
         assert "own phone" in ann.inner_text("#mode-help")
+        assert ann.get_attribute("#players li:nth-child(1) input", "placeholder") == "Your name"  # not "You"
         assert ann.get_attribute("#players li:nth-child(2) input", "placeholder") == "Friend"
         ann.fill("#players li:nth-child(1) input", "Ann")
         ann.fill("#players li:nth-child(2) input", "Bob")
@@ -176,21 +185,24 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
         settle(bob)
         ann.wait_for_function("window.zilch.game.free_seats.length === 0")
         assert not visible(ann, "#invite-info")
-        # Ann is to move: her notes are hers; Bob sees none written for her
-        assert g["current"] == 0
-        notes_a = ann.locator("#notes li").all_inner_texts()
-        assert any("your first bank needs 500" in n for n in notes_a), notes_a
-        notes_b = bob.locator("#notes li").all_inner_texts()
-        assert not any("your" in n.lower() for n in notes_b), notes_b
-        # Bob's status line: whole, and "Turn: N" on one line
-        assert "Ann is playing on another phone" in bob.inner_text("#turn-who")
-        h = bob.evaluate("(() => { const e = document.querySelector('#turn-total'); return [e.getBoundingClientRect().height,"
-                         " parseFloat(getComputedStyle(e).lineHeight)]; })()")
+        # the player to move (who begins is drawn) sees the notes written for them; the other phone
+        # sees none of those
+        me, other = (ann, bob) if g["current"] == 0 else (bob, ann)
+        g = settle(me)
+        mover = g["players"][g["current"]]["name"]
+        notes_me = me.locator("#notes li").all_inner_texts()
+        assert any("your first bank needs 500" in n for n in notes_me), notes_me
+        notes_other = other.locator("#notes li").all_inner_texts()
+        assert not any("your" in n.lower() for n in notes_other), notes_other
+        # the other phone's status line: whole, and "Turn: N" on one line
+        assert f"{mover} is playing on another phone" in other.inner_text("#turn-who")
+        h = other.evaluate("(() => { const e = document.querySelector('#turn-total'); return [e.getBoundingClientRect().height,"
+                           " parseFloat(getComputedStyle(e).lineHeight)]; })()")
         assert h[0] < 1.5 * h[1], h
-        assert bob.evaluate("[...document.querySelectorAll('#scores .who')].every((e) => e.scrollWidth <= e.clientWidth)")
-        take_turn(ann, g, bank_from=0)
-        g = settle(ann, g["version"])
-        bob.wait_for_function("(v) => window.zilch.game.version >= v && !window.zilch.animating", arg=g["version"])
+        assert other.evaluate("[...document.querySelectorAll('#scores .who')].every((e) => e.scrollWidth <= e.clientWidth)")
+        take_turn(me, g, bank_from=0)
+        g = settle(me, g["version"])
+        other.wait_for_function("(v) => window.zilch.game.version >= v && !window.zilch.animating", arg=g["version"])
         assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
     finally:
         ctx_a.close()
@@ -399,11 +411,13 @@ def test_screen_reader_names(phone, base_url):  # noqa: F811
             break
         take_turn(page, g, bank_from=10**9)
         g = settle(page, g["version"])
-    if g["phase"] == "keep" and g["dice_left"] < 6 and g["current"] == 0:
-        small = page.locator("#dice .aside .die")
-        if small.count():
-            assert small.first.get_attribute("aria-label").startswith("set aside:")
-        assert page.locator("#dice .roll .die").first.get_attribute("aria-label").startswith("die showing")
+    assert g["phase"] == "keep" and g["dice_left"] < 6 and g["current"] == 0, "no dice were set aside"
+    assert page.get_attribute("#dice .aside", "role") == "group"
+    assert page.get_attribute("#dice .aside", "aria-label") == "dice set aside this turn"
+    small = page.locator("#dice .aside .die")
+    assert small.count() == 6 - g["dice_left"]
+    assert all(small.nth(i).get_attribute("aria-label").startswith("set aside: ") for i in range(small.count()))
+    assert page.locator("#dice .roll .die").first.get_attribute("aria-label").startswith("die showing")
 
 
 def test_challenge_choices_are_explained(phone, base_url):  # noqa: F811

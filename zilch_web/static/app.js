@@ -202,7 +202,7 @@ function setMode(mode, fresh, refresh = true) {
       addPlayer("", null);
       addPlayer("", null);
     } else {
-      addPlayer(t("form.you"), null);
+      addPlayer("", null); // a name the friends know, not "You" (placeholder: "Your name")
       addPlayer("", null);
     }
   }
@@ -226,8 +226,14 @@ function defaultName(li) {
   return t("form.player", { n: i + 1 });
 }
 
+// What a blank name field shows: the name the player gets, or (online, the first person) a request.
+function placeholderOf(li) {
+  const humans = [...$("#players").children].filter((x) => !x.querySelector("select").value);
+  return S.mode === "online" && humans[0] === li ? t("form.yourName") : defaultName(li);
+}
+
 function namePlaceholders() {
-  for (const li of $("#players").children) li.querySelector("input").placeholder = defaultName(li);
+  for (const li of $("#players").children) li.querySelector("input").placeholder = placeholderOf(li);
 }
 
 // ---------------------------------------------------------------- games this browser knows
@@ -555,7 +561,9 @@ function showJoin(game) {
   show("screen-join");
   document.title = "Zilch: join the game";
   const taken = game.humans.filter((q) => !game.free_seats.includes(q));
-  $("#join-title").textContent = taken.length ? t("join.title", { name: game.players[taken[0]].name }) : t("join.titleNoOne");
+  const host = taken.length ? game.players[taken[0]].name : null;
+  $("#join-title").textContent = !host ? t("join.titleNoOne")
+    : host.toLowerCase() === "you" ? t("join.titleFriend") : t("join.title", { name: host });
   $("#join-rules").replaceChildren(t("join.rules", { rules: presetName(game.ruleset.name, game.ruleset.target) }), " (",
     el("a", { href: `/g/${game.id}/rules` }, t("join.rulesLink")), ")");
   $("#join-table").replaceChildren(...game.players.map((p) => el("li", { class: game.free_seats.includes(p.seat) ? "free" : "" },

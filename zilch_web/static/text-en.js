@@ -34,6 +34,7 @@ window.ZILCH_TEXT.en = {
   "form.you": "You",
   "form.player": "Player {n}",
   "form.friend": "Friend",
+  "form.yourName": "Your name",
   "form.friend2": "Friend {n}",
   "form.cpuName": "CPU {level}",
   "form.target.bad": "Play to: a whole number of points, 1 or more.",
@@ -56,6 +57,7 @@ window.ZILCH_TEXT.en = {
 
   "join.title": "{name} invited you to a game of Zilch",
   "join.titleNoOne": "You were invited to a game of Zilch",
+  "join.titleFriend": "A friend invited you to a game of Zilch",
   "join.rules": "Rules: {rules}",
   "join.rulesLink": "see the rules",
   "join.seat.cpu": "computer, {level}",
