@@ -555,6 +555,15 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     # ---------------------------------------------------------------- pages
 
+    from .assets import install as compress_and_cache  # gzip and Cache-Control (issue 38)
+
+    compress_and_cache(app)
+
+    @app.get("/sw.js", include_in_schema=False)
+    def service_worker() -> FileResponse:
+        """The service worker (static/sw.js), served from the root so that it may serve every page."""
+        return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:
         return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")

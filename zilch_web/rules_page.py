@@ -15,7 +15,9 @@ from zilch_env.engine.text import rules_summary
 def _page(title: str, body: str) -> str:
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<meta name='color-scheme' content='light dark'><meta name='theme-color' content='#1f6f5c'>"
             f"<title>{html.escape(title)}</title><link rel='icon' href='/static/favicon.svg' type='image/svg+xml'>"
+            f"<link rel='manifest' href='/static/manifest.webmanifest'>"
             f"<link rel='stylesheet' href='/static/style.css'></head>"
             f"<body><header class='bar'><a href='/' class='brand'>Zilch</a>"
             f"<a class='bar-link' href='/'>New game</a></header><main class='page'>{body}</main></body></html>")

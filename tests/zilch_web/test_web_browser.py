@@ -81,6 +81,9 @@ def browser():
 
 
 def make_page(browser, viewport=PHONE, delay=0, **ctx_args):
+    # The page's service worker would answer the pages itself, out of reach of page.route: the tests
+    # block it, except the one of the service worker (test_web_assets.py).
+    ctx_args.setdefault("service_workers", "block")
     ctx = browser.new_context(viewport=viewport, device_scale_factor=2, is_mobile=True, has_touch=True, **ctx_args)
     ctx.add_init_script(f"localStorage.getItem('zilchDelay') || localStorage.setItem('zilchDelay', '{delay}')")
     pg = ctx.new_page()
@@ -136,6 +139,7 @@ def start(page, base_url, target=1000, players=None, tips=False):
     if not page.url.startswith(base_url + "/") or page.locator("#screen-new").is_hidden():
         page.goto(base_url + "/")
     page.wait_for_selector("#screen-new:not([hidden])")
+    open_more_rules(page)
     page.fill("#target", str(target))
     page.dispatch_event("#target", "change")
     if players is not None:
@@ -150,6 +154,12 @@ def start(page, base_url, target=1000, players=None, tips=False):
     page.wait_for_function("window.zilch.cpus !== null")
     page.click("#start")
     return settle(page)
+
+
+def open_more_rules(page):
+    """The target and the variants are folded under "More rules" on the first screen."""
+    if not page.evaluate("document.querySelector('#more-rules').open"):
+        page.click("#more-rules summary")
 
 
 def check_layout(page, viewport):
@@ -225,6 +235,7 @@ def test_game_against_the_computer_to_the_end(page, base_url):
     shot(page, "phone-new-game.png")
     # a game to 1000 has no agent trained on its rules: the form offers what can play it, Hard the
     # agent for any ruleset (Hard stays chosen), and the person picks Medium
+    open_more_rules(page)
     page.fill("#target", "1000")
     page.dispatch_event("#target", "change")
     page.wait_for_function("document.querySelector('#players li:nth-child(2) .level-line').textContent"
@@ -236,7 +247,7 @@ def test_game_against_the_computer_to_the_end(page, base_url):
     g = start(page, base_url)
     assert page.url.startswith(base_url + "/g/") and g["id"] in page.url
     assert g["players"][1]["cpu"] == "heuristic"
-    assert "Medium computer" in page.inner_text("#scores li:nth-child(2)")
+    assert page.inner_text("#scores li:nth-child(2)").startswith("CPU Medium")  # the name says the level
     assert not visible(page, "#screen-pass"), "one person against the computer: no pass-the-phone screen"
     check_layout(page, PHONE)
     # The hint: the solver's best move, its dice marked (no game table for these rules: no win chance).
@@ -260,12 +271,12 @@ def test_game_against_the_computer_to_the_end(page, base_url):
     # Final standings; the seed as the server has it, every digit (a string, not a JS number).
     assert visible(page, "#screen-over")
     title = page.inner_text("#over-title")
-    assert title in ("You win!", "CPU (Medium) wins!") or title.startswith("Draw")
+    assert title in ("You win!", "CPU Medium wins!") or title.startswith("Draw")
     assert page.locator("#standings li").count() == 2
     assert isinstance(g["seed"], str) and f"seed {g['seed']} " in page.inner_text("#over-info")
     assert page.locator("#over-sheet tbody tr").count() >= 1
     log = page.inner_text("#over-log")
-    assert "CPU (Medium) rolls" in log and "You keep" in log  # not the default (Hard): named by its level
+    assert "CPU Medium rolls" in log and "You keep" in log  # named by its level, as the form offers it
     shot(page, "phone-game-over.png")
     # The rules page of this game, written from its ruleset, with the scoring table.
     page.goto(f"{base_url}/g/{g['id']}/rules")
@@ -315,7 +326,7 @@ def test_hot_seat_game_with_pass_the_phone(page, base_url):
 
 @pytest.mark.parametrize("viewport, name", [(SMALL, "small-game.png"), (LANDSCAPE, "landscape-game.png")])
 def test_layout_opens_at_the_top(browser, base_url, viewport, name):
-    """The form is scrolled to its Start button; the game then opens at its top with the header,
+    """The form is scrolled to its end; the game then opens at its top with the header,
     the scores and the turn total on screen, nothing wider than the phone."""
     ctx, page = make_page(browser, viewport)
     try:
@@ -323,7 +334,7 @@ def test_layout_opens_at_the_top(browser, base_url, viewport, name):
         page.goto(base_url + "/")
         page.wait_for_selector("#screen-new:not([hidden])")
         page.wait_for_function("window.zilch.cpus !== null")
-        page.locator("#start").scroll_into_view_if_needed()
+        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")  # the form scrolled down
         assert page.evaluate("window.scrollY") > 0
         page.click("#start")
         settle(page)
@@ -406,7 +417,7 @@ def test_the_board_is_current_during_the_computers_turn(browser, base_url):
 def test_keyboard_shortcuts_and_focus(page, base_url):
     g = start(page, base_url, target=10000)  # zonk itself: the trained agent, the game table
     assert g["players"][1]["cpu"] == "ppo:checkpoints/zonk"
-    assert "Hard computer" in page.inner_text("#scores li:nth-child(2)")
+    assert page.inner_text("#scores li:nth-child(2)").startswith("CPU Hard")
     k = max(g["keeps"], key=lambda k: (k["points"], k["n"]))
     for f in k["dice"]:  # 1-6 select the dice by position
         pos = next(i for i, x in enumerate(g["roll"]) if x == f and
@@ -418,7 +429,7 @@ def test_keyboard_shortcuts_and_focus(page, base_url):
     assert page.evaluate("document.activeElement.classList.contains('die')") and outline != "none"
     page.keyboard.press("h")
     page.wait_for_selector("#hint strong")
-    assert "Your chance of winning with perfect play from here:" in page.inner_text("#hint")
+    assert "Your chance of winning if everyone plays perfectly from here" in page.inner_text("#hint")
     while page.locator("#dice .roll .die.kept").count():
         page.locator("#dice .roll .die.kept").first.click()
     for f in k["dice"]:
@@ -458,6 +469,7 @@ def test_the_form_is_remembered_and_limits_are_told(page, base_url):
     page.goto(base_url + "/")
     page.wait_for_selector("#screen-new:not([hidden])")
     page.select_option("#preset", "farkle")
+    open_more_rules(page)
     page.check('#toggles input[data-key="variants.piggyback"]')
     page.select_option('#toggles select[data-key="variants.zilch_penalty"]', label="halve the score")
     page.click("#add-human")
@@ -503,7 +515,7 @@ def test_tips_once_then_remembered_and_reload_keeps_the_whole_log(browser, base_
         page.wait_for_selector("#tip:not([hidden])")
         assert "Tap the dice that score" in page.inner_text("#tip")
         page.click("#tip-ok")
-        assert page.evaluate("JSON.parse(localStorage.getItem('zilchTips')).seen").count("keep") == 1
+        assert page.evaluate("JSON.parse(localStorage.getItem('zilchTips')).seen").count("keep@you") == 1
         # the next tip: the entry threshold (not on the board yet), or the zilch if the first roll was
         # one (the dice are the server's secret); then no more tips at all
         nxt = page.inner_text("#tip")
@@ -564,7 +576,7 @@ def test_live_play_between_two_devices(browser, base_url):
             if visible(me, "#screen-pass"):  # pragma: no cover - each phone holds one seat
                 me.click("#pass-go")
             g = settle(me)
-            assert "other device" in other.inner_text("#turn-who") or other.evaluate("window.zilch.animating") \
+            assert "another phone" in other.inner_text("#turn-who") or other.evaluate("window.zilch.animating") \
                 or g["current"] != (0 if other is ann else 1)
             take_turn(me, g, bank_from=0)
             g = settle(me, g["version"])
@@ -607,6 +619,7 @@ def test_turn_start_choices_piggyback_and_challenge(page, base_url):
     page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
     page.goto(base_url + "/")
     page.wait_for_selector("#screen-new:not([hidden])")
+    open_more_rules(page)
     page.check('#toggles input[data-key="variants.piggyback"]')
     page.check('#toggles input[data-key="variants.challenge"]')
     g = start(page, base_url, target=1500, players=[("Ann", None), ("Bob", None)])
@@ -621,7 +634,8 @@ def test_turn_start_choices_piggyback_and_challenge(page, base_url):
         if g["phase"] != "keep":
             seen.add(g["phase"])
             labels = page.locator("#choices button").all_inner_texts()
-            assert labels == [c["label"] for c in g["choices"]] and not visible(page, "#actions")
+            assert labels == [c["label"][0].upper() + c["label"][1:] for c in g["choices"]]
+            assert not visible(page, "#actions")
         take_turn(page, g, bank_from=0)
         g = settle(page, g["version"])
     assert "piggyback" in seen, seen

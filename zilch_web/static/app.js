@@ -4,6 +4,16 @@
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
+
+// Every text this page adds goes through t(key, values): the catalogue of the page's language
+// (static/text-en.js and its siblings), English where a key is missing there.
+const LANG = "en";
+function t(key, vals = {}) {
+  const all = window.ZILCH_TEXT || {};
+  const s = (all[LANG] || {})[key] ?? (all.en || {})[key] ?? key;
+  return s.replace(/\{(\w+)\}/g, (m, k) => (k in vals ? String(vals[k]) : m));
+}
+function applyTexts() { for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t); }
 const store = {
   get(key, fallback) {
     try { const v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
@@ -61,8 +71,9 @@ async function api(method, url, body) {
   try {
     res = await fetch(url, opts);
   } catch (e) {
-    return { ok: false, status: 0, data: { detail: "The server cannot be reached. Check the connection and try again." } };
+    return { ok: false, status: 0, data: { detail: t("error.offline") } };
   }
+  if (res.ok) clearTrouble();
   let data = null;
   try {
     data = await res.json();
@@ -99,7 +110,7 @@ function el(tag, attrs = {}, ...kids) {
 
 function dieEl(face, opts = {}) {
   const b = el("button", { type: "button", class: "die" + (opts.cls ? " " + opts.cls : ""), "data-face": face,
-    "aria-label": `die showing ${face}`, "aria-pressed": opts.onclick ? (opts.pressed ? "true" : "false") : null,
+    "aria-label": t(opts.label || "die.rolled", { face }), "aria-pressed": opts.onclick ? (opts.pressed ? "true" : "false") : null,
     disabled: !opts.onclick, "data-pos": opts.pos ?? null });
   for (let i = 1; i <= 9; i++) b.append(el("span", { class: "pip p" + i }));
   if (opts.onclick) b.addEventListener("click", opts.onclick);
@@ -122,8 +133,9 @@ async function showNew() {
     S.setup = r.data;
   }
   const st = S.setup;
+  renderContinue();
   const sel = $("#preset");
-  sel.replaceChildren(...st.presets.map((p) => el("option", { value: p.name }, `${p.name} (to ${p.target})`)));
+  sel.replaceChildren(...st.presets.map((p) => el("option", { value: p.name }, `${presetName(p.name, p.target)} · ${p.name}`)));
   const tg = $("#toggles");
   tg.querySelectorAll(".toggle").forEach((x) => x.remove());
   for (const t of st.toggles) {
@@ -143,6 +155,7 @@ async function showNew() {
   S.cpus = null;
   if (saved && st.presets.some((p) => p.name === saved.preset)) {
     sel.value = saved.preset;
+    setMode(saved.mode || "cpu", false);
     S.touched = new Set(saved.touched || []);
     presetChanged(false);
     $("#target").value = saved.target;
@@ -152,18 +165,122 @@ async function showNew() {
     for (const how of document.querySelectorAll("#toggles select")) {
       if (saved.choices && how.dataset.key in saved.choices) how.value = saved.choices[how.dataset.key];
     }
-    for (const p of saved.players || []) addPlayer(p.name, p.cpu, p.level);
+    for (const p of saved.players || []) addPlayer(p.name, p.cpu, p.level, p.want);
+    if (saved.more) $("#more-rules").open = true;
   } else {
     sel.value = st.default_preset;
     S.touched = new Set();
     presetChanged(false);
-    addPlayer("You", null);
-    if (st.cpus.length) addPlayer("", st.default_cpu);
+    setMode(st.cpus.length ? "cpu" : "pass", true, false);
   }
-  if (!$("#players").children.length) addPlayer("You", null);
+  if (!$("#players").children.length) addPlayer(t("form.you"), null);
   $("#add-cpu").hidden = !st.cpus.length;
   await rulesChanged();
   show("screen-new");
+}
+
+// A preset's plain name ("Zonk, the classic (to 10,000)"); its identifier is shown beside it.
+function presetName(name, target) {
+  const key = "preset." + name;
+  const s = t(key);
+  return s === key ? t("preset.other", { name, target: Number(target).toLocaleString("en") }) : s;
+}
+
+// The three ways to play: the computer, pass the phone, a friend online. Choosing one sets the
+// players to its usual table (fresh), which the person may then change.
+function setMode(mode, fresh, refresh = true) {
+  S.mode = mode;
+  for (const r of document.querySelectorAll('#modes input[name="mode"]')) r.checked = r.value === mode;
+  $("#mode-help").textContent = t("mode.help." + mode);
+  if (fresh) {
+    $("#players").replaceChildren();
+    const offer = S.cpus || S.setup;
+    if (mode === "cpu") {
+      addPlayer(t("form.you"), null);
+      if (offer.cpus.length) addPlayer("", offer.default_cpu);
+    } else if (mode === "pass") {
+      addPlayer("", null);
+      addPlayer("", null);
+    } else {
+      addPlayer("", null); // a name the friends know, not "You" (placeholder: "Your name")
+      addPlayer("", null);
+    }
+  }
+  namePlaceholders();
+  if (refresh) rulesChanged();
+}
+
+// The name a player gets when theirs is left blank, shown as the field's placeholder.
+function defaultName(li) {
+  const rows = [...$("#players").children];
+  const type = li.querySelector("select");
+  if (type.value) {
+    const label = (type.selectedOptions[0] && type.selectedOptions[0].dataset.label) || "";
+    const same = rows.filter((x) => x.querySelector("select").value === type.value);
+    const base = t("form.cpuName", { level: label });
+    return same.length > 1 ? `${base} ${same.indexOf(li) + 1}` : base;
+  }
+  const humans = rows.filter((x) => !x.querySelector("select").value);
+  const i = humans.indexOf(li);
+  if (S.mode === "online" && i > 0) return humans.length > 2 ? t("form.friend2", { n: i }) : t("form.friend");
+  return t("form.player", { n: i + 1 });
+}
+
+// What a blank name field shows: the name the player gets, or (online, the first person) a request.
+function placeholderOf(li) {
+  const humans = [...$("#players").children].filter((x) => !x.querySelector("select").value);
+  return S.mode === "online" && humans[0] === li ? t("form.yourName") : defaultName(li);
+}
+
+function namePlaceholders() {
+  for (const li of $("#players").children) li.querySelector("input").placeholder = placeholderOf(li);
+}
+
+// ---------------------------------------------------------------- games this browser knows
+
+function knownGames() { return store.get("zilchGames", {}) || {}; }
+
+function rememberGame(g) {
+  if (!g || !mySeats().length) return;
+  const all = knownGames();
+  all[g.id] = { t: Date.now(), over: g.status === "over", rules: g.ruleset.name, target: g.ruleset.target,
+    turns: g.turns, players: g.players.map((p) => [p.name, p.score]) };
+  const ids = Object.keys(all).sort((a, b) => all[a].t - all[b].t);
+  while (ids.length > 50) delete all[ids.shift()];
+  store.set("zilchGames", all);
+}
+
+function forgetGame(gid) {
+  const all = knownGames();
+  delete all[gid];
+  store.set("zilchGames", all);
+}
+
+function ago(ms) {
+  const min = Math.floor((Date.now() - ms) / 60000);
+  if (min < 1) return t("continue.ago.now");
+  if (min < 60) return t("continue.ago.min", { n: min });
+  if (min < 60 * 24) return t("continue.ago.hour", { n: Math.floor(min / 60) });
+  return t("continue.ago.day", { n: Math.floor(min / 1440) });
+}
+
+// "Continue your game": every unfinished game this browser holds a seat of, the latest first.
+function renderContinue() {
+  const all = knownGames();
+  const ids = Object.keys(all).filter((id) => !all[id].over).sort((a, b) => all[b].t - all[a].t);
+  $("#continue").hidden = !ids.length;
+  $("#continue-list").replaceChildren(...ids.map((id) => {
+    const k = all[id];
+    const who = k.players.map(([n, s]) => `${n} ${s}`).join(" · ");
+    const forget = el("button", { type: "button", class: "btn ghost forget", "aria-label": t("continue.forget"),
+      title: t("continue.forget") }, "×");
+    const li = el("li", {}, el("a", { class: "btn ghost continue-game", href: `/g/${id}` },
+      el("span", { class: "continue-who" }, who),
+      el("small", {}, [presetName(k.rules, k.target), t("continue.turn", { n: k.turns + 1 }), ago(k.t)].join(" · "))),
+    forget);
+    forget.addEventListener("click", () => { forgetGame(id); renderContinue(); });
+    return li;
+  }));
 }
 
 function touched(key) { S.touched.add(key); }
@@ -222,7 +339,7 @@ function formPlayers() {
   return [...$("#players").children].map((li) => {
     const input = li.querySelector("input");
     const type = li.querySelector("select");
-    return { name: input.value.trim(), cpu: type.value || null };
+    return { name: input.value.trim() || defaultName(li), cpu: type.value || null };
   });
 }
 
@@ -232,10 +349,12 @@ function saveForm() {
   for (const how of document.querySelectorAll("#toggles select")) choices[how.dataset.key] = how.value;
   session.set("zilchForm", {
     preset: $("#preset").value, target: $("#target").value, toggles, choices, touched: [...(S.touched || [])],
+    mode: S.mode, more: $("#more-rules").open,
     players: [...$("#players").children].map((li) => {
       const type = li.querySelector("select");
       const cpu = type.value || null;
-      return { name: li.querySelector("input").value, cpu, level: cpu ? type.selectedOptions[0].dataset.label : null };
+      return { name: li.querySelector("input").value, cpu, level: cpu ? type.selectedOptions[0].dataset.label : null,
+        want: li.dataset.want ? { spec: li.dataset.want, label: li.dataset.wantLabel } : null };
     }),
   });
 }
@@ -247,7 +366,17 @@ function rulesChanged() {
   return S.rulesPending;
 }
 
+// "Play to" takes any whole number of points (the server's rule), told in the page's words.
+function targetBad() {
+  const target = $("#target").value.trim();
+  if (target === "" || /^[0-9]+$/.test(target) && Number(target) >= 1) return false;
+  $("#more-rules").open = true;
+  showError("#new-error", t("form.target.bad"));
+  return true;
+}
+
 async function offerLevels() {
+  if (targetBad()) return;
   const seq = ++rulesSeq;
   const rules = formRules();
   const n = $("#players").children.length;
@@ -277,42 +406,64 @@ function typeOptions() {
 }
 
 // A player's type select, kept at the same level when the rules change (else the default).
+// The level the person chose is remembered (li.dataset.want): when the rules or the number of
+// players do not offer it, the line under the player says why and which level plays instead, and
+// the chosen level comes back as soon as it is offered again.
 function fillType(li, wantSpec, wantLevel) {
   const type = li.querySelector("select");
   const offer = S.cpus || S.setup;
-  const was = wantSpec !== undefined ? wantSpec : type.value;
-  const wasLevel = wantLevel !== undefined ? wantLevel : (type.selectedOptions[0] && type.selectedOptions[0].dataset.label);
+  let was = wantSpec !== undefined ? wantSpec : type.value;
+  let wasLevel = wantLevel !== undefined ? wantLevel : (type.selectedOptions[0] && type.selectedOptions[0].dataset.label);
+  if (was && li.dataset.want) { was = li.dataset.want; wasLevel = li.dataset.wantLabel; }
   type.replaceChildren(...typeOptions());
+  li.changed = null;
   if (!was) type.value = "";
   else {
     const same = offer.cpus.find((c) => c.spec === was) || offer.cpus.find((c) => c.label === wasLevel);
     type.value = same ? same.spec : (offer.default_cpu || "");
+    if (!same && wasLevel) {
+      li.dataset.want = was;
+      li.dataset.wantLabel = wasLevel;
+      const now = type.selectedOptions[0] ? type.selectedOptions[0].dataset.label : "";
+      const whyKey = "form.level.why." + wasLevel;
+      li.changed = t("form.level.changed", { name: li.querySelector("input").value.trim() || t("form.cpuName", { level: wasLevel }),
+        wanted: wasLevel, level: now, n: $("#players").children.length,
+        why: t(whyKey) === whyKey ? t("form.level.why.other") : t(whyKey) });
+    }
   }
   describe(li);
 }
 
 function describe(li) {
   const type = li.querySelector("select");
-  const input = li.querySelector("input");
   const offer = S.cpus || S.setup;
   const c = offer.cpus.find((x) => x.spec === type.value);
-  input.placeholder = type.value ? "CPU" : "Name";
-  li.querySelector(".level-line").textContent = c ? `${c.label}: ${c.description}` : "";
+  const line = li.querySelector(".level-line");
+  line.textContent = li.changed || (c ? `${c.label}: ${c.description}` : "");
+  line.classList.toggle("changed", !!li.changed);
+  namePlaceholders();
 }
 
-function addPlayer(name, cpu, level) {
+function addPlayer(name, cpu, level, want) {
   const list = $("#players");
   if (list.children.length >= 6) { playersNote(); return; }
   const type = el("select", { "aria-label": "player type" });
-  const input = el("input", { type: "text", maxlength: "24", placeholder: cpu ? "CPU" : "Name", value: name,
-    "aria-label": "player name" });
+  const input = el("input", { type: "text", maxlength: "24", value: name, "aria-label": "player name" });
   const remove = el("button", { type: "button", class: "btn ghost remove", "aria-label": "remove player" }, "×");
-  const li = el("li", {}, el("div", { class: "player-row" }, input, type, remove), el("p", { class: "level-line muted small" }));
+  const li = el("li", {}, el("div", { class: "player-row" }, input, type, remove),
+    el("p", { class: "level-line muted small", "aria-live": "polite" }));
+  if (want && want.spec) { li.dataset.want = want.spec; li.dataset.wantLabel = want.label; }
   remove.addEventListener("click", () => {
     if (list.children.length > 1) { li.remove(); rulesChanged(); }
     playersNote();
   });
-  type.addEventListener("change", () => { describe(li); saveForm(); });
+  type.addEventListener("change", () => {
+    // the person's own choice: remembered until they choose again
+    delete li.dataset.want;
+    li.changed = null;
+    describe(li);
+    saveForm();
+  });
   input.addEventListener("input", saveForm);
   list.append(li);
   fillType(li, cpu || "", level);
@@ -325,11 +476,13 @@ function playersNote() {
   $("#add-human").disabled = n >= 6;
   $("#add-cpu").disabled = n >= 6;
   for (const b of document.querySelectorAll("#players .remove")) b.disabled = n <= 1;
+  namePlaceholders();
   $("#players-note").textContent = n >= 6 ? "A game has at most 6 players." : n <= 1 ? "A game needs at least one player." : "";
 }
 
 async function startGame(ev) {
   ev.preventDefault();
+  if (targetBad()) return;
   $("#start").disabled = true;
   await S.rulesPending; // the computer levels offered are those of the rules on the form
   $("#start").disabled = false;
@@ -342,13 +495,26 @@ async function startGame(ev) {
   if (!r.ok) { showError("#new-error", r.data.detail); return; }
   $("#new-error").hidden = true;
   saveSeats(r.data.id, r.data.token, r.data.seats);
+  if (S.mode === "online") {
+    // every person but the first plays from their own phone: their seats are given up to the link
+    for (const q of r.data.seats.slice(1).reverse()) {
+      const inv = await api("POST", `/api/games/${r.data.id}/invite`, { token: r.data.token, seat: q });
+      if (!inv.ok) { showError("#new-error", inv.data.detail); break; }
+      const entry = seatsEntry(r.data.id);
+      saveSeats(r.data.id, entry.token, entry.seats.filter((x) => x !== q));
+      r.data.game = Object.assign({}, r.data.game, { free_seats: [...r.data.game.free_seats, q].sort() });
+    }
+  }
   openGame(r.data, true);
 }
 
-function showError(sel, text) {
+// An error is shown where the eye is: scrolled into view, and gone once things work again.
+function showError(sel, text, kind = "") {
   const e = $(sel);
   e.textContent = text;
+  e.dataset.kind = kind;
   e.hidden = false;
+  if (e.offsetParent !== null) e.scrollIntoView({ block: "nearest" });
 }
 
 // ---------------------------------------------------------------- opening a game
@@ -363,13 +529,15 @@ async function openGame(created, push) {
   $("#rules-link").href = `/g/${S.gid}/rules`;
   fillLog();
   openStream(created.game.version);
-  update(created.game, created.events);
+  await update(created.game, created.events);
+  focusFirst(true); // the keyboard starts in the game, not at the top of the page
 }
 
 async function loadGame(gid) {
   closeStream();
   const r = await api("GET", `/api/games/${encodeURIComponent(gid)}?log=all`);
   if (!r.ok) {
+    if (r.status === 404) forgetGame(gid);
     $("#loading").hidden = false;
     $("#loading").replaceChildren(r.data.detail + " ", el("a", { href: "/" }, "Start a new game"));
     return;
@@ -384,15 +552,32 @@ async function loadGame(gid) {
   if (!mine && r.data.free_seats.length && r.data.status === "playing") return showJoin(r.data);
   S.watching = !mine;
   openStream(r.data.version);
-  update(r.data, []);
+  await update(r.data, []);
+  focusFirst(true);
 }
 
+// The invitation: who invited, which rules, the seats (who plays each) and the score so far.
 function showJoin(game) {
   show("screen-join");
   document.title = "Zilch: join the game";
+  const taken = game.humans.filter((q) => !game.free_seats.includes(q));
+  const host = taken.length ? game.players[taken[0]].name : null;
+  $("#join-title").textContent = !host ? t("join.titleNoOne")
+    : host.toLowerCase() === "you" ? t("join.titleFriend") : t("join.title", { name: host });
+  $("#join-rules").replaceChildren(t("join.rules", { rules: presetName(game.ruleset.name, game.ruleset.target) }), " (",
+    el("a", { href: `/g/${game.id}/rules` }, t("join.rulesLink")), ")");
+  $("#join-table").replaceChildren(...game.players.map((p) => el("li", { class: game.free_seats.includes(p.seat) ? "free" : "" },
+    el("span", { class: "who" }, p.name, " ", el("small", {},
+      p.cpu ? t("join.seat.cpu", { level: p.level || p.cpu })
+        : game.free_seats.includes(p.seat) ? t("join.seat.free") : t("join.seat.taken"))),
+    el("span", { class: "pts" }, String(p.score)))));
+  const moved = game.log_total > 0 && game.log.some((e) => e.kind !== "turn_start" && e.kind !== "roll") || game.turns > 0;
+  $("#join-state").textContent = moved ? t("join.started", { n: game.turns + 1, name: game.players[game.current].name })
+    : t("join.notStarted");
   $("#join-seats").replaceChildren(...game.free_seats.map((q) => el("button", { type: "button", class: "btn primary wide",
-    onclick: () => claim(game, q) }, `Play as ${game.players[q].name}`)));
+    onclick: () => claim(game, q) }, t("join.play", { name: game.players[q].name }))));
   $("#join-watch").onclick = () => { S.watching = true; openStream(game.version); update(game, []); };
+  focusFirst(true);
 }
 
 async function claim(game, seat) {
@@ -401,7 +586,8 @@ async function claim(game, seat) {
   saveSeats(S.gid, r.data.token, r.data.seats);
   S.watching = false;
   openStream(r.data.game.version);
-  update(r.data.game, []);
+  await update(r.data.game, []);
+  focusFirst(true);
 }
 
 // ---------------------------------------------------------------- live updates
@@ -419,6 +605,7 @@ function openStream(version) {
     if (S.gid !== gid) return;
     let data;
     try { data = JSON.parse(msg.data); } catch (e) { return; }
+    clearTrouble(); // the server is there again
     const g = S.game;
     if (g && data.game.version < g.version) return;
     if (g && data.game.version === g.version) {
@@ -431,6 +618,31 @@ function openStream(version) {
     update(data.game, data.events);
   });
   S.es = es;
+}
+
+// A "cannot be reached" error goes once the server answers again: the page asks every few
+// seconds, and shows the game as the server has it when it is back.
+function clearTrouble() {
+  const e = $("#play-error");
+  if (!e.hidden && e.dataset.kind === "offline") e.hidden = true;
+}
+
+function retryWhenBack(gid) {
+  clearTimeout(S.retry);
+  S.retry = setTimeout(async () => {
+    const e = $("#play-error");
+    if (e.hidden || e.dataset.kind !== "offline" || S.gid !== gid) return;
+    const r = await api("GET", `/api/games/${encodeURIComponent(gid)}?log=all`);
+    if (!r.ok || S.gid !== gid) { retryWhenBack(gid); return; }
+    clearTrouble();
+    if (!S.game || r.data.version > S.game.version) {
+      S.game = null;
+      S.log = r.data.log.slice();
+      fillLog();
+      await update(r.data, []);
+      focusFirst();
+    }
+  }, 2000);
 }
 
 // Game updates (a move's answer, the stream) are shown in order, each once.
@@ -483,12 +695,19 @@ function logEvent(e, fresh) {
   if (fresh) setTimeout(() => li.classList.remove("fresh-event"), 1500);
 }
 
+// The scores, the player to move marked for the eye (▶) and for screen readers (aria-current);
+// a player's level and board status on a line of their own under the name.
 function renderScores(players, cur) {
-  $("#scores").replaceChildren(...players.map((p) => el("li", { class: p.seat === cur ? "current" : "" },
-    el("span", { class: "who" }, (p.seat === cur ? "▶ " : "") + p.name, " ",
-      el("small", {}, [p.cpu ? `${p.level || p.cpu} computer` : (S.game && S.game.humans.length > 1 && !isMine(p.seat) ? "other device" : ""),
-        p.on_board ? "" : "not on board"].filter(Boolean).join(" · "))),
-    el("span", { class: "pts" }, String(p.score)))));
+  $("#scores").replaceChildren(...players.map((p) => {
+    const level = p.cpu ? (p.level || p.cpu) : null;
+    const about = [level && !p.name.includes(level) ? t("cpu.level", { level }) : "",
+      !p.cpu && S.game && S.game.humans.length > 1 && !isMine(p.seat) ? t("other.device") : "",
+      p.on_board ? "" : t("not.board")].filter(Boolean).join(" · ");
+    return el("li", { class: p.seat === cur ? "current" : "", "aria-current": p.seat === cur ? "true" : null },
+      el("span", { class: "who" }, el("span", { "aria-hidden": "true" }, p.seat === cur ? "▶ " : ""), p.name,
+        about ? " " : null, about ? el("small", {}, about) : null),
+      el("span", { class: "pts" }, String(p.score)));
+  }));
 }
 
 async function animate(events, prev) {
@@ -516,7 +735,7 @@ async function animate(events, prev) {
     if (e.seat !== null && e.seat !== undefined) $("#turn-who").textContent = `${board[e.seat].name} is playing`;
     $("#selection").className = "selection" + (e.kind === "zilch" ? " bad" : "");
     $("#selection").textContent = e.text;
-    if (e.turn_total !== undefined) $("#turn-total").textContent = `Turn: ${e.turn_total}`;
+    if (e.turn_total !== undefined) $("#turn-total").textContent = t("turn.total", { n: e.turn_total });
     if (e.kind === "bank" || e.kind === "zilch") $("#turn-total").textContent = "";
     if (e.kind === "roll" || e.kind === "bonus" || e.kind === "zilch") {
       $("#dice").replaceChildren(el("div", { class: "roll" },
@@ -546,14 +765,20 @@ function render(rolled = false) {
   show("screen-play");
   document.title = `Zilch: ${name(cur)} to play`;
   renderScores(g.players, cur);
-  $("#notes").replaceChildren(...g.notes.map((n) => el("li", { class: /last turn|Tie-break/.test(n) ? "hot" : "" }, n)));
+  rememberGame(g);
+  // The notes speak to the player to move ("your first bank needs 500"): on a phone where someone
+  // else is to move, only those that speak to everyone are shown.
+  const toMe = g.human_to_move && isMine(cur) && !S.watching;
+  const notes = toMe ? g.notes : g.notes.filter((n) => !/\byour?\b/i.test(n));
+  $("#notes").replaceChildren(...notes.map((n) => el("li", { class: /last turn|Tie-break/.test(n) ? "hot" : "" }, n)));
   let who;
   if (!g.human_to_move) who = `${name(cur)} is playing`;
   else if (!isMine(cur)) {
-    who = g.free_seats.includes(cur) ? `Waiting for ${name(cur)} to join` : `${name(cur)} is playing (on another device)`;
+    who = g.free_seats.includes(cur) ? `Waiting for ${name(cur)} to join` : t("turn.otherDevice", { name: name(cur) });
   } else who = name(cur).toLowerCase() === "you" ? "Your move" : `${name(cur)}, your move`;
   $("#turn-who").textContent = who;
-  $("#turn-total").textContent = g.phase === "keep" ? `Turn: ${g.turn_total}` : "";
+  $("#turn-total").textContent = g.phase === "keep" ? t("turn.total", { n: g.turn_total }) : "";
+  $("#speed-box").hidden = !g.players.some((p) => p.cpu); // the computer's speed: only with a computer
   $("#skip-btn").hidden = true;
   $("#hint-btn").disabled = !canPlay();
   renderInvite();
@@ -573,15 +798,16 @@ function renderKeep(rolled = false) {
   else if (fixed && canPlay()) S.selected = new Set(positionsOf(g.keeps[0].dice));
   const hinted = S.hint && S.hint.best_keep ? positionsOf(S.hint.best_keep) : [];
   const dice = g.roll.map((f, i) => dieEl(f, {
-    pressed: S.selected.has(i), pos: i,
+    pressed: S.selected.has(i), pos: i, label: hinted.includes(i) ? "die.hinted" : "die.rolled",
     cls: (S.selected.has(i) ? "kept" : "") + (hinted.includes(i) ? " hinted" : "") + (rolled ? " rolled" : ""),
     onclick: fixed || !canPlay() ? null : () => { toggle(i); },
   }));
   const aside = setAside();
   const kids = [el("div", { class: "roll" }, ...dice)];
   if (aside.count) {
-    kids.push(el("div", { class: "aside" }, aside.faces ? "Set aside:" : `${plural(aside.count, "die", "dice")} set aside`,
-      ...(aside.faces || []).map((f) => dieEl(f, { cls: "small" }))));
+    kids.push(el("div", { class: "aside", role: "group", "aria-label": t("aside.label") },
+      aside.faces ? "Set aside:" : `${plural(aside.count, "die", "dice")} set aside`,
+      ...(aside.faces || []).map((f) => dieEl(f, { cls: "small", label: "die.aside" }))));
   }
   $("#dice").replaceChildren(...kids);
   updateSelection();
@@ -723,9 +949,12 @@ function renderChoices() {
   $("#dice").replaceChildren();
   $("#selection").className = "selection";
   $("#selection").textContent = !canPlay() ? "" : g.phase === "challenge" ? "Before rolling: challenge someone?" : "Before rolling:";
+  const help = !canPlay() ? null : g.phase === "challenge" ? t("choice.challenge.help")
+    : g.phase === "piggyback" ? t("choice.piggyback.help") : null;
   $("#choices").replaceChildren(...(canPlay() ? g.choices : []).map((c) =>
     el("button", { type: "button", class: "btn " + (c.action === S.hint?.best ? "primary" : "ghost"),
-      onclick: () => send(c.action) }, c.label)));
+      onclick: () => send(c.action) }, c.label.charAt(0).toUpperCase() + c.label.slice(1))),
+    ...(help ? [el("p", { class: "muted small choice-help" }, help)] : []));
 }
 
 async function send(action) {
@@ -737,7 +966,7 @@ async function send(action) {
   for (const b of document.querySelectorAll("#choices button, #dice button")) b.disabled = true;
   const r = await api("POST", `/api/games/${S.gid}/moves`, { version: g.version, seat: g.current, action, token: myToken() });
   S.sending = false;
-  if (r.ok && g.phase === "keep") markTip("keep"); // the first keep is made: its tip has done its work
+  if (r.ok && g.phase === "keep") markTip("keep", g.current); // the first keep is made: its tip has done its work
   if (!r.ok) {
     if (r.status === 422 && !r.unreadable) {
       showError("#play-error", r.data.detail);
@@ -755,7 +984,8 @@ async function send(action) {
     } else {
       render();
     }
-    showError("#play-error", r.data.detail);
+    showError("#play-error", r.data.detail, r.status === 0 ? "offline" : "");
+    if (r.status === 0) retryWhenBack(S.gid);
     focusFirst();
     return;
   }
@@ -781,10 +1011,10 @@ function restoreFocus(key) {
 }
 
 // After an action, keep the keyboard in the game: the first control there is to use.
-function focusFirst() {
+function focusFirst(force = false) {
   const a = document.activeElement;
-  if (a && a !== document.body && !a.disabled && a.offsetParent !== null) return;
-  const target = [...document.querySelectorAll("#dice .roll .die, #choices button, #roll-btn, #pass-go, #rematch")]
+  if (!force && a && a !== document.body && !a.disabled && a.offsetParent !== null) return;
+  const target = [...document.querySelectorAll("#dice .roll .die, #choices button, #roll-btn, #pass-go, #rematch, #join-seats button, #join-watch")]
     .find((b) => !b.disabled && b.offsetParent !== null);
   if (target) target.focus({ preventScroll: true });
 }
@@ -819,7 +1049,9 @@ async function getHint() {
     (o.win_chance !== undefined && o.win_chance !== null ? ` · win ${(o.win_chance * 100).toFixed(1)}%` : "")));
   const kids = [el("strong", {}, "Best: " + r.data.best_label)];
   if (r.data.win_chance !== undefined && r.data.win_chance !== null) {
-    kids.push(el("div", { class: "win" }, `Your chance of winning with perfect play from here: ${(r.data.win_chance * 100).toFixed(1)}%`));
+    // the solved game's chance: every player playing perfectly, whatever level the computer plays at
+    const weaker = g.players.some((p) => p.cpu && p.level !== "Perfect");
+    kids.push(el("div", { class: "win" }, t(weaker ? "hint.winOther" : "hint.win", { pct: (r.data.win_chance * 100).toFixed(1) })));
   }
   kids.push(el("div", { class: "small" }, r.data.explain), el("ol", {}, ...opts));
   box.replaceChildren(...kids);
@@ -829,6 +1061,14 @@ async function getHint() {
   } else {
     renderChoices();
   }
+  intoView(box);
+}
+
+// Scroll an element that opened below the fold up into view, as much of it as fits, its top first.
+function intoView(box) {
+  const r = box.getBoundingClientRect(), vh = window.innerHeight;
+  const by = Math.min(r.bottom - vh + 8, r.top - 8);
+  if (r.bottom > vh && by > 0) window.scrollBy(0, by);
 }
 
 const TIPS = {
@@ -839,6 +1079,10 @@ const TIPS = {
   zilch: "Zilch: a roll with nothing that scores ends the turn, and its points are lost. With few dice left, banking is often wiser.",
 };
 
+// Tips are per player, not per phone: in hot seat each person gets their own first tips. A tip
+// seen is stored as "id@name" (the player's name, in lower case); "No more tips" is the phone's.
+const tipOf = (id, seat) => `${id}@${S.game.players[seat].name.toLowerCase()}`;
+
 function showTip() {
   const box = $("#tip");
   const cfg = store.get("zilchTips", { seen: [], off: false }) || { seen: [], off: false };
@@ -846,25 +1090,27 @@ function showTip() {
   let id = null, text = null;
   if (!cfg.off && g && g.status === "playing" && canPlay()) {
     const me = g.current;
-    const zilched = S.log.some((e) => e.kind === "zilch" && isMine(e.seat) && !isCpu(e.seat));
+    const seen = (x) => cfg.seen.includes(tipOf(x, me));
+    const zilched = S.log.some((e) => e.kind === "zilch" && e.seat === me);
     const hot = currentKeep() && currentKeep().hot_dice;
-    if (bonusKeep() && !cfg.seen.includes("bonus")) { id = "bonus"; text = TIPS.bonus; }
-    else if (g.phase === "keep" && !bonusKeep() && !cfg.seen.includes("keep")) { id = "keep"; text = TIPS.keep; }
-    else if (hot && !cfg.seen.includes("hot")) { id = "hot"; text = TIPS.hot; }
-    else if (zilched && !cfg.seen.includes("zilch")) { id = "zilch"; text = TIPS.zilch; }
-    else if (!g.players[me].on_board && g.ruleset.entry_threshold && !cfg.seen.includes("entry")) {
+    if (bonusKeep() && !seen("bonus")) { id = "bonus"; text = TIPS.bonus; }
+    else if (g.phase === "keep" && !bonusKeep() && !seen("keep")) { id = "keep"; text = TIPS.keep; }
+    else if (hot && !seen("hot")) { id = "hot"; text = TIPS.hot; }
+    else if (zilched && !seen("zilch")) { id = "zilch"; text = TIPS.zilch; }
+    else if (!g.players[me].on_board && g.ruleset.entry_threshold && !seen("entry")) {
       id = "entry"; text = TIPS.entry(g.ruleset.entry_threshold);
     }
   }
   box.hidden = !id;
   if (!id) return;
-  box.dataset.tip = id;
+  box.dataset.tip = tipOf(id, g.current);
   $("#tip-text").textContent = text;
 }
 
-function markTip(id) {
+function markTip(id, seat) {
   const cfg = store.get("zilchTips", { seen: [], off: false }) || { seen: [], off: false };
-  if (!cfg.seen.includes(id)) { cfg.seen.push(id); store.set("zilchTips", cfg); }
+  const key = tipOf(id, seat);
+  if (!cfg.seen.includes(key)) { cfg.seen.push(key); store.set("zilchTips", cfg); }
 }
 
 function dismissTip(all) {
@@ -888,12 +1134,29 @@ function renderInvite() {
   const info = $("#invite-info");
   if (free.length && mine.length) {
     info.hidden = false;
-    info.replaceChildren(`Waiting for ${free.join(", ")} to join: share `, el("a", { href: `/g/${g.id}` }, "this game's link"), ".");
+    if (info.dataset.gid === g.id && info.dataset.free === free.join(",")) return;
+    info.dataset.gid = g.id;
+    info.dataset.free = free.join(",");
+    const url = location.origin + `/g/${g.id}`;
+    const names = free.join(", ");
+    const status = el("p", { class: "share-status", "aria-live": "polite" });
+    const btn = el("button", { type: "button", class: "btn primary", id: "share-btn" },
+      navigator.share ? t("share.btn") : t("share.copy"));
+    btn.addEventListener("click", async () => {
+      if (navigator.share) {
+        try { await navigator.share({ title: "Zilch", text: t("share.text", { name: free[0] }), url }); return; } catch (e) { /* cancelled */ }
+      }
+      try { await navigator.clipboard.writeText(url); status.textContent = t("share.copied", { names }); } catch (e) { /* not allowed */ }
+    });
+    info.replaceChildren(el("p", { class: "share-title" }, t("share.title", { names })),
+      el("p", {}, el("a", { href: `/g/${g.id}`, class: "share-url" }, url)), el("div", { class: "row" }, btn), status);
   } else if (S.watching) {
     info.hidden = false;
+    info.dataset.gid = "";
     info.textContent = "You are watching this game.";
   } else {
     info.hidden = true;
+    info.dataset.gid = "";
   }
 }
 
@@ -912,9 +1175,7 @@ async function invite() {
   }
   S.game = Object.assign({}, S.game, { free_seats: [...S.game.free_seats, r.data.seat].sort() });
   render();
-  $("#invite-info").replaceChildren(`${r.data.name}'s seat is free: send them `, el("a", { href: r.data.url }, url),
-    shared ? "" : " (copied)");
-  $("#invite-info").hidden = false;
+  if (!shared) $("#invite-info .share-status").textContent = t("share.freed", { name: r.data.name });
 }
 
 // ---------------------------------------------------------------- hot seat and the end
@@ -975,7 +1236,8 @@ function renderOver() {
   $("#standings").replaceChildren(...g.standings.map((s) => el("li", { class: s.winner ? "winner" : "" },
     el("span", {}, `${s.place}. ${s.name}`), el("span", { class: "pts" }, String(s.score)))));
   $("#over-info").replaceChildren(`${g.turns} turns · ${g.ruleset.name} to ${g.ruleset.target} · seed ${g.seed} · `,
-    el("a", { href: `/api/games/${g.id}/record` }, "game record"));
+    el("a", { href: `/api/games/${g.id}/record`, download: `zilch-${g.id}.json` }, t("record.link")));
+  rememberGame(g);
   $("#rematch").textContent = g.rematch ? "Join the rematch" : "Play again";
   $("#rematch").hidden = !mySeats().length;
   renderSheet($("#over-sheet"));
@@ -1013,7 +1275,13 @@ function speedSetup() {
   sel.addEventListener("change", () => localStorage.setItem("zilchDelay", sel.value));
 }
 
+applyTexts();
+$("#new-form").noValidate = true; // the page says what is wrong with the form, in its own words
 $("#new-form").addEventListener("submit", startGame);
+for (const r of document.querySelectorAll('#modes input[name="mode"]')) {
+  r.addEventListener("change", () => { if (r.checked) setMode(r.value, true); });
+}
+$("#more-rules").addEventListener("toggle", () => { if (S.setup) saveForm(); });
 $("#preset").addEventListener("change", () => presetChanged(true));
 $("#target").addEventListener("change", () => rulesChanged());
 $("#add-human").addEventListener("click", () => { addPlayer("", null); rulesChanged(); });
@@ -1027,5 +1295,14 @@ $("#pass-go").addEventListener("click", () => { S.shownSeat = S.game.current; re
 $("#rematch").addEventListener("click", rematch);
 window.addEventListener("popstate", route);
 speedSetup();
+// Offline: the pages and the rules are kept by the service worker (static/sw.js); play needs the
+// server, and the page says so.
+function onlineChanged() { $("#offline").hidden = navigator.onLine !== false; }
+window.addEventListener("online", onlineChanged);
+window.addEventListener("offline", onlineChanged);
+onlineChanged();
+if ("serviceWorker" in navigator) {
+  window.addEventListener("load", () => { navigator.serviceWorker.register("/sw.js").catch(() => { /* not offered */ }); });
+}
 window.zilch = S; // for tests and the curious
 route();
