@@ -78,17 +78,25 @@ def test_a_cold_cache_is_announced_once_on_stderr(tmp_path, monkeypatch, capsys)
     assert capsys.readouterr().err == ""
 
 
+def test_the_default_compiles_without_inlining():
+    env = {k: v for k, v in os.environ.items() if k != "ZILCH_NUMBA_INLINE"}
+    p = subprocess.run([sys.executable, "-c", "from zilch_env import _jit; print(_jit.INLINE)"], env=env,
+                       capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and p.stdout.split() == ["never"], p.stderr[-2000:]
+
+
 def test_both_compilations_play_the_same_games():
-    """The default compilation (numba's inlining, in its own cache folder) against this process's:
+    """The other compilation (numba's inlining, in its own cache folder) against this process's:
     equal states."""
-    env = {k: v for k, v in os.environ.items() if k not in ("ZILCH_NUMBA_INLINE", "NUMBA_CACHE_DIR")}
-    p = _run(env)
+    other = "always" if _jit.INLINE == "never" else "never"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    p = _run(dict(env, ZILCH_NUMBA_INLINE=other))
     assert p.returncode == 0, p.stderr[-2000:]
-    always = json.loads(p.stdout.strip().splitlines()[-1])
-    assert always.pop("inline") == "always"
+    theirs = json.loads(p.stdout.strip().splitlines()[-1])
+    assert theirs.pop("inline") == other
     here: dict = {}
     exec(GAMES, here)
-    assert always == json.loads(json.dumps(here["play"]()))
+    assert theirs == json.loads(json.dumps(here["play"]()))
 
 
 def test_a_bad_setting_is_refused_by_name():
