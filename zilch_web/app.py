@@ -15,7 +15,7 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``POST /api/games/{id}/moves``        ``{version, seat, token, action}`` or ``{version, seat, token, keep, bank}``
 ``GET  /api/games/{id}/events``       the game live (Server-Sent Events): at once, then after every change
 ``POST /api/games/{id}/invite``       ``{token, seat?}``: give a seat up to an invited player; the link to share
-``POST /api/games/{id}/claim``        ``{token?, seat?}``: claim a free seat -> ``{token, seat}``
+``POST /api/games/{id}/claim``        ``{seat?}``: claim a free seat -> ``{token, seat}`` (a server-made token)
 ``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
 ``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
 ``GET  /api/games/{id}/record``       the engine's game record (replays with ``zilch_env.replay``)
@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import logging
 import os
 import time
 from contextlib import asynccontextmanager
@@ -57,12 +58,14 @@ from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError,
 from .requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame,  # noqa: F401
                           PlayerIn, RulesIn, SeatIn, check_strings)
 from .rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
-from .store import GameStore, StaleVersionError
+from .store import CorruptStoredGame, GameStore, StaleVersionError, StoreError, StoreUnavailable  # noqa: F401
 from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
+
+log = logging.getLogger("zilch_web")
 
 #: Where no computer players are named (``zilch serve`` without ``--cpu``) the levels of
 #: :mod:`zilch_web.levels` are offered (Easy, Medium, Hard, Perfect: those that can play the rules).
@@ -181,6 +184,18 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
         return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status)
+
+    @app.exception_handler(StoreUnavailable)
+    async def _store_down(request: Request, exc: StoreUnavailable) -> JSONResponse:
+        log.error("zilch web: %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse({"error": "storage_unavailable", "detail": str(exc)}, status_code=503,
+                            headers={"Retry-After": "30"})
+
+    @app.exception_handler(CorruptStoredGame)
+    async def _unreadable(request: Request, exc: CorruptStoredGame) -> JSONResponse:
+        log.error("zilch web: %s", exc)
+        return JSONResponse({"error": "game_unreadable", "detail": f"{exc}; this game cannot be shown or "
+                             "played on (the other games are not affected)"}, status_code=409)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -319,12 +334,21 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.post("/api/games/{game_id}/claim")
     def claim(game_id: str, body: SeatIn) -> JSONResponse:
-        """Claim a free seat (the given one, else the first): answers this device's token for it."""
+        """Claim a free seat (the given one, else the first): answers this device's token for it.
+
+        Seat tokens are made by the server (128 random bits), never chosen by a client: a claim
+        without ``token`` gets a fresh one; a claim with a token is accepted only from a device that
+        already holds a seat of this game with it (it then plays both seats with one token), and any
+        other token is refused (422 ``client_token``)."""
         table = load(game_id)
         token = body.token or new_token()
         got: list[int] = []
 
         def take(meta: dict[str, Any]) -> dict[str, Any]:
+            if body.token is not None and not seats_of(meta, body.token):
+                raise ApiError(422, "client_token", "seat tokens are made by the server: claim without a "
+                               "'token' to get one (a token is accepted only from a device that already "
+                               "holds a seat of this game with it)")
             free = free_seats(meta)
             if not free:
                 raise ApiError(409, "no_free_seat", "every seat of this game is taken: you can watch it")
