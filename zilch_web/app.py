@@ -30,7 +30,11 @@ Status codes: 403 a seat another device holds, or a free seat not claimed yet; 4
 413 a body over :data:`MAX_BODY` bytes; 414 a query string over :data:`MAX_QUERY`; 409 the game moved on (``stale_version``: a replayed or
 out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
 malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
-(``illegal_action``, with the engine's sentence naming the rule).
+(``illegal_action``, with the engine's sentence naming the rule); 409 ``game_unreadable`` a stored
+game that no longer replays (the others are unaffected); 429 ``too_many_games`` more new games from
+one address than :mod:`zilch_web.limits` allows (``Retry-After``); 503 ``storage_unavailable`` the
+database failed (a full disk, ...: nothing was changed; ``Retry-After``), ``hint_busy`` /
+``hint_timeout`` a hint beyond the workers or the time budget (:mod:`zilch_web.limits`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,9 @@ import asyncio
 import html
 import json
 import logging
+import math
 import os
+import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -61,6 +67,8 @@ from .rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_
 from .store import CorruptStoredGame, GameStore, StaleVersionError, StoreError, StoreUnavailable  # noqa: F401
 from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
+from .hint_worker import HintService
+from .limits import Limits, RateLimiter, Sweeper
 from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
@@ -122,7 +130,8 @@ TOGGLES = [
 # -------------------------------------------------------------------------------- the app
 
 
-def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None) -> FastAPI:
+def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None,
+               limits: Limits | None = None) -> FastAPI:
     """The web game as an ASGI app, storing games in the SQLite file ``db``.
 
     ``cpu_specs`` are the agent specs players may pick as computer opponents. Without them the
@@ -131,11 +140,20 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     agent for any ruleset, Perfect ``optimal-win`` where the game table is stored), Hard by default. Only offered
     specs are accepted from clients, so a request can never make the server load an arbitrary file
     as a policy, nor solve a game for minutes.
+
+    ``limits``: new games per client, how long games are kept, the hints' time budget and workers
+    (:class:`zilch_web.limits.Limits`; default from the ``ZILCH_WEB_*`` environment). Raises
+    :class:`zilch_web.store.StoreError` (a message naming the file and what to do) if ``db`` cannot
+    be used.
     """
     from agents.base import agent_names
 
+    limits = (limits or Limits.from_env()).check()
     store = GameStore(db)
     hub = Hub()
+    creations = RateLimiter(limits.new_games, limits.new_games_window)
+    sweeper = Sweeper(store, limits)
+    hints_served = HintService(limits)
     #: game id -> (version, meta_version, version before the move, the move's events, its view,
     #: the seats document as JSON):
     #: the last move's answer, which the event streams send on as it is.
@@ -169,12 +187,33 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         import anyio.to_thread
 
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        threading.Thread(target=_startup_chores, daemon=True, name="zilch-web-start").start()
         yield
+
+    def _startup_chores() -> None:
+        """Sweep expired games and start a hint worker, off the event loop."""
+        sweep()
+        hints_served.pool.warm()
+
+    def sweep(now: float | None = None) -> list[str]:
+        try:
+            gone = sweeper.sweep(now) if now is not None else sweeper.maybe()
+        except StoreUnavailable as e:  # the next sweep tries again
+            log.warning("zilch web: expired games not swept: %s", e)
+            return []
+        for gid in gone:
+            recent.pop(gid, None)
+        if gone:
+            log.info("zilch web: %d expired games deleted", len(gone))
+        return gone
 
     app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
                   lifespan=lifespan)
     app.state.store = store
     app.state.hub = hub
+    app.state.limits = limits
+    app.state.sweep = sweep  # sweep(now): delete expired games now (tests, operators)
+    app.state.hints = hints_served
     app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(LimitRequests)
@@ -183,7 +222,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status)
+        return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status,
+                            headers=exc.headers)
 
     @app.exception_handler(StoreUnavailable)
     async def _store_down(request: Request, exc: StoreUnavailable) -> JSONResponse:
@@ -255,7 +295,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         return _json({"cpus": cpus, "default_cpu": best})
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGame) -> JSONResponse:
+    def new_game(body: NewGame, request: Request) -> JSONResponse:
+        wait = creations.check(request.client.host if request.client else "")
+        if wait:
+            raise ApiError(429, "too_many_games", f"this address made {limits.new_games} new games in the last "
+                           f"{limits.new_games_window:g} s, the most allowed; try again in {math.ceil(wait)} s",
+                           headers={"Retry-After": str(math.ceil(wait))})
+        sweep()
         rs = rules_of(body.ruleset, body.set)
         offer, _ = offered_for(rs, len(body.players))
         allowed = {c["spec"] for c in offer}
@@ -481,7 +527,10 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             try:
                 while True:
                     item[1].clear()
-                    stamp = await run_in_threadpool(store.stamp, game_id)
+                    try:
+                        stamp = await run_in_threadpool(store.stamp, game_id)
+                    except StoreUnavailable:  # the browser's EventSource reconnects later
+                        return
                     hit = recent.get(game_id)
                     if (stamp != last_stamp and hit is not None and stamp == (hit[0], hit[1]) and last_v == hit[2]
                             and last_sent is not None and last_sent[0] == hit[2]):
@@ -494,7 +543,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                             return
                     elif stamp != last_stamp:
                         last_stamp = stamp
-                        table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                        try:
+                            table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                        except (ApiError, StoreUnavailable, CorruptStoredGame) as e:  # deleted, unreadable
+                            data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
+                                               "detail": getattr(e, "detail", str(e))})
+                            yield f"event: problem\ndata: {data}\n\n"
+                            return
                         # (a move may land between the stamp and the load: then the next stamp shows
                         # what was already sent, and nothing is sent twice)
                         key = (table.version, json.dumps(meta, sort_keys=True))
@@ -520,17 +575,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.get("/api/games/{game_id}/hint")
     def hint(game_id: str) -> JSONResponse:
-        from .hints import HintUnavailable, hint_for
-
+        """The best move by the exact turn solver, solved in a worker process within the hint budget
+        (:mod:`zilch_web.limits`): 409 ``no_hint`` (rules without a hint, too big, or known to take
+        too long), 503 ``hint_busy`` / ``hint_timeout`` with a reason."""
         table = load(game_id)
         if table.done:
             raise ApiError(409, "game_over", "the game is over: there is nothing to advise")
-        try:
-            return _json({"version": table.version, **hint_for(table)})
-        except HintUnavailable as e:
-            raise ApiError(409, "no_hint", str(e)) from None
-        except RULES_ERRORS as e:  # values the turn solver cannot hold (beyond 64 bits, ...)
-            raise ApiError(409, "no_hint", f"the turn solver cannot value these rules: {_rules_message(e)}") from None
+        return _json({"version": table.version, **hints_served.answer(table)})
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> JSONResponse:
