@@ -78,10 +78,14 @@ class _Worker:
         self.conn.recv()
 
     def ask(self, saved: dict[str, Any], seconds: float) -> Any:
-        self.conn.send(saved)
-        if not self.conn.poll(seconds):
-            raise HintTimeout(f"the hint took longer than {seconds:g} s to solve and was stopped")
-        return self.conn.recv()
+        try:
+            self.conn.send(saved)
+            if not self.conn.poll(seconds):
+                raise HintTimeout(f"the hint took longer than {seconds:g} s to solve and was stopped")
+            return self.conn.recv()
+        except (EOFError, OSError) as e:  # the worker died (killed, out of memory)
+            raise HintFailed("error", f"the hint worker stopped ({type(e).__name__}); the next hint starts "
+                             "another") from None
 
     def alive(self) -> bool:
         return self.proc.is_alive()
@@ -127,8 +131,7 @@ class HintPool:
                 worker.kill()
                 self.killed += 1
                 raise
-            with self._lock:
-                self._idle.append(worker)
+            self._keep(worker)
         finally:
             self._slots.release()
         kind, value = answer
@@ -137,18 +140,24 @@ class HintPool:
         return value
 
     def warm(self) -> None:
-        """Start one worker now (the server does at start, in the background)."""
-        if not self._slots.acquire(timeout=0):
-            return
+        """Start one worker now unless one is idle (the server does at start, in the background)."""
+        with self._lock:
+            if self._idle:
+                return
         try:
             w = _Worker(self._ctx)
-            self.started += 1
-            with self._lock:
-                self._idle.append(w)
         except Exception:  # pragma: no cover - the first hint tries again
-            pass
-        finally:
-            self._slots.release()
+            return
+        self.started += 1
+        self._keep(w)
+
+    def _keep(self, worker: _Worker) -> None:
+        """Put a worker back among the idle ones (at most ``workers`` are kept)."""
+        with self._lock:
+            if len(self._idle) < self.workers:
+                self._idle.append(worker)
+                return
+        worker.kill()
 
     def close(self) -> None:
         with self._lock:

@@ -209,3 +209,18 @@ def test_zero_keeps_games_for_ever(tmp_path):
     _age(tmp_path / "g.sqlite3", created["id"], 10_000 * DAY)
     assert client.app.state.sweep(now=time.time()) == []
     assert client.get(f"/api/games/{created['id']}").status_code == 200
+
+
+def test_a_hint_worker_that_dies_is_a_503_and_replaced(tmp_path):
+    client = app(tmp_path, hint_workers=1, hint_queue_seconds=5.0)
+    game = new(client)
+    assert client.get(f"/api/games/{game['id']}/hint").status_code == 200
+    pool = client.app.state.hints.pool
+    for w in list(pool._idle):  # the worker is killed from outside (out of memory, an operator)
+        w.proc.kill()
+        w.proc.join(5)
+    r = client.get(f"/api/games/{game['id']}/hint")
+    assert r.status_code in (200, 503), r.text  # a dead idle worker is noticed and replaced, or reported
+    if r.status_code == 503:
+        assert r.json()["error"] == "hint_failed"
+    assert client.get(f"/api/games/{game['id']}/hint").status_code == 200
