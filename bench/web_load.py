@@ -299,9 +299,10 @@ async def batch(base: str, n: int, args: argparse.Namespace, offset: int, progre
                 runs.append(await fut)
         else:
             runs = list(await asyncio.gather(*tasks))
+        wall = time.perf_counter() - t0  # the games' time (the heavy hint may still run)
         if heavy is not None:
             await heavy
-        return runs, time.perf_counter() - t0
+        return runs, wall
 
 
 def report(label: str, runs: list[GameRun], wall: float) -> dict:
@@ -427,6 +428,10 @@ def main() -> int:
             print(f"rules: {args.ruleset} {args.overrides or ''}, computer player: {args.cpu}, "
                   f"event streams: {'one per game' if args.streams else 'none'}, think time {args.think} s")
             print(f"machine load average before: {os.getloadavg()[0]:.2f} (2 cores shared with this client)")
+            if args.heavy_hint:  # as on a server that runs: its hint worker is up (it starts with the server)
+                gid = httpx.post(base + "/api/games", json={"ruleset": "zonk", "players": [{"name": "Warm"}]}).json()["id"]
+                warm = httpx.get(f"{base}/api/games/{gid}/hint", timeout=300)
+                print(f"hint worker ready (a first hint: {warm.status_code})")
             one = measured(base, 1, args, 0, False, server.pid, "1 game alone")
             many = measured(base, args.games, args, 1, True, server.pid, f"{args.games} games at once")
             print(f"machine load average after: {os.getloadavg()[0]:.2f}")

@@ -1,7 +1,8 @@
 """Hints solved in worker processes: a solve that takes long, or holds the interpreter's lock in
 compiled code, never stalls the server's other requests, and is stopped at its time budget.
 
-A worker is a ``spawn``-ed process (no copy of the server's threads and locks) that rebuilds the
+A worker is a ``spawn``-ed process (no copy of the server's threads and locks), at a lower
+scheduling priority than the server (:data:`NICE`), that rebuilds the
 game from its saved form (:meth:`zilch_web.table.Table.to_saved`) and answers
 :func:`zilch_web.hints.hint_for` without the win chances (the server adds those from the solved game
 it already holds). Solved turns stay cached in the worker between hints. :class:`HintPool` keeps up
@@ -14,9 +15,13 @@ the budget.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import threading
 from typing import Any
 
+#: How much lower the workers' scheduling priority is than the server's (``os.nice``): a solve takes
+#: the processor only when the server's requests leave it free.
+NICE = 10
 #: Seconds a new worker may take to start (import the engine and the solver) before it is given up.
 START_SECONDS = 120.0
 
@@ -42,6 +47,7 @@ def _serve(conn: Any) -> None:  # pragma: no cover - runs in the worker process
     """The worker's loop: ``saved`` in, ``("ok", hint)`` or ``(kind, message)`` out."""
     from .hints import HintUnavailable, hint_for
     from .table import Table
+
 
     try:
         from agents.solver import warm_up
@@ -72,6 +78,10 @@ class _Worker:
         self.proc = ctx.Process(target=_serve, args=(child,), daemon=True, name="zilch-hint-worker")
         self.proc.start()
         child.close()
+        try:  # lower the worker's priority at once, before it imports anything: moves get the processor first
+            os.setpriority(os.PRIO_PROCESS, self.proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + NICE)
+        except (AttributeError, OSError):  # pragma: no cover - not on this system
+            pass
         if not self.conn.poll(START_SECONDS):
             self.kill()
             raise HintFailed("error", f"the hint worker did not start within {START_SECONDS:.0f} s")
@@ -112,6 +122,8 @@ class HintPool:
         self._idle: list[_Worker] = []
         self._lock = threading.Lock()
         self._ctx = mp.get_context("spawn")
+        self._warming = threading.Event()  # set while warm() starts a worker: a hint waits for it
+        self._warmed = threading.Event()
         self.started = 0  #: workers started so far (a killed one is replaced)
         self.killed = 0
 
@@ -120,6 +132,8 @@ class HintPool:
         if not self._slots.acquire(timeout=self.queue_seconds):
             raise HintBusy(f"every hint worker ({self.workers}) is busy with another hint")
         try:
+            if self._warming.is_set():
+                self._warmed.wait(START_SECONDS)
             with self._lock:
                 worker = self._idle.pop() if self._idle else None
             if worker is None or not worker.alive():
@@ -142,14 +156,19 @@ class HintPool:
     def warm(self) -> None:
         """Start one worker now unless one is idle (the server does at start, in the background)."""
         with self._lock:
-            if self._idle:
+            if self._idle or self._warming.is_set():
                 return
+            self._warming.set()
+            self._warmed.clear()
         try:
             w = _Worker(self._ctx)
+            self.started += 1
+            self._keep(w)
         except Exception:  # pragma: no cover - the first hint tries again
-            return
-        self.started += 1
-        self._keep(w)
+            pass
+        finally:
+            self._warming.clear()
+            self._warmed.set()
 
     def _keep(self, worker: _Worker) -> None:
         """Put a worker back among the idle ones (at most ``workers`` are kept)."""
