@@ -64,7 +64,8 @@ from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError,
 from .requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame,  # noqa: F401
                           PlayerIn, RulesIn, SeatIn, check_strings)
 from .rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
-from .store import CorruptStoredGame, GameStore, StaleVersionError, StoreError, StoreUnavailable  # noqa: F401
+from .store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
+                    StoreUnavailable)
 from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from .hint_worker import HintService
@@ -230,6 +231,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         log.error("zilch web: %s %s: %s", request.method, request.url.path, exc)
         return JSONResponse({"error": "storage_unavailable", "detail": str(exc)}, status_code=503,
                             headers={"Retry-After": "30"})
+
+    @app.exception_handler(GameGone)
+    async def _gone(request: Request, exc: GameGone) -> JSONResponse:
+        return JSONResponse({"error": "unknown_game", "detail": f"there is no game {exc.args[0]!r} (it was "
+                             "deleted meanwhile, or never existed)"}, status_code=404)
 
     @app.exception_handler(CorruptStoredGame)
     async def _unreadable(request: Request, exc: CorruptStoredGame) -> JSONResponse:
@@ -495,7 +501,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 return _json({"id": meta["rematch"], "url": f"/g/{meta['rematch']}", "events": again.events,
                               "game": view(meta["rematch"], again)}, 201)
             first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
-            table = Table(old.ruleset, old.seats, first=first)
+            table = Table(old.ruleset, old.seats, first=first, check_names=False)  # names as the game had them
             play_cpu_or_refuse(table)
             new_meta = {"seats": dict(meta.get("seats") or {}), "rematch": None}
             gid = store.create(table, new_meta)

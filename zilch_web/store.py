@@ -73,6 +73,10 @@ class StoreUnavailable(RuntimeError):
     change is not saved; the message says why."""
 
 
+class GameGone(KeyError):
+    """The game is not (or no longer) stored: deleted by expiry between two steps of a request."""
+
+
 class CorruptStoredGame(RuntimeError):
     """A stored game that cannot be read back or replayed; the message names the game and why."""
 
@@ -219,8 +223,12 @@ class GameStore:
             with self._write() as db:
                 row = db.execute("SELECT meta FROM games WHERE id = ?", (game_id,)).fetchone()
                 if row is None:
-                    raise KeyError(game_id)
-                new = change(json.loads(row[0] or "{}"))
+                    raise GameGone(game_id)
+                try:
+                    meta = json.loads(row[0] or "{}")
+                except ValueError as e:
+                    raise CorruptStoredGame(f"game {game_id!r}: its stored seats cannot be read ({e})") from None
+                new = change(meta)
                 db.execute("UPDATE games SET meta = ?, meta_version = meta_version + 1, updated = ? WHERE id = ?",
                            (json.dumps(new), time.time(), game_id))
         except sqlite3.Error as e:

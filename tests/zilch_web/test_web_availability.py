@@ -224,3 +224,18 @@ def test_a_hint_worker_that_dies_is_a_503_and_replaced(tmp_path):
     if r.status_code == 503:
         assert r.json()["error"] == "hint_failed"
     assert client.get(f"/api/games/{game['id']}/hint").status_code == 200
+
+
+def test_seat_changes_on_a_game_deleted_meanwhile_are_404(tmp_path, monkeypatch):
+    client = app(tmp_path)
+    created = new(client, players=("Ann", "Bo"))
+    store = client.app.state.store
+    real = store.update_meta
+
+    def expire_first(gid, change):  # the sweep deletes the game between the request's read and its write
+        store.expire(None, 0.0, now=time.time() + 10)
+        return real(gid, change)
+
+    monkeypatch.setattr(store, "update_meta", expire_first)
+    r = client.post(f"/api/games/{created['id']}/invite", json={"token": created["token"]})
+    assert r.status_code == 404 and r.json()["error"] == "unknown_game", r.text

@@ -125,3 +125,21 @@ def test_any_two_names_are_accepted_only_if_clean_visible_and_different(a, b):
         assert unicodedata.is_normalized("NFC", s.name)
         assert not any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cn", "Zl", "Zp") for c in s.name)
     assert name_key(seats[0].name) != name_key(seats[1].name)
+
+
+def test_rematch_of_a_stored_game_with_a_name_now_refused_still_works(client):
+    """A game stored before names were checked keeps its names, in its rematch too."""
+    from zilch_env import load_ruleset
+    from zilch_web.live import initial_meta, new_token
+
+    t = Table(load_ruleset("zonk", {"target": 300, "entry_threshold": 0}), [Seat("A\u200bnn")], seed=1,
+              check_names=False)
+    while not t.done:
+        g = t.state
+        k = max(g.keeps(), key=lambda k: k.points)
+        bank = k.mask * 2 + 1
+        t.apply(bank if bank in g.legal_actions() else k.mask * 2)
+    gid = client.app.state.store.create(t, initial_meta(t.humans, new_token()))
+    r = client.post(f"/api/games/{gid}/rematch")
+    assert r.status_code == 201, r.text
+    assert r.json()["game"]["players"][0]["name"] == "A\u200bnn"
