@@ -313,3 +313,82 @@ def test_any_sqlite_error_while_reading_is_a_503(tmp_path, monkeypatch):
     store.forget(a["id"])
     for r in (client.get(f"/api/games/{a['id']}"), do_move(client, a), client.get(f"/api/games/{a['id']}/hint")):
         assert r.status_code == 503 and "malformed" in r.json()["detail"], r.text
+
+
+class _FailNth:
+    """A connection whose ``n``-th write statement (counted over the whole run) fails as a full disk's."""
+
+    def __init__(self, get, n, counter):
+        self.get, self.n, self.counter = get, n, counter
+
+    def execute(self, sql, *args):
+        if sql.split()[0].upper() in ("INSERT", "UPDATE", "DELETE", "COMMIT"):
+            self.counter[0] += 1
+            if self.counter[0] == self.n:
+                raise sqlite3.OperationalError("database or disk is full")
+        return self.get().execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.get(), name)
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def fault_client(tmp_path_factory):
+    return app_on(tmp_path_factory.mktemp("faults") / "g.sqlite3")
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(nth=st.integers(1, 10), seed=st.integers(0, 2**31))
+def test_a_write_failing_anywhere_loses_nothing_acknowledged(fault_client, nth, seed):
+    """Whichever write fails (a new game, a move, a seat given up or claimed), that request is a 503
+    and changes nothing; every request answered 2xx is in the database; the game then plays on."""
+    client = fault_client
+    store = client.app.state.store
+    real = store._conn
+    counter = [0]
+    store._conn = lambda: _FailNth(real, nth, counter)
+    acked = {}  # game id -> the version last acknowledged
+    try:
+        r = client.post("/api/games", json={"ruleset": "zonk", "seed": seed,
+                                            "players": [{"name": "Ann"}, {"name": "Bo"}]})
+        assert r.status_code in (201, 503), r.text
+        if r.status_code == 503:
+            return
+        created = r.json()
+        gid, token, game = created["id"], created["token"], created["game"]
+        acked[gid] = game["version"]
+        for step in range(8):
+            if step == 4:
+                r = client.post(f"/api/games/{gid}/invite", json={"token": token})
+                assert r.status_code in (200, 503), r.text
+                continue
+            if step == 5:
+                r = client.post(f"/api/games/{gid}/claim", json={})
+                assert r.status_code in (200, 409, 503), r.text
+                if r.status_code == 200:
+                    token = None  # seat 1 now has another device: keep playing with its token
+                    tokens = {1: r.json()["token"]}
+                continue
+            game = client.get(f"/api/games/{gid}").json()
+            if game["status"] == "over":
+                break
+            seat = game["current"]
+            tok = created["token"] if token is not None or seat == 0 else tokens.get(seat)
+            k = max(game["keeps"], key=lambda k: k["points"])
+            r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": seat,
+                                                             "token": tok, "action": k["roll"]})
+            assert r.status_code in (200, 403, 503), r.text
+            if r.status_code == 200:
+                acked[gid] = r.json()["game"]["version"]
+            elif r.status_code == 503:
+                assert r.json()["error"] == "storage_unavailable"
+                assert client.get(f"/api/games/{gid}").json()["version"] == acked[gid]  # nothing half-saved
+    finally:
+        store._conn = real
+    store.forget(gid)  # read back from the file: every acknowledged move is there
+    assert client.get(f"/api/games/{gid}").json()["version"] == acked[gid]
