@@ -212,6 +212,16 @@ def test_damaged_pages_are_found_by_the_check_at_start(tmp_path):
         GameStore(path)
 
 
+def test_full_disk_at_start_is_named(tmp_path, monkeypatch):
+    path = tmp_path / "g.sqlite3"
+    GameStore(path).close()
+    real = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: _FullDisk(real(*a, **kw)))
+    with pytest.raises(StoreError) as e:
+        GameStore(path)
+    assert str(path) in str(e.value) and "disk is full" in str(e.value) and "free some space" in str(e.value)
+
+
 def test_read_only_database_is_named(tmp_path, monkeypatch):
     path = tmp_path / "g.sqlite3"
     GameStore(path).close()
@@ -241,30 +251,33 @@ def test_zilch_serve_prints_the_message_not_a_traceback(tmp_path, capsys):
 
 
 class _FullDisk:
-    """A connection whose writes fail as SQLite's do when the disk is full."""
+    """A connection whose writes fail as SQLite's do when the disk is full (or another write error)."""
 
-    def __init__(self, db):
-        self.db = db
+    def __init__(self, db, error="database or disk is full"):
+        self.db, self.error = db, error
 
     def execute(self, sql, *args):
         if sql.split()[0].upper() in ("INSERT", "UPDATE", "DELETE", "COMMIT"):
-            raise sqlite3.OperationalError("database or disk is full")
+            raise sqlite3.OperationalError(self.error)
         return self.db.execute(sql, *args)
 
     def __getattr__(self, name):
         return getattr(self.db, name)
 
 
-def test_full_disk_is_a_503_and_nothing_is_half_saved(tmp_path, monkeypatch):
+@pytest.mark.parametrize("error, said", [("database or disk is full", "disk is full"),
+                                         ("attempt to write a readonly database", "read-only"),
+                                         ("disk I/O error", "disk I/O error")])
+def test_full_disk_is_a_503_and_nothing_is_half_saved(tmp_path, monkeypatch, error, said):
     client = app_on(tmp_path / "g.sqlite3")
     store = client.app.state.store
     a, b = new(client, "Ann", seed=1), new(client, "Bea", seed=2)
     real = store._conn
-    monkeypatch.setattr(store, "_conn", lambda: _FullDisk(real()))
+    monkeypatch.setattr(store, "_conn", lambda: _FullDisk(real(), error))
     r = do_move(client, a)
     assert r.status_code == 503 and r.headers["Retry-After"]
     body = r.json()
-    assert body["error"] == "storage_unavailable" and "disk is full" in body["detail"]
+    assert body["error"] == "storage_unavailable" and said in body["detail"]
     r = client.post("/api/games", json={"ruleset": "zonk", "players": [{"name": "Cy"}]})
     assert r.status_code == 503 and r.json()["error"] == "storage_unavailable"
     r = client.post(f"/api/games/{a['id']}/invite", json={"token": a["token"]})
