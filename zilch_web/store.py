@@ -22,8 +22,9 @@ other games go on), and a stored game that cannot be read back or replayed is a
 
 **Expiry.** :meth:`GameStore.expire` deletes finished games not changed for ``finished_after``
 seconds and games in play not changed for ``abandoned_after`` seconds (a move, a seat claimed or
-offered and a rematch count as changes); the delete checks the time in the same statement, so a game
-moved meanwhile stays, and a move that meets its game deleted is answered as an unknown game.
+offered and a rematch count as changes); the delete checks the time in the same transaction, so a
+game moved meanwhile stays. A request that meets its game deleted is answered 404 (unknown game),
+or 409 (``stale_version``) if the game was deleted while the move was being made: nothing is saved.
 """
 
 from __future__ import annotations
