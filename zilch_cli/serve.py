@@ -39,7 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--max-new-games", default=None, metavar="N/SECONDS",
                    help="new games one client address may make per SECONDS; one more is answered 429 with "
                    "Retry-After; 0: no limit (default: 20/60, or $ZILCH_WEB_MAX_NEW_GAMES). Behind a "
-                   "reverse proxy every client has the proxy's address")
+                   "reverse proxy the address is its X-Forwarded-For if uvicorn trusts the proxy "
+                   "($FORWARDED_ALLOW_IPS, default 127.0.0.1,::1), else the proxy's")
     g.add_argument("--keep-finished", default=None, metavar="DAYS",
                    help="delete a finished game DAYS after its last move; 0: keep for ever "
                    "(default: 7, or $ZILCH_WEB_KEEP_FINISHED)")

@@ -15,9 +15,11 @@ option (``zilch serve``)    environment                   default
 ==========================  ============================  =========================================
 
 **New games** (``POST /api/games``) are counted per client address over a sliding window; one
-more is answered ``429 too_many_games`` with ``Retry-After`` (seconds until one is allowed). Behind
-a reverse proxy every client has the proxy's address unless uvicorn is told to trust the proxy's
-``X-Forwarded-For`` (``--forwarded-allow-ips``); ``0`` (``--max-new-games 0``) turns the limit off.
+more is answered ``429 too_many_games`` with ``Retry-After`` (seconds until one is allowed). The
+address is the connection's, or, from a reverse proxy uvicorn trusts (``FORWARDED_ALLOW_IPS``; by
+default a proxy on this machine, 127.0.0.1 and ::1), its ``X-Forwarded-For``; behind a proxy on
+another machine that is not trusted, every client counts as the proxy. ``0`` (``--max-new-games 0``)
+turns the limit off.
 
 **Expiry**: a finished game is deleted ``keep_finished`` days after its last change, a game in play
 ``keep_abandoned`` days after its last change (a move, a seat claimed or given up, a rematch); ``0``
