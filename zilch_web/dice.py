@@ -20,7 +20,7 @@ rolls after the stored ones are drawn from NumPy, and those are as random and se
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -203,7 +203,7 @@ def _close_all() -> None:  # pragma: no cover - at exit
         pool.close()
 
 
-import atexit  # noqa: E402
+import atexit
 
 atexit.register(_close_all)
 

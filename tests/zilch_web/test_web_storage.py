@@ -17,6 +17,8 @@ import sqlite3
 import warnings
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -97,7 +99,7 @@ def test_web_dice_are_the_batched_engines_keyed_dice():
     KeyedDice = None
     for where in ("zilch_env.batched", "zilch_env"):
         try:
-            KeyedDice = getattr(__import__(where, fromlist=["KeyedDice"]), "KeyedDice")
+            KeyedDice = __import__(where, fromlist=["KeyedDice"]).KeyedDice
             break
         except (ImportError, AttributeError):
             continue
@@ -344,9 +346,6 @@ class _FailNth:
     def __getattr__(self, name):
         return getattr(self.get(), name)
 
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 @pytest.fixture(scope="module")
