@@ -76,7 +76,7 @@ _KERNEL_FAMILIES = ("random", "greedy", "optimal-turn")
 
 def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = None) -> "object":
     """The one answer to "can the fast engine play this agent?": the agent's form in the batched
-    engine's kernels (a :class:`zilch_env.batched.KernelAgent`), or :class:`zilch_env.UnsupportedRulesError`
+    engine's kernels (a :class:`zilch_env.engine.batched.KernelAgent`), or :class:`zilch_env.UnsupportedRulesError`
     naming why not. The fast engine plays every ruleset; what decides is the agent.
 
     ``agent`` is a spec (then ``ruleset`` is needed), an agent object, a ``KernelAgent`` or a
@@ -93,7 +93,7 @@ def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = 
     import math
 
     from zilch_env import GreedyMover, RandomMover, UnsupportedRulesError
-    from zilch_env.batched import KernelAgent, TurnValueTable
+    from zilch_env.engine.batched import KernelAgent, TurnValueTable
 
     if isinstance(agent, KernelAgent):
         return agent
@@ -106,14 +106,9 @@ def kernel_agent(agent: "str | Agent | object", ruleset: Ruleset | str | None = 
             # refused by name: building it (an ONNX policy, a game solve) only to refuse it would be waste
             raise _no_kernel_form(agent)
         agent = make_agent(agent, ruleset)
-    from .solver import OptimalTurnAgent, SolverError, turn_value_table
-
     name = getattr(agent, "name", type(agent).__name__)
-    if type(agent) is OptimalTurnAgent:
-        try:
-            return KernelAgent("values", table=turn_value_table(agent.ruleset, agent.streak))
-        except SolverError as e:
-            raise UnsupportedRulesError(f"agent {name!r}: {e}") from None
+    if "kernel_form" in type(agent).__dict__:  # the agent's own kernel form (optimal-turn's turn values)
+        return agent.kernel_form()
     act = getattr(type(agent), "act", None)
     if isinstance(agent, RandomMover) and act is RandomMover.act:
         return KernelAgent("random")
@@ -139,7 +134,7 @@ def _load_builtins() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    for mod in ("agents.baselines", "agents.optimal_turn", "agents.game_solver", "agents.learned"):
+    for mod in ("agents.baselines", "agents.solver.optimal_turn", "agents.solver.game", "agents.learned"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as e:

@@ -35,9 +35,9 @@ from zilch_env import (
     CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK, GameState, GreedyMover, Phase, RandomMover, Ruleset,
     keep_action, scoring_table,
 )
-from zilch_env.scoring import Keep
+from zilch_env.rules.scoring import Keep
 
-from .base import AgentSpecError, register_agent
+from agents.base import AgentSpecError, register_agent
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "GREEDY_PRESETS", "RandomAgent", "parse_thresholds"]
 

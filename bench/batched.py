@@ -16,7 +16,7 @@ Engine rows (one core; no numba threads)
     ``fused``       ``BatchedGames.play_random``: the same decisions in one kernel call (the engine's
                     ceiling, without Python between steps)
     ``fused, mixed`` (``--mixed N``) the same, one batch of the games of N rulesets drawn from the
-                    distribution ``any`` (``zilch_env.distribution``, 2 to 4 players), each game its own
+                    distribution ``any`` (``zilch_env.rules.distribution``, 2 to 4 players), each game its own
 
 Every row is timed in ``--rounds`` alternating slices of ``--seconds`` each, so the ratios hold on a
 shared machine whose load changes. Rates are per second of wall time and per second of this
@@ -52,8 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from zilch_env import GameState, load_ruleset  # noqa: E402
-from zilch_env.batched import BatchedGames  # noqa: E402
-from zilch_env.ruleset import parse_overrides  # noqa: E402
+from zilch_env.engine.batched import BatchedGames  # noqa: E402
+from zilch_env.rules.load import parse_overrides  # noqa: E402
 
 TARGET = 1_000_000  # game steps per second at 1024 games
 
@@ -156,7 +156,7 @@ def engine_table(rs, players: int, sizes: list[int], seconds: float, rounds: int
     for n in sizes:
         rows.append(("fused", n, Fused(rs, players, n)))
     if mixed:
-        from zilch_env.distribution import sample_rules
+        from zilch_env.rules.distribution import sample_rules
 
         draws = sample_rules(mixed, seed=0)
         for n in sizes:
@@ -199,7 +199,7 @@ def _zilch_v0_dummy(rs, players: int, n: int):
 
 
 def _batched_vec(rs, players: int, n: int, opponent: str = "greedy"):
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     if opponent.partition(":")[0] == "optimal-turn":  # the solver's values, played in the kernels
         from agents.solver import turn_value_table
@@ -268,7 +268,7 @@ def ppo_run(venv, steps: int, n_envs: int) -> dict[str, float]:
     from sb3_contrib import MaskablePPO
 
     try:
-        from train.ppo import Args
+        from train.args import Args
 
         a = Args()
         lr, batch, epochs, net = a.learning_rate, a.batch_size, a.n_epochs, a.net_arch

@@ -37,7 +37,7 @@ def child(ruleset: str, players: int, seconds: float, rounds: int) -> dict:
     import numpy as np
 
     t = time.perf_counter()
-    from zilch_env.batched import BatchedGames
+    from zilch_env.engine.batched import BatchedGames
 
     out: dict = {"import": time.perf_counter() - t, "compile": {}}
 

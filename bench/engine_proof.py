@@ -5,9 +5,9 @@
 Every configuration (each preset with its own rules; each variant alone and every variant together,
 on zonk and farkle with a 3,000 target so that games are short) is played ``--games`` times by the
 single-game engine (:class:`zilch_env.GameState`) and the batched engine
-(:class:`zilch_env.batched.BatchedGames`) with the same dice and the same random legal actions; after
+(:class:`zilch_env.engine.batched.BatchedGames`) with the same dice and the same random legal actions; after
 every step every state field and the legal actions must be equal, and at the end the turn records
-(:func:`tests.zilch_env.test_batched.differential`). The player count cycles 1 to 6 from chunk to chunk, and the
+(:func:`tests.zilch_env.engine.test_batched.differential`). The player count cycles 1 to 6 from chunk to chunk, and the
 dice alternate between the numpy streams, the keyed streams and the turn-slot streams. Exits 1 at the
 first difference, naming the game and the field.
 """
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--only {name!r}: not a configuration; choose from {', '.join(cfg)}")
     names = a.only or list(cfg)
     # Imported here: the differential lives with the tests that run it on small budgets.
-    from tests.zilch_env.test_batched import differential
+    from tests.zilch_env.engine.test_batched import differential
 
     print(f"{'configuration':<20} {'games':>8} {'steps':>11} {'draws':>6} {'tiebreaks':>9} "
           f"{'penalties':>9} {'seconds':>8}")

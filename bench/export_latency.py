@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from zilch_env import GameState  # noqa: E402
-from zilch_env.observation import observe  # noqa: E402
-from zilch_env.ruleset import load_ruleset, ruleset_from_dict  # noqa: E402
+from zilch_env.envs.observation import observe  # noqa: E402
+from zilch_env.rules.load import load_ruleset, ruleset_from_dict  # noqa: E402
 
 
 def reachable_states(ruleset, n: int, seed: int = 0) -> list[GameState]:

@@ -35,14 +35,14 @@ PRESETS = ("zilch", "zilch5k", "zilch10k", "zonk", "farkle-basic", "farkle", "zi
 
 _SOLVE_ONE = """
 import json, sys
-from agents.game_solver import solve_game
+from agents.solver.game import solve_game
 t = solve_game(sys.argv[1], force=sys.argv[2] == "1", threads=int(sys.argv[3]) or None, progress=True)
 print(json.dumps({"first_player_win": t.first_player_win, **t.meta}))
 """
 
 
 def solve(presets: list[str], force: bool, threads: int) -> list[dict]:
-    from agents.game_solver import table_path
+    from agents.solver.game import table_path
 
     rows = []
     for name in presets:
@@ -63,7 +63,7 @@ def solve(presets: list[str], force: bool, threads: int) -> list[dict]:
 
 def play(presets: list[str], opponents: list[str], games: int, workers: int, seed: int) -> list[dict]:
     from agents.evaluate import EvalConfig, evaluate
-    from agents.game_solver import load_game_table
+    from agents.solver.game import load_game_table
 
     rows = []
     for name in presets:

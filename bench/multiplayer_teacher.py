@@ -21,7 +21,7 @@ The table is that of the rules without ``overcoming`` and ``piggyback`` (the gam
 neither): before the end a keep is valued as in those rules, among the actions the game allows; an
 offer by the win chance of rolling on from it against a fresh turn. It is solved and cached on
 first use (seconds for targets up to 5,000). ``--solved`` also measures ``solved``: the game of these
-players and rules solved exactly (:mod:`agents.multi_solver`, every player maximising their own
+players and rules solved exactly (:mod:`agents.solver.multi`, every player maximising their own
 chance), played as it is solved. Each agent plays one seat against ``heuristic`` in the others, seat
 permutations and common random numbers (``agents.evaluate``); printed: its share of the seats'
 results with a 95% interval, and the fair share. ``--agents`` adds agent specs measured on the same
@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, GameState, Phase, Ruleset, load_ruleset  # noqa: E402
-from zilch_env.ruleset import parse_overrides  # noqa: E402
+from zilch_env.rules.load import parse_overrides  # noqa: E402
 
 
 class TwoPlayerTablePlayer:
@@ -62,7 +62,7 @@ class TwoPlayerTablePlayer:
                                        queue, tied, st.tiebreak_round)
 
     def _leader(self, st: GameState) -> tuple:
-        from train.teach import table_situation
+        from train.teacher import table_situation
 
         return table_situation(self.table, st.current, st.first, st.scores, st.on_board, st.zilch_streak,
                                st.final_queue, st.tiebreak_players, st.tiebreak_round, st.last_result,
@@ -95,7 +95,7 @@ class TwoPlayerTablePlayer:
 
 
 class SolvedPlayer:
-    """Plays from the solved game of the game's own players and rules (:mod:`agents.multi_solver`)."""
+    """Plays from the solved game of the game's own players and rules (:mod:`agents.solver.multi`)."""
 
     name = "solved"
 
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agents", nargs="*", default=["ppo:checkpoints/any"], help="agent specs also measured")
     p.add_argument("--seed", type=int, default=11, help="seed of the deals")
     p.add_argument("--solved", action="store_true",
-                   help="also measure the solved game of these players and rules (agents.multi_solver: three "
+                   help="also measure the solved game of these players and rules (agents.solver.multi: three "
                         "players, or two under overcoming; solved and cached on first use, minutes for targets of "
                         "3,000 and more)")
     p.add_argument("--split", action="store_true",
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--games {args.games}: 1 or more")
     from agents.base import make_agent, register_agent
     from agents.evaluate import evaluate
-    from agents.game_solver import check_supported, solve_game
+    from agents.solver.game import check_supported, solve_game
     from zilch_env import UnsupportedRulesError
 
     try:
@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     table = solve_game(base_rules(rs))
     solved = []
     if args.solved:
-        from agents.multi_solver import check_multi_supported, solve_multi
+        from agents.solver.multi import check_multi_supported, solve_multi
 
         try:
             check_multi_supported(rs, args.players)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 
-import zilch_env.openspiel  # noqa: E402,F401  (registers python_zilch)
+import zilch_env.envs.openspiel  # noqa: E402,F401  (registers python_zilch)
 
 
 def main(argv=None) -> int:

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     import ray
 
-    from agents.ray_eval import local_runtime_env
+    from agents.evaluate.ray_eval import local_runtime_env
 
     kw = dict(agents=a.agents, ruleset=a.ruleset, games=a.games, seed=a.seed, solo_turns=a.solo_turns,
               workers=a.workers)

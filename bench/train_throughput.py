@@ -50,7 +50,7 @@ import numpy as np  # noqa: E402
 
 import zilch_env  # noqa: E402,F401
 from env import TrivialEnv  # noqa: E402  (bench/env.py)
-from train.ppo import Args, torch_settings  # noqa: E402
+from train.args import Args, torch_settings  # noqa: E402
 
 
 class Timed:
@@ -138,7 +138,7 @@ def main() -> int:
     ap.add_argument("--batch-size", type=int, default=d.batch_size, help=f"minibatch (default {d.batch_size})")
     ap.add_argument("--net-arch", default=d.net_arch, help=f"hidden layers (default {d.net_arch})")
     ap.add_argument("--batched", type=int, default=64, metavar="N",
-                    help="also zilch_env.vec_env.BatchedZilchVecEnv with --n-envs and with N envs, the same "
+                    help="also zilch_env.envs.vec_env.BatchedZilchVecEnv with --n-envs and with N envs, the same "
                          "rollout size (train/ppo.py --vec batched; 0 = skip; default 64)")
     ap.add_argument("--shaping", default="regret", choices=("regret", "decisions", "turns", "none"),
                     help="also the batched VecEnv with N envs under train/ppo.py's --shaping (the solved "
@@ -169,7 +169,7 @@ def main() -> int:
     rows = [("Zilch-v0 " + f"({rs.name}, vs {args.opponents})", run(zilch, a, args.timesteps, args.n_envs)),
             ("trivial masked env", run(TrivialMasked, a, args.timesteps, args.n_envs))]
     if args.batched:
-        from zilch_env.vec_env import BatchedZilchVecEnv
+        from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
         for n in sorted({args.n_envs, args.batched}):
             venv = BatchedZilchVecEnv(rs, num_envs=n, num_players=2, seed=0, opponent=args.opponents)
@@ -177,7 +177,8 @@ def main() -> int:
                      batch_size=a.batch_size, net_arch=a.net_arch)
             rows.append((f"batched VecEnv, {n} envs", run(None, b, args.timesteps, n, venv=venv)))
         if args.shaping != "none":
-            from agents.game_solver import WinPotential, load_game_table
+            from agents.solver.win_shaping import WinPotential
+            from agents.solver.game import load_game_table
 
             table = load_game_table(rs)
             if table is None:

@@ -37,7 +37,7 @@ AGENTS = ["random", "greedy-cautious", "greedy", "greedy-bold", "greedy-table", 
 def single_turns(ruleset, spec: str, turns: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Points recorded by ``turns`` consecutive on-board turns of one player (and the same after
     zilch-streak penalties)."""
-    rs = ruleset.replace({"entry_threshold": 0, "target": 10**9})
+    rs = load_ruleset(ruleset, {"entry_threshold": 0, "target": 10**9})
     agent = make_agent(spec, rs)
     game = GameState(rs, 1, seed=seed)
     rng = np.random.default_rng(seed + 1)

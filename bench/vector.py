@@ -1,5 +1,5 @@
 """Vector env throughput: ``gymnasium.make_vec("Zilch-v1", vectorization_mode="vector_entry_point")``
-(the native :class:`zilch_env.vector.ZilchVectorEnv` on the batched engine) against a
+(the native :class:`zilch_env.envs.vector.ZilchVectorEnv` on the batched engine) against a
 ``SyncVectorEnv`` of ``Zilch-v1`` with the same number of envs, measured in the same run.
 
     python bench/vector.py [--num-envs 64] [--steps 20000] [--ruleset farkle] [--players 2]

@@ -247,8 +247,8 @@ async def play(client: httpx.AsyncClient, i: int, args: argparse.Namespace) -> G
 def account(run: GameRun) -> str | None:
     """Check that the record holds every move sent, in order, and replays to the reported scores."""
     from zilch_env import replay
-    from zilch_env.ruleset import ruleset_from_dict
-    from zilch_env.engine import GameState, ScriptedDice
+    from zilch_env.rules.load import ruleset_from_dict
+    from zilch_env.engine.game import GameState, ScriptedDice
 
     rec = run.record
     if rec is None:
@@ -400,7 +400,7 @@ def main() -> int:
     p.add_argument("--hint-seconds", type=float, default=None, help="the server's hint budget (zilch serve --hint-seconds)")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
     args = p.parse_args()
-    from zilch_env.ruleset import parse_overrides
+    from zilch_env.rules.load import parse_overrides
 
     args.overrides = parse_overrides(args.sets)
     port = free_port()

@@ -4,7 +4,7 @@
                                [--envs 64] [--steps 800] [--seed 11] [--opponent optimal-turn]
 
 Each SB3 checkpoint plays its deterministic masked policy in the batched VecEnv with the solved game's
-``--shaping regret`` reward (``agents.game_solver.WinPotential``, ``luck=False``): every move is paid
+``--shaping regret`` reward (``agents.solver.win_shaping.WinPotential``, ``luck=False``): every move is paid
 twice the change of the agent's win chance it makes, read right after the move, which is 0 for the
 move ``optimal-win`` would make and minus twice its regret otherwise. The report per checkpoint:
 
@@ -45,9 +45,10 @@ def main() -> int:
     from sb3_contrib import MaskablePPO
 
     from zilch_env import load_ruleset
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
-    from agents.game_solver import WinPotential, load_game_table
+    from agents.solver.win_shaping import WinPotential
+    from agents.solver.game import load_game_table
     from agents.solver import turn_value_table
 
     rs = load_ruleset(args.ruleset)

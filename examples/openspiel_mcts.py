@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import mcts  # noqa: E402
 
-import zilch_env.openspiel  # noqa: E402,F401  (registers python_zilch)
+import zilch_env.envs.openspiel  # noqa: E402,F401  (registers python_zilch)
 from zilch_env import GreedyMover, RandomMover  # noqa: E402
 
 

@@ -9,7 +9,7 @@ project's venv (Gymnasium 1.4); it gets a venv of its own::
     rllib-venv/bin/python examples/rllib_ppo.py [--iterations 20] [--eval-games 500]
 
 (Zilch-v1 runs on Gymnasium 1.2 as on 1.4.) The observation is wrapped by
-``zilch_env.wrappers.ActionMaskDict`` into ``{"action_mask", "observations"}``, the layout RLlib's
+``zilch_env.envs.wrappers.ActionMaskDict`` into ``{"action_mask", "observations"}``, the layout RLlib's
 action-masking RLModule reads: it gives illegal actions a logit of ``FLOAT_MIN``, so PPO samples and
 scores only legal ones. The agent plays two-player zonk against ``GreedyMover`` (Zilch-v1's default
 opponent); the script prints its win rate (the most likely legal action, a draw half) before
@@ -29,7 +29,7 @@ import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import zilch_env  # noqa: E402,F401  (registers Zilch-v1)
-from zilch_env.wrappers import ActionMaskDict  # noqa: E402
+from zilch_env.envs.wrappers import ActionMaskDict  # noqa: E402
 
 
 def make_env(config: dict | None = None) -> gym.Env:

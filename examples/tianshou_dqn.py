@@ -1,4 +1,4 @@
-"""Tianshou DQN with action masks on the PettingZoo AEC env (``zilch_env.zilch_v1``).
+"""Tianshou DQN with action masks on the PettingZoo AEC env (``zilch_env.envs.zilch_v1``).
 
 Tianshou's multi-agent recipe (its tic-tac-toe example): ``PettingZooEnv(zilch_v1.env())`` in a
 ``DummyVectorEnv``, a masked DQN for one seat and Tianshou's masked random policy for the other,
@@ -34,7 +34,7 @@ from tianshou.env.pettingzoo_env import PettingZooEnv  # noqa: E402
 from tianshou.trainer import OffPolicyTrainerParams  # noqa: E402
 from tianshou.utils.net.common import Net  # noqa: E402
 
-from zilch_env import zilch_v1  # noqa: E402
+from zilch_env.envs import zilch_v1  # noqa: E402
 
 
 def make_env(args) -> PettingZooEnv:

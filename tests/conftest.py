@@ -55,7 +55,7 @@ CONFIGS = {name: (name, None) for name in zilch_env.PRESETS} | VARIANTS
 def solve_once():
     """``solve_game(rs)`` once per ruleset for the whole session (never from or to the disk cache):
     the game solver's tests, the shaping tests and the agents' tests read the same small tables."""
-    from agents.game_solver import solve_game
+    from agents.solver.game import solve_game
     from zilch_env import ruleset_to_toml
 
     tables = {}

@@ -21,7 +21,7 @@ from pathlib import Path
 import zilch_env
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ("zilch_env/presets/zonk.toml", "agents/game_tables/README.md", "zilch_web/static/")
+DATA = ("zilch_env/rules/presets/zonk.toml", "agents/solver/game_tables/README.md", "zilch_web/static/")
 
 
 def run(cmd, **kw):
@@ -41,7 +41,7 @@ def test_wheel_and_sdist_install_into_a_fresh_venv_and_run(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     for want in DATA:
         assert any(n.startswith(want) for n in names), f"the wheel lacks {want}"
-    assert any(n.startswith("agents/game_tables/game-zonk-") for n in names)
+    assert any(n.startswith("agents/solver/game_tables/game-zonk-") for n in names)
     assert f"zilch_rl-{v}.dist-info/licenses/LICENSE" in names
     snames = tarfile.open(sdist).getnames()
     for want in DATA + ("LICENSE", "pyproject.toml", "README.md"):
@@ -62,7 +62,7 @@ here = pathlib.Path({str(env_dir)!r}).resolve()
 for m in (zilch_env, agents, zilch_web):
     assert pathlib.Path(m.__file__).resolve().is_relative_to(here), m.__file__
 assert importlib.metadata.version("zilch-rl") == zilch_env.__version__ == {v!r}
-assert (pathlib.Path(agents.__file__).parent / "game_tables").glob("game-zonk-*.npz")
+assert (pathlib.Path(agents.__file__).parent / "solver" / "game_tables").glob("game-zonk-*.npz")
 assert zilch_env.load_ruleset("farkle").target == 10000
 env = gym.make("Zilch-v1", ruleset="zonk")
 obs, info = env.reset(seed=0)

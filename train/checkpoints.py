@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zilch_env import Ruleset
-from zilch_env.observation import OBS_VERSION
+from zilch_env.envs.observation import OBS_VERSION
 
-if TYPE_CHECKING:  # the Args dataclass of train/ppo.py
-    from train.ppo import Args
+if TYPE_CHECKING:  # the Args dataclass of train/args.py
+    from train.args import Args
 
 ROOT = Path(__file__).resolve().parents[1]
 

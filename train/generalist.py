@@ -1,18 +1,18 @@
 """``train/ppo.py --ruleset any``: one agent for every ruleset and player count.
 
-The run trains on the distribution of :mod:`zilch_env.distribution`: ``--rules-pool`` draws of it
+The run trains on the distribution of :mod:`zilch_env.rules.distribution`: ``--rules-pool`` draws of it
 (seeded by ``--seed``), every episode one of them, uniformly, on one batched engine where each game
-plays its own rules (:class:`zilch_env.vec_env.BatchedZilchVecEnv` given the list). The agent reads
+plays its own rules (:class:`zilch_env.envs.vec_env.BatchedZilchVecEnv` given the list). The agent reads
 the rules in its observation (layout 4's ``rules`` and ``rules_table`` fields), so the one network
 plays any ruleset; its exported policy says ``ruleset = {"name": "any", "distribution": "any"}`` and
 ``agents.learned`` lets it play every game.
 
 Opponents: ``self`` (the self-play pool, any rules), the kernels' ``greedy`` / ``greedy:T`` /
-``random``, and ``optimal-turn`` as a :class:`zilch_env.kernel_agents.TableSet`: the exact turn
+``random``, and ``optimal-turn`` as a :class:`zilch_env.players.kernel_agents.TableSet`: the exact turn
 policy solved for each ruleset of the pool (the greedy mover where the turn solver does not solve
 the rules, pyramiding). Shaping (``--shaping regret``, the default): the games of a two-player
 ruleset whose game table is stored (the presets as they are) are paid the change of their win
-chance under the solved game (:class:`agents.win_shaping.RulesPotential`); every other game is paid
+chance under the solved game (:class:`agents.solver.win_shaping.RulesPotential`); every other game is paid
 its result. The periodic and final evaluations play ``--eval-ruleset`` (zonk by default).
 """
 
@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from zilch_env import Ruleset
-from zilch_env.distribution import RulesDraw, sample_rules
+from zilch_env.rules.distribution import RulesDraw, sample_rules
 
-if TYPE_CHECKING:  # the Args dataclass of train/ppo.py
-    from train.ppo import Args
+if TYPE_CHECKING:  # the Args dataclass of train/args.py
+    from train.args import Args
 
 __all__ = ["ANY", "is_any", "pool_draws", "rules_record", "make_env", "has_shaping"]
 
@@ -46,7 +46,7 @@ def pool_draws(args: Args) -> list[RulesDraw]:
         from rich.progress import track
 
         draws = sample_rules(args.rules_pool, seed=args.seed)
-        from zilch_env.rules import compile as compile_rules
+        from zilch_env.rules.compiled import compile as compile_rules
 
         for d in track(draws, description="compiling the rulesets", disable=not args.progress):
             compile_rules(d.ruleset)
@@ -71,9 +71,9 @@ def has_shaping(args: Args) -> bool:
 
 
 def _potential(args: Args, draws: list[RulesDraw]) -> Any:
-    from agents.game_solver import WinPotential
-    from agents.win_shaping import RulesPotential
-    from train.ppo import shaping_cache_mb
+    from agents.solver.win_shaping import WinPotential
+    from agents.solver.win_shaping import RulesPotential
+    from train.args import shaping_cache_mb
 
     made: dict[Ruleset, WinPotential] = {}
     out: list[WinPotential | None] = []
@@ -91,7 +91,7 @@ def _potential(args: Args, draws: list[RulesDraw]) -> Any:
 
 def _opponent(spec: str, draws: list[RulesDraw], args: Args, pool: Any) -> Any:
     from zilch_env import UnsupportedRulesError
-    from zilch_env.kernel_agents import TableSet
+    from zilch_env.players.kernel_agents import TableSet
 
     from agents.base import kernel_agent
     from train.selfplay import SelfPlayBatch
@@ -121,7 +121,7 @@ def _opponent(spec: str, draws: list[RulesDraw], args: Args, pool: Any) -> Any:
 def make_env(args: Args, specs: list[str], pool: Any) -> Any:
     """The batched VecEnv of the pool's rulesets (each episode one of them), with the opponents of
     ``specs`` and the shaping of ``--shaping``."""
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     draws = pool_draws(args)
     opponents = [_opponent(s, draws, args, pool) for s in specs or ["greedy"]]

@@ -11,14 +11,14 @@ Three parts, each table seat-balanced with common random numbers (``agents.evalu
     win agent (``checkpoints/<preset>``, its final evaluation's ``eval.json``). The generalist plays
     the deals of that evaluation (its seed), so the two shares are measured on the same dice.
 ``variants``
-    every variant alone and all together on zonk and farkle (:func:`zilch_env.distribution.variant_rules`),
+    every variant alone and all together on zonk and farkle (:func:`zilch_env.rules.distribution.variant_rules`),
     two players, against ``heuristic``: the share (wins plus half the draws) with its interval.
 ``held-out``
-    rulesets outside the training distribution (:func:`zilch_env.distribution.held_out_rules`: other
+    rulesets outside the training distribution (:func:`zilch_env.rules.distribution.held_out_rules`: other
     targets and scoring values, 2, 3 and 4 players) against copies of ``heuristic``, every seat order
     (permutations): the agent's share of the seats' results; the fair share is one over the players.
 
-With ``--solved``, every variant and held-out row whose game :mod:`agents.multi_solver` solves (three
+With ``--solved``, every variant and held-out row whose game :mod:`agents.solver.multi` solves (three
 players, or two under ``overcoming``: zilch- and zonk-like rules, targets up to about 5,000 at three
 players) also plays ``optimal-win`` (that solved game, every player maximising their own chance) in the
 agent's seat on the same deals: what exact play takes against the heuristic there (solved and cached on
@@ -42,7 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from zilch_env import PRESETS  # noqa: E402
-from zilch_env.distribution import RulesDraw, held_out_rules, variant_rules  # noqa: E402
+from zilch_env.rules.distribution import RulesDraw, held_out_rules, variant_rules  # noqa: E402
 
 PARTS = ("presets", "variants", "held-out")
 MARK_START = "<!-- generalist table: train/generalist_eval.py -->"
@@ -88,8 +88,8 @@ def eval_presets(agent: str, games: int, workers: int, checkpoints: Path, progre
 
 
 def solvable(d: RulesDraw) -> bool:
-    """Whether :mod:`agents.multi_solver` solves the game of ``d`` (its rules and players)."""
-    from agents.multi_solver import check_multi_supported
+    """Whether :mod:`agents.solver.multi` solves the game of ``d`` (its rules and players)."""
+    from agents.solver.multi import check_multi_supported
     from zilch_env import UnsupportedRulesError
 
     try:
@@ -108,7 +108,7 @@ def eval_against_heuristic(agent: str, draws: list[RulesDraw], games: int, worke
         shares = {}
         for who in [agent] + (["optimal-win"] if solved and solvable(d) else []):
             if who == "optimal-win":  # solved once here, not in each worker
-                from agents.multi_solver import solve_multi
+                from agents.solver.multi import solve_multi
 
                 solve_multi(d.ruleset, d.players, progress=progress)
             rep = evaluate(agents=[who] + ["heuristic"] * (d.players - 1), ruleset=d.ruleset, games=games,
@@ -151,7 +151,7 @@ def markdown(res: dict[str, Any]) -> str:
         if res.get(part):
             ref = any("solved" in r for r in res[part])
             lines += [f"{title}: the agent's share % [95% CI] of the seats' results"
-                      + ("; where `agents.multi_solver` solves the game, `optimal-win` (that solved game) in the "
+                      + ("; where `agents.solver.multi` solves the game, `optimal-win` (that solved game) in the "
                          "agent's seat on the same deals." if ref else "."), "",
                       "| rules | players | games | share % [95% CI] | fair share % | above fair |"
                       + (" the solved game % [95% CI] |" if ref else ""),
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="", help="write eval.json and eval.md here (default: the agent's directory)")
     p.add_argument("--write", default="", help="replace the generalist table between its markers in this file")
     p.add_argument("--solved", action="store_true",
-                   help="also play optimal-win in the agent's seat where agents.multi_solver solves the game (three "
+                   help="also play optimal-win in the agent's seat where agents.solver.multi solves the game (three "
                         "players, or two under overcoming; solved and cached on first use, minutes each)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)

@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
     from zilch_env import load_ruleset
-    from zilch_env.ruleset import RulesetError
+    from zilch_env.rules.schema import RulesetError
 
     if args.games < 1:
         ap.error(f"--games {args.games}: at least 1 game per row")

@@ -30,7 +30,7 @@ What the objectives train
 
 Shaping (``--shaping``, the win objective with two players, from the solved game)
     Let ``P`` be the agent's chance of winning under optimal play by both from where it stands,
-    read from the solved game (``agents.game_solver.WinPotential``). ``regret`` (the default wherever
+    read from the solved game (``agents.solver.win_shaping.WinPotential``). ``regret`` (the default wherever
     the ruleset's game table is stored and the env is batched) pays each move ``2 * (P right after
     it, before any dice - P at the decision)``: in expectation minus the move's regret against
     ``optimal-win``, with no dice luck in it. ``decisions`` pays the change of ``P`` from decision
@@ -49,7 +49,7 @@ Teaching (``--teacher optimal-win``)
     network still decides alone.
 
 Budget and speed
-    ``--vec auto`` trains on the batched engine (``zilch_env.vec_env.BatchedZilchVecEnv``, 64 envs)
+    ``--vec auto`` trains on the batched engine (``zilch_env.envs.vec_env.BatchedZilchVecEnv``, 64 envs)
     whenever the rules and every opponent allow it (the defaults do), else on a DummyVecEnv of
     Zilch-v0 (8 envs). The PPO update, not the environment, takes most of a run's time;
     ``docs/benchmarks.md`` gives the measured steps/s (``bench/train_throughput.py``).
@@ -86,7 +86,6 @@ run.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import json
 import os
@@ -97,7 +96,6 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -107,146 +105,21 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import zilch_env  # noqa: E402,F401  (registers Zilch-v0)
 from zilch_env import Ruleset, load_ruleset  # noqa: E402
-from zilch_env.ruleset import parse_overrides  # noqa: E402
+from zilch_env.rules.load import parse_overrides  # noqa: E402
 
+from train.args import Args, add_fields, arg, fields_of, shaping_cache_mb, torch_settings  # noqa: E402,F401
 from train.report import final_evaluation, rate, shown, stored_game_table, write_readme  # noqa: E402,F401
-from train.wrappers import ScaledReward, turn_returns  # noqa: E402
+from train.envs import make_training_envs, opponent_specs, resolve_auto  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 # --------------------------------------------------------------------------------------------
 # Arguments
-
-
-def arg(default: Any, help: str, **kw: Any) -> Any:
-    """A dataclass field with its one-line help (the argparse below is built from these)."""
-    return field(default=default, metadata={"help": help, **kw})
-
-
-@dataclass
-class Args:
-    # the game
-    ruleset: str = arg("zonk", "preset name (zilch, zilch15k, zilch10k, zilch5k, farkle, farkle-basic, "
-                               "zonk, zonk20k, cardgames), a TOML ruleset file, or 'any': every ruleset, "
-                               "drawn per episode from zilch_env.distribution (train/generalist.py)")
-    rules_pool: int = arg(256, "with --ruleset any: rulesets drawn from the distribution at the start (seeded "
-                               "by --seed, 2 to 4 players); each episode plays one of them")
-    eval_ruleset: str = arg("zonk", "with --ruleset any: the ruleset of the periodic and final evaluations "
-                                    "(two players)")
-    set: tuple[str, ...] = arg((), "rule override KEY=VALUE in dotted keys, e.g. variants.piggyback=true "
-                                   "(repeatable)", metavar="KEY=VALUE", action="append")
-    objective: str = arg("win", "win: +1/-1 at the end of the game (or turn by turn, see --shaping); score: the "
-                                "points of each turn",
-                         choices=("win", "score"))
-    players: int = arg(0, "players per game; 0 = 2 for the win objective, 1 for the score objective")
-    turns: int = arg(20, "score objective: agent turns per episode")
-    turn_returns: bool = arg(True, "score objective, and win objective with --shaping: each agent turn's "
-                                   "reward is its own return (the advantage is cut at the end of every "
-                                   "turn; the game goes on)")
-    shaping: str = arg("auto", "win objective, 2 players, from the solved game (agents.game_solver.WinPotential): "
-                               "regret = pay each move the expected change of the agent's win chance it makes "
-                               "(minus its regret against optimal-win; no dice luck); decisions = the change "
-                               "from decision to decision, luck included; turns = over each turn; none = "
-                               "+1/-1 at the end only. Needs --vec batched; auto = regret when the ruleset's "
-                               "game table is stored and the env is batched, else none",
-                       choices=("auto", "regret", "decisions", "turns", "none"))
-    shaping_cache_mb: int = arg(0, "megabytes of solved turns the shaping keeps in memory (a turn is solved once "
-                                   "and read at every later visit; the values do not depend on it); 0 = "
-                                   "$ZILCH_WIN_CACHE_MB if set, else a quarter of the memory available, from "
-                                   "512 up to 4000")
-    opponents: str = arg("optimal-turn,self", "comma-separated agent specs for the other seats, assigned "
-                                              "to the envs round-robin; 'self' = self-play pool")
-    selfplay_every: int = arg(50_000, "timesteps between snapshots added to the self-play pool")
-    selfplay_pool: int = arg(8, "snapshots kept in the self-play pool (the most recent)")
-    # the budget and the machine
-    timesteps: int = arg(2_000_000, "total environment steps of the run (a resumed run counts from 0)")
-    stop_at: int = arg(0, "stop (and save latest/, as Ctrl-C does) at the first step with this many timesteps "
-                          "done, the learning-rate schedule still that of --timesteps (0: run to --timesteps); "
-                          "a run stopped by a signal at N steps is reproduced by the same command with "
-                          "--stop-at N")
-    n_envs: int = arg(0, "environments stepped together; 0 = 64 on the batched engine, 8 on the DummyVecEnv")
-    vec: str = arg("auto", "vectorized env: batched = zilch_env.vec_env.BatchedZilchVecEnv (opponents "
-                           "greedy, greedy:T, random, optimal-turn, self; ~2x the steps/s); dummy = SB3 "
-                           "DummyVecEnv of Zilch-v0 (any opponent); auto = batched when the rules and "
-                           "every opponent allow it", choices=("auto", "batched", "dummy"))
-    threads: int = arg(1, "torch threads (1 is fastest for a small MLP on this machine)")
-    seed: int = arg(1, "seed of torch, numpy, the envs (dice, seats, opponents) and the evaluations")
-    # PPO
-    learning_rate: float = arg(1e-3, "Adam learning rate")
-    anneal_lr: bool = arg(False, "decay the learning rate linearly to 0 over the run (as CleanRL's anneal_lr); "
-                                 "best/ and the export are then the final model")
-    n_steps: int = arg(256, "steps per env per rollout (rollout = n_steps x n_envs)")
-    batch_size: int = arg(512, "minibatch size of the PPO update")
-    n_epochs: int = arg(4, "passes over each rollout in the PPO update")
-    gamma: float = arg(1.0, "discount per step (1: an episode is finite and its sum is what counts)")
-    gae_lambda: float = arg(0.95, "GAE lambda")
-    clip_range: float = arg(0.2, "PPO clip range")
-    ent_coef: float = arg(0.01, "entropy bonus coefficient")
-    vf_coef: float = arg(0.5, "value loss coefficient")
-    max_grad_norm: float = arg(0.5, "gradient clipping norm")
-    net_arch: str = arg("128,128", "hidden layers of the policy and of the value network")
-    reward_scale: float = arg(10000.0, "score objective: points per unit of reward (an episode's return "
-                                       "near 1: large returns would make the value loss swamp the policy's "
-                                       "gradient under the shared clipping)")
-    # evaluation, checkpoints, logs
-    eval_every: int = arg(100_000, "timesteps between evaluations (and checkpoints of latest/best)")
-    eval_opponent: str = arg("auto", "win objective: the periodic evaluation's opponent (the best checkpoint is "
-                                     "the one that does best against it); auto = optimal-win when the "
-                                     "ruleset's game table is stored, else heuristic")
-    eval_games: int = arg(400, "win objective: seat-balanced games per periodic evaluation")
-    eval_solo_turns: int = arg(4000, "score objective: on-board turns per periodic evaluation")
-    final_games: int = arg(2000, "games per opponent in the final evaluation; 0 = no games")
-    final_solo_turns: int = arg(20000, "on-board turns of the final solo measure (points per turn); 0 = none")
-    final_opponents: str = arg("random,greedy,greedy-cautious,greedy-bold,greedy-table,heuristic,"
-                               "optimal-turn,optimal-win",
-                               "final evaluation opponents (those the ruleset or install lacks are "
-                               "skipped with the reason)")
-    eval_workers: int = arg(2, "processes of the final evaluation")
-    export: bool = arg(True, "export the CPU opponent (policy.onnx + policy.json) at the end")
-    out: str = arg("", "checkpoint directory; default checkpoints/<ruleset>[-score]")
-    runs: str = arg("runs", "TensorBoard root: logs go to <runs>/<ruleset>/<run>")
-    run_name: str = arg("", "TensorBoard run name; default <objective>-s<seed>-<date-time>")
-    init: str = arg("", "start the actor from another checkpoint's (a .zip or a checkpoint directory, e.g. "
-                        "the score agent's); the value network starts fresh")
-    critic_warmup: int = arg(100_000, "with --init: timesteps at the start during which only the value network "
-                                      "learns (the actor stays as --init left it until the critic's "
-                                      "advantages mean something)")
-    resume: bool = arg(False, "continue from <out>/latest: model, optimizer, timesteps, pool, run (a "
-                              "--learning-rate or --anneal-lr other than the saved run's applies to the "
-                              "continuation: annealed, it decays to 0 over the steps left to --timesteps)")
-    progress: bool = arg(True, "show the progress bar")
-    teacher: str = arg("none", "after training, before the export: optimal-win = teach the network by the solved "
-                               "game (train/teach.py's rounds with its defaults, from <out>/best; the network "
-                               "still plays alone)", choices=("none", "optimal-win"))
-    teach_args: str = arg("", "--teacher: more train/teach.py arguments, e.g. '--rounds 4 --decisions 100000'")
-
-
-def add_fields(p: argparse.ArgumentParser, cls: type) -> argparse.ArgumentParser:
-    """One ``--flag`` per field of the dataclass ``cls`` (fields made with :func:`arg`): booleans as
-    ``--x / --no-x``, ``action="append"`` fields repeatable, the others typed by their annotation."""
-    for f in dataclasses.fields(cls):
-        meta = dict(f.metadata)
-        help_ = meta.pop("help")
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            p.add_argument(flag, default=f.default, help=help_, action=argparse.BooleanOptionalAction)
-        elif meta.get("action") == "append":
-            p.add_argument(flag, dest=f.name, default=[], help=help_, **meta)
-        else:
-            typ = {"int": int, "float": float, "str": str}[str(f.type)]
-            p.add_argument(flag, default=f.default, type=typ, help=help_, **meta)
-    return p
-
-
-def fields_of(cls: type, ns: argparse.Namespace) -> Any:
-    """The dataclass ``cls`` of a namespace parsed by :func:`add_fields`' flags (lists as tuples)."""
-    return cls(**{k: (tuple(v) if isinstance(v, list) else v) for k, v in vars(ns).items()})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -281,173 +154,6 @@ def parse_args(argv: list[str] | None = None) -> Args:
         p.error(f"--shaping-cache-mb {args.shaping_cache_mb}: megabytes, 1 or more (or 0 for the default: "
                 "$ZILCH_WIN_CACHE_MB, else a quarter of the available memory from 512 to 4000)")
     return args
-
-
-# --------------------------------------------------------------------------------------------
-# Environments (the wrappers they are seen through: train/wrappers.py)
-
-
-def batched_opponent(spec: str, rs: Ruleset) -> bool:
-    """Whether opponent ``spec`` plays on the batched engine (``self``, or any agent with a kernel
-    form: :func:`agents.base.kernel_agent`, the one answer)."""
-    from zilch_env import UnsupportedRulesError
-
-    from agents.base import kernel_agent
-
-    if spec == "self":
-        return True
-    try:
-        kernel_agent(spec, rs)
-    except (UnsupportedRulesError, ValueError):
-        return False
-    return True
-
-
-def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
-    """Fill in the ``auto`` choices: the vectorized env, the number of envs, the evaluation opponent."""
-    vec = args.vec
-    if args.ruleset == "any":  # one batched engine plays all the rulesets
-        if vec == "dummy":
-            raise SystemExit("--ruleset any: needs --vec batched (each game its own rules)")
-        vec = "batched"
-    elif vec == "auto":  # the batched engine plays every ruleset; the opponents decide
-        vec = "batched" if all(batched_opponent(s, rs) for s in specs) else "dummy"
-    n_envs = args.n_envs or (64 if vec == "batched" else 8)
-    eval_opponent = args.eval_opponent
-    if eval_opponent == "auto":
-        eval_opponent = "optimal-win" if stored_game_table(rs) else "heuristic"
-    shaping = args.shaping
-    two_player_win = args.objective == "win" and (args.players or 2) == 2
-    if shaping == "auto" and args.ruleset == "any":
-        from train.generalist import has_shaping
-
-        shaping = "regret" if has_shaping(args) else "none"
-    elif shaping == "auto":
-        shaping = "regret" if (two_player_win and vec == "batched" and stored_game_table(rs)) else "none"
-    elif shaping != "none":
-        if not two_player_win:
-            raise SystemExit(f"--shaping {shaping}: the win objective with 2 players only (the solved game "
-                             f"is a two-player game; got --objective {args.objective}, --players {args.players})")
-        if vec != "batched":
-            raise SystemExit(f"--shaping {shaping}: needs --vec batched (the potential reads the batched "
-                             "engine's games); every opponent must then have a batched version")
-    return dataclasses.replace(args, vec=vec, n_envs=n_envs, eval_opponent=eval_opponent, shaping=shaping)
-
-
-def opponent_specs(args: Args) -> list[str]:
-    """The agent specs of ``--opponents``, one per env in turn (at most one per env)."""
-    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    if not specs:
-        raise SystemExit("--opponents: name at least one agent spec (or 'self')")
-    if args.n_envs and len(specs) > args.n_envs:
-        raise SystemExit(f"--opponents lists {len(specs)} specs but there are only {args.n_envs} envs "
-                         "(each env plays one spec): raise --n-envs or list fewer")
-    return specs
-
-
-def make_training_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
-    """The VecEnv PPO trains on: :func:`make_envs`, seen one turn at a time (:func:`turn_returns`)
-    under the score objective and under shaping when ``--turn-returns``."""
-    venv = make_envs(args, rs, players, specs, pool)
-    if args.turn_returns and (args.objective == "score" or args.shaping != "none"):
-        venv = turn_returns(venv)
-    return venv
-
-
-def make_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
-    """``n_envs`` Zilch-v0 envs in a DummyVecEnv, env ``i`` against ``specs[i % len(specs)]``; or the
-    batched engine's VecEnv with the same assignment (``--vec batched``)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
-    if args.ruleset == "any":
-        from train.generalist import make_env
-
-        return make_env(args, specs, pool)
-    if args.vec == "batched":
-        return make_batched_envs(args, rs, players, specs, pool)
-
-    from agents.base import make_agent
-    from train.selfplay import SelfPlayOpponent
-
-    def one(i: int):
-        def thunk():
-            opponents = None
-            if players > 1:
-                spec = specs[i % len(specs)]
-                opponents = SelfPlayOpponent(pool) if spec == "self" else make_agent(spec, rs)
-            reward = "win" if args.objective == "win" else "score"
-            env = gym.make("Zilch-v0", ruleset=rs, num_players=players, opponents=opponents,
-                           reward=reward, turns=args.turns if args.objective == "score" else None,
-                           disable_env_checker=True)
-            scale = args.reward_scale if args.objective == "score" else 1.0
-            return ScaledReward(env, scale, end_is_terminal=args.objective == "score")
-        return thunk
-
-    return DummyVecEnv([one(i) for i in range(args.n_envs)])
-
-
-def make_batched_envs(args: Args, rs: Ruleset, players: int, specs: list[str], pool: Any) -> Any:
-    """``BatchedZilchVecEnv``: the same games, rewards and episode ends as the DummyVecEnv above,
-    stepped by the batched engine. Its opponents are the agents with a kernel form
-    (:func:`agents.base.kernel_agent`: random, the greedy players, ``optimal-turn`` /
-    ``optimal-turn:plain`` as the solver's turn values, the same moves as the agent), and ``self`` as
-    a batch policy (:class:`train.selfplay.SelfPlayBatch`, which draws its snapshot per decision, not
-    per game)."""
-    from zilch_env import UnsupportedRulesError
-    from zilch_env.vec_env import BatchedZilchVecEnv
-
-    from agents.base import kernel_agent
-    from train.selfplay import SelfPlayBatch
-
-    opponents: list[Any] = []
-    for spec in specs or ["greedy"]:
-        if spec == "self":
-            opponents.append(SelfPlayBatch(pool, np.random.default_rng([args.seed, 7])))
-            continue
-        try:
-            opponents.append(kernel_agent(spec, rs))
-        except (UnsupportedRulesError, ValueError) as e:
-            raise SystemExit(f"--vec batched: opponent {spec!r}: {e}; use --vec dummy for it") from None
-    score = args.objective == "score"
-    potential = make_potential(args, rs) if args.shaping != "none" else None
-    return BatchedZilchVecEnv(rs, num_envs=args.n_envs, num_players=players, seed=args.seed,
-                              opponent=opponents, reward="score" if score else "win",
-                              turns=args.turns if score else None,
-                              reward_scale=args.reward_scale if score else 1.0, end_is_terminal=score,
-                              potential=potential, luck=args.shaping != "regret")
-
-
-def make_potential(args: Args, rs: Ruleset) -> Any:
-    """The shaping potential of ``--shaping`` (``agents.game_solver.WinPotential``): the stored game
-    table, or the game solved now (with a progress bar), with the turn cache of
-    ``--shaping-cache-mb``."""
-    from agents.game_solver import WinPotential
-    from zilch_env import UnsupportedRulesError
-
-    try:
-        potential = WinPotential(rs, per="turn" if args.shaping == "turns" else "decision")
-    except UnsupportedRulesError as e:
-        raise SystemExit(f"--shaping {args.shaping}: {e}") from None
-    potential.table.cache_mb = shaping_cache_mb(args.shaping_cache_mb)
-    return potential
-
-
-def shaping_cache_mb(asked: int) -> float:
-    """The turn cache of the shaping potential (``--shaping-cache-mb``): as asked, else
-    ``$ZILCH_WIN_CACHE_MB``, else a quarter of the available memory within [512, 4000] MB. A large
-    game (farkle has 722,402 situations) does not fit in the 512 MB that suits play, and a run that
-    drops solved turns solves them again when it meets them next."""
-    if asked > 0:
-        return float(asked)
-    if os.environ.get("ZILCH_WIN_CACHE_MB", "").strip():
-        from agents.game_solver import _cache_mb_default
-
-        return _cache_mb_default()
-    try:
-        avail = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 1e6
-    except (ValueError, OSError, AttributeError):  # not a POSIX system that says
-        return 512.0
-    return float(min(4000.0, max(512.0, avail / 4)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,14 +321,6 @@ from train.checkpoints import checkpoint_dir, new_state, resumed_state, save_che
 # The run
 
 
-def torch_settings(threads: int) -> None:
-    """torch's threads (``--threads``), and no argument checks in its distributions: the masked
-    categorical distributions are built from the policy's own logits at every step and several
-    times per minibatch, and checking them changes no value (the same run, a few percent faster)."""
-    import torch
-
-    torch.set_num_threads(threads)
-    torch.distributions.Distribution.set_default_validate_args(False)
 
 
 def seed_everything(seed: int, threads: int) -> None:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from zilch_env import Ruleset
 
-if TYPE_CHECKING:  # the Args dataclass of train/ppo.py
-    from train.ppo import Args
+if TYPE_CHECKING:  # the Args dataclass of train/args.py
+    from train.args import Args
 
 __all__ = ["evaluate_now", "final_evaluation", "write_readme", "shown", "rate", "stored_game_table"]
 
@@ -28,7 +28,7 @@ def rate(x: Any) -> float:
 
 def stored_game_table(rs: Ruleset) -> bool:
     """Whether ``optimal-win`` can play ``rs`` without solving first (its table is cached or shipped)."""
-    from agents.game_solver import load_game_table
+    from agents.solver.game import load_game_table
 
     try:
         return load_game_table(rs) is not None
@@ -107,7 +107,7 @@ def write_readme(out: Path, rs: Ruleset, state: dict[str, Any], summary: dict[st
     best = state.get("best") or {}
     rules = state["ruleset"]
     if rules.get("distribution") == "any":
-        title = (f"# {out.name}: PPO agent for any ruleset (the distribution `any` of zilch_env.distribution, "
+        title = (f"# {out.name}: PPO agent for any ruleset (the distribution `any` of zilch_env.rules.distribution, "
                  f"{rules['pool']} rulesets drawn with seed {rules['seed']}; evaluated on `{rs.name}`)")
     else:
         title = (f"# {out.name}: PPO agent for `{rs.name}` (objective {state['objective']}, "

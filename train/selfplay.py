@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import NUM_ACTIONS, GameState
-from zilch_env.observation import observe
+from zilch_env.envs.observation import observe
 
 __all__ = ["PolicySnapshot", "SelfPlayPool", "SelfPlayOpponent"]
 
@@ -163,7 +163,7 @@ class SelfPlayOpponent:
 
 class SelfPlayBatch:
     """The ``self`` opponent as a batch policy ``(obs, masks) -> actions`` for
-    :class:`zilch_env.vec_env.BatchedZilchVecEnv` (``--vec batched``).
+    :class:`zilch_env.envs.vec_env.BatchedZilchVecEnv` (``--vec batched``).
 
     A batch policy sees the observations of the games where it is to move, not which games they are,
     so it cannot keep one snapshot per game: each decision draws its snapshot from the pool anew

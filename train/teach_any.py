@@ -25,7 +25,7 @@ What it does
       (3,000 and 4,000 by default, targets of the distribution), two players and each player count
       of ``--players``, ``--overcoming-decisions`` a round, in games against the teacher, ``greedy``
       and itself. At the player counts of ``--solved-players`` (2 and 3), where
-      :mod:`agents.multi_solver` solves the rules (``zilch``, ``zonk``), the teacher is the solved game
+      :mod:`agents.solver.multi` solves the rules (``zilch``, ``zonk``), the teacher is the solved game
       of those players under overcoming itself (solved and cached on first use: minutes each); else
       the solved two-player game of those rules without overcoming
       (``WinTeacher(leader=True, overcoming=True)``): before the end a keep as in that game among the
@@ -58,7 +58,6 @@ commands appended), ``teach.json`` (every round), ``policy.onnx`` + ``policy.jso
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shlex
 import sys
@@ -100,7 +99,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="the targets of the overcoming lessons (each preset's game is solved there, cached)")
     p.add_argument("--solved-players", type=int, nargs="*", default=[2, 3],
                    help="player counts (2, 3) of the overcoming lessons taught by the solved game of those players "
-                        "under overcoming where agents.multi_solver solves the rules (solved and cached on first use, "
+                        "under overcoming where agents.solver.multi solves the rules (solved and cached on first use, "
                         "minutes each); the others by the two-player game without overcoming (none: all of them)")
     p.add_argument("--keep-decisions", type=int, default=120_000,
                    help="decisions per round on the pool's other rulesets (labelled by the network before teaching)")
@@ -127,7 +126,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name in ("rounds", "decisions", "multi_decisions", "max_decisions", "epochs", "batch_size", "n_envs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
-    from zilch_env.distribution import TARGETS
+    from zilch_env.rules.distribution import TARGETS
 
     bad = [t for t in args.overcoming_targets if t not in TARGETS]
     if bad:
@@ -141,7 +140,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args.solved_players = sorted(set(args.solved_players))
     bad = [n for n in args.solved_players if n not in (2, 3)]
     if bad:
-        p.error(f"--solved-players {' '.join(map(str, bad))}: 2 or 3 (agents.multi_solver solves those)")
+        p.error(f"--solved-players {' '.join(map(str, bad))}: 2 or 3 (agents.solver.multi solves those)")
     bad = [x for x in args.presets if x not in PRESETS]
     if bad:
         p.error(f"--presets {' '.join(bad)}: not presets; allowed are {', '.join(PRESETS)}")
@@ -151,11 +150,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def overcoming_teacher(rs: Any, players: int, solved_players: list[int], approximation: Any, cache_mb: float,
                        tables: dict[str, Any], progress: bool) -> tuple[Any, bool]:
     """The teacher of an overcoming lesson (``rs`` with overcoming on, ``players`` players): the solved
-    game of those players (``agents.multi_solver``, one table per rules in ``tables``) when ``players``
+    game of those players (``agents.solver.multi``, one table per rules in ``tables``) when ``players``
     is in ``solved_players`` and the solver solves the rules, else ``approximation`` (the two-player
     game's, ``WinTeacher(leader=True, overcoming=True)``); and whether it is the solved game."""
-    from agents.multi_solver import check_multi_supported, multi_key, solve_multi
-    from train.teach import WinTeacher
+    from agents.solver.multi import check_multi_supported, multi_key, solve_multi
+    from train.teacher import WinTeacher
     from zilch_env import UnsupportedRulesError
 
     if players not in solved_players:
@@ -174,7 +173,7 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
             offers: Any = None, offer_regret: float = 0.0, offers_only: bool = False) -> Any:
     """``decisions`` of ``policy`` on ``venv`` labelled by the network ``frozen`` (a
     ``train.selfplay.PolicySnapshot``): pseudo-regrets ``tau * (max legal logit - logit)``. With
-    ``offers`` (a :class:`zilch_env.kernel_agents.TableSet` of the venv's rulesets) and
+    ``offers`` (a :class:`zilch_env.players.kernel_agents.TableSet` of the venv's rulesets) and
     ``offer_regret`` > 0, a piggyback offer in a game whose rules have a table in the set is
     labelled by that table's choice instead: regret 0 for it, ``offer_regret`` for the other.
     ``offers_only`` keeps those offers alone (the other decisions are played, not kept)."""
@@ -183,7 +182,7 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
     if offers_only and not any(t is not None and rs.variants.piggyback for t, rs in zip(offers.tables, venv.rulesets)):
         raise ValueError("distill: offers_only, but no ruleset of the env has piggyback and a solved turn table")
     idle = 0  # steps without an offer kept (offers_only): a bound, not an endless loop
-    from zilch_env import _batched_kernels as K
+    from zilch_env.engine import layout as L
     from train.teach import Decisions
 
     obs_buf = np.empty((decisions, obs_size), np.float32)
@@ -197,10 +196,10 @@ def distill(venv: Any, policy: Callable, frozen: Any, decisions: int, tau: float
         r = tau * (z.max(axis=1, keepdims=True) - z)  # inf where illegal
         keep = np.arange(len(obs))
         if offers is not None and offer_regret > 0:
-            rows = np.flatnonzero((venv.games.phase == K.PIGGYBACK) & solved[venv.games.rule_ids])
+            rows = np.flatnonzero((venv.games.phase == L.PIGGYBACK) & solved[venv.games.rule_ids])
             if rows.size:
                 choice = venv.games.value_actions(offers)[rows]
-                r[rows[:, None], [K.A_FRESH, K.A_PIGGYBACK]] = offer_regret
+                r[rows[:, None], [L.A_FRESH, L.A_PIGGYBACK]] = offer_regret
                 r[rows, choice] = 0.0
             if offers_only:
                 keep = rows
@@ -229,12 +228,13 @@ def main(argv: list[str] | None = None) -> int:
     from agents.export import export, resolve_checkpoint, train_metadata
     from train.checkpoints import save_checkpoint
     from train.generalist import _opponent
-    from train.ppo import shaping_cache_mb, torch_settings
+    from train.args import shaping_cache_mb, torch_settings
     from train.report import write_readme
     from train.selfplay import PolicySnapshot
-    from train.teach import Decisions, WinTeacher, actor_parameters, argmax_policy, collect, fit, teacher_for
-    from zilch_env.distribution import sample_rules
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from train.teach import Decisions, actor_parameters, argmax_policy, collect, fit
+    from train.teacher import WinTeacher, teacher_for
+    from zilch_env.rules.distribution import sample_rules
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     torch_settings(1)
     torch.manual_seed(args.seed)
@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             piggy.append((f"{name} piggyback", pig_teacher, venv))
     over = []
     if args.overcoming_decisions:
-        from agents.game_solver import solve_game
+        from agents.solver.game import solve_game
 
         jobs = [(name, t) for name in args.presets for t in args.overcoming_targets]
         solved_tables: dict[str, Any] = {}
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     if teach_offers:  # of those, the piggyback rulesets the turn solver solves (every one has overrides)
         pig = [(d, t) for d, t in zip(draws, offers.tables) if d.ruleset.variants.piggyback and t is not None]
         if pig:
-            from zilch_env.kernel_agents import TableSet
+            from zilch_env.players.kernel_agents import TableSet
 
             offer_set = TableSet([t for _, t in pig])
             offer_env = BatchedZilchVecEnv([d.ruleset for d, _ in pig], num_envs=4 * args.n_envs,

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from zilch_env.engine import seed_arg  # noqa: F401  (the --seed type of every command)
+from zilch_env.engine.game import seed_arg  # noqa: F401  (the --seed type of every command)
 
 #: Subcommand modules, in the order ``zilch --help`` lists them.
 COMMANDS = ["rules", "score", "simulate", "solve", "advise", "eval", "play", "serve"]
@@ -77,7 +77,7 @@ def seconds_arg(text: str) -> float:
 
 
 def ruleset_from_args(args: argparse.Namespace):
-    from zilch_env.ruleset import load_ruleset, parse_overrides
+    from zilch_env.rules.load import load_ruleset, parse_overrides
 
     return load_ruleset(args.ruleset, parse_overrides(args.overrides))
 
@@ -85,7 +85,7 @@ def ruleset_from_args(args: argparse.Namespace):
 def main(argv: list[str] | None = None) -> int:
     import signal
 
-    from zilch_env.ruleset import RulesetError
+    from zilch_env.rules.schema import RulesetError
 
     # `zilch simulate | head` ends quietly; the old handler comes back when main returns, so a
     # program (or a test) that calls main in-process keeps its own SIGPIPE handling

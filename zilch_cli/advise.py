@@ -5,7 +5,7 @@ whether to bank or roll, and the expected value of every choice.
 optimum (:func:`agents.solver.solve_turn`): the expected points the turn ends with when the rest of it
 is played optimally. ``--objective win`` (the default when ``--score`` or ``--opponent`` is given)
 values each choice by the chance of winning a two-player game from the exact game table
-(:mod:`agents.game_solver`; built on first use): ``zilch advise --ruleset zonk --score 4200 --opponent
+(:mod:`agents.solver.game`; built on first use): ``zilch advise --ruleset zonk --score 4200 --opponent
 4800 --turn-total 350 --dice 1 1 5 3 4 2``. Each objective is one ``_advise_<objective>`` function
 returning the rows.
 """
@@ -94,7 +94,7 @@ def _run_win(rs, args: argparse.Namespace) -> int:
 
 def _advise_win(rs, args: argparse.Namespace) -> dict[str, Any]:
     """Every choice valued by the chance of winning the game, as plain data (best first)."""
-    from agents.game_solver import solve_game
+    from agents.solver.game import solve_game
 
     score = args.score or 0
     opp = args.opponent or 0
@@ -146,7 +146,7 @@ def _advise_win(rs, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _unit(rs) -> int:
-    from agents.game_solver import game_unit
+    from agents.solver.game import game_unit
 
     return game_unit(rs)
 
@@ -184,7 +184,7 @@ def _frozen_pass(rs, faces: list[int] | None, rolled: int) -> tuple[tuple[int, .
         if faces:
             raise ValueError("--frozen: dice frozen in a pass matter only under variants.pyramiding = true")
         return None
-    from agents._pyramid_turn import pass_graph
+    from agents.solver.turn_pyramid import pass_graph
 
     faces = faces or []
     bad = [f for f in faces if not 1 <= f <= 6]
@@ -204,7 +204,7 @@ def _frozen_pass(rs, faces: list[int] | None, rolled: int) -> tuple[tuple[int, .
 def _advise_turn(rs, args: argparse.Namespace) -> dict[str, Any]:
     """Every choice valued by the turn optimum, as plain data (best first)."""
     from agents.solver import solve_turn
-    from zilch_env.scoring import scoring_table
+    from zilch_env.rules.scoring import scoring_table
 
     zp = rs.variants.zilch_penalty
     streak = args.streak if (args.on_board and zp.count and zp.mode == "subtract") else None
@@ -217,7 +217,7 @@ def _advise_turn(rs, args: argparse.Namespace) -> dict[str, Any]:
     top = max((k.points for k in table.info(args.dice).keeps), default=0)
     frozen = _frozen_pass(rs, args.frozen, len(args.dice))
     if frozen is not None:
-        from agents._pyramid_turn import pass_graph
+        from agents.solver.turn_pyramid import pass_graph
 
         top = max(top, int(pass_graph(rs).k_pts.max()))
     sol = solve_turn(rs, args.on_board, reach=args.turn_total + top)

@@ -257,7 +257,7 @@ class TerminalGame:
             if line in ("q", "quit", "exit"):
                 raise Quit
             if line == "rules":
-                from zilch_env.text import rules_summary
+                from zilch_env.engine.text import rules_summary
 
                 self.console.print(rules_summary(self.table.ruleset))
                 continue

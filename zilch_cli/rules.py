@@ -21,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from zilch_env.ruleset import ruleset_to_toml
-    from zilch_env.text import rules_summary
+    from zilch_env.rules.load import ruleset_to_toml
+    from zilch_env.engine.text import rules_summary
 
     rs = ruleset_from_args(args)
     print(rules_summary(rs) if args.summary else ruleset_to_toml(rs), end="" if not args.summary else "\n")

@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from zilch_env.scoring import scoring_table
+    from zilch_env.rules.scoring import scoring_table
 
     rs = ruleset_from_args(args)
     if not 1 <= len(args.dice) <= rs.dice or any(not 1 <= d <= 6 for d in args.dice):

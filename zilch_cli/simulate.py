@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from zilch_env import GameState, GreedyMover
-    from zilch_env.text import narrate
+    from zilch_env.engine.text import narrate
 
     rs = ruleset_from_args(args)
     if not 1 <= args.players <= 6:

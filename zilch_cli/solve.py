@@ -4,10 +4,10 @@
 optimal expected points of one turn, the optimal long-run points per turn under a zilch-streak
 penalty, and the solve time, then the shape of the optimal policy: the turn total from which it banks
 with each number of dice left to roll, and the zilch odds. ``--objective win`` builds (or loads from
-the cache) the exact two-player game table of :mod:`agents.game_solver`, with a progress bar, and
+the cache) the exact two-player game table of :mod:`agents.solver.game`, with a progress bar, and
 prints the first player's chance of winning under optimal play, the solve's time and memory, and the
 win chances at a few scores; with ``--players 3``, or two players under ``overcoming``, the game of
-:mod:`agents.multi_solver` and every seat's chance. Each objective is one ``_solve_<objective>``
+:mod:`agents.solver.multi` and every seat's chance. Each objective is one ``_solve_<objective>``
 function returning plain data, printed by ``_print_<objective>`` or as JSON.
 """
 
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--force", action="store_true",
                    help="with --objective win: solve again even if the table is cached")
     p.add_argument("--players", type=int, choices=(2, 3), default=2,
-                   help="with --objective win: the players (3: agents.multi_solver, targets up to about 5,000; "
+                   help="with --objective win: the players (3: agents.solver.multi, targets up to about 5,000; "
                    "two under overcoming are solved there too)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(func=run)
@@ -74,7 +74,7 @@ def _run_win(rs, args: argparse.Namespace) -> int:
 
 def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:
     """The two-player game table (solved now or loaded), as plain data."""
-    from agents.game_solver import load_game_table, solve_game
+    from agents.solver.game import load_game_table, solve_game
 
     cached = not force and load_game_table(rs) is not None
     table = solve_game(rs, force=force, progress=progress)
@@ -90,8 +90,8 @@ def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:
 
 
 def _solve_multi(rs, players: int, force: bool, progress: bool) -> dict[str, Any]:
-    """The game of ``players`` players of :mod:`agents.multi_solver` (solved now or loaded), as plain data."""
-    from agents.multi_solver import load_multi_table, solve_multi
+    """The game of ``players`` players of :mod:`agents.solver.multi` (solved now or loaded), as plain data."""
+    from agents.solver.multi import load_multi_table, solve_multi
 
     cached = not force and load_multi_table(rs, players) is not None
     table = solve_multi(rs, players, force=force, progress=progress)

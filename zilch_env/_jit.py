@@ -1,6 +1,6 @@
 """How the engine's compiled code is compiled: one switch, read once at import.
 
-The small rule functions of :mod:`zilch_env.primitives` and the batched engine's helpers are
+The small rule functions of :mod:`zilch_env.rules.primitives` and the batched engine's helpers are
 ``numba.njit(inline=INLINE)``. Numba's own inlining (``"always"``, the default) makes the fused
 engine about twice as fast as leaving inlining to LLVM, and costs compile time: each kernel that
 calls them types their code again, about six times the compile time from an empty cache

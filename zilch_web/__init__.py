@@ -11,13 +11,13 @@
 * :mod:`zilch_web.app` — the FastAPI app: the JSON API and the phone pages in ``static/``.
 """
 
-from .table import Seat, Table, TableError, parse_players
+from zilch_web.table import Seat, Table, TableError, parse_players
 
 __all__ = ["Seat", "Table", "TableError", "create_app", "parse_players"]
 
 
 def create_app(*args, **kwargs):
     """:func:`zilch_web.app.create_app` (imported on use, so the terminal game needs no FastAPI)."""
-    from .app import create_app as _create
+    from zilch_web.app import create_app as _create
 
     return _create(*args, **kwargs)

@@ -61,16 +61,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError, keep_action, load_ruleset, mask_of
 
 # the request bodies and limits, and the rules pages, importable from here as before
-from .requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame,  # noqa: F401
-                          PlayerIn, RulesIn, SeatIn, check_strings)
-from .rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
-from .store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
-                    StoreUnavailable)
-from .live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
-from .levels import cpu_levels, default_cpu as default_cpu_for, level_label
-from .hint_worker import HintService
-from .limits import Limits, RateLimiter, Sweeper
-from .table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
+from zilch_web.requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame, PlayerIn, RulesIn, SeatIn, check_strings)
+from zilch_web.rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
+from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
+                             StoreUnavailable)
+from zilch_web.live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
+from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_label
+from zilch_web.hint_worker import HintService
+from zilch_web.limits import Limits, RateLimiter, Sweeper
+from zilch_web.table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
 
@@ -697,7 +696,7 @@ def _action_of(body: MoveIn, table: Table) -> int:
 
 
 def _get_key(rs: Ruleset, dotted: str) -> Any:
-    from zilch_env.ruleset import OPTIONAL_KEYS
+    from zilch_env.rules.schema import OPTIONAL_KEYS
 
     node: Any = rs.to_dict()
     for part in dotted.split("."):
@@ -710,7 +709,7 @@ def _get_key(rs: Ruleset, dotted: str) -> Any:
 def _parse(key: str, text: str) -> Any:
     """A ``set.KEY=VALUE`` query value as the command line's ``--set`` reads it; a value the TOML
     parser refuses to hold (an integer of more than 4,300 digits) is a RulesetError naming the key."""
-    from zilch_env.ruleset import parse_override_value
+    from zilch_env.rules.load import parse_override_value
 
     try:
         return parse_override_value(text)

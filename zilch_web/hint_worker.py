@@ -45,8 +45,8 @@ class HintFailed(RuntimeError):
 
 def _serve(conn: Any) -> None:  # pragma: no cover - runs in the worker process
     """The worker's loop: ``saved`` in, ``("ok", hint)`` or ``(kind, message)`` out."""
-    from .hints import HintUnavailable, hint_for
-    from .table import Table
+    from zilch_web.hints import HintUnavailable, hint_for
+    from zilch_web.table import Table
 
 
     try:
@@ -222,8 +222,8 @@ class HintService:
         self._lock = threading.Lock()
 
     def answer(self, table: Any) -> dict[str, Any]:
-        from .hints import HintUnavailable, add_win_chances, check_size, solve_key
-        from .requests_in import ApiError
+        from zilch_web.hints import HintUnavailable, add_win_chances, check_size, solve_key
+        from zilch_web.requests_in import ApiError
 
         try:
             check_size(table)

@@ -19,7 +19,7 @@ from typing import Any
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, Ruleset, UnsupportedRulesError, legal_keeps
 
-from .table import Table, agent_lock, cpu_agent
+from zilch_web.table import Table, agent_lock, cpu_agent
 
 
 class HintUnavailable(RuntimeError):
@@ -178,10 +178,10 @@ def add_win_chances(table: Table, hint: dict[str, Any]) -> dict[str, Any]:
 def _win_chances(table: Table) -> dict[int, float] | None:
     """The chance of winning after each legal action under optimal play by every player, from the
     solved game that ``optimal-win`` plays (the two-player game table; for three players, and two under
-    overcoming, :mod:`agents.multi_solver`'s game), where it is stored (never solved for a hint), at
+    overcoming, :mod:`agents.solver.multi`'s game), where it is stored (never solved for a hint), at
     a roll to keep from; None otherwise. The table is the one the Perfect CPU seat plays from: the
     hint asks the same shared agent (:func:`~zilch_web.table.cpu_agent`), so a server holds one copy."""
-    from .levels import has_game_table
+    from zilch_web.levels import has_game_table
 
     g, rs = table.state, table.ruleset
     if g.phase != Phase.KEEP or not has_game_table(rs, g.num_players):  # it knows which counts are solved

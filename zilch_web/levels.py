@@ -9,7 +9,7 @@ Medium    ``heuristic``                   the hand-written player (banks by tota
 Hard      ``ppo:checkpoints/<preset>``    the trained agent of the rules being played, else the
                                           agent trained on every ruleset (``ppo:checkpoints/any``)
 Perfect   ``optimal-win``                 the solved game's best move (two players; three, and
-                                          two under overcoming, where agents.multi_solver solved it)
+                                          two under overcoming, where agents.solver.multi solved it)
 ========  ==============================  ======================================================
 
 Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
@@ -85,9 +85,9 @@ def trained_agent_spec(ruleset: Ruleset) -> str | None:
 def has_game_table(ruleset: Ruleset, players: int = 2) -> bool:
     """Whether the exact game of these rules and ``players`` players is stored (cached or shipped), so
     that ``optimal-win`` plays at once instead of solving the game for minutes first
-    (:func:`agents.game_solver.solved_game_stored`)."""
+    (:func:`agents.solver.game.solved_game_stored`)."""
     try:
-        from agents.game_solver import solved_game_stored
+        from agents.solver.game import solved_game_stored
     except ImportError:  # pragma: no cover - the solvers ship with the package
         return False
     return solved_game_stored(ruleset, players)

@@ -8,8 +8,8 @@ import html
 from typing import Any
 
 from zilch_env import Ruleset
-from zilch_env.ruleset import ruleset_to_toml
-from zilch_env.text import rules_summary
+from zilch_env.rules.load import ruleset_to_toml
+from zilch_env.engine.text import rules_summary
 
 
 def _page(title: str, body: str) -> str:
@@ -22,7 +22,7 @@ def _page(title: str, body: str) -> str:
 
 
 def _rules_html(rs: Ruleset, back: str) -> str:
-    """The rules page: the scoring table (:func:`scoring_html`), :func:`~zilch_env.text.rules_summary`
+    """The rules page: the scoring table (:func:`scoring_html`), :func:`~zilch_env.engine.text.rules_summary`
     as a list, and the full ruleset file."""
     lines = rules_summary(rs).split("\n")
     items = "".join(f"<li>{html.escape(x)}</li>" for x in lines[1:])

@@ -38,7 +38,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from .table import CorruptGameError, Table
+from zilch_web.table import CorruptGameError, Table
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (

@@ -44,11 +44,11 @@ from zilch_env import (
     scoring_table,
     split_keep_action,
 )
-from zilch_env.engine import CHALLENGE_ZILCH_COST
-from zilch_env.ruleset import ruleset_from_dict
-from zilch_env.scoring import bonus_of
+from zilch_env.engine.game import CHALLENGE_ZILCH_COST
+from zilch_env.rules.load import ruleset_from_dict
+from zilch_env.rules.scoring import bonus_of
 
-from .dice import KEYED, NUMPY, KeyedTableDice, NumpyTableDice, StoredRolls, dice_for  # noqa: F401
+from zilch_web.dice import KEYED, NUMPY, KeyedTableDice, NumpyTableDice, StoredRolls, dice_for  # noqa: F401
 
 #: The agent spec behind a bare ``cpu`` seat where no trained agent plays the rules (neither their
 #: own nor the agent for any ruleset; where one does, :func:`zilch_web.levels.default_cpu` gives it:
@@ -185,7 +185,7 @@ def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU, strict: b
             spec = s.cpu or ""
             name = f"CPU {k}" if n_anon > 1 else "CPU"
             if spec != default_spec and n_anon == 1:
-                from .levels import level_label
+                from zilch_web.levels import level_label
 
                 name = f"CPU ({level_label(spec) or spec})"[:MAX_NAME]
         if len(name) > MAX_NAME:
@@ -280,7 +280,7 @@ class Table:
         """``dice``: the dice kind (:data:`~zilch_web.dice.KEYED` for every new game); ``rolls``: a
         stored game's rolls to replay first (:class:`~zilch_web.dice.StoredRolls`); ``check_names``:
         False when rebuilding a stored game, whose names were checked when it was made."""
-        from .levels import default_cpu
+        from zilch_web.levels import default_cpu
 
         self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         self.seats = name_seats(seats, default_cpu(self.ruleset), strict=check_names)

@@ -42,13 +42,13 @@ Results per table and agent
     (turns ended by a zilch, per turn); mean game length in turns (all players' turns). The games of
     one deal are not independent: an agent's results in its seat orders are negatively correlated
     when the luck cancels. The report gives each rate's design effect (its variance against that of
-    independent games; :func:`agents.stats.design_effect`), and the intervals use the effective
-    number of games ``n / max(1, design effect)`` (:func:`agents.stats.clustered_wilson`): never
+    independent games; :func:`agents.evaluate.stats.design_effect`), and the intervals use the effective
+    number of games ``n / max(1, design effect)`` (:func:`agents.evaluate.stats.clustered_wilson`): never
     narrower than Wilson's interval for independent games, wider if the games of a deal ever pull
     together. Means per turn are clustered by deal.
 
 Luck-adjusted results (``--luck``)
-    In two-player games of rules the exact game solver handles (:mod:`agents.game_solver`) the
+    In two-player games of rules the exact game solver handles (:mod:`agents.solver.game`) the
     luck of the dice can be taken out of each game's result exactly, as GNU Backgammon's
     luck-adjusted results do. From seat 0's side, with ``V`` its optimal win chance in a state
     (the mover's table value, or one minus it; the result once the game is over) and ``Q`` the
@@ -63,13 +63,13 @@ Luck-adjusted results (``--luck``)
     values there (each side's regrets against optimal play). Seat 1's adjusted result is one minus
     seat 0's. The report gives each agent's mean adjusted share with Student's t 95% interval over
     the deals (adjusted results are not confined to [0, 1], so no Wilson interval;
-    :func:`agents.stats.cluster_mean`) and ``luck_sd_reduction``, the standard deviation of the
+    :func:`agents.evaluate.stats.cluster_mean`) and ``luck_sd_reduction``, the standard deviation of the
     per-deal raw share over that of the adjusted one (a reduction ``k`` is worth ``k**2`` times
     the games). Every state of such a game is one the table values: race turns, the last turns
     after the target, the second player's turn of ``finish_round`` and tie-break turns; forced
     moves add nothing. The rules the solver does not model (the variants ``piggyback``,
     ``challenge``, ``overcoming`` and ``pyramiding``, and the others
-    :func:`agents.game_solver.check_supported` names) have no table, so no adjustment. The only inexactness is the table's: float32 values
+    :func:`agents.solver.game.check_supported` names) have no table, so no adjustment. The only inexactness is the table's: float32 values
     (about 3e-8) and leads beyond the largest one tracked valued as it (below 1e-9).
 
     ``--luck auto`` (the default) adjusts when the game has two players and the rules' table is
@@ -85,7 +85,7 @@ Luck-adjusted results (``--luck``)
     workers).
 
 Ratings
-    Bradley-Terry maximum likelihood on the Elo scale (:func:`agents.stats.bradley_terry`) from every
+    Bradley-Terry maximum likelihood on the Elo scale (:func:`agents.evaluate.stats.bradley_terry`) from every
     game of every table: in a game each winner beats each non-winner, winners draw with each other
     (half a win each), and two non-winners of an N-player game tell nothing about each other. The
     agent ``random`` is rated 0 when it plays (``--anchor`` picks another), otherwise the mean is 1500.
@@ -101,10 +101,10 @@ Solo measure
     of score, so a ``zilch_penalty`` counts. Compared with the exact optimum of the turn,
     ``agents.solver.solve_turn(ruleset).points_per_turn`` (the long-run mean points per turn of the
     best turn policy), as a ratio with a 95% interval from the central limit theorem, clustered by
-    game (:func:`agents.stats.ratio_mean`).
+    game (:func:`agents.evaluate.stats.ratio_mean`).
 
 Engines
-    A table whose agents the batched engine (:mod:`zilch_env.batched`) plays in its compiled kernels,
+    A table whose agents the batched engine (:mod:`zilch_env.engine.batched`) plays in its compiled kernels,
     greedy, random and optimal-turn players (:func:`kernel_agent`), runs there, tens of times faster,
     with the same deals: its slot dice are the ones :class:`DealDice` rolls, so greedy and
     optimal-turn games are the same move for move on both engines (tested); its random players draw
@@ -117,7 +117,7 @@ Workers and determinism
     method; every worker builds the agents from their specs), and reduced in deal order. Every game
     depends only on the seed, the deal, the seat order and the engine, so the results are identical
     for a given seed whatever the number of workers. ``--ray`` runs the same chunks as Ray tasks
-    (:mod:`agents.ray_eval`: a local Ray, or a cluster with ``--address``), with the same results.
+    (:mod:`agents.evaluate.ray_eval`: a local Ray, or a cluster with ``--address``), with the same results.
 
 Output
     A table on the terminal; with ``--out DIR``: ``report.md``, ``report.json`` and the plots
@@ -132,91 +132,15 @@ Output
 
 from __future__ import annotations
 
-from .config import (  # noqa: F401
-    BATCH_CHUNK_DEALS,
-    CHUNK_DEALS,
-    DEFAULT_WORKERS,
-    ENGINES,
-    EvalConfig,
-    LUCK_MODES,
-    MAX_DECISIONS,
-    REPORT_FORMAT,
-    SOLO_CHUNK_GAMES,
-    SOLO_MAX_TURNS,
-    WORKER_START_TIMEOUT,
-)
-from .dice import (  # noqa: F401
-    _POW6,
-    _SLOT_ROLLS,
-    deal_game,
-    deal_key,
-    distinct_orders,
-    expand_orders,
-    order_kind,
-    ORDER_KINDS,
-    AUTO_PERMUTATIONS_UP_TO,
-    DealCodes,
-    DealDice,
-    decision_keys,
-    seat_orders,
-    seat_rng,
-    solo_rng,
-)
-from .luck import (  # noqa: F401
-    _LUCK_TABLES,
-    _play_luck,
-    luck_table,
-)
-from .play import (  # noqa: F401
-    _Context,
-    _kernel_or_none,
-    _labels,
-    _play,
-    _play_batch_chunk,
-    _play_solo_chunk,
-    _play_table_chunk,
-    _run_task,
-    INTERACTION_VARIANTS,
-    solo_ruleset,
-    turn_optimum,
-)
-from .pool import (  # noqa: F401
-    _init_worker,
-    _Progress,
-    _Runner,
-    _warm_kernels,
-    _WORKER,
-    _worker_task,
-)
-from .run import (  # noqa: F401
-    _check,
-    _merge_solo,
-    _run_solo,
-    evaluate,
-)
-from .report import (  # noqa: F401
-    _ci95,
-    _ci_text,
-    _fmt,
-    _has_luck,
-    _json_default,
-    _nested,
-    _num,
-    _rate,
-    _row_cells,
-    _sortable,
-    LUCK_COLUMNS,
-    LUCK_COLUMNS_SHORT,
-    Report,
-    RESULT_COLUMNS,
-)
-from .cli import (  # noqa: F401
-    _quote,
-    add_arguments,
-    main,
-    run_from_args,
-)
-from ..base import kernel_agent  # noqa: F401  (the one answer to "can the fast engine play it")
+from agents.evaluate.config import (BATCH_CHUNK_DEALS, CHUNK_DEALS, DEFAULT_WORKERS, ENGINES, EvalConfig, LUCK_MODES, MAX_DECISIONS, REPORT_FORMAT, SOLO_CHUNK_GAMES, SOLO_MAX_TURNS, WORKER_START_TIMEOUT)
+from agents.evaluate.dice import (_POW6, _SLOT_ROLLS, deal_game, deal_key, distinct_orders, expand_orders, order_kind, ORDER_KINDS, AUTO_PERMUTATIONS_UP_TO, DealCodes, DealDice, decision_keys, seat_orders, seat_rng, solo_rng)
+from agents.evaluate.luck import _LUCK_TABLES, _play_luck, luck_table
+from agents.evaluate.play import (_Context, _kernel_or_none, _labels, _play, _play_batch_chunk, _play_solo_chunk, _play_table_chunk, _run_task, INTERACTION_VARIANTS, solo_ruleset, turn_optimum)
+from agents.evaluate.pool import _init_worker, _Progress, _Runner, _warm_kernels, _WORKER, _worker_task
+from agents.evaluate.run import _check, _merge_solo, _run_solo, evaluate
+from agents.evaluate.report import (_ci95, _ci_text, _fmt, _has_luck, _json_default, _nested, _num, _rate, _row_cells, _sortable, LUCK_COLUMNS, LUCK_COLUMNS_SHORT, Report, RESULT_COLUMNS)
+from agents.evaluate.cli import _quote, add_arguments, main, run_from_args
+from agents.base import kernel_agent  # noqa: F401  (the one answer to "can the fast engine play it")
 
 __all__ = [
     'EvalConfig', 'Report', 'evaluate', 'seat_orders', 'order_kind', 'distinct_orders', 'expand_orders', 'ORDER_KINDS', 'DealCodes', 'DealDice', 'deal_game', 'deal_key', 'seat_rng', 'decision_keys', 'kernel_agent', 'turn_optimum', 'luck_table', 'LUCK_MODES', 'add_arguments', 'run_from_args', 'main',

@@ -7,11 +7,11 @@ import argparse
 import sys
 
 from zilch_env import load_ruleset, Ruleset
-from zilch_env.engine import seed_arg
+from zilch_env.engine.game import seed_arg
 
-from .config import DEFAULT_WORKERS, ENGINES, EvalConfig, LUCK_MODES
-from .dice import ORDER_KINDS
-from .run import evaluate
+from agents.evaluate.config import DEFAULT_WORKERS, ENGINES, EvalConfig, LUCK_MODES
+from agents.evaluate.dice import ORDER_KINDS
+from agents.evaluate.run import evaluate
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -66,7 +66,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
     """Run an evaluation from parsed arguments; returns the exit status."""
-    from ..base import AgentSpecError, agent_names
+    from agents.base import AgentSpecError, agent_names
 
     if args.list_agents:
         names = agent_names()
@@ -108,7 +108,8 @@ def _quote(a: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from zilch_env.ruleset import RulesetError, parse_overrides
+    from zilch_env.rules.schema import RulesetError
+    from zilch_env.rules.load import parse_overrides
 
     p = argparse.ArgumentParser(
         prog="python -m agents.evaluate",

@@ -87,7 +87,7 @@ class EvalConfig:
     impossible), ``off``, or ``auto``: for two players when a game table is stored for the rules
     (never solved here), in the tables the batched engine does not play."""
     ray: bool = False
-    """Run the chunks as Ray tasks (:mod:`agents.ray_eval`) instead of ``workers`` processes; the
+    """Run the chunks as Ray tasks (:mod:`agents.evaluate.ray_eval`) instead of ``workers`` processes; the
     results are the same."""
     address: str | None = None
     """With ``ray``: the Ray cluster to use; None starts a local Ray with ``workers`` CPUs."""

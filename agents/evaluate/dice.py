@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 
 from zilch_env import GameState, RandomDice, Ruleset
-from zilch_env.engine import sorted_rolls_by_code
-from zilch_env.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
+from zilch_env.engine.game import sorted_rolls_by_code
+from zilch_env.engine.splitmix import (GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array)
 
 
 #: The kinds of seat orders: ``auto`` is :data:`AUTO_PERMUTATIONS_UP_TO` players or fewer played in
@@ -110,7 +110,7 @@ class DealCodes:
     """The codes of one deal's turn slots, computed a page of :attr:`PAGE_TURNS` turns of every seat at
     a time and shared by the deal's games. Slot ``(s, t, r)``, the r-th roll of the t-th turn of seat s,
     has the code ``mix64(key + (((s << 40) | (t << 16) | r) + 1) * golden) mod 6**6`` (SplitMix64),
-    the slot dice of the batched engine (:class:`zilch_env.batched.KeyedSlotDice`), so that both
+    the slot dice of the batched engine (:class:`zilch_env.engine.batched.KeyedSlotDice`), so that both
     engines deal the same dice."""
 
     PAGE_TURNS = 16
@@ -150,7 +150,7 @@ class DealDice(RandomDice):
     dice turn by turn, the correlation is negative, and most of the luck cancels (the figures:
     ``docs/benchmarks.md``, "Common random numbers").
 
-    These are the dice of :class:`zilch_env.batched.KeyedSlotDice` with the same key, roll for roll
+    These are the dice of :class:`zilch_env.engine.batched.KeyedSlotDice` with the same key, roll for roll
     (tested), so a table plays the same deals in either engine; this class is the fast form for many
     games (pages of codes shared by a deal instead of one hash per roll and a table per game). Like
     it, it is a slot dice source (``by_slot``): the game asks for each roll by its slot. A copy

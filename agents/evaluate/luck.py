@@ -13,7 +13,7 @@ import numpy as np
 
 from zilch_env import GameState, IllegalActionError, Policy, Ruleset
 
-from .config import MAX_DECISIONS
+from agents.evaluate.config import MAX_DECISIONS
 
 
 #: The luck adjustment's table, kept between evaluations in one process (``train/ppo.py``'s periodic
@@ -28,7 +28,7 @@ def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
     takes minutes, which an evaluation never spends unasked."""
     from zilch_env import UnsupportedRulesError
 
-    from ..game_solver import check_supported, load_game_table
+    from agents.solver.game import check_supported, load_game_table
 
     if players != 2:
         return None, (f"luck adjustment needs two-player games (the exact game table solves those), "
@@ -37,7 +37,7 @@ def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
         check_supported(ruleset)
     except UnsupportedRulesError as e:
         return None, f"the game solver does not handle these rules, so there is no table to adjust with: {e}"
-    from ..game_solver import ruleset_key
+    from agents.solver.game import ruleset_key
 
     key = ruleset_key(ruleset)
     table = _LUCK_TABLES.get(key)

@@ -12,12 +12,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from zilch_env import GameState, IllegalActionError, Policy, Ruleset, UnsupportedRulesError
+from zilch_env import GameState, IllegalActionError, Policy, Ruleset, UnsupportedRulesError, load_ruleset
 
-from ..base import kernel_agent
-from .config import MAX_DECISIONS, SOLO_MAX_TURNS
-from .dice import deal_game, deal_key, DealCodes, decision_keys, seat_rng, solo_rng
-from .luck import _play_luck, luck_table
+from agents.base import kernel_agent
+from agents.evaluate.config import MAX_DECISIONS, SOLO_MAX_TURNS
+from agents.evaluate.dice import deal_game, deal_key, DealCodes, decision_keys, seat_rng, solo_rng
+from agents.evaluate.luck import _play_luck, luck_table
 
 
 #: Variants that act between players' turns; the solo measure switches them off (see solo_ruleset).
@@ -30,7 +30,7 @@ def solo_ruleset(ruleset: Ruleset) -> Ruleset:
     piggyback on or have to overcome their own last turn, which is no turn of the real game, and the
     exact turn optimum is that of a fresh turn."""
     on = {f"variants.{v}": False for v in INTERACTION_VARIANTS if getattr(ruleset.variants, v)}
-    return ruleset.replace(on) if on else ruleset
+    return load_ruleset(ruleset, on) if on else ruleset
 
 
 def turn_optimum(ruleset: Ruleset) -> tuple[float | None, str]:
@@ -59,7 +59,7 @@ class _Context:
 
     def __init__(self, ruleset: Ruleset, specs: Sequence[str | Policy], seed: int,
                  agents: Sequence[Policy] | None = None, luck: Any = None):
-        from ..base import make_agent
+        from agents.base import make_agent
 
         self._luck = luck
         self.ruleset = ruleset
@@ -83,7 +83,7 @@ class _Context:
     def solo_agent(self, i: int) -> Policy:
         """Entrant ``i`` for the one-player games: built for :func:`solo_ruleset` when that differs
         from the ruleset (an agent playing ``overcoming`` would otherwise try to beat its own last turn)."""
-        from ..base import make_agent
+        from agents.base import make_agent
 
         if self.solo_ruleset is self.ruleset:
             return self.agents[i]
@@ -209,7 +209,7 @@ def _play_batch_chunk(ctx: _Context, table: tuple[int, ...], orders: list[tuple[
                       kernel_agents: Sequence[Any]) -> dict[str, np.ndarray]:
     """Deals ``d0 .. d1-1`` of one table on the batched engine: the same deals (keys, slot dice) and
     seat orders as :func:`_play_table_chunk`, many games at once; the same arrays out."""
-    from ..tournament import play_games
+    from agents.evaluate.tournament import play_games
 
     n, m = len(table), len(orders)
     seed = ctx.seed

@@ -1,7 +1,7 @@
 """The worker pool and the progress bar.
 
 Chunks of work run in ``spawn`` worker processes (or, with ``ray``, as Ray tasks through
-:mod:`agents.ray_eval`) and come back in order; the progress bar counts games as chunks finish.
+:mod:`agents.evaluate.ray_eval`) and come back in order; the progress bar counts games as chunks finish.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import numpy as np
 
 from zilch_env import Policy, Ruleset
 
-from .config import WORKER_START_TIMEOUT
-from .play import _Context, _run_task
+from agents.evaluate.config import WORKER_START_TIMEOUT
+from agents.evaluate.play import _Context, _run_task
 
 
 _WORKER: _Context | None = None
@@ -24,9 +24,9 @@ _WORKER: _Context | None = None
 
 def _warm_kernels(ruleset: Ruleset) -> None:
     """Compile (or load from numba's cache) the batched engine's kernels: one tiny game."""
-    from zilch_env.batched import KernelAgent
+    from zilch_env.engine.batched import KernelAgent
 
-    from ..tournament import play_games
+    from agents.evaluate.tournament import play_games
 
     play_games(ruleset, [KernelAgent("random")] * 2, np.zeros((1, 2), np.int64), seed=0, dice_slots=True)
 

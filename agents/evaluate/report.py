@@ -14,10 +14,10 @@ import numpy as np
 
 from zilch_env import Policy, Ruleset
 
-from ..stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
-from .dice import order_kind
-from .config import EvalConfig, REPORT_FORMAT
-from .play import INTERACTION_VARIANTS
+from agents.evaluate.stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
+from agents.evaluate.dice import order_kind
+from agents.evaluate.config import EvalConfig, REPORT_FORMAT
+from agents.evaluate.play import INTERACTION_VARIANTS
 
 
 def _rate(x: np.ndarray, min_deff: float = 1.0) -> dict[str, float]:
@@ -28,7 +28,7 @@ def _rate(x: np.ndarray, min_deff: float = 1.0) -> dict[str, float]:
 
 def _deal_mean(x: np.ndarray) -> dict[str, Any]:
     """The mean of outcomes shaped ``(deals, seat orders)`` with Student's t 95% interval over the
-    per-deal means (:func:`agents.stats.cluster_mean`; None bounds with one deal)."""
+    per-deal means (:func:`agents.evaluate.stats.cluster_mean`; None bounds with one deal)."""
     cm = cluster_mean(x)
     return {"rate": cm.mean, "low": _num(cm.low), "high": _num(cm.high), "stderr": _num(cm.stderr),
             "deals": cm.clusters}

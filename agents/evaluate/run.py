@@ -13,12 +13,12 @@ import numpy as np
 
 from zilch_env import load_ruleset, Ruleset
 
-from .config import BATCH_CHUNK_DEALS, CHUNK_DEALS, ENGINES, EvalConfig, LUCK_MODES, SOLO_CHUNK_GAMES, SOLO_MAX_TURNS
-from .dice import distinct_orders, expand_orders, order_kind, seat_orders
-from .luck import luck_table
-from .play import _kernel_or_none, _labels, solo_ruleset, turn_optimum
-from .pool import _Progress, _Runner
-from .report import Report
+from agents.evaluate.config import (BATCH_CHUNK_DEALS, CHUNK_DEALS, ENGINES, EvalConfig, LUCK_MODES, SOLO_CHUNK_GAMES, SOLO_MAX_TURNS)
+from agents.evaluate.dice import distinct_orders, expand_orders, order_kind, seat_orders
+from agents.evaluate.luck import luck_table
+from agents.evaluate.play import _kernel_or_none, _labels, solo_ruleset, turn_optimum
+from agents.evaluate.pool import _Progress, _Runner
+from agents.evaluate.report import Report
 
 
 def _check(cfg: EvalConfig, n_agents: int) -> None:
@@ -64,7 +64,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     _check(cfg, len(specs))
     # Resolve every spec here first, so a bad one fails now, with its message, not in a worker
     # (one worker plays with these very agents; a pool's workers build their own).
-    from ..base import make_agent
+    from agents.base import make_agent
 
     agents = [make_agent(s, rs) for s in specs]
     anchor = None
@@ -117,7 +117,7 @@ def evaluate(config: EvalConfig | None = None, *, progress: bool = False, **kw: 
     bar.add("start", "starting Ray" if cfg.ray else f"starting {cfg.workers} worker{'s' * (cfg.workers > 1)}", None)
     try:
         if cfg.ray:  # the same tasks as Ray tasks (Ray is imported there only)
-            from ..ray_eval import RayRunner
+            from agents.evaluate.ray_eval import RayRunner
 
             runner = RayRunner(rs, specs, cfg.seed, cfg.workers, kernels="batched" in engines.values(),
                                address=cfg.address)

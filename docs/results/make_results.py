@@ -58,7 +58,7 @@ def turn_optima() -> Path:
 
 
 def first_player() -> Path:
-    from agents.game_solver import load_game_table
+    from agents.solver.game import load_game_table
 
     rows = []
     for p in PRESETS:
@@ -66,7 +66,7 @@ def first_player() -> Path:
         if table is None:
             rows.append([p, "", "no shipped table", f"zilch solve --ruleset {p} --objective win"])
             continue
-        rows.append([p, f"{table.first_player_win:.6f}", "agents/game_tables (shipped)",
+        rows.append([p, f"{table.first_player_win:.6f}", "agents/solver/game_tables (shipped)",
                      f"zilch solve --ruleset {p} --objective win"])
     return write("first_player.csv", ["preset", "first_player_optimal_win", "source", "command"], rows)
 
@@ -74,7 +74,7 @@ def first_player() -> Path:
 def published() -> Path:
     """Every published exact value this project reproduces (docs/published.md): source, rules file,
     published value, this project's, the difference, and the command that computes it again."""
-    from agents.game_solver import solve_game
+    from agents.solver.game import solve_game
     from agents.solver import solve_turn
     from zilch_env import load_ruleset
 
@@ -84,10 +84,10 @@ def published() -> Path:
     rows.append(["Busche (2010) Maximizing Expected Scores in the Game of Zilch, mattbusche.org",
                  playr, "points per turn, optimal streak-dependent play", "620.855", f"{ppt:.6f}",
                  f"{ppt - 620.855:+.6f}", f"zilch solve --ruleset {playr}"])
-    # solve_game reads the shipped table (agents/game_tables) when there is one: no solve
+    # solve_game reads the shipped table (agents/solver/game_tables) when there is one: no solve
     win = solve_game("cardgames", progress=False).first_player_win
     rows.append(["domsleee/farkle README (cardgames.io Farkle), github.com/domsleee/farkle",
-                 "zilch_env/presets/cardgames.toml", "first player's win chance, both optimal",
+                 "zilch_env/rules/presets/cardgames.toml", "first player's win chance, both optimal",
                  "0.533 (53.3%)", f"{win:.6f}", f"{win - 0.533:+.6f}",
                  "zilch solve --ruleset cardgames --objective win"])
     return write("published.csv", ["source", "rules_file", "value", "published", "this_project",

@@ -46,7 +46,7 @@ def exported(trained) -> Path:
 
 def test_json_beside_the_onnx(exported, trained):
     meta = json.loads(exported.with_suffix(".json").read_text())
-    from zilch_env.observation import OBS_SIZE, OBS_VERSION
+    from zilch_env.envs.observation import OBS_SIZE, OBS_VERSION
 
     assert meta["ruleset"] == json.loads(json.dumps(load_ruleset("zonk").to_dict()))
     assert meta["obs_version"] == OBS_VERSION and meta["obs_size"] == OBS_SIZE
@@ -98,7 +98,7 @@ def test_refuses_other_rules_and_layouts(exported, tmp_path):
     with pytest.raises(PolicyMismatchError, match="farkle"):
         make_agent(f"ppo:{exported}", "farkle")
     # a renamed copy of the same rules is the same game
-    make_agent(f"ppo:{exported}", load_ruleset("zonk").replace({"name": "my-zonk"}))
+    make_agent(f"ppo:{exported}", load_ruleset(load_ruleset("zonk"), {"name": "my-zonk"}))
     other = tmp_path / "policy.onnx"
     shutil.copy(exported, other)
     meta = json.loads(exported.with_suffix(".json").read_text())

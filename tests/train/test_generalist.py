@@ -82,13 +82,13 @@ def test_generalist_eval_reports_on_a_tiny_budget(tmp_path):
 
 
 def test_generalist_eval_solved_reference_rows_and_column():
-    """--solved plays optimal-win where agents.multi_solver solves the row's game (three players, or two under
+    """--solved plays optimal-win where agents.solver.multi solves the row's game (three players, or two under
     overcoming), and the table then carries that column, '-' elsewhere."""
     from train import generalist_eval
-    from zilch_env.distribution import held_out_rules, variant_rules
+    from zilch_env.rules.distribution import held_out_rules, variant_rules
 
     rows = [d.label for d in held_out_rules() + variant_rules() if generalist_eval.solvable(d)]
-    # zonk at three players to 7,000 is beyond the solver's budget (agents.multi_solver.MAX_ROWS)
+    # zonk at three players to 7,000 is beyond the solver's budget (agents.solver.multi.MAX_ROWS)
     assert rows == ["zilch 3p target=3500 variants.overcoming=True", "zonk 2p overcoming"]
     s = {"mean": 0.34, "low": 0.33, "high": 0.35}
     res = {"agent": "a", "command": "c", "seconds": 60.0,
@@ -132,10 +132,10 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
 
 
 def test_the_overcoming_lesson_is_taught_by_the_solved_game_where_there_is_one(monkeypatch):
-    """An overcoming lesson of 2 or 3 players (--solved-players) under rules agents.multi_solver solves is
+    """An overcoming lesson of 2 or 3 players (--solved-players) under rules agents.solver.multi solves is
     taught by that solved game, one table per rules (zonk20k at a lesson's target is zonk); other
     player counts and rules keep the two-player game's approximation."""
-    from agents import multi_solver
+    from agents.solver import multi as multi_solver
     from train import teach_any
     from zilch_env import load_ruleset
 
@@ -181,10 +181,10 @@ def test_turn_returns_cut_only_the_shaped_games():
     not cut at each turn (the earlier turns would never see the result)."""
     import numpy as np
 
-    from agents.win_shaping import RulesPotential
+    from agents.solver.win_shaping import RulesPotential
     from train.wrappers import turn_returns
     from zilch_env import load_ruleset
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     class Half:
         def __call__(self, games, rows, seats):
@@ -215,10 +215,11 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
     from agents.base import kernel_agent
     from train.teach_any import distill
     from zilch_env import NUM_ACTIONS, load_ruleset
-    from zilch_env import _batched_kernels as K
-    from zilch_env.kernel_agents import TableSet
-    from zilch_env.observation import _AT
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from zilch_env.engine import kernels as K
+    from zilch_env.engine import layout as L
+    from zilch_env.players.kernel_agents import TableSet
+    from zilch_env.envs.observation import _AT
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     class Flat:  # the network before teaching: every legal action alike
         def logits(self, obs):
@@ -239,18 +240,18 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
         d = distill(venv, policy, Flat(), 3000, 1e-3, venv.observation_space.shape[0], offers, 0.01)
         at = d.obs[:, offer_at] == 1
         assert at.sum() > 20
-        pair = d.regret[at][:, [K.A_FRESH, K.A_PIGGYBACK]].astype(float)
+        pair = d.regret[at][:, [L.A_FRESH, L.A_PIGGYBACK]].astype(float)
         if table is None:  # pyramiding: the turn solver does not solve it, the network labels
             assert (pair == 0).all()
         else:
             assert np.allclose(np.sort(pair, axis=1), [0, 0.01], atol=1e-4)
             assert 0 < np.argmin(pair, axis=1).mean() < 1  # offers taken and offers left
-        assert (d.regret[~at][:, K.A_PIGGYBACK] == np.inf).all()
+        assert (d.regret[~at][:, L.A_PIGGYBACK] == np.inf).all()
         if table is not None:  # the offers alone
             only = distill(venv, policy, Flat(), 200, 1e-3, venv.observation_space.shape[0], offers, 0.01,
                            offers_only=True)
             assert len(only) == 200 and (only.obs[:, offer_at] == 1).all()
-            assert np.allclose(np.sort(only.regret[:, [K.A_FRESH, K.A_PIGGYBACK]].astype(float), axis=1), [0, 0.01],
+            assert np.allclose(np.sort(only.regret[:, [L.A_FRESH, L.A_PIGGYBACK]].astype(float), axis=1), [0, 0.01],
                                atol=1e-4)
     with pytest.raises(ValueError, match="offers_only needs"):
         distill(venv, policy, Flat(), 10, 1e-3, venv.observation_space.shape[0], offers_only=True)

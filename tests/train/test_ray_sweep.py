@@ -1,5 +1,5 @@
 """train/sweep.py without Ray: the grid's checks, the trials and their arguments, resuming's record.
-(The sweep on a local Ray, interrupted and restarted, is in tests/agents/test_ray.py, which starts one
+(The sweep on a local Ray, interrupted and restarted, is in tests/agents/evaluate/test_ray.py, which starts one
 local Ray for all the Ray tests.) Under a second together."""
 
 from __future__ import annotations

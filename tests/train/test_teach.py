@@ -26,7 +26,7 @@ def tiny(out: Path, *extra: str) -> list[str]:
 def paired_games(rs, n: int, seed: int):
     """``n`` games of the batched engine and the same ``n`` single-engine games: the same dice."""
     from zilch_env import GameState
-    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+    from zilch_env.engine.batched import BatchedGames, KeyedDice, stream_keys
 
     keys = stream_keys(seed, n)
     return BatchedGames(rs, n, 2, dice_keys=keys), [GameState(rs, 2, dice=KeyedDice(k)) for k in keys]
@@ -79,7 +79,7 @@ def test_labels_are_the_solved_games_values_and_choice(ruleset):
 def test_teacher_plays_its_best_action_as_a_batch_opponent(zonk_teacher):
     """As a batch opponent of the batched VecEnv the teacher moves (legally: the VecEnv raises on an
     illegal opponent move), and act_batch is the best of its own labels."""
-    from zilch_env.vec_env import BatchedZilchVecEnv
+    from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     venv = BatchedZilchVecEnv("zonk", num_envs=4, seed=5, opponent=zonk_teacher)
     venv.reset()
@@ -217,7 +217,7 @@ def test_leader_seats_pick_the_highest_other_score_in_the_rounds_order():
 def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
     """With leader=True a game of more players is labelled as the mover's two-player game against the
     leader: the situation of those two seats, values of the legal actions only, win chances."""
-    from zilch_env.batched import BatchedGames
+    from zilch_env.engine.batched import BatchedGames
 
     t = teach.WinTeacher("zonk", table=zonk_teacher.table, leader=True)
     for n in (3, 4):
@@ -259,10 +259,10 @@ def test_overcoming_teacher_labels_last_turns_above_the_previous_result(zonk_tea
     ``final_situation_of`` with the bar of the previous turn's result. Without it those games are
     refused, naming the variant."""
     from zilch_env import GameState, load_ruleset
-    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+    from zilch_env.engine.batched import BatchedGames, KeyedDice, stream_keys
 
     plain, over = load_ruleset("zonk", {"target": 2000}), load_ruleset("zonk", {"target": 2000, "variants.overcoming": True})
-    from agents.game_solver import solve_game
+    from agents.solver.game import solve_game
 
     tab = solve_game(plain, cache=False, progress=False)
     with pytest.raises(teach.TeachError, match=r"variants\.overcoming: table False, games True"):
@@ -309,9 +309,9 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
     from collections import Counter
 
     from zilch_env import FRESH, PIGGYBACK, GameState, load_ruleset
-    from zilch_env.batched import BatchedGames
-    from zilch_env.dice import RandomDice, ScriptedDice
-    from zilch_env.engine import Phase
+    from zilch_env.engine.batched import BatchedGames
+    from zilch_env.engine.dice import RandomDice, ScriptedDice
+    from zilch_env.engine.game import Phase
 
     plain, pig = load_ruleset("zonk"), load_ruleset("zonk", {"variants.piggyback": True})
     tab = zonk_teacher.table
@@ -471,13 +471,13 @@ def test_decisions_concat_keeps_the_newest_in_order():
 
 
 def test_a_solved_game_of_three_labels_its_own_games(tmp_path):
-    """Given a multi-player solved game (agents.multi_solver), the teacher labels games of exactly its rules
+    """Given a multi-player solved game (agents.solver.multi), the teacher labels games of exactly its rules
     and players by it: every legal action's label is the table's value of the same position (the race
     under overcoming's bar, the next player's last turn knowing who follows, the last turn); other player
     counts are refused, and so are the two-player table's flags."""
-    from agents.multi_solver import solve_multi
+    from agents.solver.multi import solve_multi
     from zilch_env import GameState, load_ruleset
-    from zilch_env.batched import BatchedGames, KeyedDice, stream_keys
+    from zilch_env.engine.batched import BatchedGames, KeyedDice, stream_keys
 
     rs = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
     tab = solve_multi(rs, 3, directory=tmp_path, progress=False, tail_eps=1e-2)  # a loose tail: seconds

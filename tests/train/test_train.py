@@ -142,7 +142,7 @@ def test_ctrl_c_saves(tmp_path):
 
 
 def test_batched_vec_env_runs(tmp_path):
-    pytest.importorskip("zilch_env.vec_env")
+    pytest.importorskip("zilch_env.envs.vec_env")
     assert ppo.main(tiny(tmp_path, "--vec", "batched", timesteps=256)) == 0
     st = json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())
     assert st["timesteps"] == 256 and st["evaluations"]

@@ -17,7 +17,7 @@ import pytest
 
 from agents.base import register_agent
 from zilch_env import PRESETS, GreedyMover, load_ruleset, replay
-from zilch_env.text import rules_summary
+from zilch_env.engine.text import rules_summary
 from zilch_web.table import Seat, Table
 
 with warnings.catch_warnings():

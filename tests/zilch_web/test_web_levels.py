@@ -225,8 +225,8 @@ def test_perfect_where_the_solved_game_of_those_players_is_stored(client):
     import numpy as np
 
     from agents.base import make_agent
-    from agents.game_solver import solve_game
-    from agents.multi_solver import solve_multi
+    from agents.solver.game import solve_game
+    from agents.solver.multi import solve_multi
     from zilch_env import GameState, play_game
 
     over = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})

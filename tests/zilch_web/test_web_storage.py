@@ -97,7 +97,7 @@ def test_a_games_rolls_are_pinned():
 def test_web_dice_are_the_batched_engines_keyed_dice():
     """``GameState(rules, n, dice=KeyedDice(seed))`` rolls a web game's dice again from its seed."""
     KeyedDice = None
-    for where in ("zilch_env.batched", "zilch_env"):
+    for where in ("zilch_env.engine.dice", "zilch_env.batched", "zilch_env"):
         try:
             KeyedDice = __import__(where, fromlist=["KeyedDice"]).KeyedDice
             break

@@ -1,0 +1,388 @@
+"""Numba kernels of the game solver of two or three players with overcoming (:mod:`agents.solver.multi`).
+
+Units, roll classes, the integer parameters ``ip`` and the turn DP are the two-player solver's
+(:mod:`agents.solver.game_kernels`, :func:`agents.solver.game_turn.turn_dp`); this module adds the state of a game
+of ``N`` players (2 or 3) under ``overcoming``, a second parameter block ``mp`` (the ``MP_*`` names),
+and the endings of such a game.
+
+The state at the start of a race turn (every score below the target)
+    The score index of each player in playing order from the mover (0 = off the board, else 1 +
+    the score in units) and the *bar*: the previous turn's recorded result in units (below the
+    target, ``NB - 1``: a larger one would have reached it; always 0 without ``overcoming``). ``sid = ((ia * NS + ib) * NS + ic) * NB + bar`` for
+    three players (``ia`` the mover, ``ib`` the next, ``ic`` the one after), ``(ia * NS + ib) * NB +
+    bar`` for two. ``W0[sid]`` is the mover's win chance, ``W1[sid]`` the next player's (three
+    players; the third's is ``1 - W0 - W1``): a draw of ``k`` players is worth ``1 / k`` to each.
+
+The endings (once the mover's score reaches the target, every other player plays one more turn)
+    ``LV[on, k, d, x]``: the last player's chance in their last turn, needing to end above ``d``
+    units (``d`` itself ties with ``k + 1`` players at the top: worth ``1 / (k + 2)``) and, under
+    overcoming, to bank above ``x`` (the previous turn's result); ``LW`` the same turn's chance of
+    ending above ``d`` (an outright win). Three players: ``F3a``/``F3b[on_b, on_c, dB, dC, r]``, the
+    win chances of the player who reached the target (``a``) and of the next (``b``), when ``a`` is
+    ``dB`` units above ``b`` and ``dC`` above ``c`` with a turn that recorded ``r``: ``b`` plays its last
+    turn knowing that ``c`` then plays theirs (``LV``/``LW``) against the top score and ``b``'s result.
+    Leads and bars beyond ``DF`` (where the best one-turn chance of making them up falls below the
+    solve's ``tail_eps``) are valued as ``DF``; ``a``'s result as ``b``'s bar beyond ``RB`` (where
+    that chance falls below :data:`agents.solver.multi.BAR_EPS`, at least the target) as ``RB``.
+
+Every turn maximises its mover's own win chance (a max-n equilibrium: every player plays the same
+policy); ``turn_dp`` follows the other player's chance (``fB``/``fZ``) under the mover's choices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from zilch_env.rules.primitives import nb_bank_bar as bank_bar, nb_turn_record
+
+from agents.solver.game_turn import (IP_BONUS, IP_D, IP_ENTRY, IP_FORCED, IP_MAXPTS, IP_MINB, IP_NP, IP_NS, IP_S, IP_TU, turn_dp)
+
+MP_N = 0  # players: 2 or 3
+MP_NB = 1  # bar values tracked (1 without overcoming)
+MP_OVER = 2  # 1: overcoming
+MP_DF = 3  # largest lead (and bar) tracked in the final turns, units
+MP_RB = 4  # largest result of the turn that reached the target tracked as the next player's bar, units
+#            (0 without overcoming, where it is no bar)
+MP_SIZE = 5
+
+
+# --------------------------------------------------------------------------------------------
+# One turn DP with a followed value
+
+
+@njit(cache=True, nogil=True)
+def dp(tcap, thr, tend, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, t_top, cut):
+    """:func:`turn_dp` of one turn from its start, following ``fB``/``fZ`` when ``dQ`` is not empty:
+    ``(value, followed value)``; ``t_top >= 0`` resumes (rows above it as left by the last call)."""
+    cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
+    return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
+                   B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly, Q, C, dQ, dC, 0, cut,
+                   max(ip[IP_MAXPTS], ip[IP_BONUS]), np.zeros(0, np.int32), fB, fZ, t_top)
+
+
+@njit(cache=True, nogil=True)
+def buffers(tmax, ip, follow):
+    """One turn's work arrays up to cap ``tmax``: (B, fB, Zv, fZ, Q, C, dQ, dC); ``dQ``/``dC``
+    empty unless ``follow``."""
+    NP, D = ip[IP_NP], ip[IP_D]
+    rows = tmax + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    nd = rows if follow else 0
+    return (np.zeros(tmax + 1), np.zeros(tmax + 1), np.zeros(NP), np.zeros(NP),
+            np.zeros(rows * NP * D), np.zeros(rows * NP * (D + 1)),
+            np.zeros(nd * NP * D), np.zeros(nd * NP * (D + 1)))
+
+
+@njit(cache=True, nogil=True)
+def recorded(on, p, ip):
+    """What a zilch keeping ``p`` permanent units records (``zilch_env.rules.primitives.turn_record``)."""
+    return nb_turn_record(False, 0, p, on, ip[IP_ENTRY])[0]
+
+
+# --------------------------------------------------------------------------------------------
+# The last turn of the game
+
+
+@njit(cache=True, nogil=True)
+def last_inputs(d, vt, on, ip, B, fB, Zv, fZ, tcap):
+    """Fill a last turn's endings: above ``d`` units wins (1), ``d`` ties (``vt``); ``fB``/``fZ``
+    1 where the turn ends above ``d`` (the outright win it follows)."""
+    for t in range(tcap + 1):
+        B[t] = 1.0 if t > d else (vt if t == d else 0.0)
+        fB[t] = 1.0 if t > d else 0.0
+    S = ip[IP_S]
+    for pi in range(ip[IP_NP]):
+        rec = recorded(on, pi * S, ip)
+        Zv[pi] = 1.0 if rec > d else (vt if rec == d else 0.0)
+        fZ[pi] = 1.0 if rec > d else 0.0
+
+
+@njit(cache=True, nogil=True)
+def last_situation(d, x, vt, on, ip, mp, rt, p_allonly, tmin, cut):
+    """The DP of a last turn needing above ``d`` (``d`` ties, worth ``vt``) with bar ``x``:
+    ``(tcap, thr, B, Q, C, value, chance of ending above d)``."""
+    thr = bank_bar(on, ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1, x)
+    tcap = max(d + 1, thr, 1, tmin)
+    B, fB, Zv, fZ, Q, C, dQ, dC = buffers(tcap, ip, True)
+    last_inputs(d, vt, on, ip, B, fB, Zv, fZ, tcap)
+    v, w = dp(tcap, thr, 0, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, -1, cut)
+    return tcap, thr, B, Q, C, v, w
+
+
+@njit(cache=True, parallel=True)
+def last_tables(ip, mp, rt, p_allonly, LV, LW):
+    """``LV``/``LW[on, k, d, x]`` for d, x = 0..DF (see the module docstring): for each ``d`` one DP
+    from the bar's start, then each bar that forbids more banks resumes it below that bar."""
+    DF = mp[MP_DF]
+    entry = ip[IP_ENTRY]
+    over = mp[MP_OVER] == 1
+    nk = LV.shape[1]
+    jobs = 2 * nk * (DF + 1)
+    for j in prange(jobs):
+        on = j // (nk * (DF + 1))
+        k = (j // (DF + 1)) % nk
+        d = j % (DF + 1)
+        if on == 0 and entry == 0:
+            continue  # everyone is on the board: copied below
+        vt = 1.0 / (k + 2)
+        tcap = max(DF + 2, entry + 1)
+        B, fB, Zv, fZ, Q, C, dQ, dC = buffers(tcap, ip, True)
+        last_inputs(d, vt, on == 1, ip, B, fB, Zv, fZ, tcap)
+        thr0 = bank_bar(on == 1, entry, ip[IP_MINB], over, 0)
+        v, w = dp(tcap, thr0, 0, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, -1, True)
+        for x in range(DF + 1):
+            thr = bank_bar(on == 1, entry, ip[IP_MINB], over, x)
+            # a bar below d forbids only banks worth nothing (below d), which rolling on beats
+            if thr != thr0 and x >= d:
+                v, w = dp(tcap, thr, 0, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, thr - 1, True)
+                thr0 = thr
+            LV[on, k, d, x] = v
+            LW[on, k, d, x] = w
+    if entry == 0:
+        LV[0] = LV[1]
+        LW[0] = LW[1]
+
+
+@njit(cache=True, nogil=True)
+def last_share(LV, LW, on, k, d, x, DF):
+    """The last player's turn against a top score ``d`` units above them, ``k + 1`` players on it,
+    and bar ``x``: (their chance of ending above it, of tying it)."""
+    dd = min(max(d, 0), DF)
+    xx = min(max(x, 0), DF)
+    w = LW[on, k, dd, xx]
+    v = LV[on, k, dd, xx]
+    return w, (v - w) * (k + 2)
+
+
+@njit(cache=True, nogil=True)
+def _second_end(y, dB, dC, on_c, LV, LW, DF):
+    """``(b's chance, a's chance)`` once ``b`` records ``y`` units (its result, ``c``'s bar)."""
+    if y < dB:  # a alone at the top
+        w, t = last_share(LV, LW, on_c, 0, dC, y, DF)
+        return 0.0, (1.0 - w - t) + t / 2.0
+    if y == dB:  # a and b tie at the top
+        w, t = last_share(LV, LW, on_c, 1, dC, y, DF)
+        v = (1.0 - w - t) / 2.0 + t / 3.0
+        return v, v
+    w, t = last_share(LV, LW, on_c, 0, y - dB + dC, y, DF)
+    return (1.0 - w - t) + t / 2.0, 0.0
+
+
+@njit(cache=True, nogil=True)
+def second_fill(dB, dC, on_b, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap):
+    """Fill ``b``'s last turn (see :func:`_second_end`): banks, and zilches recording the permanent
+    straights kept."""
+    DF = mp[MP_DF]
+    for y in range(tcap + 1):
+        B[y], fB[y] = _second_end(y, dB, dC, on_c, LV, LW, DF)
+    S = ip[IP_S]
+    for pi in range(ip[IP_NP]):
+        Zv[pi], fZ[pi] = _second_end(recorded(on_b, pi * S, ip), dB, dC, on_c, LV, LW, DF)
+
+
+@njit(cache=True, nogil=True)
+def second_cap(dB, dC, ip, mp):
+    """The cap of ``b``'s last turn: from there on ``c`` needs at least ``DF`` (valued as ``DF``), above
+    every bar ``b`` may have."""
+    return max(dB + 1 + max(mp[MP_DF] - dC, 0), mp[MP_RB] + 1, mp[MP_DF] + 1, ip[IP_ENTRY], 1)
+
+
+@njit(cache=True, nogil=True)
+def second_situation(dB, dC, r, on_b, on_c, ip, mp, rt, p_allonly, LV, LW, tmin, cut):
+    """The DP of ``b``'s last turn (three players): ``(tcap, thr, B, Q, C, b's chance, a's chance)``."""
+    thr = bank_bar(on_b, ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1, r)
+    tcap = max(second_cap(dB, dC, ip, mp), thr, tmin)
+    B, fB, Zv, fZ, Q, C, dQ, dC_ = buffers(tcap, ip, True)
+    second_fill(dB, dC, on_b, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap)
+    v, w = dp(tcap, thr, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC_, -1, cut)
+    return tcap, thr, B, Q, C, v, w
+
+
+@njit(cache=True, parallel=True)
+def second_tables(ip, mp, rt, p_allonly, LV, LW, F3a, F3b):
+    """``F3a``/``F3b[on_b, on_c, dB, dC, r]`` (three players): ``b``'s last turn for every lead and
+    every result ``r`` of ``a``'s turn (``b``'s bar, up to ``RB``), one DP per lead pair resumed below
+    each bar that forbids more banks; a bar below ``dB`` forbids only banks worth nothing to ``b``."""
+    DF, RB = mp[MP_DF], mp[MP_RB]
+    entry = ip[IP_ENTRY]
+    over = mp[MP_OVER] == 1
+    jobs = 4 * DF * DF
+    for j in prange(jobs):
+        on_b = j // (2 * DF * DF)
+        on_c = (j // (DF * DF)) % 2
+        dB = 1 + (j // DF) % DF
+        dC = 1 + j % DF
+        if entry == 0 and (on_b == 0 or on_c == 0):
+            continue
+        tcap = second_cap(dB, dC, ip, mp)
+        B, fB, Zv, fZ, Q, C, dQ, dCc = buffers(tcap, ip, True)
+        second_fill(dB, dC, on_b == 1, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap)
+        thr0 = bank_bar(on_b == 1, entry, ip[IP_MINB], over, 0)
+        v, w = dp(tcap, thr0, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dCc, -1, True)
+        for r in range(RB + 1):
+            thr = bank_bar(on_b == 1, entry, ip[IP_MINB], over, r)
+            if thr != thr0 and r >= dB:
+                v, w = dp(tcap, thr, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dCc, thr - 1, True)
+                thr0 = thr
+            F3a[on_b, on_c, dB, dC, r] = w
+            F3b[on_b, on_c, dB, dC, r] = v
+    if entry == 0:
+        for on_b in range(2):
+            for on_c in range(2):
+                F3a[on_b, on_c] = F3a[1, 1]
+                F3b[on_b, on_c] = F3b[1, 1]
+
+
+# --------------------------------------------------------------------------------------------
+# The race
+
+
+@njit(cache=True, nogil=True)
+def score_of(i):
+    """The score (units) of score index ``i``: 0 off the board, else ``i - 1``."""
+    return i - 1 if i > 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def encode(ia, ib, ic, bar, ip, mp):
+    NS, NB = ip[IP_NS], mp[MP_NB]
+    if mp[MP_N] == 2:
+        return (ia * NS + ib) * NB + bar
+    return ((ia * NS + ib) * NS + ic) * NB + bar
+
+
+@njit(cache=True, nogil=True)
+def race_cap(ia, ib, ic, ip, mp):
+    """A race turn's cap: from there on every lead is at least ``DF`` (valued as ``DF``), and above
+    every bar tracked."""
+    a, b, c = score_of(ia), score_of(ib), score_of(ic)
+    top = max(b, c) if mp[MP_N] == 3 else b
+    return max(mp[MP_DF] + top - a, ip[IP_TU] - a + 1, mp[MP_NB], ip[IP_ENTRY], 1)
+
+
+@njit(cache=True, nogil=True)
+def _after(ia, ib, ic, A, rec, on, ip, mp, W0, W1, LV, LW, F3a, F3b):
+    """(mover's chance, next player's chance) once the mover ends the turn at score ``A`` units
+    recording ``rec`` (``on``: on the board after it)."""
+    Tu, DF, NB = ip[IP_TU], mp[MP_DF], mp[MP_NB]
+    x = min(rec, NB - 1) if mp[MP_OVER] == 1 else 0  # the next state's bar
+    ia2 = 1 + A if on else 0
+    b = score_of(ib)
+    if mp[MP_N] == 2:
+        if A < Tu:
+            s = encode(ib, ia2, 0, x, ip, mp)
+            return 1.0 - W0[s], W0[s]
+        w, t = last_share(LV, LW, 1 if ib > 0 else 0, 0, A - b, rec if mp[MP_OVER] == 1 else 0, DF)
+        vb = w + t / 2.0
+        return 1.0 - vb, vb
+    if A < Tu:
+        s = encode(ib, ic, ia2, x, ip, mp)
+        return 1.0 - W0[s] - W1[s], W0[s]
+    c = score_of(ic)
+    ob, oc = 1 if ib > 0 else 0, 1 if ic > 0 else 0
+    r = min(rec, mp[MP_RB])
+    return F3a[ob, oc, min(A - b, DF), min(A - c, DF), r], F3b[ob, oc, min(A - b, DF), min(A - c, DF), r]
+
+
+@njit(cache=True, nogil=True)
+def race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap):
+    """Fill a race turn's endings: ``B``/``fB[t]`` the mover's and the next player's chance after
+    banking ``t``, ``Zv``/``fZ[pi]`` after a zilch keeping ``pi`` permanent straights (a plain zilch
+    leads to the next player's turn at the same scores, bar 0)."""
+    a = score_of(ia)
+    on = ia > 0
+    B[0] = 0.0
+    fB[0] = 0.0
+    for t in range(1, tcap + 1):
+        B[t], fB[t] = _after(ia, ib, ic, a + t, t, True, ip, mp, W0, W1, LV, LW, F3a, F3b)
+    S = ip[IP_S]
+    for pi in range(ip[IP_NP]):
+        rec = recorded(on, pi * S, ip)
+        Zv[pi], fZ[pi] = _after(ia, ib, ic, a + rec, rec, on or rec > 0, ip, mp, W0, W1, LV, LW, F3a, F3b)
+
+
+@njit(cache=True, nogil=True)
+def race_situation(ia, ib, ic, bar, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tmin, cut):
+    """The DP of a race turn under bar ``bar`` (units, unclipped): ``(tcap, thr, B, Q, C, value,
+    next player's chance)``."""
+    thr = bank_bar(ia > 0, ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1, bar)
+    tcap = max(race_cap(ia, ib, ic, ip, mp), thr, tmin)
+    B, fB, Zv, fZ, Q, C, dQ, dC = buffers(tcap, ip, True)
+    race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
+    v, w = dp(tcap, thr, max(ip[IP_TU] - score_of(ia), 0), ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC,
+              -1, cut)
+    return tcap, thr, B, Q, C, v, w
+
+
+@njit(cache=True, nogil=True)
+def _solve_class(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf):
+    """Solve the ``k`` rotations of one score tuple (``rot[j]``'s plain zilch leads to ``rot[j + 1]``,
+    the last one's to the first, bar 0): Gauss-Seidel on their bar-0 values until no value moves by
+    more than ``tol``, then every bar of each, resuming the bar-0 DP below each bar that forbids more
+    banks. Returns the number of turn DPs (resumed ones counted as one)."""
+    B, fB, Zv, fZ, Q, C, dQ, dC = buf
+    NB = mp[MP_NB]
+    three = mp[MP_N] == 3
+    entry, minb, over = ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1
+    Tu = ip[IP_TU]
+    n = 0
+    for j in range(k):
+        s = encode(rot[j, 0], rot[j, 1], rot[j, 2], 0, ip, mp)
+        if W0[s] != W0[s]:
+            W0[s] = 1.0 / mp[MP_N]
+            if three:
+                W1[s] = 1.0 / 3.0
+    for it in range(1000):
+        change = 0.0
+        for jj in range(k - 1, -1, -1):
+            ia, ib, ic = rot[jj, 0], rot[jj, 1], rot[jj, 2]
+            tcap = race_cap(ia, ib, ic, ip, mp)
+            race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
+            thr0 = bank_bar(ia > 0, entry, minb, over, 0)
+            v, w = dp(tcap, thr0, max(Tu - score_of(ia), 0), ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC,
+                      -1, True)
+            n += 1
+            s = encode(ia, ib, ic, 0, ip, mp)
+            change = max(change, abs(v - W0[s]))
+            W0[s] = v
+            if three:
+                change = max(change, abs(w - W1[s]))
+                W1[s] = w
+        if change <= tol:
+            break
+    for jj in range(k):
+        ia, ib, ic = rot[jj, 0], rot[jj, 1], rot[jj, 2]
+        if NB == 1:
+            continue
+        tcap = race_cap(ia, ib, ic, ip, mp)
+        race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
+        thr0 = bank_bar(ia > 0, entry, minb, over, 0)
+        tend = max(Tu - score_of(ia), 0)
+        v, w = dp(tcap, thr0, tend, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, -1, True)
+        n += 1
+        s0 = encode(ia, ib, ic, 0, ip, mp)
+        for bar in range(1, NB):
+            thr = bank_bar(ia > 0, entry, minb, over, bar)
+            if thr != thr0:
+                v, w = dp(tcap, thr, tend, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, thr - 1, True)
+                thr0 = thr
+                n += 1
+            W0[s0 + bar] = v
+            if three:
+                W1[s0 + bar] = w
+    return n
+
+
+@njit(cache=True, parallel=True)
+def solve_level(rots, ks, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, workers):
+    """Solve the score tuples of one level (one sum of the scores) in parallel: worker ``w`` takes
+    tuples ``w, w + workers, ...`` with its own work arrays. ``rots[i]`` holds the rotations of tuple
+    ``i`` (``ks[i]`` of them). Returns the number of turn DPs."""
+    n = ks.shape[0]
+    tmax = mp[MP_DF] + ip[IP_TU] + mp[MP_NB] + ip[IP_ENTRY] + 1
+    work = np.zeros(workers, np.int64)
+    for w in prange(workers):
+        buf = buffers(tmax, ip, mp[MP_N] == 3)
+        for i in range(w, n, workers):
+            work[w] += _solve_class(rots[i], ks[i], ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf)
+    return work.sum()

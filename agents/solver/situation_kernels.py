@@ -1,0 +1,85 @@
+"""Numba kernels of one situation of a real game, for the agents and the advice: the whole turn's
+values in a race, against a bar, from given endings and in a tie-break (:mod:`agents.solver.game_kernels`
+describes the model)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from agents.solver.game_turn import IP_D, IP_DCAP, IP_ENTRY, IP_FLOOR, IP_MINB, IP_NP, IP_TU, _dp, _dp_arg, scratch, turn_forward
+from agents.solver.game_kernels import (bar_inputs, first_tiebreak_inputs, race_inputs)
+
+
+# --------------------------------------------------------------------------------------------
+# One situation of a real game, for the agent and the advice: the whole turn's values.
+
+
+@njit(cache=True, nogil=True)
+def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of race state ``sid`` with a cap of at least ``tmin``: (tcap, thr, B, Q, C)."""
+    tmax = max(ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR], tmin) + 1
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, tmin)
+    _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True, nogil=True)
+def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of a last turn (or a second tie-break turn) against bar ``d``."""
+    tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1, tmin)
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, tmin)
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True, nogil=True)
+def given_situation(Bv, Zvv, thr, ip, rt, p_allonly, cut):
+    """The turn DP of a turn whose endings are valued by the caller: ``Bv[t]`` banking turn total
+    ``t`` (every total at or above ``len(Bv) - 1`` is banked there), ``Zvv[pi]`` a zilch keeping
+    ``pi`` permanent straights, ``thr`` the least bank."""
+    tcap = Bv.shape[0] - 1
+    B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
+    B[:] = Bv
+    Zv[:] = Zvv
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True, nogil=True)
+def tiebreak_situation(G, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of the first tie-break turn of a round (``G`` = that round's bar chances)."""
+    tmax = max(G.shape[0] - 1, tmin)
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, tmin)
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True)
+def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
+    """How the optimal turn of a situation ends: (bank[t], zil[pi], B, Zv) with ``bank[t]`` the
+    chance of banking turn total ``t`` and ``zil[pi]`` of a zilch keeping ``pi`` permanent
+    straights. ``kind``: 0 race state ``sid``, 1 a turn against bar ``d`` (tie worth ``v``),
+    2 the first tie-break turn against ``G``."""
+    if kind == 0:
+        tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + 1
+    elif kind == 1:
+        tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+    else:
+        tmax = G.shape[0] - 1
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tend = 0
+    if kind == 0:
+        tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, 0)
+    elif kind == 1:
+        tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0)
+    else:
+        tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, 0)
+    arg = np.empty((tcap + 1) * ip[IP_NP] * rt[1][ip[IP_D]], np.int32)
+    _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
+    bank = np.zeros(tcap + 1)
+    zil = np.zeros(ip[IP_NP])
+    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, np.empty(C.shape[0]), np.empty(C.shape[0]))
+    return bank, zil, B[:tcap + 1].copy(), Zv.copy()

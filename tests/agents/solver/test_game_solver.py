@@ -1,0 +1,654 @@
+"""The exact two-player game solver (agents.solver.game) and the optimal-win agent.
+
+* On small rulesets (two dice, low targets, every ending rule) the table equals an independent,
+  deliberately plain brute-force expectimax written here.
+* The table is the value of its own play: the Markov chain of optimal turns gives each player's
+  chance of winning and of a draw; the mover's and the other player's chances (each its own
+  absorption probability) add up to one with the draws, and match the table (the mirror check).
+* Tie-break rounds: the first player's chance and the second player's (averaged over the first
+  player's optimal results) add up to one.
+* Self-play in the engine wins what the table says, within a confidence interval.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from zilch_env import GameState, UnsupportedRulesError, load_ruleset, play_game
+from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS, IllegalActionError
+from zilch_env.rules.scoring import scoring_table
+
+from agents import make_agent
+from agents.solver import game_kernels as K
+from agents.solver.game import GameTable, OptimalWinAgent, load_game_table, solve_game, table_path
+
+
+def _solve(rs, **kw):
+    return solve_game(rs, cache=False, progress=False, **kw)
+
+
+# ============================================================================================
+# An independent brute force
+
+
+class BruteForce:
+    """Plain expectimax of the two-player game, independent of the solver's code.
+
+    Points (not units), the engine's own keep list of every sorted roll, a turn solved backwards over
+    every turn total up to ``cap`` (the player banks there), the end of the game and the tie-breaks
+    played out literally with the engine's bookkeeping, and value iteration (sweeps until nothing
+    moves) for the zilch cycles. Fewer than six dice only: no permanent straights.
+    """
+
+    def __init__(self, rs, cap_extra=1500):
+        self.rs, self.T, self.D, self.cap_extra = rs, rs.target, rs.dice, cap_extra
+        tab = scoring_table(rs)
+        self.rolls = {}
+        for n in range(1, self.D + 1):
+            lst = []
+            for roll, info in tab.rolls.items():
+                if len(roll) == n:
+                    p = math.factorial(n) / math.prod(math.factorial(c) for c in info.counts) / 6 ** n
+                    keeps = info.keeps
+                    if rs.keep == "all_scoring" and keeps:
+                        keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
+                    lst.append((p, [(k.points, n - k.n) for k in keeps]))
+            self.rolls[n] = lst
+        self.maxpts = max(pts for lst in self.rolls.values() for _, ks in lst for pts, _ in ks)
+        self._tb, self._p1, self._final = {}, {}, {}
+
+    def turn(self, bank_value, zilch_value, thr, cap):
+        rs, D = self.rs, self.D
+        forced = rs.hot_dice == "forced"
+        bonus = rs.variants.six_dice_zilch_bonus
+        post, roll = {}, {}
+        z = zilch_value()
+        for t in range(cap + max(self.maxpts, bonus) + 50, -1, -50):
+            bank = bank_value(t) if t >= thr else None
+            if t >= cap:
+                for m in range(D):
+                    post[t, m] = bank
+                for n in range(1, D + 1):
+                    roll[t, n] = bank
+                continue
+            for n in range(1, D + 1):
+                v = 0.0
+                for pr, keeps in self.rolls[n]:
+                    if not keeps:
+                        if n == D and bonus:  # the bonus, then bank (if allowed) or roll all again
+                            b2 = bank_value(t + bonus) if t + bonus >= thr else None
+                            r2 = roll[t + bonus, D]
+                            v += pr * (max(b2, r2) if b2 is not None else r2)
+                        else:
+                            v += pr * z
+                    else:
+                        v += pr * max(post[t + pts, m] for pts, m in keeps)
+                roll[t, n] = v
+            for m in range(D):
+                r = roll[t, m if m else D]
+                post[t, m] = max(bank, r) if (bank is not None and (m or not forced)) else r
+        return roll[0, D]
+
+    def end_score(self, score, on, streak, recorded, banked):
+        """(score, on the board, streak) after a turn, as GameState._end_turn does."""
+        zp = self.rs.variants.zilch_penalty
+        floor = self.rs.score_floor
+        was_on = on
+        if not was_on:
+            if recorded and recorded >= self.rs.entry_threshold:
+                on = True
+            else:
+                recorded = 0
+        s = score + recorded
+        if banked:
+            streak = 0
+        elif was_on:
+            streak += 1
+            if zp.count and streak >= zp.count:
+                streak = 0
+                s = max(floor, s)
+                s = s - zp.points if zp.mode == "subtract" else min(s, 0)
+        return max(floor, s), on, (streak if zp.count else 0)
+
+    def tie_value(self, pos):
+        if self.rs.tie == "draw":
+            return 0.5
+        return self.tiebreak(1) if pos == 0 else 1.0 - self.tiebreak(1)
+
+    def final(self, pos, b, on, z, A):
+        key = (pos, b, on, z, A)
+        if key not in self._final:
+            tv = self.tie_value(pos)
+
+            def res(score):
+                return 1.0 if score > A else (tv if score == A else 0.0)
+
+            self._final[key] = self.turn(lambda t: res(self.end_score(b, on, z, t, True)[0]),
+                                         lambda: res(self.end_score(b, on, z, 0, False)[0]),
+                                         self.rs.min_bank if on else self.rs.entry_threshold,
+                                         A - b + self.cap_extra)
+        return self._final[key]
+
+    def p1(self, r, x):
+        if (r, x) not in self._p1:
+            tv = 0.5 if r == MAX_TIEBREAK_ROUNDS else 1.0 - self.tiebreak(r + 1)
+
+            def res(y):
+                return 1.0 if y > x else (tv if y == x else 0.0)
+
+            self._p1[r, x] = self.turn(res, lambda: res(0), self.rs.min_bank, x + self.cap_extra)
+        return self._p1[r, x]
+
+    def tiebreak(self, r):
+        if r not in self._tb:
+            self._tb[r] = self.turn(lambda t: 1.0 - self.p1(r, t), lambda: 1.0 - self.p1(r, 0),
+                                    self.rs.min_bank, self.cap_extra)
+        return self._tb[r]
+
+    def states(self):
+        rs = self.rs
+        zc = rs.variants.zilch_penalty.count or 1
+        for pos in (0, 1):
+            for a in range(rs.score_floor, self.T, 50):
+                for b in range(rs.score_floor, self.T, 50):
+                    for on_a in (False, True):
+                        for on_b in (False, True):
+                            if (not on_a and a) or (not on_b and b):
+                                continue
+                            if rs.entry_threshold == 0 and not (on_a and on_b):
+                                continue
+                            for za in range(zc if on_a else 1):
+                                for zb in range(zc if on_b else 1):
+                                    yield (pos, a, b, on_a, on_b, za, zb)
+
+    def race_turn(self, V, s):
+        pos, a, b, on_a, on_b, za, zb = s
+
+        def after(score, on, z):
+            if score >= self.T:
+                if self.rs.end == "instant" or (self.rs.end == "finish_round" and pos == 1):
+                    return 1.0
+                return 1.0 - self.final(1 - pos, b, on_b, zb, score)
+            return 1.0 - V[(1 - pos, b, score, on_b, on, zb, z)]
+
+        return self.turn(lambda t: after(*self.end_score(a, on_a, za, t, True)),
+                         lambda: after(*self.end_score(a, on_a, za, 0, False)),
+                         self.rs.min_bank if on_a else self.rs.entry_threshold, self.T + self.cap_extra)
+
+    def solve(self, tol=1e-12):
+        S = list(self.states())
+        V = {s: 0.5 for s in S}
+        for _ in range(1000):
+            delta = 0.0
+            for s in S:
+                v = self.race_turn(V, s)
+                delta = max(delta, abs(v - V[s]))
+                V[s] = v
+            if delta < tol:
+                return V
+        raise RuntimeError("value iteration did not converge")
+
+
+BRUTE_CASES = {
+    # free keeps, others get one turn, draws
+    "zonk-2-dice": ("zonk", {"target": 300, "dice": 2, "entry_threshold": 0}),
+    # finish the round (seat order matters), entry threshold, a zilch penalty that lowers the score sum
+    "farkle-2-dice-penalty": ("farkle", {"target": 200, "dice": 2, "entry_threshold": 100, "min_bank": 0,
+                                         "variants.zilch_penalty.count": 2,
+                                         "variants.zilch_penalty.points": 100}),
+    # tie-break turns, forced hot dice, all scoring dice kept, minimum bank
+    "zilch5k-2-dice-tiebreak": ("zilch5k", {"target": 300, "dice": 2, "entry_threshold": 0, "min_bank": 100}),
+    # a penalty that resets the score (same level at 0: longer zilch cycles), six-dice zilch bonus
+    "reset-penalty-bonus": ("farkle", {"target": 200, "dice": 2, "entry_threshold": 0, "min_bank": 50,
+                                       "variants.zilch_penalty.count": 2,
+                                       "variants.zilch_penalty.mode": "reset",
+                                       "variants.six_dice_zilch_bonus": 50}),
+    # scores below zero: a subtracted penalty down to the floor (lower levels than both at 0)
+    "floor-penalty": ("farkle", {"target": 200, "dice": 2, "entry_threshold": 0, "min_bank": 0,
+                                 "score_floor": -150, "variants.zilch_penalty.count": 2,
+                                 "variants.zilch_penalty.points": 100}),
+    # ... with an entry threshold, the instant ending and a penalty at every zilch
+    "floor-instant": ("farkle", {"target": 200, "dice": 2, "entry_threshold": 100, "min_bank": 0,
+                                 "end": "instant", "score_floor": -100,
+                                 "variants.zilch_penalty": {"count": 1, "points": 100, "mode": "subtract"}}),
+    # a reset leaves a score below zero where it is (a penalty never raises a score)
+    "floor-reset": ("zonk", {"target": 200, "dice": 2, "entry_threshold": 0, "score_floor": -100,
+                             "variants.zilch_penalty": {"count": 2, "points": 100, "mode": "reset"}}),
+    # the instant-win ending (either player's bank at or above the target wins at once), no entry
+    "instant-2-dice": ("cardgames", {"target": 300, "dice": 2}),
+    # the instant ending with an entry threshold and the six-dice zilch bonus
+    "instant-entry-bonus": ("zonk", {"end": "instant", "target": 250, "dice": 2, "entry_threshold": 100,
+                                     "variants.six_dice_zilch_bonus": 50}),
+}
+
+
+@pytest.mark.parametrize("case", list(BRUTE_CASES))
+def test_matches_brute_force(case):
+    name, overrides = BRUTE_CASES[case]
+    rs = load_ruleset(name, overrides)
+    bonus = rs.variants.six_dice_zilch_bonus > 0
+    # the bonus makes rolls of all the dice free, so turns run long: the brute force needs a higher cap
+    bf = BruteForce(rs, cap_extra=3000 if bonus else 1500)
+    V = bf.solve()
+    table = _solve(rs, sweep_tol=1e-13)
+    assert table.meta["converged"]
+    worst = 0.0
+    for (pos, a, b, on_a, on_b, za, zb), v in V.items():
+        w = table.race_value(pos, a, on_a, za, b, on_b, zb)
+        worst = max(worst, abs(w - v))
+    # the table is stored as float32 (half a unit in the last place: 3e-8); the brute force
+    # truncates turns at its cap (below 1e-7 here)
+    assert worst < 1.5e-7, f"{case}: largest difference {worst:.3g}"
+    if rs.tie == "tiebreak":
+        assert abs(float(table.TB0[1]) - bf.tiebreak(1)) < 1e-9
+
+
+# ============================================================================================
+# The table is the value of its own play
+
+
+def _chain(table):
+    """Absorption probabilities of the Markov chain of race turns under the table's policy:
+    for every race state, P(the mover wins), P(the other player wins), P(draw)."""
+    rs, ip, u = table.ruleset, table.ip, table.unit
+    assert rs.tie == "draw" and rs.end == "others_one_turn" and not rs.variants.zilch_penalty.count
+    Tu = int(ip[K.IP_TU])
+    entry = rs.entry_threshold > 0
+    states = []
+    for a in range(Tu):
+        for b in range(Tu):
+            for on_a in ((False, True) if entry and a == 0 else (True,)):
+                for on_b in ((False, True) if entry and b == 0 else (True,)):
+                    states.append((a, on_a, b, on_b))
+    index = {s: i for i, s in enumerate(states)}
+    n = len(states)
+    # unknowns: x = P(mover wins), y = P(other wins), z = P(draw) for every state
+    M = np.eye(3 * n)
+    rhs = np.zeros(3 * n)
+    for i, (a, on_a, b, on_b) in enumerate(states):
+        sit = ("race", table._race_sid(0, a * u, on_a, 0, b * u, on_b, 0))
+        bank, zilch, _, _ = table.turn_outcomes(sit)
+        outcomes = [(t // u, p) for t, p in bank.items()] + [(None, p) for p in zilch.values()]
+        for t, p in outcomes:
+            if t is None:  # zilch: the opponent moves, nothing recorded
+                a2, on2 = a, on_a
+            else:
+                a2, on2 = a + t, True
+            if a2 >= Tu:  # the other player's last turn against the lead
+                lb, lz, lB, _ = table.turn_outcomes(("bar", a2 - b, table.tie_value(1), on_b, False))
+                for t2, q in list(lb.items()) + [(None, q) for q in lz.values()]:
+                    got = 0 if t2 is None else t2 // u
+                    if got > a2 - b:
+                        rhs[n + i] += p * q
+                    elif got == a2 - b:
+                        rhs[2 * n + i] += p * q
+                    else:
+                        rhs[i] += p * q
+            else:  # the other player moves next: roles swap
+                j = index[(b, on_b, a2, on2)]
+                M[i, n + j] -= p  # I win if the next mover's opponent (me) wins
+                M[n + i, j] -= p
+                M[2 * n + i, 2 * n + j] -= p
+    sol = np.linalg.solve(M, rhs)
+    return states, sol[:n], sol[n:2 * n], sol[2 * n:]
+
+
+def test_mirror_each_side_wins_what_the_table_says(solve_once):
+    rs = load_ruleset("zonk", {"target": 400, "entry_threshold": 100})
+    table = solve_once(rs)
+    states, x, y, z = _chain(table)
+    u = table.unit
+    assert np.all(x >= -1e-12) and np.all(y >= -1e-12) and np.all(z >= -1e-12)
+    # the mover's and the other player's chances, each its own absorption probability, plus the
+    # draws cover every game
+    np.testing.assert_allclose(x + y + z, 1.0, atol=1e-9)
+    for i, (a, on_a, b, on_b) in enumerate(states):
+        w = table.race_value(0, a * u, on_a, 0, b * u, on_b, 0)
+        assert abs(x[i] + z[i] / 2 - w) < 1e-6  # the mover wins what the table says
+        assert abs(y[i] + z[i] / 2 - (1 - w)) < 1e-6  # and the other side the rest
+
+
+def test_tiebreak_rounds_add_up(solve_once):
+    rs = load_ruleset("zilch5k", {"target": 500})
+    table = solve_once(rs)
+    assert 0.4 < table.TB0[1] < 0.6
+    for r in (1, MAX_TIEBREAK_ROUNDS):
+        bank, zilch, _, _ = table.turn_outcomes(("tiebreak", r))
+        G = table.G[r]
+        u = table.unit
+        second = sum(p * G[min(t // u, len(G) - 1)] for t, p in bank.items()) + sum(zilch.values()) * G[0]
+        assert abs(table.TB0[r] + second - 1.0) < 1e-9
+
+
+# ============================================================================================
+# Self-play in the engine
+
+
+@pytest.mark.parametrize("name, overrides, games", [
+    ("zonk", {"target": 1000}, 3000),
+    ("zilch5k", {"target": 1000}, 2000),  # tie-break turns, forced hot dice
+    ("zilch", {"target": 1000}, 2000),  # all scoring dice kept, permanent straights (6 = 50)
+    ("farkle", {"target": 600, "entry_threshold": 300}, 1500),  # finish the round, zilch penalty
+    ("cardgames", {"target": 1000}, 2000),  # the instant-win ending
+    ("farkle", {"target": 600, "entry_threshold": 0, "score_floor": -600,  # scores below zero
+                "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"}}, 1500),
+])
+def test_self_play_wins_what_the_table_says(name, overrides, games, solve_once):
+    rs = load_ruleset(name, overrides)
+    table = solve_once(rs)
+    agent = OptimalWinAgent(rs, table)
+    rng = np.random.default_rng(0)
+    score, below = 0.0, 0
+    for g in range(games):
+        first = g % 2
+        state = play_game(GameState(rs, 2, seed=10_000 + g, first=first), [agent, agent], rng)
+        score += state.result()[first]
+        below += any(t["score"] < 0 for t in state.turns)
+    rate = score / games
+    p = table.first_player_win
+    sigma = math.sqrt(p * (1 - p) / games)
+    assert abs(rate - p) < 4 * sigma, f"{name}: first player won {rate:.4f}, the table says {p:.4f}"
+    assert (below > 0) == (rs.score_floor < 0)  # the games went below zero where they may
+
+
+def test_agent_values_are_consistent_with_the_table(solve_once):
+    rs = load_ruleset("zonk", {"target": 1000})
+    table = solve_once(rs)
+    agent = OptimalWinAgent(rs, table)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for g in range(30):
+        state = GameState(rs, 2, seed=g)
+        while not state.done:
+            legal = state.legal_actions()
+            if state.current == 0:
+                vals = table.action_values(state)
+                assert set(vals) == set(legal)
+                best = agent.act(state, legal, rng)
+                assert vals[best] == pytest.approx(max(vals.values()), abs=1e-12)
+                me = state.current
+                for a in legal:
+                    if a & 1 and state.final_queue is None:
+                        k = next(k for k in state.keeps() if k.mask == a >> 1)
+                        total = state.scores[me] + state.turn_total + k.points
+                        if total < rs.target:  # banking hands the opponent the move at turn start
+                            w = table.race_value(1 - (me - state.first) % 2, state.scores[1 - me],
+                                                 state.on_board[1 - me], 0, total, True, 0)
+                            assert vals[a] == pytest.approx(1 - w, abs=1e-7)  # float32 values
+                            checked += 1
+                state.apply(best)
+            else:
+                state.apply(int(rng.choice(legal)))
+    assert checked > 20
+
+
+def test_seat_mirror_and_round_position(solve_once):
+    """Relabelling the seats is a mirror of the game under every rule: the same dice give the same
+    values whoever sits first. What matters is the position in the round, and only where the rules
+    make it matter: under finish_round (the second player's reaching the target ends the game), not
+    when everyone else gets one more turn."""
+    for name, position_matters in (("zonk", False), ("farkle", True)):
+        rs = load_ruleset(name, {"target": 600, "entry_threshold": 0, "variants.zilch_penalty.count": 0})
+        table = solve_once(rs)
+        values = [table.value(GameState(rs, 2, dice=[[1, 5, 2, 3, 4, 6]] * 50, first=first)) for first in (0, 1)]
+        assert values[0] == values[1]
+        for a, b in ((0, 0), (300, 450), (550, 500)):
+            w0 = table.race_value(0, a, True, 0, b, True, 0)
+            w1 = table.race_value(1, a, True, 0, b, True, 0)
+            assert (abs(w0 - w1) > 1e-6) == position_matters, (name, a, b, w0, w1)
+
+
+# ============================================================================================
+# Files, registry, errors
+
+
+def test_cache_roundtrip_and_registry(tmp_path, monkeypatch):
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rs = load_ruleset("zonk", {"target": 500})
+    assert load_game_table(rs) is None
+    table = solve_game(rs, progress=False)
+    path = table_path(rs)
+    assert path.exists() and path.parent == tmp_path
+    loaded = GameTable.load(path)
+    np.testing.assert_array_equal(loaded.W, table.W)
+    assert loaded.first_player_win == table.first_player_win
+    assert loaded.meta["seconds"] == table.meta["seconds"]
+    again = solve_game(rs, progress=False)  # from the cache: the same table, not a new solve
+    assert again.meta["date"] == table.meta["date"]
+    agent = make_agent("optimal-win", rs)
+    assert isinstance(agent, OptimalWinAgent)
+    state = play_game(GameState(rs, 2, seed=3), [agent, make_agent("random", rs)], 0)
+    assert state.done
+    by_path = make_agent(f"optimal-win:{path}", rs)
+    assert by_path.table.first_player_win == table.first_player_win
+    with pytest.raises(ValueError, match="not"):
+        make_agent(f"optimal-win:{path}", load_ruleset("zonk", {"target": 600}))
+
+
+@pytest.mark.parametrize("overrides, word", [
+    ({"variants.pyramiding": True}, "pyramiding"),
+    ({"variants.challenge": True}, "challenge"),
+    ({"variants.overcoming": True}, "overcoming"),
+    ({"variants.piggyback": True}, "piggyback"),
+    ({"variants.zilch_penalty.count": 3, "variants.zilch_penalty.mode": "halve"}, "halve"),
+])
+def test_unsupported_rules_are_named(overrides, word):
+    rs = load_ruleset("zonk", {"target": 500, **overrides})
+    with pytest.raises(UnsupportedRulesError, match=word):
+        solve_game(rs, cache=False, progress=False)
+    if word != "overcoming":  # optimal-win plays overcoming from agents.solver.multi (tests/agents/solver/test_multi_solver.py)
+        with pytest.raises(UnsupportedRulesError, match=word):
+            make_agent("optimal-win", rs)
+
+
+def test_more_than_three_players_is_refused(solve_once):
+    """Three players are the multi-player solver's (tests/agents/solver/test_multi_solver.py); four no solver plays."""
+    rs = load_ruleset("zonk", {"target": 500})
+    table = solve_once(rs)
+    state = GameState(rs, 4, seed=0)
+    with pytest.raises(UnsupportedRulesError, match="2 or 3 players"):
+        OptimalWinAgent(rs, table).act(state, state.legal_actions(), np.random.default_rng(0))
+
+
+def test_agent_moves_are_legal_against_random(solve_once):
+    rs = load_ruleset("zilch5k", {"target": 800})
+    agent = OptimalWinAgent(rs, solve_once(rs))
+    for g in range(40):
+        state = GameState(rs, 2, seed=g, first=g % 2)
+        try:
+            play_game(state, [agent, make_agent("random", rs)], g)
+        except IllegalActionError as e:  # pragma: no cover - the failure message
+            pytest.fail(f"illegal move: {e}")
+        assert state.done
+
+
+def test_turn_cache_is_bounded_by_memory_and_keeps_the_same_moves(monkeypatch, solve_once):
+    rs = load_ruleset("zonk", {"target": 1000})
+    table = solve_once(rs)
+    free = OptimalWinAgent(rs, table)
+    tiny = GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0, cache_mb=0.02)
+    small = OptimalWinAgent(rs, tiny)
+    rng = np.random.default_rng(0)
+    for g in range(30):
+        state = GameState(rs, 2, seed=g, first=g % 2)
+        while not state.done:
+            legal = state.legal_actions()
+            a = small.act(state, legal, rng)
+            assert a == free.act(state, legal, rng)
+            state.apply(a)
+    sizes = [tv.B.nbytes + tv.C.nbytes for tv in tiny._cache.values()]
+    assert tiny._cache_bytes == sum(sizes) <= 0.02e6
+    assert len(table._cache) > len(tiny._cache) >= 1
+    monkeypatch.setenv("ZILCH_WIN_CACHE_MB", "64")
+    assert GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0).cache_mb == 64
+    monkeypatch.setenv("ZILCH_WIN_CACHE_MB", "lots")
+    with pytest.raises(ValueError, match="ZILCH_WIN_CACHE_MB='lots'"):
+        GameTable(table.ruleset, table.unit, table.ip, table.W, table.F, table.G, table.TB0)
+
+
+# ============================================================================================
+# The command line
+
+
+def test_cli_solve_and_advise_win(tmp_path, monkeypatch, capsys):
+    import json
+
+    from zilch_cli import main
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rules = ["--ruleset", "zonk", "--set", "target=600"]
+    assert main(["solve", *rules, "--objective", "win", "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert not first["loaded_from_cache"] and first["table"].startswith(str(tmp_path))
+    assert main(["solve", *rules, "--objective", "win", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["loaded_from_cache"] and again["first_player_win"] == first["first_player_win"]
+    table = load_game_table(load_ruleset("zonk", {"target": 600}))
+    assert first["first_player_win"] == table.first_player_win
+
+    # the race: every choice with its win chance, best first; --score implies the win objective
+    assert main(["advise", *rules, "--score", "200", "--opponent", "350", "--turn-total", "150",
+                 "--dice", "1", "5", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["objective"] == "win" and out["phase"] == "the race to the target"
+    chances = [c["win_chance"] for c in out["choices"]]
+    assert chances == sorted(chances, reverse=True) and len(chances) == 6  # 3 keeps, each to bank or roll on
+    sit = table.race_situation(200, 350)
+    assert chances[0] == pytest.approx(table.choices(sit, [1, 5, 2], 150)[0]["value"])
+    # the last turn: the opponent reached the target; banking to a tie is worth half
+    assert main(["advise", *rules, "--score", "300", "--opponent", "650", "--turn-total", "200",
+                 "--dice", "1", "5", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    by = {(tuple(c["keep"]), c["bank"]): c["win_chance"] for c in out["choices"]}
+    assert by[((1, 5), True)] == 0.5 and by[((1,), True)] == 0.0 and by[((5,), True)] == 0.0
+    assert 0.0 < by[((1,), False)] < 1.0
+    assert main(["advise", *rules, "--score", "300", "--opponent", "650", "--turn-total", "200",
+                 "--dice", "1", "2", "3"]) == 0  # banking 600 loses: roll on
+    assert "Best: keep 1 and roll on" in capsys.readouterr().out
+    # errors name the problem
+    assert main(["advise", *rules, "--score", "420", "--dice", "1", "2"]) == 2
+    assert "multiple of 50" in capsys.readouterr().err
+    assert main(["advise", "--ruleset", "farkle", "--opponent", "10000", "--dice", "1", "2"]) == 2
+    assert "--position 2" in capsys.readouterr().err
+    assert main(["advise", "--ruleset", "zonk", "--set", "variants.piggyback=true", "--score", "0",
+                 "--dice", "1", "2"]) == 2
+    assert "piggyback" in capsys.readouterr().err
+
+
+def test_penalty_sweeps_skip_rows_only_where_it_changes_nothing():
+    """The last sweep of a penalty solve records no rows (the sweep expected to be the last, after one
+    that changed no value by more than ROWLESS_BELOW), and it is the last: the solve converged. That
+    the values are those of plain policy iteration is what the brute-force cases with a zilch penalty
+    (test_matches_brute_force) and the self-play of farkle (test_self_play_wins_what_the_table_says)
+    prove."""
+    rs = load_ruleset("farkle", {"target": 1500, "entry_threshold": 300})
+    fast = _solve(rs)
+    assert fast.meta["converged"] and fast.meta["rowless_sweeps"] == 1
+    assert fast.meta["sweep_changes"][-1] < 1e-8
+
+
+def test_values_do_not_depend_on_the_cap_from_the_stable_cap_on(tmp_path, monkeypatch):
+    """What the luck adjustment of agents.evaluate relies on for worker-independent results: from
+    GameTable.stable_cap on, a higher turn-total cap changes no action value (float32 as cached),
+    so it does not matter which turns of a situation a process happened to solve first."""
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the shipped table, not this machine's
+    table = load_game_table("zilch")
+    agents = [make_agent("heuristic", table.ruleset), make_agent("greedy", table.ruleset)]
+    rng = np.random.default_rng(0)
+    g, checked = GameState(table.ruleset, 2, seed=8), 0
+    while not g.done:
+        sit = table.situation(g)
+        cap = table.stable_cap(sit)
+        values = []
+        for extra in (0, 37, 300):
+            table._cache.clear()  # solve afresh with this cap
+            values.append(table.action_values(g, True, cap + extra, sit))
+        assert values[0] == values[1] == values[2]
+        checked += 1
+        g.apply(agents[g.current].act(g, g.legal_actions(), rng))
+    assert checked > 20
+
+
+# ============================================================================================
+# The last turns of games the solved game does not play: overcoming's bar, seats still to play
+
+
+def test_final_situation_of_two_players_is_the_tables_last_turn(solve_once):
+    """Two players and no bar above the lead: the two-player game's own last turn. A bar above the
+    lead (overcoming) is the turn against that bar with no tie (a bank equal to it is refused)."""
+    rs = load_ruleset("zonk", {"target": 1000})
+    table = solve_once(rs)
+    u = table.unit
+    for me, first, scores in ((1, 0, [1100, 600]), (0, 1, [400, 1050]), (1, 1, [1000, 950])):
+        want = table.situation_of(me, first, scores, [True, True], [0, 0], [me], None, 0)
+        assert table.final_situation_of(me, first, scores, [True, True], [0, 0], [me]) == want
+        assert table.final_situation_of(me, first, scores, [True, True], [0, 0], [me], bar=5000) == want
+    lead = 1100 - 600
+    below = table.final_situation_of(1, 0, [1100, 600], [True, True], [0, 0], [1], bar=lead - u, overcoming=True)
+    assert below == ("bar", lead // u, 0.5, True, False)
+    above = table.final_situation_of(1, 0, [1100, 600], [True, True], [0, 0], [1], bar=800, overcoming=True)
+    assert above[0] == "chase" and above[3] == 800 // u
+    assert table.start_value(above) == pytest.approx(table.start_value(("bar", 800 // u, 0.0, True, False)), abs=1e-12)
+    assert table.start_value(above) < table.start_value(below)
+    with pytest.raises(ValueError, match=r"final queue \[0, 1\]: the mover, seat 1, plays first"):
+        table.final_situation_of(1, 0, [1100, 600], [True, True], [0, 0], [0, 1])
+
+
+def test_a_last_turn_with_a_seat_after_it_leaves_that_seat_its_chance(solve_once):
+    """The first of two last turns: a bank above the leader wins if the seat after it then fails to
+    end above the new top score (and, under overcoming, above the mover's result). Every bank's
+    value is checked against that seat's own last turn, solved on its own."""
+    rs = load_ruleset("zilch5k", {"target": 1000})
+    table = solve_once(rs)
+    u = table.unit
+    scores = [1200, 700, 550]  # seat 0 reached the target; seat 1 plays, then seat 2
+    for overcoming, bar in ((False, 0), (True, 300)):
+        sit = table.final_situation_of(1, 0, scores, [True] * 3, [0] * 3, [1, 2], bar=bar, overcoming=overcoming)
+        _, d, v, b, on, penf, later = sit
+        assert (d, b, later) == (10, bar // u, ((-3, table.tie_value(1), True, False, overcoming),))
+        B, _, _ = table._chase_inputs(sit, 0)
+        for t in (b, b + 1, d - 1, d, d + 1, d + 4, d + 12):
+            if t <= b or t < d:
+                assert B[t] == 0.0
+                continue
+            need = max(t, d) + 3
+            if overcoming:
+                need = max(need, t)
+            other = table.start_value(("bar", need, v, True, False))
+            assert B[t] == pytest.approx((1.0 if t > d else v) * (1.0 - other), abs=1e-7)  # float32 turns
+        alone = table.start_value(table.final_situation_of(1, 0, scores[:2], [True] * 2, [0] * 2, [1], bar=bar,
+                                                           overcoming=overcoming))
+        assert 0.0 < table.start_value(sit) < alone
+    with pytest.raises(ValueError, match="outcomes are not tabled"):
+        table.turn_outcomes(sit)
+
+
+def test_the_next_seat_above_the_mover_must_also_beat_its_result(solve_once):
+    """Under overcoming the seat after the mover must bank above the mover's result as well as above
+    the top score: where the result is the larger (or equal), ending at it is refused, not a tie.
+    A bank below the bar is not one the turn offers."""
+    rs = load_ruleset("zilch5k", {"target": 1000})
+    table = solve_once(rs)
+    u = table.unit
+    scores = [1200, 550, 700]  # seat 0 reached the target; seat 1 plays, then seat 2 (ahead of it)
+    sit = table.final_situation_of(1, 0, scores, [True] * 3, [0] * 3, [1, 2], bar=300, overcoming=True)
+    _, d, v, b, on, penf, later = sit
+    assert (d, b) == (13, 6) and later[0][0] == 3 and later[0][4]
+    B, _, thr = table._chase_inputs(sit, 0)
+    assert thr == b + 1
+    seen = set()
+    for t in range(d, d + 25):
+        score_need = max(t, d) - 3  # seat 2's turn total that ties the top
+        if t >= score_need:  # it must beat t, and ending at t is refused
+            other, kind = table.start_value(("bar", t, 0.0, True, False)), "bar"
+        else:
+            other, kind = table.start_value(("bar", score_need, later[0][1], True, False)), "score"
+        seen.add(kind)
+        assert B[t] == pytest.approx((1.0 if t > d else v) * (1.0 - other), abs=1e-7)
+    assert seen == {"bar"}  # 3 ahead of the mover, seat 2 ties the top below the mover's result
+    # the tie value of a later seat is its own, by who plays first in the round
+    wrap = table.final_situation_of(2, 0, [0, 1100, 900], [True] * 3, [0] * 3, [2, 0])
+    assert wrap[6][0][1] == table.tie_value(0) and wrap[2] == table.tie_value(1)

@@ -1,0 +1,89 @@
+"""ZILCH_NUMBA_INLINE: the suite compiles the engine without numba's inlining (tests/conftest.py);
+the default compilation gives the same games, and a bad value is refused by name."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from zilch_env import _jit
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# 200 random steps of three-player farkle with piggyback (picked in Python: only the kernels a
+# game needs are compiled), then every observation and mask: run here and in a subprocess.
+GAMES = """
+import numpy as np
+from zilch_env import load_ruleset
+from zilch_env.engine.batched import BatchedGames
+
+
+def play():
+    bg = BatchedGames(load_ruleset("farkle", {"variants.piggyback": True}), 16, 3, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        bg.step([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in bg.legal_masks()])
+        bg.reset(np.flatnonzero(bg.done))
+    return {"obs": bg.observe(bg.current).round(6).tolist(), "masks": bg.legal_masks().tolist(),
+            "scores": bg.scores.tolist()}
+"""
+SUBPROCESS = GAMES + """
+import json
+from zilch_env import _jit
+print(json.dumps(dict(play(), inline=_jit.INLINE)))
+"""
+
+
+def _run(env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", SUBPROCESS], env=env, capture_output=True, text=True, cwd=ROOT)
+
+
+def test_the_suite_compiles_as_conftest_says():
+    """``never`` unless the suite was started with ``ZILCH_NUMBA_INLINE=always``; ``never``'s compiled
+    code goes to a cache of its own."""
+    assert _jit.INLINE == os.environ["ZILCH_NUMBA_INLINE"]
+    if _jit.INLINE == "never":
+        cache = Path(os.environ["NUMBA_CACHE_DIR"]).name
+        assert cache in (".numba-test-cache", "zilch-tests-inline-never")
+
+
+def test_both_compilations_play_the_same_games():
+    """The default compilation (numba's inlining, in numba's default cache: __pycache__ beside the
+    sources) against this process's: equal states."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ZILCH_NUMBA_INLINE", "NUMBA_CACHE_DIR")}
+    p = _run(env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    always = json.loads(p.stdout.strip().splitlines()[-1])
+    assert always.pop("inline") == "always"
+    here: dict = {}
+    exec(GAMES, here)
+    assert always == json.loads(json.dumps(here["play"]()))
+
+
+def test_a_bad_setting_is_refused_by_name():
+    p = _run(dict(os.environ, ZILCH_NUMBA_INLINE="sometimes"))
+    assert p.returncode != 0
+    assert "ZILCH_NUMBA_INLINE='sometimes'" in p.stderr and "always, never" in p.stderr
+
+
+def test_the_compile_time_bench_times_and_compares(monkeypatch, capsys):
+    """bench/compile_time.py: its child times every entry point and the two engines (here, on this
+    process's compilation, already cached); the table and the ratios are those of the two runs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compile_time", ROOT / "bench" / "compile_time.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    got = bench.child("zonk", 2, 0.02, 1)
+    assert set(got["compile"]) == set(bench.ENTRIES) and all(t >= 0 for t in got["compile"].values())
+    assert got["rate"]["single"] > 0 and got["rate"]["fused"] > 0
+    runs = {"always": {"compile": dict.fromkeys(bench.ENTRIES, 10.0), "rate": {"single": 1.0, "fused": 20.0}},
+            "never": {"compile": dict.fromkeys(bench.ENTRIES, 2.0), "rate": {"single": 2.0, "fused": 20.0}}}
+    monkeypatch.setattr(bench, "run_mode", lambda mode, args: runs[mode])
+    assert bench.main([]) == 0
+    out = capsys.readouterr().out
+    assert "| always | 10.0 s |" in out and "| 60.0 s | 20 | 20.0x |" in out and "| 12.0 s | 20 | 10.0x |" in out
+    assert "5.0x the compile time, 2.00x the fused speed" in out

@@ -1,0 +1,207 @@
+"""The ruleset distribution ``any``: the rules one agent is trained on to play every ruleset
+(``train/ppo.py --ruleset any``), and the rulesets held out from it to test that agent.
+
+:func:`sample_rules` draws ``(ruleset, players)`` pairs, each a preset with overrides, through the
+loader (:func:`zilch_env.load_ruleset`), so every draw is a ruleset the loader accepts. A draw is:
+
+1. a preset, uniformly among :data:`zilch_env.PRESETS`;
+2. with probability :data:`P_PRESET` (0.3), that preset exactly, two players;
+3. otherwise the preset with overrides, each drawn independently:
+
+   =========================== ====== ==========================================================
+   rule                        chance values (uniform among them)
+   =========================== ====== ==========================================================
+   players                     1      2 (50%), 3 (30%), 4 (20%)
+   ``target``                  0.6    :data:`TARGETS` (2,000 to 20,000)
+   ``entry_threshold``         0.3    0, 300, 500, 750, 1000 (at most half the target)
+   ``min_bank``                0.3    0, 300, 350, 500
+   ``keep``                    0.15   the other keep rule
+   ``hot_dice``                0.15   the other hot-dice rule
+   ``end``                     0.25   ``others_one_turn``, ``finish_round``, ``instant``
+   ``tie``                     0.2    the other tie rule
+   each variant                0.15   ``pyramiding``, ``challenge``, ``overcoming``,
+                                      ``piggyback`` on
+   ``six_dice_zilch_bonus``    0.15   500, 1000
+   ``zilch_penalty``           0.2    2 or 3 zilches; subtract 500 or 1000, halve, or reset
+   ``score_floor``             0.3    -1000, -2500 (with a subtracted penalty)
+   triples                     0.4    every triple times 0.5, 0.75, 1.5 or 2 (to 50 points)
+   singles                     0.3    a one 100, 150 or 200; a five 50 or 100
+   ``straight``                0.3    0, 1000, 1500, 2000, 2500, 3000
+   ``three_pairs``             0.3    0, 500, 750, 1000, 1500
+   ``two_triplets``            0.2    0, 1000, 2500
+   ``partial_straights``       0.1    12345 = 500, 23456 = 750 (not with pyramiding)
+   ``permanent_straight``      0.1    flipped
+   =========================== ====== ==========================================================
+
+   A draw the loader or the engine refuses (a rule combination that is not playable) is drawn again.
+
+:func:`held_out_rules` are rulesets outside that distribution, named, for evaluation: targets and
+scoring values off its grids, in 2, 3 and 4-player games. :func:`variant_rules` are the variants
+alone and all together on zonk and farkle, two players.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from zilch_env.rules.schema import PRESETS, Ruleset, RulesetError, UnsupportedRulesError
+from zilch_env.rules.load import load_ruleset
+
+__all__ = ["RulesDraw", "sample_rules", "held_out_rules", "variant_rules", "TARGETS", "P_PRESET"]
+
+#: The targets the distribution draws from.
+TARGETS = (2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 15000, 20000)
+#: The chance that a draw is a preset as it is (two players).
+P_PRESET = 0.3
+_VARIANTS = ("pyramiding", "challenge", "overcoming", "piggyback")
+_MAX_TRIES = 200
+
+
+class RulesDraw(NamedTuple):
+    """One ruleset of the distribution: the rules, the players, and how it was made (a preset name
+    and its overrides in dotted keys, as ``--ruleset`` and ``--set`` take them)."""
+
+    ruleset: Ruleset
+    players: int
+    preset: str
+    overrides: dict[str, Any]
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        """``preset Np`` and the overrides (or the note that names them)."""
+        if self.note:
+            return f"{self.preset} {self.players}p {self.note}"
+        sets = " ".join(f"{k}={v}" for k, v in self.overrides.items())
+        return f"{self.preset} {self.players}p" + (f" {sets}" if sets else "")
+
+
+def _overrides(rng: np.random.Generator, base: Ruleset) -> tuple[dict[str, Any], int]:
+    def pick(values):
+        return values[int(rng.integers(len(values)))]
+
+    o: dict[str, Any] = {}
+    players = int(rng.choice([2, 3, 4], p=[0.5, 0.3, 0.2]))
+    target = base.target
+    if rng.random() < 0.6:
+        o["target"] = target = pick(TARGETS)
+    if rng.random() < 0.3:
+        o["entry_threshold"] = min(pick((0, 300, 500, 750, 1000)), target // 2 // 50 * 50)
+    if rng.random() < 0.3:
+        o["min_bank"] = pick((0, 300, 350, 500))
+    if rng.random() < 0.15:
+        o["keep"] = "free" if base.keep == "all_scoring" else "all_scoring"
+    if rng.random() < 0.15:
+        o["hot_dice"] = "optional" if base.hot_dice == "forced" else "forced"
+    if rng.random() < 0.25:
+        o["end"] = pick(("others_one_turn", "finish_round", "instant"))
+    if rng.random() < 0.2:
+        o["tie"] = "draw" if base.tie == "tiebreak" else "tiebreak"
+    for v in _VARIANTS:
+        if rng.random() < 0.15:
+            o[f"variants.{v}"] = True
+    if rng.random() < 0.15:
+        o["variants.six_dice_zilch_bonus"] = pick((500, 1000))
+    if rng.random() < 0.2:
+        o["variants.zilch_penalty.count"] = pick((2, 3))
+        mode = pick(("subtract", "subtract", "halve", "reset"))
+        o["variants.zilch_penalty.mode"] = mode
+        o["variants.zilch_penalty.points"] = pick((500, 1000)) if mode == "subtract" else 0
+        if mode == "subtract" and rng.random() < 0.3:
+            o["score_floor"] = pick((-1000, -2500))
+    sc = base.scoring
+    if rng.random() < 0.4:
+        f = pick((0.5, 0.75, 1.5, 2.0))
+        for face, pts in sc.triples.items():
+            o[f"scoring.triples.{face}"] = max(50, int(round(pts * f / 50)) * 50)
+    if rng.random() < 0.3:
+        if 1 in sc.singles:
+            o["scoring.singles.1"] = pick((100, 150, 200))
+        if 5 in sc.singles:
+            o["scoring.singles.5"] = pick((50, 100))
+    if rng.random() < 0.3:
+        o["scoring.straight"] = pick((0, 1000, 1500, 2000, 2500, 3000))
+    if rng.random() < 0.3:
+        o["scoring.three_pairs"] = pick((0, 500, 750, 1000, 1500))
+    if rng.random() < 0.2:
+        o["scoring.two_triplets"] = pick((0, 1000, 2500))
+    if rng.random() < 0.1 and not o.get("variants.pyramiding") and not base.variants.pyramiding:
+        o["scoring.partial_straights"] = {"12345": 500, "23456": 750}
+    if rng.random() < 0.1:
+        o["scoring.permanent_straight"] = not sc.permanent_straight
+    return o, players
+
+
+def _playable(rs: Ruleset, players: int) -> bool:
+    from zilch_env.engine.batched import BatchedGames
+
+    try:
+        BatchedGames(rs, 1, players, seed=0)
+    except (RulesetError, UnsupportedRulesError, ValueError):
+        return False
+    return True
+
+
+def sample_rules(count: int, seed: int | None = None) -> list[RulesDraw]:
+    """``count`` draws of the distribution (see the module docstring), seeded: the same seed gives
+    the same rulesets."""
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
+        raise ValueError(f"count = {count!r}: a whole number of rulesets, 1 or more")
+    rng = np.random.default_rng(seed)
+    out: list[RulesDraw] = []
+    while len(out) < count:
+        preset = PRESETS[int(rng.integers(len(PRESETS)))]
+        base = load_ruleset(preset)
+        if rng.random() < P_PRESET:
+            out.append(RulesDraw(base, 2, preset, {}))
+            continue
+        for _ in range(_MAX_TRIES):
+            overrides, players = _overrides(rng, base)
+            try:
+                rs = load_ruleset(preset, overrides)
+            except (RulesetError, UnsupportedRulesError):
+                continue
+            if _playable(rs, players):
+                out.append(RulesDraw(rs, players, preset, overrides))
+                break
+        else:  # pragma: no cover - every preset has playable draws
+            raise RuntimeError(f"no playable ruleset drawn around {preset!r} in {_MAX_TRIES} tries")
+    return out
+
+
+def _named(preset: str, players: int, overrides: dict[str, Any], note: str = "") -> RulesDraw:
+    return RulesDraw(load_ruleset(preset, overrides), players, preset, overrides, note)
+
+
+def held_out_rules() -> list[RulesDraw]:
+    """Rulesets outside the distribution: targets off :data:`TARGETS`, scoring values off its grids
+    (triples times 1.25, a straight of 1,800, a one of 120, three pairs 1,200), in 2, 3 and 4-player
+    games."""
+    triples = {f"scoring.triples.{f}": v for f, v in
+               {1: 1250, 2: 250, 3: 375, 4: 500, 5: 625, 6: 750}.items()}
+    return [
+        _named("zonk", 2, {"target": 2500}),
+        _named("farkle", 2, {"target": 7000}),
+        _named("zilch", 2, {"target": 17500}),
+        _named("farkle", 2, {**triples, "scoring.straight": 1800}, "triples x1.25, straight=1800"),
+        _named("zonk", 2, {"scoring.singles.1": 120, "scoring.three_pairs": 1200, "target": 11000}),
+        _named("zonk", 3, {"target": 7000}),
+        _named("farkle", 3, {"scoring.straight": 1800, "variants.piggyback": True}),
+        _named("zilch", 3, {"target": 3500, "variants.overcoming": True}),
+        _named("zonk", 4, {"target": 6500, **triples}, "target=6500, triples x1.25"),
+        _named("farkle-basic", 4, {"target": 4500, "variants.challenge": True}),
+    ]
+
+
+def variant_rules() -> list[RulesDraw]:
+    """Each variant alone and all together, on zonk and on farkle, two players."""
+    alone = [{"variants.pyramiding": True}, {"variants.challenge": True}, {"variants.overcoming": True},
+             {"variants.piggyback": True}, {"variants.six_dice_zilch_bonus": 500},
+             {"variants.zilch_penalty.count": 3, "variants.zilch_penalty.mode": "halve",
+              "variants.zilch_penalty.points": 0}]
+    together = {k: v for d in alone[:5] for k, v in d.items()}
+    notes = ["pyramiding", "challenge", "overcoming", "piggyback", "six-dice bonus 500", "zilch penalty: halve",
+             "pyramiding+challenge+overcoming+piggyback+bonus"]
+    return [_named(p, 2, o, note) for p in ("zonk", "farkle") for o, note in zip((*alone, together), notes)]

@@ -1,0 +1,159 @@
+"""The rules of a turn and of the game's end as scalar functions, written once for every caller.
+
+Plain Python that numba compiles as it is: the single-game engine (:mod:`zilch_env.engine`), the
+loader's playability check (:mod:`zilch_env.rules.playable`) and the turn solver's policy call them as
+Python functions, and the fast kernels (:mod:`zilch_env.engine.kernels`) and the turn solver's
+backward induction compile the same source with ``numba.njit``, inlined where called
+(:data:`zilch_env._jit.INLINE`). A change of the rule here reaches all of them.
+
+The bank rule has two parts: :func:`bank_bar` (which turn total may bank) and :func:`bank_need` (what
+a keep of this roll must then bring, and which keep may not bank under forced hot dice); a keep of
+``n`` dice and ``points`` may bank when :func:`may_bank` says so, which callers looping over many
+keeps may write out as ``points >= need and n != no_bank_n``.
+
+The end of a turn: :func:`turn_record` (what it records, and whether the player is then on the
+board), :func:`zilch_streak` and :func:`penalised` (the zilch penalty), :func:`challenge_cost`;
+the end of the game: :func:`final_turns` (who plays the last turns once a score reaches the target);
+the pyramiding variant's points of newly kept dice: :func:`pyramid_gain`.
+"""
+
+from __future__ import annotations
+
+
+def bank_bar(on_board: bool, entry: int, min_bank: int, overcoming: bool, last_result: int) -> int:
+    """The least turn total that may be banked: the entry threshold before the board, the minimum
+    bank on it, and under ``overcoming`` more than the previous turn's recorded result."""
+    bar = min_bank if on_board else entry
+    if overcoming and last_result >= bar:
+        bar = last_result + 1
+    return bar
+
+
+def bank_need(bar: int, total: int, left: int, forced: bool) -> tuple[int, int]:
+    """``(need, no_bank_n)`` for a roll of ``left`` dice at turn total ``total``: a keep may bank when
+    its points reach ``need`` (the turn total then reaches ``bar``) and it keeps other than
+    ``no_bank_n`` dice (under forced hot dice, a keep of every die rolled must roll them again;
+    -1 otherwise)."""
+    return bar - total, (left if forced else -1)
+
+
+def may_bank(points: int, n: int, need: int, no_bank_n: int) -> bool:
+    """Whether a keep of ``n`` dice and ``points`` may bank, given :func:`bank_need`."""
+    return points >= need and n != no_bank_n
+
+
+def can_bank(total: int, left_after: int, bar: int, forced: bool) -> bool:
+    """Whether turn total ``total`` may be banked with ``left_after`` dice not set aside (0: hot dice):
+    :func:`may_bank` of the whole total as one keep from nothing at risk."""
+    return may_bank(total, left_after, *bank_need(bar, 0, 0, forced))
+
+
+def turn_record(banked: bool, total: int, permanent: int, on_board: bool, entry: int) -> tuple[int, bool]:
+    """``(recorded, on_board_after)``: a turn records its total when banked, else its permanent
+    points (a permanent straight kept through the zilch); before the board a turn records nothing
+    unless that reaches the entry threshold, which puts the player on the board."""
+    recorded = total if banked else permanent
+    if on_board:
+        return recorded, True
+    if recorded != 0 and recorded >= entry:
+        return recorded, True
+    return 0, False
+
+
+def zilch_streak(banked: bool, was_on: bool, streak: int, count: int) -> tuple[int, bool]:
+    """``(streak_after, penalty_now)``: a bank ends the zilch streak; a zilch by a player on the board
+    adds to it, and the ``count``-th in a row (``count`` > 0) costs the zilch penalty and starts the
+    count again. Zilches before the board are not counted."""
+    if banked:
+        return 0, False
+    if not was_on:
+        return streak, False
+    streak += 1
+    if count > 0 and streak >= count:
+        return 0, True
+    return streak, False
+
+
+def penalised(score: int, mode: int, points: int, floor: int) -> int:
+    """The score after the zilch penalty (``mode`` a code of :data:`zilch_env.rules.schema.PENALTY_MODES`): the score
+    (first raised to ``floor``, the ruleset's ``score_floor``, if a challenge's cost took it lower)
+    less ``points``, halved (rounding down) or reset to 0; the caller then raises the result to
+    ``floor`` (docs/rules.md, the zilch penalty and ``score_floor``). A penalty never raises a score:
+    halving or resetting a score at or below zero leaves it."""
+    if score < floor:
+        score = floor
+    if mode == 0:
+        return score - points
+    if score <= 0:
+        return score
+    if mode == 1:
+        return score // 2
+    return 0
+
+
+#: Source 001: one challenge while below this score and one at or above it.
+CHALLENGE_SPLIT = 5000
+#: Source 001: a zilch costs the challenger 600 on their first challenge and 2000 on their second.
+CHALLENGE_ZILCH_COST = (600, 2000)
+#: Tie-break turns are played at most this many times; a tie that survives them is a draw.
+MAX_TIEBREAK_ROUNDS = 10
+
+
+def challenge_cost(used: int, first: int, second: int) -> int:
+    """What a zilch in a challenge costs the challenger: ``first`` in its first challenge of the
+    game, ``second`` in its second (``used`` challenges declared, this one included)."""
+    return first if used == 1 else second
+
+
+def final_turns(p: int, n: int, first: int, end: int) -> tuple[int, int]:
+    """The last turns once seat ``p`` of ``n`` ends a turn at or above the target, as a run of seats
+    in playing order: ``(start, count)``, the seats ``(start + i) % n`` for ``i < count``. ``end`` is
+    a code of :data:`zilch_env.rules.schema.ENDS`: under ``"others_one_turn"`` every other seat plays one more turn;
+    under ``"finish_round"`` the seats after ``p`` in the round that began with seat ``first``; under
+    ``"instant"`` none (``p`` has won at once: every other score is below the target, since the game
+    would have ended when it reached it, so ``p`` alone holds the highest). ``count`` 0: the game
+    ends now."""
+    if end == 2:
+        return (p + 1) % n, 0
+    if end == 1:
+        pos = (p - first + n) % n
+        return (first + pos + 1) % n, n - 1 - pos
+    return (p + 1) % n, n - 1
+
+
+def pyramid_gain(alone, group, have: int, k: int, have_points: int, none):
+    """Points of ``k`` newly kept dice of one face under pyramiding (docs/rules.md, the variants):
+    alone (``alone``: their points by themselves, ``none`` when they do not score alone), or joining
+    the ``have`` dice of that face frozen earlier in this pass, the group of ``have + k`` (``group``
+    points, ``none`` when it does not score) replacing their ``have_points``; whichever is worth
+    more, ``none`` when neither scores. ``none`` is the caller's "does not score" (None, or the
+    kernels' integer sentinel)."""
+    best = alone
+    if have > 0 and have + k >= 3 and group != none:
+        gain = group - have_points
+        if best == none or gain > best:
+            best = gain
+    return best
+
+
+# The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
+from numba import njit as _njit  # noqa: E402
+
+from zilch_env._jit import INLINE  # noqa: E402
+
+nb_bank_bar = _njit(cache=True, inline=INLINE)(bank_bar)
+nb_bank_need = _njit(cache=True, inline=INLINE)(bank_need)
+nb_may_bank = _njit(cache=True, inline=INLINE)(may_bank)
+nb_turn_record = _njit(cache=True, inline=INLINE)(turn_record)
+nb_zilch_streak = _njit(cache=True, inline=INLINE)(zilch_streak)
+nb_penalised = _njit(cache=True, inline=INLINE)(penalised)
+nb_challenge_cost = _njit(cache=True, inline=INLINE)(challenge_cost)
+nb_final_turns = _njit(cache=True, inline=INLINE)(final_turns)
+nb_pyramid_gain = _njit(cache=True, inline=INLINE)(pyramid_gain)
+
+
+@_njit(cache=True, inline=INLINE)
+def nb_can_bank(total, left_after, bar, forced):
+    """:func:`can_bank` over the compiled parts (numba calls compiled functions only)."""
+    need, no_bank_n = nb_bank_need(bar, 0, 0, forced)
+    return nb_may_bank(total, left_after, need, no_bank_n)

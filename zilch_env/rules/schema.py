@@ -1,0 +1,351 @@
+"""Rulesets: the rules of one member of the Zilch / Farkle / 10000 / Zonk family, as data.
+
+A ruleset is a TOML file (``docs/rules.md``). Every preset is such a file shipped in
+``zilch_env/rules/presets/``; a user's file may start from a preset with ``extends`` and change only what
+differs. :func:`load_ruleset` reads a preset name or a path, applies dotted-key overrides
+(``{"target": 20000, "variants.pyramiding": True}``) and validates everything: unknown keys, wrong
+types and impossible values raise :class:`RulesetError` naming the key, the value and what is
+allowed. :func:`ruleset_to_toml` writes a ruleset back; loading that text gives an equal ruleset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+PRESET_DIR = Path(__file__).with_name("presets")
+PRESETS = ("zilch", "zilch15k", "zilch10k", "zilch5k", "farkle", "farkle-basic", "zonk", "zonk20k", "cardgames")
+
+ENDS = ("others_one_turn", "finish_round", "instant")
+TIES = ("draw", "tiebreak")
+KEEPS = ("free", "all_scoring")
+HOT_DICE = ("optional", "forced")
+KINDS = ("none", "double", "flat", "multiple")
+PENALTY_MODES = ("subtract", "halve", "reset")
+
+
+#: The largest number any points value, threshold or target may hold. Every keep, turn total and
+#: score then fits the fast engine's integer tables (32-bit keep points, 64-bit scores) and the
+#: solvers' arrays with room to spare; the family's games use a few thousand points.
+MAX_POINTS = 1_000_000
+#: The largest target: a score stays within 32-bit integers even after a long last turn beyond it.
+MAX_TARGET = 1_000_000_000
+#: The largest factor of the triple under ``kinds = "multiple"`` (six of a kind at most 100 triples).
+MAX_KIND_FACTOR = 100
+#: The longest ``name`` a ruleset may have.
+MAX_NAME = 100
+#: The most zilches in a row a zilch penalty may wait for.
+MAX_PENALTY_COUNT = 100
+
+
+class RulesetError(ValueError):
+    """A ruleset that cannot be loaded: the message names the key, the value and what is allowed."""
+
+
+class UnsupportedRulesError(ValueError):
+    """Rules, a game or an agent that one part of the project cannot play or solve (a solver, the
+    fast engine for an agent): the message names the rule and the part. One exception for all."""
+
+
+def toml_repr(value: Any) -> str:
+    """A value as the user writes it in TOML (``true``, ``{4 = 0}``, ``"halve"``), for messages."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, Mapping):
+        items = list(value.items())
+        inner = ", ".join(f"{_toml_key(k)} = {toml_repr(v)}" for k, v in items[:8])
+        return "{" + inner + (", ..." if len(items) > 8 else "") + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_repr(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
+    if isinstance(value, int):
+        text = str(value) if abs(value) < 10**30 else f"{'-' if value < 0 else ''}a number of {len(str(abs(value)))} digits"
+        return text
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _toml_key(key: Any) -> str:
+    text = str(key)
+    if text and all(c.isalnum() or c in "-_" for c in text):
+        return text
+    return toml_repr(text)
+
+
+class FrozenMap(Mapping[int, int]):
+    """An immutable, hashable ``{int: int}`` map (faces or counts to points), equal to a plain dict."""
+
+    __slots__ = ("_items", "_dict")
+
+    def __init__(self, items: Mapping[int, int] | None = None):
+        d = {int(k): int(v) for k, v in dict(items or {}).items()}
+        self._dict = dict(sorted(d.items()))
+        self._items = tuple(self._dict.items())
+
+    def __getitem__(self, key: int) -> int:
+        return self._dict[key]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._dict)
+
+    def __len__(self) -> int:
+        return len(self._dict)
+
+    def __hash__(self) -> int:
+        return hash(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self._dict == dict(other)
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return repr(self._dict)
+
+
+@dataclass(frozen=True)
+class ZilchPenalty:
+    """After ``count`` zilches in a row (once on the board) the player is penalised; 0 = off."""
+
+    count: int = 0
+    points: int = 0
+    mode: str = "subtract"  # "subtract" P points | "halve" the score | "reset" it to zero
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What a keep is worth (docs/rules.md, "Scoring a keep")."""
+
+    singles: FrozenMap = field(default_factory=lambda: FrozenMap({1: 100, 5: 50}))
+    triples: FrozenMap = field(
+        default_factory=lambda: FrozenMap({1: 1000, 2: 200, 3: 300, 4: 400, 5: 500, 6: 600})
+    )
+    kinds: str = "none"
+    kind_values: FrozenMap = field(default_factory=FrozenMap)
+    straight: int = 0
+    permanent_straight: bool = False
+    three_pairs: int = 0
+    four_and_pair_is_three_pairs: bool = False
+    two_triplets: int = 0
+    #: Five dice in a run in one roll (``12345``, ``23456``) -> points; the sixth die of a roll of six
+    #: may join as a single. Empty: no partial straights.
+    partial_straights: FrozenMap = field(default_factory=FrozenMap)
+
+
+@dataclass(frozen=True)
+class Variants:
+    """Toggles that combine with any preset (docs/rules.md, "Variants")."""
+
+    pyramiding: bool = False
+    challenge: bool = False
+    overcoming: bool = False
+    piggyback: bool = False
+    six_dice_zilch_bonus: int = 0
+    zilch_penalty: ZilchPenalty = field(default_factory=ZilchPenalty)
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """One complete, validated set of rules. Hashable, so per-ruleset tables can be cached on it.
+
+    The keys added after the first layout (:data:`OPTIONAL_KEYS`: ``score_floor``,
+    ``scoring.partial_straights``) have defaults that change nothing: a file or dict may leave
+    them out, and :meth:`to_dict` leaves them out at their defaults, so every ruleset that could be
+    written before keeps the same data (and the same hashes: game tables, golden records, the
+    rules a trained policy names)."""
+
+    name: str = "custom"
+    dice: int = 6
+    target: int = 10000
+    end: str = "others_one_turn"
+    tie: str = "draw"
+    entry_threshold: int = 500
+    min_bank: int = 0
+    keep: str = "free"
+    hot_dice: str = "optional"
+    #: The lowest a banked score may go through penalties (the zilch penalty, challenge costs); 0 or less.
+    score_floor: int = 0
+    scoring: Scoring = field(default_factory=Scoring)
+    variants: Variants = field(default_factory=Variants)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ruleset as plain TOML-ready data (the layout of docs/rules.md, "The ruleset file")."""
+        s, v = self.scoring, self.variants
+        out = {
+            "name": self.name,
+            "dice": self.dice,
+            "target": self.target,
+            "end": self.end,
+            "tie": self.tie,
+            "entry_threshold": self.entry_threshold,
+            "min_bank": self.min_bank,
+            "keep": self.keep,
+            "hot_dice": self.hot_dice,
+            "scoring": {
+                "singles": {str(k): x for k, x in s.singles.items()},
+                "triples": {str(k): x for k, x in s.triples.items()},
+                "kinds": s.kinds,
+                "kind_values": {str(k): x for k, x in s.kind_values.items()},
+                "straight": s.straight,
+                "permanent_straight": s.permanent_straight,
+                "three_pairs": s.three_pairs,
+                "four_and_pair_is_three_pairs": s.four_and_pair_is_three_pairs,
+                "two_triplets": s.two_triplets,
+            },
+            "variants": {
+                "pyramiding": v.pyramiding,
+                "challenge": v.challenge,
+                "overcoming": v.overcoming,
+                "piggyback": v.piggyback,
+                "six_dice_zilch_bonus": v.six_dice_zilch_bonus,
+                "zilch_penalty": {
+                    "count": v.zilch_penalty.count,
+                    "points": v.zilch_penalty.points,
+                    "mode": v.zilch_penalty.mode,
+                },
+            },
+        }
+        if self.score_floor != 0:  # OPTIONAL_KEYS: written only when not at their defaults
+            out = {**{k: x for k, x in out.items() if k not in _SECTIONS}, "score_floor": self.score_floor,
+                   "scoring": out["scoring"], "variants": out["variants"]}
+        if s.partial_straights:
+            out["scoring"]["partial_straights"] = {str(k): x for k, x in s.partial_straights.items()}
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Validation: one schema, used for files, extends, overrides and dicts alike.
+
+_INT, _BOOL, _STR, _MAP = "integer", "true or false", "string", "table"
+_ARTICLE = {_INT: "an ", _BOOL: "", _STR: "a ", _MAP: "a "}
+
+_TOP = {
+    "name": _STR,
+    "extends": _STR,
+    "dice": _INT,
+    "target": _INT,
+    "end": _STR,
+    "tie": _STR,
+    "entry_threshold": _INT,
+    "min_bank": _INT,
+    "keep": _STR,
+    "hot_dice": _STR,
+    "score_floor": _INT,
+    "scoring": _MAP,
+    "variants": _MAP,
+}
+_SCORING = {
+    "singles": _MAP,
+    "triples": _MAP,
+    "kinds": _STR,
+    "kind_values": _MAP,
+    "straight": _INT,
+    "permanent_straight": _BOOL,
+    "three_pairs": _INT,
+    "four_and_pair_is_three_pairs": _BOOL,
+    "two_triplets": _INT,
+    "partial_straights": _MAP,
+}
+#: Keys added after the first layout, with the default each takes when a ruleset leaves it out (and
+#: :meth:`Ruleset.to_dict` leaves out at that default).
+OPTIONAL_KEYS = {"score_floor": 0, "scoring.partial_straights": {}}
+_VARIANTS = {
+    "pyramiding": _BOOL,
+    "challenge": _BOOL,
+    "overcoming": _BOOL,
+    "piggyback": _BOOL,
+    "six_dice_zilch_bonus": _INT,
+    "zilch_penalty": _MAP,
+}
+_PENALTY = {"count": _INT, "points": _INT, "mode": _STR}
+_SECTIONS = {"scoring": _SCORING, "variants": _VARIANTS}
+
+
+def _check_type(key: str, value: Any, kind: str) -> None:
+    ok = {
+        _INT: isinstance(value, int) and not isinstance(value, bool),
+        _BOOL: isinstance(value, bool),
+        _STR: isinstance(value, str),
+        _MAP: isinstance(value, Mapping),
+    }[kind]
+    if not ok:
+        raise RulesetError(f"{key} = {toml_repr(value)}: expected {_ARTICLE[kind]}{kind}")
+
+
+def _check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise RulesetError(f"{key} = {toml_repr(value)}: allowed values are {', '.join(map(toml_repr, allowed))}")
+
+
+def _check_range(key: str, value: int, lo: int, hi: int, why: str = "") -> None:
+    if value < lo or value > hi:
+        raise RulesetError(f"{key} = {toml_repr(value)}: allowed values are whole numbers from {lo} to {hi}"
+                           + (f" ({why})" if why else ""))
+
+
+_POINTS_WHY = "so that every keep, turn total and score fits the engines' integers"
+
+
+def _check_points(key: str, value: int, lo: int = 0) -> None:
+    _check_range(key, value, lo, MAX_POINTS, _POINTS_WHY)
+
+
+def _check_keys(where: str, data: Mapping[str, Any], schema: Mapping[str, str]) -> None:
+    for key, value in data.items():
+        full = f"{where}{key}"
+        if not isinstance(key, str):
+            raise RulesetError(f"key {toml_repr(key)}{' in [' + where[:-1] + ']' if where else ''} is not "
+                               f"a name: keys are strings such as {', '.join(list(schema)[:3])}")
+        if key not in schema:
+            raise RulesetError(
+                f"unknown key {full!r} (value {toml_repr(value)}); allowed keys"
+                f"{' in [' + where[:-1] + ']' if where else ''}: {', '.join(schema)}"
+            )
+        _check_type(full, value, schema[key])
+
+
+def _int_map(key: str, value: Mapping[Any, Any], keys: range, what: str,
+             lo: int = 0, hi: int = MAX_POINTS, why: str = _POINTS_WHY) -> FrozenMap:
+    out = {}
+    for k, v in value.items():
+        ik = None
+        if isinstance(k, int) and not isinstance(k, bool):
+            ik = k
+        elif isinstance(k, str) and k.strip().isdigit() and len(k.strip()) < 4:
+            ik = int(k)
+        if ik is None or ik not in keys:
+            raise RulesetError(
+                f"{key}.{_toml_key(k)} = {toml_repr(v)}: {_toml_key(k)} "
+                f"is not a {what}; allowed {what}s are {keys.start} to {keys.stop - 1}"
+            )
+        _check_type(f"{key}.{ik}", v, _INT)
+        _check_range(f"{key}.{ik}", v, lo, hi, why)
+        out[ik] = v
+    return FrozenMap(out)
+
+
+#: The runs of five faces a partial straight may be (five distinct faces in a run of the die's faces).
+PARTIAL_RUNS = (12345, 23456)
+
+
+def _partial_straights(value: Mapping[Any, Any]) -> FrozenMap:
+    """``scoring.partial_straights``: keys are runs of five faces written as their digits (``12345``,
+    ``23456``; a TOML key is text, a --set dotted key too), values points within MAX_POINTS."""
+    out = {}
+    for k, v in value.items():
+        text = str(k).strip() if not isinstance(k, bool) else ""
+        run = int(text) if text.isdigit() and len(text) == 5 else None
+        if run not in PARTIAL_RUNS:
+            raise RulesetError(
+                f"scoring.partial_straights.{_toml_key(k)} = {toml_repr(v)}: {_toml_key(k)} is not a "
+                f"partial straight; a key is five distinct faces in a run, written as their digits: "
+                f"{', '.join(map(str, PARTIAL_RUNS))}")
+        _check_type(f"scoring.partial_straights.{run}", v, _INT)
+        _check_points(f"scoring.partial_straights.{run}", v)
+        out[run] = v
+    return FrozenMap(out)
