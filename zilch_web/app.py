@@ -64,7 +64,7 @@ from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError,
 from zilch_web.requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame, PlayerIn, RulesIn, SeatIn, check_strings)
 from zilch_web.rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
 from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
-                             StoreUnavailable)
+                             StoreUnavailable, answer_store_faults)
 from zilch_web.live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from zilch_web.hint_worker import HintService
@@ -225,22 +225,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status,
                             headers=exc.headers)
 
-    @app.exception_handler(StoreUnavailable)
-    async def _store_down(request: Request, exc: StoreUnavailable) -> JSONResponse:
-        log.error("zilch web: %s %s: %s", request.method, request.url.path, exc)
-        return JSONResponse({"error": "storage_unavailable", "detail": str(exc)}, status_code=503,
-                            headers={"Retry-After": "30"})
-
-    @app.exception_handler(GameGone)
-    async def _gone(request: Request, exc: GameGone) -> JSONResponse:
-        return JSONResponse({"error": "unknown_game", "detail": f"there is no game {exc.args[0]!r} (it was "
-                             "deleted meanwhile, or never existed)"}, status_code=404)
-
-    @app.exception_handler(CorruptStoredGame)
-    async def _unreadable(request: Request, exc: CorruptStoredGame) -> JSONResponse:
-        log.error("zilch web: %s", exc)
-        return JSONResponse({"error": "game_unreadable", "detail": f"{exc}; this game cannot be shown or "
-                             "played on (the other games are not affected)"}, status_code=409)
+    answer_store_faults(app)  # 503 storage_unavailable, 404 a game gone meanwhile, 409 game_unreadable
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:

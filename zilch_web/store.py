@@ -378,3 +378,31 @@ class GameStore:
         if self._shared is not None:
             self._shared.close()
 
+
+
+def answer_store_faults(app: Any) -> None:
+    """Register the web app's answers to the store's faults (FastAPI exception handlers): 503
+    ``storage_unavailable`` with ``Retry-After`` (:class:`StoreUnavailable`), 404 ``unknown_game``
+    (:class:`GameGone`), 409 ``game_unreadable`` (:class:`CorruptStoredGame`); each logged."""
+    import logging
+
+    from fastapi.responses import JSONResponse
+
+    log = logging.getLogger("zilch_web")
+
+    @app.exception_handler(StoreUnavailable)
+    async def _store_down(request: Any, exc: StoreUnavailable) -> JSONResponse:
+        log.error("zilch web: %s %s: %s", request.method, request.url.path, exc)
+        return JSONResponse({"error": "storage_unavailable", "detail": str(exc)}, status_code=503,
+                            headers={"Retry-After": "30"})
+
+    @app.exception_handler(GameGone)
+    async def _gone(request: Any, exc: GameGone) -> JSONResponse:
+        return JSONResponse({"error": "unknown_game", "detail": f"there is no game {exc.args[0]!r} (it was "
+                             "deleted meanwhile, or never existed)"}, status_code=404)
+
+    @app.exception_handler(CorruptStoredGame)
+    async def _unreadable(request: Any, exc: CorruptStoredGame) -> JSONResponse:
+        log.error("zilch web: %s", exc)
+        return JSONResponse({"error": "game_unreadable", "detail": f"{exc}; this game cannot be shown or "
+                             "played on (the other games are not affected)"}, status_code=409)

@@ -48,6 +48,7 @@ from zilch_env.engine.game import CHALLENGE_ZILCH_COST
 from zilch_env.rules.load import ruleset_from_dict
 from zilch_env.rules.scoring import bonus_of
 
+from zilch_web.names import INVISIBLE, NameRefused, clean_name, name_key  # noqa: F401
 from zilch_web.dice import KEYED, NUMPY, KeyedTableDice, NumpyTableDice, StoredRolls, dice_for  # noqa: F401
 
 #: The agent spec behind a bare ``cpu`` seat where no trained agent plays the rules (neither their
@@ -124,43 +125,6 @@ def parse_players(text: str, default_cpu: str = DEFAULT_CPU) -> list[Seat]:
     return name_seats(raw)
 
 
-#: Characters a name may not hold though Unicode does not class them as control or format
-#: characters: fillers and blanks that show as nothing (Hangul fillers, the braille blank).
-INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-
-
-def clean_name(text: str) -> str:
-    """A player's name as it is shown: NFC, runs of spaces (any Unicode space) made one, trimmed.
-
-    Refused (:class:`TableError` naming the character and its position): control characters (NUL,
-    newlines, ...), format characters (zero-width spaces and joiners, right-to-left and other
-    direction overrides, the byte-order mark, soft hyphens), line and paragraph separators,
-    surrogates, private-use and unassigned code points, and blank fillers (:data:`INVISIBLE`):
-    anything that would let two names look the same or change how the page around them reads."""
-    import unicodedata
-
-    name = unicodedata.normalize("NFC", text)
-    for i, ch in enumerate(name):
-        cat = unicodedata.category(ch)
-        if cat in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or ch in INVISIBLE:
-            what = {"Cc": "a control character", "Cf": "an invisible formatting character",
-                    "Cs": "a lone surrogate", "Co": "a private-use character", "Cn": "an unassigned character",
-                    "Zl": "a line separator", "Zp": "a paragraph separator"}.get(cat, "an invisible character")
-            label = unicodedata.name(ch, "") or f"U+{ord(ch):04X}"
-            raise TableError(f"player name {text!r}: character {i + 1} is {what} (U+{ord(ch):04X}"
-                             f"{'' if label.startswith('U+') else ' ' + label}); names may hold letters, "
-                             "digits, punctuation, symbols and single spaces")
-    return " ".join(name.split())
-
-
-def name_key(name: str) -> str:
-    """What two names must not share: the name compatibility-normalised (NFKC: full-width letters,
-    ligatures) and case-folded, so ``Ann``, ``ANN`` and ``Ａｎｎ`` are one name."""
-    import unicodedata
-
-    return unicodedata.normalize("NFKC", name).casefold()
-
-
 def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU, strict: bool = True) -> list[Seat]:
     """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``;
     a single one playing another spec than ``default_spec`` says which: ``CPU (Easy)`` for a level,
@@ -176,7 +140,10 @@ def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU, strict: b
     n_anon = sum(1 for s in seats if s.is_cpu and not s.name.strip())
     out, k = [], 0
     for s in seats:
-        name = clean_name(s.name) if strict else " ".join(s.name.split())
+        try:
+            name = clean_name(s.name) if strict else " ".join(s.name.split())
+        except NameRefused as e:
+            raise TableError(str(e)) from None
         if not name:
             if not s.is_cpu:
                 raise TableError("every human player needs a name" + (
