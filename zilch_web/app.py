@@ -68,6 +68,7 @@ from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersio
 from zilch_web.live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from zilch_web.hint_worker import HintService
+from zilch_web.hints import HintUnavailable, check_size
 from zilch_web.limits import Limits, RateLimiter, Sweeper
 from zilch_web.table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
@@ -319,7 +320,12 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         for s in table.seats:
             if s.cpu is not None:
                 try:  # an agent may refuse these rules (the turn solver refuses pyramiding)
+                    if s.cpu.partition(":")[0] == "optimal-turn":  # it solves the turn: the hint's size check
+                        check_size(rules=rs)
                     cpu_agent(s.cpu, rs)
+                except HintUnavailable as e:
+                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
+                                   f"{str(e).removeprefix('no hint under these rules: ')}") from None
                 except RULES_ERRORS as e:
                     raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
                                    f"{_rules_message(e)}") from None

@@ -66,12 +66,20 @@ def solve_size(table: Table) -> int:
     return max(FIRST_CAP, 8 * int(bar)) // points_unit(rs) + 1
 
 
-def check_size(table: Table) -> None:
-    """Refuse (:class:`HintUnavailable`) rules whose solve is beyond :data:`MAX_HINT_GRID`."""
-    size = solve_size(table)
+def check_size(table: Table | None = None, rules: Ruleset | None = None) -> None:
+    """Refuse (:class:`HintUnavailable`) a solve beyond :data:`MAX_HINT_GRID`: the hint's of this
+    position (``table``), or every solve of these ``rules`` (either bar: what the ``optimal-turn``
+    player solves over a game)."""
+    if table is not None:
+        size, rs = solve_size(table), table.ruleset
+    else:
+        from agents.solver import FIRST_CAP
+
+        rs = rules
+        size = max(FIRST_CAP, 8 * max(int(rs.min_bank), int(rs.entry_threshold))) // points_unit(rs) + 1
     if size > MAX_HINT_GRID:
         raise HintUnavailable(f"no hint under these rules: the turn solver would store {size:,} turn totals "
-                              f"(the points unit is {points_unit(table.ruleset)}); a hint solves at most "
+                              f"(the points unit is {points_unit(rs)}); a hint solves at most "
                               f"{MAX_HINT_GRID:,}")
 
 

@@ -245,3 +245,15 @@ def test_seat_changes_on_a_game_deleted_meanwhile_are_404(tmp_path, monkeypatch)
     monkeypatch.setattr(store, "update_meta", expire_first)
     r = client.post(f"/api/games/{created['id']}/invite", json={"token": created["token"]})
     assert r.status_code == 404 and r.json()["error"] == "unknown_game", r.text
+
+
+def test_an_optimal_turn_seat_is_refused_rules_beyond_the_size_check(tmp_path):
+    """Where the operator offers the turn solver as a computer player, rules it would take minutes
+    to solve are refused when the game is made, before any solving."""
+    client = TestClient(create_app(str(tmp_path / "g.sqlite3"), cpu_specs=["optimal-turn"],
+                                   limits=Limits(new_games=0)), raise_server_exceptions=False)
+    t0 = time.perf_counter()
+    r = client.post("/api/games", json={"ruleset": "zonk", "set": {"entry_threshold": 10**6, **HEAVY},
+                                        "players": [{"name": "Ann"}, {"cpu": "optimal-turn"}]})
+    assert r.status_code == 422 and r.json()["error"] == "bad_player" and "turn totals" in r.json()["detail"], r.text
+    assert time.perf_counter() - t0 < 2.0
