@@ -34,6 +34,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "two players, and three, or two under overcoming, once 'zilch solve --objective win "
                    "[--players 3]' has solved them), those that "
                    "can play each game's rules; the trained agent is the default opponent")
+    g = p.add_argument_group("limits", "what one client can make the server do (each also read from "
+                             "the environment variable named, for servers started without 'zilch serve')")
+    g.add_argument("--max-new-games", default=None, metavar="N/SECONDS",
+                   help="new games one client address may make per SECONDS; one more is answered 429 with "
+                   "Retry-After; 0: no limit (default: 20/60, or $ZILCH_WEB_MAX_NEW_GAMES). Behind a "
+                   "reverse proxy the address is its X-Forwarded-For if uvicorn trusts the proxy "
+                   "($FORWARDED_ALLOW_IPS, default 127.0.0.1,::1), else the proxy's")
+    g.add_argument("--keep-finished", default=None, metavar="DAYS",
+                   help="delete a finished game DAYS after its last move; 0: keep for ever "
+                   "(default: 7, or $ZILCH_WEB_KEEP_FINISHED)")
+    g.add_argument("--keep-abandoned", default=None, metavar="DAYS",
+                   help="delete a game still in play DAYS after its last change (a move, a seat claimed or "
+                   "given up); 0: keep for ever (default: 30, or $ZILCH_WEB_KEEP_ABANDONED)")
+    g.add_argument("--hint-seconds", type=float, default=None, metavar="S",
+                   help="a hint's solving time budget: a longer solve is stopped and answered 503 "
+                   "(default: 10, or $ZILCH_WEB_HINT_SECONDS)")
+    g.add_argument("--hint-workers", type=int, default=None, metavar="N",
+                   help="hints solved at once, each in its own worker process, off the server's "
+                   "requests (default: 1, or $ZILCH_WEB_HINT_WORKERS)")
     p.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"],
                    help="uvicorn's log level (default: info)")
     p.set_defaults(func=run)
@@ -57,7 +76,30 @@ def run(args: argparse.Namespace) -> int:
             except AgentSpecError as e:
                 print(f"zilch serve: error: --cpu {spec}: {e}", file=sys.stderr)
                 return 2
-    app = create_app(args.db, cpu_specs=args.cpu)
+    from zilch_web.limits import Limits, parse_days, parse_rate
+    from zilch_web.store import StoreError
+
+    try:
+        limits = Limits.from_env()
+        if getattr(args, "max_new_games", None) is not None:
+            limits.new_games, limits.new_games_window = parse_rate(args.max_new_games)
+        if getattr(args, "keep_finished", None) is not None:
+            limits.keep_finished = parse_days(args.keep_finished, "--keep-finished")
+        if getattr(args, "keep_abandoned", None) is not None:
+            limits.keep_abandoned = parse_days(args.keep_abandoned, "--keep-abandoned")
+        if getattr(args, "hint_seconds", None) is not None:
+            limits.hint_seconds = args.hint_seconds
+        if getattr(args, "hint_workers", None) is not None:
+            limits.hint_workers = args.hint_workers
+        limits.check()
+    except ValueError as e:
+        print(f"zilch serve: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(args.db, cpu_specs=args.cpu, limits=limits)
+    except StoreError as e:
+        print(f"zilch serve: error: {e}", file=sys.stderr)
+        return 2
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"Zilch: open http://{shown}:{args.port}/   (games in {args.db}; "
           f"computer players: {', '.join(app.state.cpu_specs) or 'none'})", flush=True)

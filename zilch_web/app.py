@@ -15,7 +15,7 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``POST /api/games/{id}/moves``        ``{version, seat, token, action}`` or ``{version, seat, token, keep, bank}``
 ``GET  /api/games/{id}/events``       the game live (Server-Sent Events): at once, then after every change
 ``POST /api/games/{id}/invite``       ``{token, seat?}``: give a seat up to an invited player; the link to share
-``POST /api/games/{id}/claim``        ``{token?, seat?}``: claim a free seat -> ``{token, seat}``
+``POST /api/games/{id}/claim``        ``{seat?}``: claim a free seat -> ``{token, seat}`` (a server-made token)
 ``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
 ``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
 ``GET  /api/games/{id}/record``       the engine's game record (replays with ``zilch_env.replay``)
@@ -30,7 +30,11 @@ Status codes: 403 a seat another device holds, or a free seat not claimed yet; 4
 413 a body over :data:`MAX_BODY` bytes; 414 a query string over :data:`MAX_QUERY`; 409 the game moved on (``stale_version``: a replayed or
 out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
 malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
-(``illegal_action``, with the engine's sentence naming the rule).
+(``illegal_action``, with the engine's sentence naming the rule); 409 ``game_unreadable`` a stored
+game that no longer replays (the others are unaffected); 429 ``too_many_games`` more new games from
+one address than :mod:`zilch_web.limits` allows (``Retry-After``); 503 ``storage_unavailable`` the
+database failed (a full disk, ...: nothing was changed; ``Retry-After``), ``hint_busy`` /
+``hint_timeout`` a hint beyond the workers or the time budget (:mod:`zilch_web.limits`).
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import logging
+import math
 import os
+import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -56,12 +63,18 @@ from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError,
 # the request bodies and limits, and the rules pages, importable from here as before
 from zilch_web.requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame, PlayerIn, RulesIn, SeatIn, check_strings)
 from zilch_web.rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
-from zilch_web.store import GameStore, StaleVersionError
+from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
+                             StoreUnavailable, answer_store_faults)
 from zilch_web.live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_label
+from zilch_web.hint_worker import HintService
+from zilch_web.hints import HintUnavailable, check_size
+from zilch_web.limits import Limits, RateLimiter, Sweeper
 from zilch_web.table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
+
+log = logging.getLogger("zilch_web")
 
 #: Where no computer players are named (``zilch serve`` without ``--cpu``) the levels of
 #: :mod:`zilch_web.levels` are offered (Easy, Medium, Hard, Perfect: those that can play the rules).
@@ -118,7 +131,8 @@ TOGGLES = [
 # -------------------------------------------------------------------------------- the app
 
 
-def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None) -> FastAPI:
+def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | None = None,
+               limits: Limits | None = None) -> FastAPI:
     """The web game as an ASGI app, storing games in the SQLite file ``db``.
 
     ``cpu_specs`` are the agent specs players may pick as computer opponents. Without them the
@@ -127,11 +141,20 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     agent for any ruleset, Perfect ``optimal-win`` where the game table is stored), Hard by default. Only offered
     specs are accepted from clients, so a request can never make the server load an arbitrary file
     as a policy, nor solve a game for minutes.
+
+    ``limits``: new games per client, how long games are kept, the hints' time budget and workers
+    (:class:`zilch_web.limits.Limits`; default from the ``ZILCH_WEB_*`` environment). Raises
+    :class:`zilch_web.store.StoreError` (a message naming the file and what to do) if ``db`` cannot
+    be used.
     """
     from agents.base import agent_names
 
+    limits = (limits or Limits.from_env()).check()
     store = GameStore(db)
     hub = Hub()
+    creations = RateLimiter(limits.new_games, limits.new_games_window)
+    sweeper = Sweeper(store, limits)
+    hints_served = HintService(limits)
     #: game id -> (version, meta_version, version before the move, the move's events, its view,
     #: the seats document as JSON):
     #: the last move's answer, which the event streams send on as it is.
@@ -165,12 +188,33 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         import anyio.to_thread
 
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        threading.Thread(target=_startup_chores, daemon=True, name="zilch-web-start").start()
         yield
+
+    def _startup_chores() -> None:
+        """Sweep expired games and start a hint worker, off the event loop."""
+        sweep()
+        hints_served.pool.warm()
+
+    def sweep(now: float | None = None) -> list[str]:
+        try:
+            gone = sweeper.sweep(now) if now is not None else sweeper.maybe()
+        except StoreUnavailable as e:  # the next sweep tries again
+            log.warning("zilch web: expired games not swept: %s", e)
+            return []
+        for gid in gone:
+            recent.pop(gid, None)
+        if gone:
+            log.info("zilch web: %d expired games deleted", len(gone))
+        return gone
 
     app = FastAPI(title="Zilch", docs_url="/api/docs", redoc_url=None, openapi_url="/api/openapi.json",
                   lifespan=lifespan)
     app.state.store = store
     app.state.hub = hub
+    app.state.limits = limits
+    app.state.sweep = sweep  # sweep(now): delete expired games now (tests, operators)
+    app.state.hints = hints_served
     app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(LimitRequests)
@@ -179,7 +223,10 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status)
+        return JSONResponse({"error": exc.code, "detail": exc.detail, **exc.extra}, status_code=exc.status,
+                            headers=exc.headers)
+
+    answer_store_faults(app)  # 503 storage_unavailable, 404 a game gone meanwhile, 409 game_unreadable
 
     @app.exception_handler(RequestValidationError)
     async def _bad_body(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -239,7 +286,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         return _json({"cpus": cpus, "default_cpu": best})
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGame) -> JSONResponse:
+    def new_game(body: NewGame, request: Request) -> JSONResponse:
+        wait = creations.check(request.client.host if request.client else "")
+        if wait:
+            raise ApiError(429, "too_many_games", f"this address made {limits.new_games} new games in the last "
+                           f"{limits.new_games_window:g} s, the most allowed; try again in {math.ceil(wait)} s",
+                           headers={"Retry-After": str(math.ceil(wait))})
+        sweep()
         rs = rules_of(body.ruleset, body.set)
         offer, _ = offered_for(rs, len(body.players))
         allowed = {c["spec"] for c in offer}
@@ -267,7 +320,12 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         for s in table.seats:
             if s.cpu is not None:
                 try:  # an agent may refuse these rules (the turn solver refuses pyramiding)
+                    if s.cpu.partition(":")[0] == "optimal-turn":  # it solves the turn: the hint's size check
+                        check_size(rules=rs)
                     cpu_agent(s.cpu, rs)
+                except HintUnavailable as e:
+                    raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
+                                   f"{str(e).removeprefix('no hint under these rules: ')}") from None
                 except RULES_ERRORS as e:
                     raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
                                    f"{_rules_message(e)}") from None
@@ -318,12 +376,21 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.post("/api/games/{game_id}/claim")
     def claim(game_id: str, body: SeatIn) -> JSONResponse:
-        """Claim a free seat (the given one, else the first): answers this device's token for it."""
+        """Claim a free seat (the given one, else the first): answers this device's token for it.
+
+        Seat tokens are made by the server (128 random bits), never chosen by a client: a claim
+        without ``token`` gets a fresh one; a claim with a token is accepted only from a device that
+        already holds a seat of this game with it (it then plays both seats with one token), and any
+        other token is refused (422 ``client_token``)."""
         table = load(game_id)
         token = body.token or new_token()
         got: list[int] = []
 
         def take(meta: dict[str, Any]) -> dict[str, Any]:
+            if body.token is not None and not seats_of(meta, body.token):
+                raise ApiError(422, "client_token", "seat tokens are made by the server: claim without a "
+                               "'token' to get one (a token is accepted only from a device that already "
+                               "holds a seat of this game with it)")
             free = free_seats(meta)
             if not free:
                 raise ApiError(409, "no_free_seat", "every seat of this game is taken: you can watch it")
@@ -424,7 +491,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 return _json({"id": meta["rematch"], "url": f"/g/{meta['rematch']}", "events": again.events,
                               "game": view(meta["rematch"], again)}, 201)
             first = min(g.winners or (0,), key=lambda q: (q - g.first) % g.num_players)
-            table = Table(old.ruleset, old.seats, first=first)
+            table = Table(old.ruleset, old.seats, first=first, check_names=False)  # names as the game had them
             play_cpu_or_refuse(table)
             new_meta = {"seats": dict(meta.get("seats") or {}), "rematch": None}
             gid = store.create(table, new_meta)
@@ -456,7 +523,10 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             try:
                 while True:
                     item[1].clear()
-                    stamp = await run_in_threadpool(store.stamp, game_id)
+                    try:
+                        stamp = await run_in_threadpool(store.stamp, game_id)
+                    except StoreUnavailable:  # the browser's EventSource reconnects later
+                        return
                     hit = recent.get(game_id)
                     if (stamp != last_stamp and hit is not None and stamp == (hit[0], hit[1]) and last_v == hit[2]
                             and last_sent is not None and last_sent[0] == hit[2]):
@@ -469,7 +539,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                             return
                     elif stamp != last_stamp:
                         last_stamp = stamp
-                        table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                        try:
+                            table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                        except (ApiError, StoreUnavailable, CorruptStoredGame) as e:  # deleted, unreadable
+                            data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
+                                               "detail": getattr(e, "detail", str(e))})
+                            yield f"event: problem\ndata: {data}\n\n"
+                            return
                         # (a move may land between the stamp and the load: then the next stamp shows
                         # what was already sent, and nothing is sent twice)
                         key = (table.version, json.dumps(meta, sort_keys=True))
@@ -495,17 +571,13 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.get("/api/games/{game_id}/hint")
     def hint(game_id: str) -> JSONResponse:
-        from zilch_web.hints import HintUnavailable, hint_for
-
+        """The best move by the exact turn solver, solved in a worker process within the hint budget
+        (:mod:`zilch_web.limits`): 409 ``no_hint`` (rules without a hint, too big, or known to take
+        too long), 503 ``hint_busy`` / ``hint_timeout`` with a reason."""
         table = load(game_id)
         if table.done:
             raise ApiError(409, "game_over", "the game is over: there is nothing to advise")
-        try:
-            return _json({"version": table.version, **hint_for(table)})
-        except HintUnavailable as e:
-            raise ApiError(409, "no_hint", str(e)) from None
-        except RULES_ERRORS as e:  # values the turn solver cannot hold (beyond 64 bits, ...)
-            raise ApiError(409, "no_hint", f"the turn solver cannot value these rules: {_rules_message(e)}") from None
+        return _json({"version": table.version, **hints_served.answer(table)})
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> JSONResponse:

@@ -12,15 +12,75 @@ The same hint serves the terminal game's ``?`` and the web game's hint button.
 
 from __future__ import annotations
 
+import functools
+import itertools
+import math
 from typing import Any
 
-from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, UnsupportedRulesError
+from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, Ruleset, UnsupportedRulesError, legal_keeps
 
 from zilch_web.table import Table, agent_lock, cpu_agent
 
 
 class HintUnavailable(RuntimeError):
     """No hint for this position (the solver does not cover these rules, or nothing to decide)."""
+
+
+#: The largest turn-solver grid (turn totals up to the solver's cap, in steps of the rules' points
+#: unit) a web hint may solve; rules beyond it are answered 409 before any solving. The preset
+#: rules need 400 (zonk) to 1,000 totals; 500,000 is solved in seconds.
+MAX_HINT_GRID = 500_000
+
+
+def solve_key(table: Table) -> tuple[Ruleset, bool, int | None]:
+    """What the hint of this position solves: (rules, on the board, the bar of ``overcoming``)."""
+    g, rs = table.state, table.ruleset
+    on = bool(g.on_board[g.current])
+    thr = None
+    if rs.variants.overcoming:
+        thr = max(g.last_result + 1, rs.min_bank if on else rs.entry_threshold)
+    return rs, on, thr
+
+
+@functools.lru_cache(maxsize=256)
+def points_unit(rs: Ruleset) -> int:
+    """The greatest common divisor of every amount a keep (or the six-dice bonus) can add: the step
+    of the turn totals the solver stores."""
+    unit = int(rs.variants.six_dice_zilch_bonus or 0)
+    for n in range(1, rs.dice + 1):
+        for roll in itertools.combinations_with_replacement(range(1, 7), n):
+            for k in legal_keeps(rs, roll):
+                unit = math.gcd(unit, int(k.points))
+                if unit == 1:
+                    return 1
+    return unit or 1
+
+
+def solve_size(table: Table) -> int:
+    """A size estimate made before solving: how many turn totals the solver would store at least
+    (its first cap, eight times the least bankable total, over the points unit)."""
+    from agents.solver import FIRST_CAP
+
+    rs, on, thr = solve_key(table)
+    bar = thr if thr is not None else (rs.min_bank if on else rs.entry_threshold)
+    return max(FIRST_CAP, 8 * int(bar)) // points_unit(rs) + 1
+
+
+def check_size(table: Table | None = None, rules: Ruleset | None = None) -> None:
+    """Refuse (:class:`HintUnavailable`) a solve beyond :data:`MAX_HINT_GRID`: the hint's of this
+    position (``table``), or every solve of these ``rules`` (either bar: what the ``optimal-turn``
+    player solves over a game)."""
+    if table is not None:
+        size, rs = solve_size(table), table.ruleset
+    else:
+        from agents.solver import FIRST_CAP
+
+        rs = rules
+        size = max(FIRST_CAP, 8 * max(int(rs.min_bank), int(rs.entry_threshold))) // points_unit(rs) + 1
+    if size > MAX_HINT_GRID:
+        raise HintUnavailable(f"no hint under these rules: the turn solver would store {size:,} turn totals "
+                              f"(the points unit is {points_unit(rs)}); a hint solves at most "
+                              f"{MAX_HINT_GRID:,}")
 
 
 def _policy(table: Table) -> Any:
@@ -48,8 +108,9 @@ def _fmt(v: float) -> str:
     return f"{v:,.1f}"
 
 
-def hint_for(table: Table) -> dict[str, Any]:
-    """The best move for the player to move, and every choice with its expected value.
+def hint_for(table: Table, win: bool = True) -> dict[str, Any]:
+    """The best move for the player to move, and every choice with its expected value; with
+    ``win``, the chances of winning where the solved game is stored (:func:`add_win_chances`).
 
     Returns ``{"phase", "best": action, "best_label", "best_keep": faces or None, "options":
     [{"action", "label", "value", "value_text"}] best first, "explain"}``; ``value`` is the expected
@@ -104,15 +165,22 @@ def hint_for(table: Table) -> dict[str, Any]:
     else:  # pragma: no cover
         raise HintUnavailable("nothing to decide")
     best = options[0]
+    out = {"phase": g.phase.name.lower(), "best": best["action"], "best_label": best["label"],
+           "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes]),
+           "win_chance": None}
+    return add_win_chances(table, out) if win else out
+
+
+def add_win_chances(table: Table, hint: dict[str, Any]) -> dict[str, Any]:
+    """The hint with each option's chance of winning (:func:`_win_chances`), where known."""
     win = _win_chances(table)
     if win is not None:
-        for o in options:
+        for o in hint["options"]:
             o["win_chance"] = win.get(o["action"])
-        notes.append("The chances of winning are the exact solved game's, with perfect play by "
-                     + ("both players." if g.num_players == 2 else "every player."))
-    return {"phase": g.phase.name.lower(), "best": best["action"], "best_label": best["label"],
-            "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes]),
-            "win_chance": None if win is None else max(win.values())}
+        hint["explain"] += (" The chances of winning are the exact solved game's, with perfect play by "
+                            + ("both players." if table.state.num_players == 2 else "every player."))
+        hint["win_chance"] = max(win.values())
+    return hint
 
 
 def _win_chances(table: Table) -> dict[int, float] | None:

@@ -25,9 +25,10 @@ MAX_QUERY = 8192
 class ApiError(Exception):
     """A request the game refuses: HTTP status, a short machine code and a sentence for people."""
 
-    def __init__(self, status: int, code: str, detail: str, **extra: Any):
+    def __init__(self, status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any):
         super().__init__(detail)
         self.status, self.code, self.detail, self.extra = status, code, detail, extra
+        self.headers = headers  #: response headers (``Retry-After`` of a 429 or 503)
 
 
 # -------------------------------------------------------------------------------- request bodies

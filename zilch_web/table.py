@@ -12,11 +12,13 @@ what the rules do not know:
   their zilch and the roll after it. :meth:`Table.apply` turns each action into the events people
   see (``keep``, ``roll``, ``zilch``, ``bank``, ``challenge``, ``final_round``, ``game_over``, ...),
   each with a sentence, so a computer player's turn can be shown step by step.
-* **Determinism and saving.** The dice are :class:`TableDice`: roll number *k* of a game is a pure
-  function of ``(seed, k)``, and the computer player's *k*-th decision draws from a generator
-  seeded with ``(seed, k)``. A table is saved as its seed, seats, ruleset and action list
-  (:meth:`Table.to_saved`) and rebuilt by playing the actions again (:meth:`Table.from_saved`):
-  the same dice come back, and the stored rolls are checked against them.
+* **Determinism and saving.** The dice are :class:`zilch_web.dice.KeyedTableDice`: roll number *k*
+  of a game is a pure function of ``(seed, k)`` computed by the project's own keyed SplitMix64, the
+  same on every NumPy (games saved before them keep their NumPy dice, :mod:`zilch_web.dice`); the
+  computer player's *k*-th decision draws from a generator seeded with ``(seed, k)``. A table is
+  saved as its seed, seats, ruleset and action list (:meth:`Table.to_saved`) and rebuilt by playing
+  the actions again (:meth:`Table.from_saved`): the same dice come back, and the stored rolls are
+  checked against them.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from zilch_env import (
     GameState,
     IllegalActionError,
     Phase,
-    RandomDice,
     Ruleset,
     load_ruleset,
     scoring_table,
@@ -46,6 +47,9 @@ from zilch_env import (
 from zilch_env.engine.game import CHALLENGE_ZILCH_COST
 from zilch_env.rules.load import ruleset_from_dict
 from zilch_env.rules.scoring import bonus_of
+
+from zilch_web.names import INVISIBLE, NameRefused, clean_name, name_key  # noqa: F401
+from zilch_web.dice import KEYED, NUMPY, KeyedTableDice, NumpyTableDice, StoredRolls, dice_for  # noqa: F401
 
 #: The agent spec behind a bare ``cpu`` seat where no trained agent plays the rules (neither their
 #: own nor the agent for any ruleset; where one does, :func:`zilch_web.levels.default_cpu` gives it:
@@ -70,23 +74,8 @@ class CorruptGameError(RuntimeError):
 # Dice and decisions that depend only on the game's seed
 
 
-class TableDice(RandomDice):
-    """Dice where roll number *k* of the game is drawn from ``default_rng([seed, k])``.
-
-    Because each roll depends only on the seed and its index, a game rebuilt from its actions rolls
-    the same dice again, whatever happened to the server in between, and nothing about the dice
-    generator's internal state needs saving.
-    """
-
-    def __init__(self, seed: int):
-        super().__init__(0)
-        self.seed = int(seed)
-        self.count = 0
-
-    def roll(self, n: int) -> tuple[int, ...]:
-        rng = np.random.default_rng([self.seed, self.count])
-        self.count += 1
-        return tuple(sorted(int(d) for d in rng.integers(1, 7, size=n)))
+#: The dice of table format 1, kept under their old name (:mod:`zilch_web.dice`).
+TableDice = NumpyTableDice
 
 
 def decision_rng(seed: int, decision: int) -> np.random.Generator:
@@ -136,22 +125,29 @@ def parse_players(text: str, default_cpu: str = DEFAULT_CPU) -> list[Seat]:
     return name_seats(raw)
 
 
-def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[Seat]:
+def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU, strict: bool = True) -> list[Seat]:
     """Check the seats and give unnamed computer players names (``CPU``, or ``CPU 1``, ``CPU 2``;
     a single one playing another spec than ``default_spec`` says which: ``CPU (Easy)`` for a level,
     ``CPU (greedy:500)`` for another agent).
 
-    Names are trimmed, 1 to :data:`MAX_NAME` characters, and distinct (ignoring case), so the
-    pass-the-phone screen and the log never leave a doubt about who is meant."""
+    Names are cleaned (:func:`clean_name`: NFC, no control or invisible characters, spaces made
+    one), 1 to :data:`MAX_NAME` characters, and distinct as people see them (:func:`name_key`:
+    ignoring case and compatibility forms), so the pass-the-phone screen and the log never leave a
+    doubt about who is meant. ``strict=False`` (a stored game rebuilt) only trims: what was accepted
+    when the game was made is read back as it was."""
     if not 1 <= len(seats) <= 6:
         raise TableError(f"{len(seats)} players: a game has 1 to 6 players")
     n_anon = sum(1 for s in seats if s.is_cpu and not s.name.strip())
     out, k = [], 0
     for s in seats:
-        name = " ".join(s.name.split())
+        try:
+            name = clean_name(s.name) if strict else " ".join(s.name.split())
+        except NameRefused as e:
+            raise TableError(str(e)) from None
         if not name:
             if not s.is_cpu:
-                raise TableError("every human player needs a name")
+                raise TableError("every human player needs a name" + (
+                    f" (player {len(out) + 1}'s name {s.name!r} is only spaces)" if s.name else ""))
             k += 1
             spec = s.cpu or ""
             name = f"CPU {k}" if n_anon > 1 else "CPU"
@@ -162,10 +158,12 @@ def name_seats(seats: Sequence[Seat], default_spec: str = DEFAULT_CPU) -> list[S
         if len(name) > MAX_NAME:
             raise TableError(f"player name {name!r} is {len(name)} characters long; the most is {MAX_NAME}")
         out.append(Seat(name, s.cpu))
-    lowered = [s.name.lower() for s in out]
-    dup = next((n for n in out if lowered.count(n.name.lower()) > 1), None)
+    keys = [name_key(s.name) for s in out]
+    dup = next((i for i, key in enumerate(keys) if keys.count(key) > 1), None) if strict else None
     if dup is not None:
-        raise TableError(f"two players are called {dup.name!r}: each player needs a different name")
+        other = next(i for i, key in enumerate(keys) if key == keys[dup] and i != dup)
+        same = "" if out[dup].name == out[other].name else f" and {out[other].name!r} (they read the same)"
+        raise TableError(f"two players are called {out[dup].name!r}{same}: each player needs a different name")
     return out
 
 
@@ -244,14 +242,22 @@ class Table:
     """
 
     def __init__(self, ruleset: Ruleset | str, seats: Sequence[Seat], seed: int | None = None,
-                 first: int = 0):
+                 first: int = 0, *, dice: str = KEYED, rolls: Sequence[Sequence[int]] | None = None,
+                 check_names: bool = True):
+        """``dice``: the dice kind (:data:`~zilch_web.dice.KEYED` for every new game); ``rolls``: a
+        stored game's rolls to replay first (:class:`~zilch_web.dice.StoredRolls`); ``check_names``:
+        False when rebuilding a stored game, whose names were checked when it was made."""
         from zilch_web.levels import default_cpu
 
         self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
-        self.seats = name_seats(seats, default_cpu(self.ruleset))
+        self.seats = name_seats(seats, default_cpu(self.ruleset), strict=check_names)
         self.seed = new_seed() if seed is None else int(seed)
         self.first = first
-        self.state = GameState(self.ruleset, len(self.seats), dice=TableDice(self.seed), first=first)
+        source: Any = dice_for(dice, self.seed)
+        self.dice_kind = source.kind
+        if rolls is not None:
+            source = StoredRolls(rolls, source)
+        self.state = GameState(self.ruleset, len(self.seats), dice=source, first=first)
         self._table = scoring_table(self.ruleset)
         self.events: list[dict[str, Any]] = []
         self._start_events()
@@ -588,26 +594,53 @@ class Table:
 
     # ------------------------------------------------------------------ saving
 
+    #: The stored formats: 1 rolled NumPy's ``default_rng([seed, k])``; 2 names its dice (``dice``).
+    FORMAT_V1 = "zilch-rl/table/1"
+    FORMAT = "zilch-rl/table/2"
+
     def to_saved(self) -> dict[str, Any]:
         """Everything needed to rebuild the table: seed, seats, first seat, ruleset, the engine's
-        game record (rolls and actions)."""
-        return {"format": "zilch-rl/table/1", "seed": self.seed, "first": self.first,
-                "seats": [s.to_dict() for s in self.seats], "record": self.state.to_record()}
+        game record (rolls and actions), and which dice the seed drives (format 2; a game of format 1
+        stays format 1: its later rolls still come from its NumPy dice)."""
+        out = {"format": self.FORMAT, "dice": self.dice_kind, "seed": self.seed, "first": self.first,
+               "seats": [s.to_dict() for s in self.seats], "record": self.state.to_record()}
+        if self.dice_kind == NUMPY:
+            out["format"] = self.FORMAT_V1
+            del out["dice"]
+        return out
 
     @classmethod
     def from_saved(cls, saved: dict[str, Any]) -> "Table":
-        """Rebuild a table by playing its actions again on its seeded dice (checked against the
-        stored rolls); raises :class:`CorruptGameError` if they disagree."""
-        rec = saved["record"]
-        rs = ruleset_from_dict(rec["ruleset"])
-        seats = [Seat(s["name"], s.get("cpu")) for s in saved["seats"]]
-        t = cls(rs, seats, seed=saved["seed"], first=saved.get("first", 0))
-        for i, a in enumerate(rec["actions"]):
-            try:
-                t.apply(a)
-            except IllegalActionError as e:
-                raise CorruptGameError(f"saved action #{i + 1} ({a}) is illegal on replay: {e}") from None
-        rolls = [list(r) for r in t.state.rolls]
-        if rolls != [list(r) for r in rec["rolls"]]:
-            raise CorruptGameError("the saved game's rolls differ from its seeded dice")
-        return t
+        """Rebuild a table by playing its actions again; raises :class:`CorruptGameError` naming
+        what is wrong if the saved game cannot be read or replayed.
+
+        Format 2: the dice are rolled again from the seed and must give the stored rolls. Format 1
+        (NumPy's dice, whose streams may change with NumPy's version): the stored rolls are replayed
+        as they are, and NumPy rolls only the dice after them."""
+        try:
+            fmt = saved.get("format", cls.FORMAT_V1)
+            if fmt not in (cls.FORMAT, cls.FORMAT_V1):
+                raise CorruptGameError(f"unknown stored format {fmt!r} (this server reads {cls.FORMAT_V1!r} "
+                                       f"and {cls.FORMAT!r}): saved by a newer version?")
+            rec = saved["record"]
+            rs = ruleset_from_dict(rec["ruleset"])
+            seats = [Seat(s["name"], s.get("cpu")) for s in saved["seats"]]
+            if fmt == cls.FORMAT:
+                t = cls(rs, seats, seed=saved["seed"], first=saved.get("first", 0), dice=saved.get("dice", KEYED),
+                        check_names=False)
+            else:
+                t = cls(rs, seats, seed=saved["seed"], first=saved.get("first", 0), dice=NUMPY,
+                        rolls=rec["rolls"], check_names=False)
+            for i, a in enumerate(rec["actions"]):
+                try:
+                    t.apply(a)
+                except IllegalActionError as e:
+                    raise CorruptGameError(f"saved action #{i + 1} ({a}) is illegal on replay: {e}") from None
+            rolls = [list(r) for r in t.state.rolls]
+            if rolls != [list(r) for r in rec["rolls"]]:
+                raise CorruptGameError("the saved game's rolls differ from its seeded dice")
+            return t
+        except CorruptGameError:
+            raise
+        except Exception as e:  # a saved document of the wrong shape, rules this version refuses, ...
+            raise CorruptGameError(f"the saved game cannot be read ({type(e).__name__}: {e})") from None

@@ -112,6 +112,7 @@ def check(r, part: str, page: bool = False) -> None:
 def client(tmp_path_factory):
     app = create_app(str(tmp_path_factory.mktemp("fuzz") / "g.sqlite3"), cpu_specs=CPUS)
     c = TestClient(app, raise_server_exceptions=False)
+    app.state.hints.pool.warm()  # the hint worker process starts before the deadlines, as a server's does at start
     yield c
     summary = ", ".join(f"{k}: {n} requests, statuses {sorted(FOUND[k])}" for k, n in sorted(COUNTS.items()))
     print(f"\nweb fuzz: {summary}")
