@@ -63,7 +63,8 @@ class Quit(Exception):
 def run(args: argparse.Namespace) -> int:
     from agents.base import AgentSpecError
     from zilch_web.levels import default_cpu
-    from zilch_web.table import Table, TableError, parse_players
+    from zilch_web.table import Table, TableError
+    from zilch_web.seats import parse_players
 
     rs = ruleset_from_args(args)
     try:

@@ -11,7 +11,8 @@
 * :mod:`zilch_web.app` — the FastAPI app: the JSON API and the phone pages in ``static/``.
 """
 
-from zilch_web.table import Seat, Table, TableError, parse_players
+from zilch_web.table import Seat, Table, TableError
+from zilch_web.seats import parse_players
 
 __all__ = ["Seat", "Table", "TableError", "create_app", "parse_players"]
 

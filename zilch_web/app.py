@@ -40,7 +40,6 @@ database failed (a full disk, ...: nothing was changed; ``Retry-After``), ``hint
 from __future__ import annotations
 
 import asyncio
-import html
 import json
 import logging
 import math
@@ -54,14 +53,14 @@ from typing import Any
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, RulesetError, keep_action, load_ruleset, mask_of
+from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, keep_action, load_ruleset, mask_of
 
 # the request bodies and limits, and the rules pages, importable from here as before
-from zilch_web.requests_in import (MAX_BODY, MAX_QUERY, MAX_STRING, ApiError, LimitRequests, MoveIn, NewGame, PlayerIn, RulesIn, SeatIn, check_strings)
+from zilch_web.requests_in import (ApiError, LimitRequests, MoveIn, NewGame, RulesIn, SeatIn)
 from zilch_web.rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
 from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
                              StoreUnavailable, answer_store_faults)
@@ -70,7 +69,11 @@ from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_l
 from zilch_web.hint_worker import HintService
 from zilch_web.hints import HintUnavailable, check_size
 from zilch_web.limits import Limits, RateLimiter, Sweeper
-from zilch_web.table import DEFAULT_CPU, PHASE_NAMES, Seat, Table, TableError, cpu_agent
+from zilch_web.pages import add_pages
+from zilch_web.views import game_view
+from zilch_web.setup_form import LOAD_ERRORS, RULES_ERRORS, TOGGLE_CHOICES, TOGGLES, get_key, parse_value, rules_message  # noqa: F401
+from zilch_web.seats import DEFAULT_CPU
+from zilch_web.table import Seat, Table, TableError, cpu_agent
 
 STATIC = Path(__file__).with_name("static")
 
@@ -79,54 +82,9 @@ log = logging.getLogger("zilch_web")
 #: Where no computer players are named (``zilch serve`` without ``--cpu``) the levels of
 #: :mod:`zilch_web.levels` are offered (Easy, Medium, Hard, Perfect: those that can play the rules).
 
-#: Events sent with a game view unless the client asks for all of them (``log=all``); a move's
-#: answer carries its own events besides, and the page keeps the whole log itself.
-LOG_TAIL = 12
 
 #: Worker threads for the API's requests (``$ZILCH_WEB_THREADS``; default 4; anyio's default is 40).
 WORKER_THREADS = max(1, int(os.environ.get("ZILCH_WEB_THREADS", "4") or 4))
-
-#: Errors a ruleset can raise when it is loaded or played that are the rules' fault, not the
-#: server's: answered 4xx with their message. The loader raises RulesetError; values the engine or
-#: a solver cannot hold raise ValueError or OverflowError (too many digits, beyond 64 bits); rules
-#: under which no turn can end may recurse without end in the engine's constructor.
-RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
-#: What loading client-given overrides may raise: the above, and the loader's own slips on shapes it
-#: does not expect (``scoring.triples.1.x``: an override inside a number) -- still the request's
-#: fault, so a 422 naming the overrides, never a 500.
-LOAD_ERRORS = RULES_ERRORS + (TypeError, KeyError, AttributeError, IndexError)
-
-#: Ways a variant toggle can be on, shown as a choice beside it: key -> [(label, value when on)].
-TOGGLE_CHOICES = {
-    "variants.zilch_penalty": [
-        ("cost 500", {"count": 3, "points": 500, "mode": "subtract"}),
-        ("halve the score", {"count": 3, "points": 500, "mode": "halve"}),
-        ("reset the score to 0", {"count": 3, "points": 500, "mode": "reset"}),
-    ],
-}
-
-#: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
-TOGGLES = [
-    ("end", "instant", "others_one_turn", "Instant win",
-     "The first to bank the target wins at once: the others get no last turn."),
-    ("scoring.partial_straights", {"12345": 500, "23456": 750}, {}, "Partial straights",
-     "1-2-3-4-5 scores 500 and 2-3-4-5-6 750 in one roll; a sixth die may score beside it as a single."),
-    ("score_floor", -2500, 0, "Scores below zero",
-     "Penalties (three zilches in a row, a challenge's zilch) may take a score down to -2500."),
-    ("variants.piggyback", True, False, "Piggyback",
-     "After a bank, the next player may play on from that turn total and the dice left."),
-    ("variants.challenge", True, False, "Challenges",
-     "Twice a game a player on the board may challenge another: banked points are taken from them."),
-    ("variants.overcoming", True, False, "Overcoming", "To bank, beat the previous player's last turn."),
-    ("variants.pyramiding", True, False, "Pyramiding",
-     "New dice may join dice of the same face kept earlier in this pass to make a bigger group."),
-    ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
-     "Six dice and no score: 500 points instead of a zilch; then bank, or roll all six again."),
-    ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
-     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
-     "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
-]
-
 
 # -------------------------------------------------------------------------------- the app
 
@@ -259,9 +217,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             cpus, best = offered_for(rs)
             presets.append({"name": name, "target": rs.target, "summary": preset_blurb(rs),
                             "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
-                            "variants": {k: _get_key(rs, k) == on or _get_key(rs, k) in
+                            "variants": {k: get_key(rs, k) == on or get_key(rs, k) in
                                          [v for _, v in TOGGLE_CHOICES.get(k, [])] for k, on, *_ in TOGGLES},
-                            "values": {k: _get_key(rs, k) for k, *_ in TOGGLES},
+                            "values": {k: get_key(rs, k) for k, *_ in TOGGLES},
                             "cpus": cpus, "default_cpu": best})
         cpus, best = offered_for(default_rules)
         return _json({"presets": presets, "default_preset": "zonk",
@@ -277,7 +235,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         try:
             return load_ruleset(ruleset, overrides or None)
         except LOAD_ERRORS as e:
-            raise ApiError(422, "bad_ruleset", _rules_message(e, overrides)) from None
+            raise ApiError(422, "bad_ruleset", rules_message(e, overrides)) from None
 
     @app.post("/api/cpus")
     def cpus_for(body: RulesIn) -> JSONResponse:
@@ -316,7 +274,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         except TableError as e:
             raise ApiError(422, "bad_player", str(e)) from None
         except RULES_ERRORS as e:
-            raise ApiError(422, "bad_ruleset", f"these rules cannot be played: {_rules_message(e)}") from None
+            raise ApiError(422, "bad_ruleset", f"these rules cannot be played: {rules_message(e)}") from None
         for s in table.seats:
             if s.cpu is not None:
                 try:  # an agent may refuse these rules (the turn solver refuses pyramiding)
@@ -328,7 +286,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                                    f"{str(e).removeprefix('no hint under these rules: ')}") from None
                 except RULES_ERRORS as e:
                     raise ApiError(422, "bad_player", f"computer player {s.cpu!r} cannot play these rules: "
-                                   f"{_rules_message(e)}") from None
+                                   f"{rules_message(e)}") from None
         play_cpu_or_refuse(table)
         token = new_token()
         meta = initial_meta(table.humans, token)
@@ -455,7 +413,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             except RULES_ERRORS as e:  # pragma: no cover - the engine holds any value the loader accepts
                 store.forget(game_id)  # the cached table may be half changed: rebuild it from the database
                 raise ApiError(422, "bad_ruleset", f"this move cannot be played under these rules: "
-                               f"{_rules_message(e)}") from None
+                               f"{rules_message(e)}") from None
             try:
                 events += play_cpu_or_refuse(table)
                 store.save(game_id, table, before)
@@ -584,91 +542,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         return _json(load(game_id).state.to_record())
 
     def view(game_id: str, table: Table, all_events: bool = False, meta: dict[str, Any] | None = None) -> dict[str, Any]:
-        g = table.state
-        events = table.events if all_events else table.events[-LOG_TAIL:]
-        if meta is None:
-            meta = meta_of(game_id)
-        return {
-            "id": game_id,
-            "version": table.version,
-            "status": "over" if g.done else "playing",
-            "ruleset": table.ruleset.to_dict(),
-            "players": [{"seat": q, "name": s.name, "cpu": s.cpu, "level": level_label(s.cpu) or s.cpu,
-                         "score": g.scores[q], "on_board": g.on_board[q],
-                         "zilch_streak": g.zilch_streak[q]} for q, s in enumerate(table.seats)],
-            "humans": table.humans,
-            "current": None if g.done else g.current,
-            "phase": PHASE_NAMES[g.phase],
-            "human_to_move": table.human_to_move(),
-            "roll": list(g.roll),
-            "dice_left": g.dice_left,
-            "turn_total": g.turn_total,
-            "permanent": g.permanent,
-            "bank_threshold": None if g.done else g.bank_threshold(),
-            "keeps": table.keep_options(),
-            "choices": table.choices(),
-            "notes": table.notes(),
-            "final_queue": g.final_queue,
-            "tiebreak_players": list(g.tiebreak_players) if g.tiebreak_players else None,
-            "winners": list(g.winners) if g.winners else None,
-            "standings": table.standings(),
-            "turns": len(g.turns),
-            "log": events,
-            "log_total": len(table.events),
-            "sheet": table.sheet(),  # rows of Table.SHEET_COLUMNS
-            "sheet_columns": list(Table.SHEET_COLUMNS),
-            "free_seats": free_seats(meta),
-            "seat_tokens": "seats" in meta,  # false for a game saved before seat tokens: any device plays it
-            "rematch": meta.get("rematch"),
-            # The seed decides the dice: it is told only once the game is over, as a string (a
-            # 63-bit number loses its last digits as a JavaScript number).
-            "seed": str(table.seed) if g.done else None,
-        }
+        return game_view(game_id, table, meta_of(game_id) if meta is None else meta, all_events)
 
-    # ---------------------------------------------------------------- pages
-
-    from .assets import install as compress_and_cache  # gzip and Cache-Control (issue 38)
-
-    compress_and_cache(app)
-
-    @app.get("/sw.js", include_in_schema=False)
-    def service_worker() -> FileResponse:
-        """The service worker (static/sw.js), served from the root so that it may serve every page."""
-        return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
-
-    @app.get("/favicon.ico", include_in_schema=False)
-    def favicon() -> FileResponse:
-        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
-
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
-    @app.get("/g/{game_id}", include_in_schema=False)
-    def game_page(game_id: str) -> FileResponse:
-        return FileResponse(STATIC / "index.html")
-
-    @app.get("/rules/{preset}", include_in_schema=False, response_class=HTMLResponse)
-    def rules_page(preset: str, request: Request) -> HTMLResponse:
-        if preset not in PRESETS:
-            return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
-                                      f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
-        overrides: dict[str, Any] = {}
-        try:
-            overrides = {k[4:]: _parse(k[4:], v) for k, v in request.query_params.items() if k.startswith("set.")}
-            rs = load_ruleset(preset, overrides or None)
-            return HTMLResponse(_rules_html(rs, back="/"))
-        except LOAD_ERRORS as e:
-            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(_rules_message(e, overrides))}</p>"),
-                                status_code=422)
-
-    @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
-    def game_rules_page(game_id: str) -> HTMLResponse:
-        table = store.load(game_id)
-        if table is None:
-            return HTMLResponse(_page("Unknown game", "<p>There is no such game.</p><p><a href='/'>New game</a></p>"),
-                                status_code=404)
-        return HTMLResponse(_rules_html(table.ruleset, back=f"/g/{game_id}"))
+    add_pages(app, store)  # the pages, gzip and Cache-Control (zilch_web.pages)
 
     return app
 
@@ -695,40 +571,6 @@ def _action_of(body: MoveIn, table: Table) -> int:
         raise ApiError(422, "illegal_action", str(e)) from None
 
 
-def _get_key(rs: Ruleset, dotted: str) -> Any:
-    from zilch_env.rules.schema import OPTIONAL_KEYS
-
-    node: Any = rs.to_dict()
-    for part in dotted.split("."):
-        if part not in node:  # a key left out at its default (Ruleset.to_dict)
-            return OPTIONAL_KEYS[dotted]
-        node = node[part]
-    return node
-
-
-def _parse(key: str, text: str) -> Any:
-    """A ``set.KEY=VALUE`` query value as the command line's ``--set`` reads it; a value the TOML
-    parser refuses to hold (an integer of more than 4,300 digits) is a RulesetError naming the key."""
-    from zilch_env.rules.load import parse_override_value
-
-    try:
-        return parse_override_value(text)
-    except (ValueError, OverflowError) as e:
-        raise RulesetError(f"set.{key}: {len(text)} characters that cannot be read as a value ({e})") from None
-
-
-def _rules_message(e: BaseException, overrides: dict[str, Any] | None = None) -> str:
-    """The sentence for a ruleset error: the loader's own message, or what the engine's error means."""
-    if isinstance(e, RulesetError):
-        return str(e)
-    if isinstance(e, RecursionError):
-        return "under these rules a turn can never end (every roll leads to another without a decision)"
-    if not isinstance(e, RULES_ERRORS):
-        keys = ", ".join(map(repr, overrides or {})) or "none"
-        return f"these rule overrides cannot be applied (keys {keys}): {type(e).__name__}: {e}"
-    return f"a value is too large or not valid for the engine ({type(e).__name__}: {e})"
-
-
 def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
     """:meth:`Table.play_cpu`, with an agent's failure under these rules as a 422 naming the agent.
     An illegal move by an agent is the server's fault, not the rules': it stays an error (500)."""
@@ -740,4 +582,4 @@ def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:
         g = table.state
         spec = table.seats[g.current].cpu if not g.done else None
         raise ApiError(422, "bad_player", f"computer player {spec!r} cannot play this position under these "
-                       f"rules: {_rules_message(e)}") from None
+                       f"rules: {rules_message(e)}") from None

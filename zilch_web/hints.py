@@ -19,7 +19,8 @@ from typing import Any
 
 from zilch_env import FRESH, NO_CHALLENGE, PIGGYBACK, Phase, Ruleset, UnsupportedRulesError, legal_keeps
 
-from zilch_web.table import Table, agent_lock, cpu_agent
+from zilch_web.table import Table, cpu_agent
+from zilch_web.seats import agent_lock
 
 
 class HintUnavailable(RuntimeError):
@@ -188,7 +189,7 @@ def _win_chances(table: Table) -> dict[int, float] | None:
     solved game that ``optimal-win`` plays (the two-player game table; for three players, and two under
     overcoming, :mod:`agents.solver.multi`'s game), where it is stored (never solved for a hint), at
     a roll to keep from; None otherwise. The table is the one the Perfect CPU seat plays from: the
-    hint asks the same shared agent (:func:`~zilch_web.table.cpu_agent`), so a server holds one copy."""
+    hint asks the same shared agent (:func:`~zilch_web.seats.cpu_agent`), so a server holds one copy."""
     from zilch_web.levels import has_game_table
 
     g, rs = table.state, table.ruleset

@@ -3,7 +3,7 @@
 Two seats must never look alike on a phone: a name is NFC with spaces made one
 (:func:`clean_name`), and one holding a control, format or invisible character is refused naming
 it; two names that read the same (:func:`name_key`: case and compatibility forms ignored) are
-refused by :func:`zilch_web.table.name_seats`. Look-alike letters of other scripts (a Cyrillic
+refused by :func:`zilch_web.seats.name_seats`. Look-alike letters of other scripts (a Cyrillic
 ``А`` for a Latin ``A``) are not caught.
 """
 

@@ -34,7 +34,8 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from zilch_env import PRESETS, load_ruleset
-from zilch_web.app import MAX_STRING, create_app
+from zilch_web.requests_in import MAX_STRING
+from zilch_web.app import create_app
 
 
 

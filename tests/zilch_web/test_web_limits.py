@@ -19,7 +19,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from zilch_web.app import MAX_BODY, MAX_QUERY, MAX_STRING, create_app
+from zilch_web.requests_in import MAX_BODY, MAX_QUERY, MAX_STRING
+from zilch_web.app import create_app
 
 
 

@@ -22,7 +22,8 @@ with warnings.catch_warnings():
 
 from zilch_web.app import create_app
 from zilch_web.limits import Limits
-from zilch_web.table import MAX_NAME, Seat, Table, TableError, clean_name, name_key
+from zilch_web.seats import MAX_NAME
+from zilch_web.table import Seat, Table, TableError, clean_name, name_key
 
 
 @pytest.fixture(scope="module")

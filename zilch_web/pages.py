@@ -1,0 +1,64 @@
+"""The web game's pages: the single page of the game (``/``, ``/g/{id}``), its service worker and icon,
+and the rules pages of a preset (with ``set.KEY=VALUE`` overrides) and of a stored game; every
+response gzipped with ``Cache-Control`` (:mod:`zilch_web.assets`)."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse
+
+from zilch_env import PRESETS, load_ruleset
+from zilch_web.assets import install as compress_and_cache
+from zilch_web.rules_page import _page, _rules_html
+from zilch_web.setup_form import LOAD_ERRORS, parse_value, rules_message
+
+STATIC = Path(__file__).with_name("static")
+
+
+def add_pages(app: FastAPI, store: Any) -> None:
+    """Add the pages to ``app``; ``store`` (a :class:`~zilch_web.store.GameStore`) holds the games."""
+
+    compress_and_cache(app)
+
+    @app.get("/sw.js", include_in_schema=False)
+    def service_worker() -> FileResponse:
+        """The service worker (static/sw.js), served from the root so that it may serve every page."""
+        return FileResponse(STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/g/{game_id}", include_in_schema=False)
+    def game_page(game_id: str) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/rules/{preset}", include_in_schema=False, response_class=HTMLResponse)
+    def rules_page(preset: str, request: Request) -> HTMLResponse:
+        if preset not in PRESETS:
+            return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
+                                      f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
+        overrides: dict[str, Any] = {}
+        try:
+            overrides = {k[4:]: parse_value(k[4:], v) for k, v in request.query_params.items() if k.startswith("set.")}
+            rs = load_ruleset(preset, overrides or None)
+            return HTMLResponse(_rules_html(rs, back="/"))
+        except LOAD_ERRORS as e:
+            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(rules_message(e, overrides))}</p>"),
+                                status_code=422)
+
+    @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
+    def game_rules_page(game_id: str) -> HTMLResponse:
+        table = store.load(game_id)
+        if table is None:
+            return HTMLResponse(_page("Unknown game", "<p>There is no such game.</p><p><a href='/'>New game</a></p>"),
+                                status_code=404)
+        return HTMLResponse(_rules_html(table.ruleset, back=f"/g/{game_id}"))

@@ -1,0 +1,84 @@
+"""The new-game form's rules: the variant toggles it offers, and how the rules a client sends are read
+(``set.KEY=VALUE`` values as the command line's ``--set``) and refused (which errors are the request's
+fault, and the sentence that says why)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zilch_env import Ruleset, RulesetError
+
+#: Errors a ruleset can raise when it is loaded or played that are the rules' fault, not the
+#: server's: answered 4xx with their message. The loader raises RulesetError; values the engine or
+#: a solver cannot hold raise ValueError or OverflowError (too many digits, beyond 64 bits); rules
+#: under which no turn can end may recurse without end in the engine's constructor.
+RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
+#: What loading client-given overrides may raise: the above, and the loader's own slips on shapes it
+#: does not expect (``scoring.triples.1.x``: an override inside a number) -- still the request's
+#: fault, so a 422 naming the overrides, never a 500.
+LOAD_ERRORS = RULES_ERRORS + (TypeError, KeyError, AttributeError, IndexError)
+
+#: Ways a variant toggle can be on, shown as a choice beside it: key -> [(label, value when on)].
+TOGGLE_CHOICES = {
+    "variants.zilch_penalty": [
+        ("cost 500", {"count": 3, "points": 500, "mode": "subtract"}),
+        ("halve the score", {"count": 3, "points": 500, "mode": "halve"}),
+        ("reset the score to 0", {"count": 3, "points": 500, "mode": "reset"}),
+    ],
+}
+
+#: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
+TOGGLES = [
+    ("end", "instant", "others_one_turn", "Instant win",
+     "The first to bank the target wins at once: the others get no last turn."),
+    ("scoring.partial_straights", {"12345": 500, "23456": 750}, {}, "Partial straights",
+     "1-2-3-4-5 scores 500 and 2-3-4-5-6 750 in one roll; a sixth die may score beside it as a single."),
+    ("score_floor", -2500, 0, "Scores below zero",
+     "Penalties (three zilches in a row, a challenge's zilch) may take a score down to -2500."),
+    ("variants.piggyback", True, False, "Piggyback",
+     "After a bank, the next player may play on from that turn total and the dice left."),
+    ("variants.challenge", True, False, "Challenges",
+     "Twice a game a player on the board may challenge another: banked points are taken from them."),
+    ("variants.overcoming", True, False, "Overcoming", "To bank, beat the previous player's last turn."),
+    ("variants.pyramiding", True, False, "Pyramiding",
+     "New dice may join dice of the same face kept earlier in this pass to make a bigger group."),
+    ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
+     "Six dice and no score: 500 points instead of a zilch; then bank, or roll all six again."),
+    ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
+     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
+     "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
+]
+
+
+def get_key(rs: Ruleset, dotted: str) -> Any:
+    from zilch_env.rules.schema import OPTIONAL_KEYS
+
+    node: Any = rs.to_dict()
+    for part in dotted.split("."):
+        if part not in node:  # a key left out at its default (Ruleset.to_dict)
+            return OPTIONAL_KEYS[dotted]
+        node = node[part]
+    return node
+
+
+def parse_value(key: str, text: str) -> Any:
+    """A ``set.KEY=VALUE`` query value as the command line's ``--set`` reads it; a value the TOML
+    parser refuses to hold (an integer of more than 4,300 digits) is a RulesetError naming the key."""
+    from zilch_env.rules.load import parse_override_value
+
+    try:
+        return parse_override_value(text)
+    except (ValueError, OverflowError) as e:
+        raise RulesetError(f"set.{key}: {len(text)} characters that cannot be read as a value ({e})") from None
+
+
+def rules_message(e: BaseException, overrides: dict[str, Any] | None = None) -> str:
+    """The sentence for a ruleset error: the loader's own message, or what the engine's error means."""
+    if isinstance(e, RulesetError):
+        return str(e)
+    if isinstance(e, RecursionError):
+        return "under these rules a turn can never end (every roll leads to another without a decision)"
+    if not isinstance(e, RULES_ERRORS):
+        keys = ", ".join(map(repr, overrides or {})) or "none"
+        return f"these rule overrides cannot be applied (keys {keys}): {type(e).__name__}: {e}"
+    return f"a value is too large or not valid for the engine ({type(e).__name__}: {e})"
