@@ -28,6 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns, nb_penalised, nb_turn_record, nb_zilch_streak
+
 from agents.solver.game_turn import (IP_BONUS, IP_D, IP_DCAP, IP_ENTRY, IP_FINISH, IP_FLOOR, IP_FORCED, IP_MAXPTS, IP_MINB, IP_NP, IP_NS, IP_NSEAT, IP_NZ, IP_PCOUNT, IP_PEN, IP_RESET, IP_S, IP_TU, IP_SIZE, _dp, _dp_arg, scratch, turn_dp, turn_forward)
 
 
@@ -43,14 +45,14 @@ def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
     board, or enough to get on it) less the penalty when this zilch completes a streak (``penf``).
     Returns ``(tcap, thr)``: above ``max(d + 1, thr)`` every bank wins.
     """
-    thr = ip[IP_MINB] if on else ip[IP_ENTRY]
+    thr = nb_bank_bar(on, ip[IP_ENTRY], ip[IP_MINB], False, 0)  # no overcoming here (agents.solver.multi)
     tcap = max(d + 1, thr, 1, tmin)
     for t in range(tcap + 1):
         B[t] = 1.0 if t > d else (v if t == d else 0.0)
     S, NP = ip[IP_S], ip[IP_NP]
     for pi in range(NP):
         p = pi * S
-        rec = p if (on or (p > 0 and p >= ip[IP_ENTRY])) else 0
+        rec = nb_turn_record(False, 0, p, on, ip[IP_ENTRY])[0]
         lost = False
         if penf:
             if ip[IP_RESET] == 1:
@@ -149,25 +151,19 @@ def decode(sid, ip):
 
 @njit(cache=True, nogil=True)
 def after_zilch(ia, za, p, ip):
-    """The mover's (score index, streak, score) after a zilch keeping ``p`` permanent units."""
+    """The mover's (score index, streak, score) after a zilch keeping ``p`` permanent units: the
+    engine's end-of-turn rules (:mod:`zilch_env.rules.primitives`) in units. Without a zilch penalty
+    the state holds no streak (0), nor before the board."""
     on = ia > 0
     f = ip[IP_FLOOR]
-    a = ia - 1 - f if on else 0
-    if not on:
-        if p > 0 and p >= ip[IP_ENTRY]:
-            return 1 + f + p, 0, p
+    recorded, on_after = nb_turn_record(False, 0, p, on, ip[IP_ENTRY])
+    if not on_after:
         return 0, 0, 0
-    A = a + p
-    z2 = 0
-    if ip[IP_PCOUNT] > 0:
-        z2 = za + 1
-        if z2 >= ip[IP_PCOUNT]:
-            z2 = 0
-            if ip[IP_RESET] == 1:
-                A = min(A, 0)  # a penalty never raises a score (primitives.penalised)
-            else:
-                A = max(-f, A - ip[IP_PEN])
-    return 1 + f + A, z2, A
+    streak, penalty = nb_zilch_streak(False, on, za, ip[IP_PCOUNT])
+    A = (ia - 1 - f if on else 0) + recorded
+    if penalty:  # the game solver plays the subtract and reset penalties (codes 0 and 2)
+        A = max(-f, nb_penalised(A, 2 if ip[IP_RESET] == 1 else 0, ip[IP_PEN], -f))
+    return 1 + f + A, (streak if on and ip[IP_PCOUNT] > 0 else 0), A
 
 
 @njit(cache=True, nogil=True)
@@ -210,9 +206,9 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     on_a, on_b = ia > 0, ib > 0
     a = score_of(ia, ip)
     b = score_of(ib, ip)
-    thr = ip[IP_MINB] if on_a else ip[IP_ENTRY]
+    thr = nb_bank_bar(on_a, ip[IP_ENTRY], ip[IP_MINB], False, 0)
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-    wins_at_target = ip[IP_FINISH] == 2 or (ip[IP_FINISH] == 1 and seat == 1)
+    wins_at_target = nb_final_turns(seat, 2, 0, ip[IP_FINISH])[1] == 0  # no last turn for the other seat
     penb = 1 if (ip[IP_PCOUNT] > 0 and on_b and zb == ip[IP_PCOUNT] - 1) else 0
     fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
     Ff = F[fs, 1 if on_b else 0, penb]

@@ -20,7 +20,7 @@ from zilch_env.rules.schema import ENDS
 from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS, Phase
 from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules.primitives import bank_bar
-from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, scoring_table
+from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, permanent_straight, scoring_table
 
 from agents.solver import game_kernels as K
 from agents.solver import situation_kernels as SK
@@ -109,7 +109,7 @@ def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
     ip[K.IP_RESET] = int(zp.mode == "reset")
     ip[K.IP_FINISH] = ENDS.index(rs.end)
     ip[K.IP_DCAP] = dcap
-    S = rs.scoring.straight // u if (rs.scoring.permanent_straight and rs.scoring.straight and rs.dice == 6) else 0
+    S = rs.scoring.straight // u if permanent_straight(rs) else 0
     ip[K.IP_S] = S
     ip[K.IP_NP] = (dcap + Tu + 2 * rt.maxpts) // S + 2 if S else 1
     ip[K.IP_FORCED] = int(rs.hot_dice == "forced")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from zilch_env import Ruleset
 from zilch_env.rules.compiled import compile as compile_rules
+from zilch_env.rules.scoring import permanent_straight
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def roll_tables(rs: Ruleset, unit: int) -> RollTables:
     """The roll classes of ``rs`` in units of ``unit`` (see :class:`RollTables`)."""
     cr = compile_rules(rs)
     D = rs.dice
-    permanent = rs.scoring.permanent_straight and rs.scoring.straight > 0
+    permanent = permanent_straight(rs)
     cls_lo = np.zeros(D + 1, np.int64)
     cls_hi = np.zeros(D + 1, np.int64)
     pz = np.zeros(D + 1)

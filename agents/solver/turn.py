@@ -77,6 +77,7 @@ from numba import njit
 from zilch_env import Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.rules.primitives import nb_can_bank
 from zilch_env.rules.compiled import compile as compile_rules
+from zilch_env.rules.scoring import permanent_straight
 from zilch_env.rules.compiled import roll_probability
 from agents.solver.turn_policy import (FIRST_CAP, MAX_GRID, TAIL_TOLERANCE, Advice, Choice, SolverError, TurnPolicy,
                                       TurnSolution, certified_bound)
@@ -116,7 +117,7 @@ def _tables(rs: Ruleset) -> _Tables:
     """The compiled rules (:func:`zilch_env.rules.compile`) as the turn solver's flat arrays."""
     cr = compile_rules(rs)
     D = rs.dice
-    perm = rs.scoring.permanent_straight and rs.scoring.straight > 0 and D == 6
+    perm = permanent_straight(rs)
     bonus = rs.variants.six_dice_zilch_bonus
     n_start = [0] * (D + 2)
     roll_p, k_start, k_pts, k_left, k_perm = [], [0], [], [], []

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from train import teach  # noqa: E402
+from train import teach, teacher  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "checkpoints" / "zonk"
@@ -43,7 +43,7 @@ def live_rows(bg, rounds: int):
 
 @pytest.fixture(scope="module")
 def zonk_teacher():
-    return teach.teacher_for("zonk")
+    return teacher.teacher_for("zonk")
 
 
 @pytest.mark.parametrize("ruleset", ["zonk", "zilch"])
@@ -52,7 +52,7 @@ def test_labels_are_the_solved_games_values_and_choice(ruleset):
     GameTable.action_values of the same position, and the teacher's best is optimal-win's move."""
     from zilch_env import load_ruleset
 
-    t = teach.teacher_for(ruleset)
+    t = teacher.teacher_for(ruleset)
     bg, singles = paired_games(load_ruleset(ruleset), 12, 7)
     rng = np.random.default_rng(3)
     checked = 0
@@ -162,11 +162,11 @@ def test_bad_setups_say_why(tmp_path, monkeypatch):
     from zilch_env import load_ruleset
 
     monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "cache"))
-    with pytest.raises(teach.TeachError, match="zilch solve --ruleset"):
-        teach.teacher_for(load_ruleset("zonk", {"target": 7000}))  # rules without a stored table
+    with pytest.raises(teacher.TeachError, match="zilch solve --ruleset"):
+        teacher.teacher_for(load_ruleset("zonk", {"target": 7000}))  # rules without a stored table
 
-    with pytest.raises(teach.TeachError, match="pyramiding"):
-        teach.teacher_for(load_ruleset("zonk", {"variants.pyramiding": True}))
+    with pytest.raises(teacher.TeachError, match="pyramiding"):
+        teacher.teacher_for(load_ruleset("zonk", {"variants.pyramiding": True}))
     with pytest.raises(SystemExit, match="no-such-dir"):
         teach.main(["--init", str(tmp_path / "no-such-dir"), "--out", str(tmp_path / "o"), "--no-progress"])
     with pytest.raises(SystemExit, match="other rules"):
@@ -205,13 +205,13 @@ def test_help_lists_every_option_with_its_default():
 
 def test_leader_seats_pick_the_highest_other_score_in_the_rounds_order():
     # seat 2 moves; seat 1 leads: the two seats in the round's order from seat 0 are 1 then 2
-    assert teach.leader_seats(2, 0, 3, [1000, 3000, 2000], None, None) == ([1, 2], 1, None, None)
+    assert teacher.leader_seats(2, 0, 3, [1000, 3000, 2000], None, None) == ([1, 2], 1, None, None)
     # seat 0 moves first in the round from seat 0; of two equal leaders the next to play after it (seat 1)
-    assert teach.leader_seats(0, 0, 4, [500, 2000, 2000, 100], None, None) == ([0, 1], 0, None, None)
+    assert teacher.leader_seats(0, 0, 4, [500, 2000, 2000, 100], None, None) == ([0, 1], 0, None, None)
     # the round starts at seat 2: seat 3 plays before seat 0; the final queue and tie-break kept among the two
-    assert teach.leader_seats(0, 2, 4, [9000, 8000, 7000, 10400], [1, 0], [0, 3]) == ([3, 0], 1, [1], [1, 0])
+    assert teacher.leader_seats(0, 2, 4, [9000, 8000, 7000, 10400], [1, 0], [0, 3]) == ([3, 0], 1, [1], [1, 0])
     # in a tie-break the leader is a tied player, even below another's score (a penalty took points)
-    assert teach.leader_seats(1, 0, 3, [10000, 10200, 10300], [1, 0], [0, 1]) == ([0, 1], 1, [1, 0], [0, 1])
+    assert teacher.leader_seats(1, 0, 3, [10000, 10200, 10300], [1, 0], [0, 1]) == ([0, 1], 1, [1, 0], [0, 1])
 
 
 def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
@@ -219,10 +219,10 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
     leader: the situation of those two seats, values of the legal actions only, win chances."""
     from zilch_env.engine.batched import BatchedGames
 
-    t = teach.WinTeacher("zonk", table=zonk_teacher.table, leader=True)
+    t = teacher.WinTeacher("zonk", table=zonk_teacher.table, leader=True)
     for n in (3, 4):
         bg = BatchedGames("zonk", 16, n, seed=4)
-        with pytest.raises(teach.TeachError, match="leader=True"):
+        with pytest.raises(teacher.TeachError, match="leader=True"):
             zonk_teacher.action_values(bg, np.arange(16))
         rng = np.random.default_rng(n)
         checked = finals = 0
@@ -242,7 +242,7 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
                                                       bg.zilch_streak[b, :n].tolist(), queue)
                     finals += len(queue) > 1
                 else:
-                    seats, me, queue, tied = teach.leader_seats(cur, first, n, sc, queue, tied)
+                    seats, me, queue, tied = teacher.leader_seats(cur, first, n, sc, queue, tied)
                     want = t.table.situation_of(me, 0, [sc[q] for q in seats], bg.on_board[b, seats].tolist(),
                                                 bg.zilch_streak[b, seats].tolist(), queue, tied,
                                                 int(bg.tiebreak_round[b]))
@@ -265,9 +265,9 @@ def test_overcoming_teacher_labels_last_turns_above_the_previous_result(zonk_tea
     from agents.solver.game import solve_game
 
     tab = solve_game(plain, cache=False, progress=False)
-    with pytest.raises(teach.TeachError, match=r"variants\.overcoming: table False, games True"):
-        teach.WinTeacher(plain, table=tab, leader=True).action_values(BatchedGames(over, 4, 3, seed=1), np.arange(4))
-    t = teach.WinTeacher(plain, table=tab, leader=True, overcoming=True)
+    with pytest.raises(teacher.TeachError, match=r"variants\.overcoming: table False, games True"):
+        teacher.WinTeacher(plain, table=tab, leader=True).action_values(BatchedGames(over, 4, 3, seed=1), np.arange(4))
+    t = teacher.WinTeacher(plain, table=tab, leader=True, overcoming=True)
     for n in (2, 3):
         keys = stream_keys(3 + n, 24)
         bg = BatchedGames(over, 24, n, dice_keys=keys)
@@ -315,12 +315,12 @@ def test_piggyback_teacher_values_offers_and_keeps_by_the_presets_game(zonk_teac
 
     plain, pig = load_ruleset("zonk"), load_ruleset("zonk", {"variants.piggyback": True})
     tab = zonk_teacher.table
-    t = teach.WinTeacher(plain, table=tab, piggyback=True)
+    t = teacher.WinTeacher(plain, table=tab, piggyback=True)
     bg, singles = paired_games(pig, 16, 11)
-    with pytest.raises(teach.TeachError, match="piggyback on.*entry_threshold: table 500, games 1000"):
-        teach.WinTeacher(plain, table=tab, piggyback=True).action_values(BatchedGames("farkle", 2, 2, seed=1),
+    with pytest.raises(teacher.TeachError, match="piggyback on.*entry_threshold: table 500, games 1000"):
+        teacher.WinTeacher(plain, table=tab, piggyback=True).action_values(BatchedGames("farkle", 2, 2, seed=1),
                                                                          np.arange(2))
-    with pytest.raises(teach.TeachError, match=r"other rules.*variants\.piggyback: table False, games True"):
+    with pytest.raises(teacher.TeachError, match=r"other rules.*variants\.piggyback: table False, games True"):
         zonk_teacher.action_values(bg, np.arange(16))
 
     def as_plain(s: GameState) -> GameState:
@@ -405,12 +405,12 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, mon
             checked += 1
             s.apply(int(rng.choice(legal)))
     assert checked > 100
-    teacher = teach.WinTeacher("zonk", table=tab, piggyback=True)
+    win_teacher = teacher.WinTeacher("zonk", table=tab, piggyback=True)
     bg, singles = paired_games(load_ruleset("zonk", {"variants.piggyback": True}), 8, 3)
     offers = 0
     for live in live_rows(bg, 400):
-        q = teacher.action_values(bg, live)
-        acts = teacher.best(q)
+        q = win_teacher.action_values(bg, live)
+        acts = win_teacher.best(q)
         for i, b in enumerate(live.tolist()):
             for p in players:
                 assert q[i, p.act(singles[b], singles[b].legal_actions(), rng)] >= q[i].max() - 1e-6
@@ -481,11 +481,11 @@ def test_a_solved_game_of_three_labels_its_own_games(tmp_path):
 
     rs = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
     tab = solve_multi(rs, 3, directory=tmp_path, progress=False, tail_eps=1e-2)  # a loose tail: seconds
-    t = teach.WinTeacher(rs, table=tab)
-    with pytest.raises(teach.TeachError, match="this solved game is of 3"):
+    t = teacher.WinTeacher(rs, table=tab)
+    with pytest.raises(teacher.TeachError, match="this solved game is of 3"):
         t.action_values(BatchedGames(rs, 2, 2, seed=1), np.arange(2))
-    with pytest.raises(teach.TeachError, match="labels its own rules only"):
-        teach.WinTeacher(rs, table=tab, leader=True)
+    with pytest.raises(teacher.TeachError, match="labels its own rules only"):
+        teacher.WinTeacher(rs, table=tab, leader=True)
     keys = stream_keys(11, 16)
     bg = BatchedGames(rs, 16, 3, dice_keys=keys)
     singles = [GameState(rs, 3, dice=KeyedDice(k)) for k in keys]

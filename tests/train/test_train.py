@@ -18,6 +18,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from train import ppo  # noqa: E402
+from train.wrappers import turn_returns  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,7 +174,7 @@ def test_turn_returns_cut_every_turn_and_the_game_goes_on():
 
     env = DummyVecEnv([lambda: gym.make("Zilch-v0", ruleset="farkle", num_players=1, reward="score", turns=30,
                                         disable_env_checker=True)])
-    venv = ppo.turn_returns(env)
+    venv = turn_returns(env)
     venv.seed(3)
     venv.reset()
     game = env.envs[0].unwrapped

@@ -41,7 +41,7 @@ Rules covered
 
 Kernel agents and batch policies
     The kernels also play *kernel agents* (:mod:`zilch_env.players.kernel_agents`, re-exported here:
-    :class:`KernelAgent`, from a spec by :func:`kernel_agent`)
+    :class:`KernelAgent`, from a spec by :func:`builtin_kernel_agent`)
     for many games at once: the two baseline movers of :mod:`zilch_env.players.policy`, greedy
     (:class:`zilch_env.GreedyMover`: the most points, bank from a threshold) and random (uniform among
     the legal actions, from a per-seat SplitMix64 decision stream), and any policy given as a
@@ -68,13 +68,13 @@ from zilch_env.rules.schema import Ruleset, UnsupportedRulesError
 from zilch_env.rules.load import load_ruleset
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.players.batched_play import AgentPlay
-from zilch_env.players.kernel_agents import (KernelAgent, TurnValueTable, _check_int, batch_policy_actions, is_batch_policy, kernel_agent)
+from zilch_env.players.kernel_agents import (KernelAgent, TurnValueTable, _check_int, batch_policy_actions, is_batch_policy, builtin_kernel_agent)
 from zilch_env.engine.dice import KeyedDice, KeyedSlotDice, _generator, stream_keys  # noqa: F401  (KeyedDice: the batch's dice for one game)
 from zilch_env.rules.compiled import BatchTables, batch_tables  # noqa: F401
 
 __all__ = [
     "BatchedGames", "BatchTables", "KernelAgent", "KeyedDice", "KeyedSlotDice", "TurnValueTable",
-    "UnsupportedRulesError", "batch_tables", "kernel_agent", "batch_policy_actions", "is_batch_policy",
+    "UnsupportedRulesError", "batch_tables", "builtin_kernel_agent", "batch_policy_actions", "is_batch_policy",
     "slot_game", "stream_keys", "MAX_KEEPS",
 ]
 

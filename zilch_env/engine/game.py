@@ -24,7 +24,7 @@ from zilch_env.rules.schema import ENDS, PENALTY_MODES, Ruleset
 from zilch_env.rules.load import load_ruleset
 from zilch_env.rules.primitives import (CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS, bank_bar, bank_need, can_bank, challenge_cost, final_turns, penalised, turn_record, zilch_streak)
 from zilch_env.engine.actions import (CHALLENGE_BASE, FRESH, KEEP_ACTIONS, MAX_PLAYERS, NO_CHALLENGE, NUM_ACTIONS, PIGGYBACK, IllegalActionError, Phase, RecordError, action_number, keep_action, mask_of, player_count, split_keep_action)  # noqa: F401
-from zilch_env.rules.scoring import (BONUS_KEEPS, Keep, RollInfo, bonus_of, pass_keeps, pyramid_freeze, scoring_table)
+from zilch_env.rules.scoring import (BONUS_KEEPS, permanent_straight, Keep, RollInfo, bonus_of, pass_keeps, pyramid_freeze, scoring_table)
 
 # --------------------------------------------------------------------------------------------
 # The game
@@ -390,7 +390,7 @@ class GameState:
     def _apply_keep(self, keep: Keep) -> None:
         rs = self.ruleset
         self.turn_total += keep.points
-        if keep.straight and rs.scoring.permanent_straight:
+        if keep.straight and permanent_straight(rs):
             self.permanent += keep.points
         self.dice_left -= keep.n
         if self.dice_left == 0:  # hot dice: all set aside, the next roll takes them all and starts a new pass

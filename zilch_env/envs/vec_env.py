@@ -98,7 +98,7 @@ from zilch_env.engine import kernels as K
 from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
 from zilch_env.engine.batched import BatchedGames, stream_keys
-from zilch_env.players.kernel_agents import (KernelAgent, TableSet, TurnValueTable, _kernel_agents, is_batch_policy, kernel_agent)
+from zilch_env.players.kernel_agents import (KernelAgent, TableSet, TurnValueTable, _kernel_agents, is_batch_policy, builtin_kernel_agent)
 from zilch_env.engine.game import NUM_ACTIONS, IllegalActionError
 from zilch_env.envs.gym_env import (DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset)
 from zilch_env.envs.observation import (KERNEL_OFFSETS, OBS_SIZE, OBS_SIZES, ROLL_BLOCKS, check_obs_version, observation_bounds)
@@ -296,7 +296,7 @@ class BatchedZilchVecEnv(VecEnv):
                                  f"table, agents.solver.turn_value_table(ruleset) (train/ppo.py --vec batched "
                                  f"builds it from the spec 'optimal-turn')")
             try:
-                agents.append(kernel_agent(spec))
+                agents.append(builtin_kernel_agent(spec))
             except ValueError:
                 raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
                                  f"GreedyMover/RandomMover, a TurnValueTable (optimal-turn: "

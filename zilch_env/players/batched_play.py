@@ -14,7 +14,7 @@ from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
 from zilch_env.players.kernel_agents import (_NO_VALUES, KernelAgent, TableSet, TurnValueTable, _kernel_agents,
                                              _pack_value_tables, batch_policy_actions, is_batch_policy,
-                                             kernel_agent)
+                                             builtin_kernel_agent)
 
 __all__ = ["AgentPlay"]
 
@@ -99,7 +99,7 @@ class AgentPlay:
                     max_decisions: int = 1_000_000) -> None:
         """Play every game to its end between ``agents`` seated by ``seat_agents``.
 
-        ``agents`` are kernel agents (anything :func:`kernel_agent` accepts, played in the kernels)
+        ``agents`` are kernel agents (anything :func:`builtin_kernel_agent` accepts, played in the kernels)
         or batch policies (played from Python between kernel calls, see :func:`batch_policy_actions`);
         ``seat_agents[g][q]`` is the index of the agent at seat ``q`` of game ``g``. The random agents
         draw from the games' decision streams (``decision_keys``). A game still going after
@@ -108,7 +108,7 @@ class AgentPlay:
         the game.
         """
         outside = [a if is_batch_policy(a) else None for a in agents]
-        ags = [KernelAgent("outside") if o is not None else kernel_agent(a) for a, o in zip(agents, outside)]
+        ags = [KernelAgent("outside") if o is not None else builtin_kernel_agent(a) for a, o in zip(agents, outside)]
         seats = np.ascontiguousarray(seat_agents, dtype=np.int64)
         if seats.shape != (self.num_games, self.num_players):
             raise ValueError(f"seat_agents: expected shape ({self.num_games}, {self.num_players}), got {seats.shape}")

@@ -4,7 +4,7 @@ Python.
 A :class:`KernelAgent` is what the kernels play for many games at once: ``random`` (uniform among the
 legal actions, from a per-seat SplitMix64 decision stream), ``greedy`` (:class:`zilch_env.GreedyMover`
 with one whole-number threshold) or ``values`` (the turn policy of a :class:`TurnValueTable`, such as
-``optimal-turn``'s from ``agents.solver.turn_value_table``). :func:`kernel_agent` turns the built-in
+``optimal-turn``'s from ``agents.solver.turn_value_table``). :func:`builtin_kernel_agent` turns the built-in
 specs and movers into one (``agents.kernel_agent`` answers for every agent spec). Any other agent
 plays as a *batch policy* (:func:`is_batch_policy`): an object with ``act_batch(games, rows)`` or a
 callable ``(obs, masks) -> actions``, asked between kernel calls (:func:`batch_policy_actions`).
@@ -20,7 +20,7 @@ import numpy as np
 from zilch_env.engine import play_kernels as PK
 from zilch_env.rules.schema import Ruleset
 
-__all__ = ["KernelAgent", "TableSet", "TurnValueTable", "batch_policy_actions", "is_batch_policy", "kernel_agent"]
+__all__ = ["KernelAgent", "TableSet", "TurnValueTable", "batch_policy_actions", "is_batch_policy", "builtin_kernel_agent"]
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
@@ -187,7 +187,7 @@ def _kernel_agents(agents: Sequence[KernelAgent], rulesets: Sequence[Ruleset]) -
             *_pack_value_tables(tables, rulesets))
 
 
-def kernel_agent(spec: "str | KernelAgent | Any") -> KernelAgent:
+def builtin_kernel_agent(spec: "str | KernelAgent | Any") -> KernelAgent:
     """The built-in batched agent for ``spec``: ``"random"``, ``"greedy"`` (threshold 300) or
     ``"greedy:THRESHOLD"``; a :class:`zilch_env.RandomMover` or :class:`zilch_env.GreedyMover` object;
     a :class:`TurnValueTable`; or a :class:`KernelAgent`. Anything else raises ValueError naming what
@@ -249,7 +249,7 @@ def is_batch_policy(agent: Any) -> bool:
     if isinstance(agent, TableSet):
         return False
     try:
-        kernel_agent(agent)
+        builtin_kernel_agent(agent)
         return False
     except ValueError:
         return hasattr(agent, "act_batch") or callable(agent)

@@ -30,7 +30,7 @@ from zilch_env.rules.primitives import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MA
 from zilch_env.engine.dice import sorted_rolls_by_code
 from zilch_env.rules.schema import ENDS, PENALTY_MODES
 from zilch_env.rules.schema import Ruleset
-from zilch_env.rules.scoring import Keep, pass_keeps, scoring_table, split_points
+from zilch_env.rules.scoring import Keep, pass_keeps, permanent_straight, scoring_table, split_points
 
 __all__ = ["CompiledRules", "compile", "roll_probability", "ROLLS"]
 
@@ -131,7 +131,7 @@ class CompiledRules:
         rp[L.R_MIN_BANK] = rs.min_bank
         rp[L.R_FORCED] = rs.hot_dice == "forced"
         rp[L.R_OVERCOMING] = v.overcoming
-        rp[L.R_PERM_STRAIGHT] = rs.scoring.permanent_straight
+        rp[L.R_PERM_STRAIGHT] = permanent_straight(rs)
         rp[L.R_BONUS] = v.six_dice_zilch_bonus
         rp[L.R_ZP_COUNT] = zp.count
         rp[L.R_ZP_POINTS] = zp.points

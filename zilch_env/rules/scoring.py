@@ -278,6 +278,14 @@ NO_KEEP = Keep(0, (0, 0, 0, 0, 0, 0), 0, 0, False)
 BONUS_KEEPS = (NO_KEEP,)
 
 
+def permanent_straight(ruleset: Ruleset) -> bool:
+    """Whether a straight's points survive a zilch under ``ruleset`` (``scoring.permanent_straight``,
+    source 000): the rule is on, a straight scores, and there are six dice to roll one. The engine,
+    its kernels (through the compiled rules) and the solvers all ask this one function."""
+    sc = ruleset.scoring
+    return bool(sc.permanent_straight and sc.straight > 0 and ruleset.dice == 6)
+
+
 def bonus_of(ruleset: Ruleset, info: RollInfo) -> int:
     """The six-dice zilch bonus the roll of ``info`` earns (docs/rules.md): the bonus when it is a roll
     of all the ruleset's dice in which nothing scores and ``variants.six_dice_zilch_bonus`` is on; 0

@@ -12,7 +12,7 @@ from agents.evaluate import _Context, _kernel_or_none, _play_batch_chunk, _play_
 from agents.solver import OptimalTurnAgent, turn_value_table
 from zilch_env import PRESETS, GameState, UnsupportedRulesError, load_ruleset
 from agents.evaluate.tournament import play_games
-from zilch_env.engine.batched import (BatchedGames, KernelAgent, KeyedDice, TurnValueTable, kernel_agent, stream_keys)
+from zilch_env.engine.batched import (BatchedGames, KernelAgent, KeyedDice, TurnValueTable, builtin_kernel_agent, stream_keys)
 
 BATCHABLE = ["zonk", "farkle", "zilch", "zilch5k", "farkle-basic", "zilch10k", "zilch15k", "zonk20k", "cardgames"]
 
@@ -149,7 +149,7 @@ def test_unsupported_rules_and_bad_input_are_named():
     with pytest.raises(ValueError, match="kind 'best'"):
         KernelAgent("best")
     t = turn_value_table("zonk")
-    assert kernel_agent(t) == KernelAgent("values", table=t) and kernel_agent(t).name == "optimal-turn"
+    assert builtin_kernel_agent(t) == KernelAgent("values", table=t) and builtin_kernel_agent(t).name == "optimal-turn"
     with pytest.raises(ValueError, match="values: expected shape"):
         TurnValueTable(t.ruleset, "x", t.values[:, :, :3], t.beyond, t.sizes, t.tops, t.thresholds, t.select, 50)
     with pytest.raises(ValueError, match="select"):

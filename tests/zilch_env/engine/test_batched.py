@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import FirstLegal, first_legal_batch
 from zilch_env import PRESETS, GameState, GreedyMover, load_ruleset
-from zilch_env.engine.batched import (BatchedGames, KernelAgent, KeyedDice, kernel_agent, batch_tables, slot_game, stream_keys)
+from zilch_env.engine.batched import (BatchedGames, KernelAgent, KeyedDice, builtin_kernel_agent, batch_tables, slot_game, stream_keys)
 from zilch_env.engine.game import NUM_ACTIONS, RandomDice
 from zilch_env.rules.scoring import scoring_table
 
@@ -334,12 +334,12 @@ def test_random_actions_are_legal_and_cover_the_legal_set():
 
 
 def test_batch_agent_specs():
-    assert kernel_agent("greedy") == KernelAgent("greedy", 300, 2)
-    assert kernel_agent("greedy:500").threshold == 500
-    assert kernel_agent(GreedyMover(450, 3)) == KernelAgent("greedy", 450, 3)
-    assert kernel_agent("random").kind == "random"
+    assert builtin_kernel_agent("greedy") == KernelAgent("greedy", 300, 2)
+    assert builtin_kernel_agent("greedy:500").threshold == 500
+    assert builtin_kernel_agent(GreedyMover(450, 3)) == KernelAgent("greedy", 450, 3)
+    assert builtin_kernel_agent("random").kind == "random"
     with pytest.raises(ValueError, match="batched engine plays"):
-        kernel_agent("heuristic")
+        builtin_kernel_agent("heuristic")
 
 
 _EVERY_VARIANT = {"variants.pyramiding": True, "variants.challenge": True, "variants.piggyback": True,
