@@ -33,7 +33,13 @@ $(CHROMIUM):
 
 # Every core a worker (pytest-xdist); a test file's tests stay together, so a module's fixtures (a
 # solved game, a trained model) are made once. A single file or test: $(BIN)/python -m pytest PATH.
-test: $(STAMP) $(CHROMIUM)
+# axe-core (npm) for the accessibility tests (tests/zilch_web/test_web_a11y.py), into .cache/npm.
+AXE := .cache/npm/node_modules/axe-core/axe.min.js
+
+$(AXE):
+	npm install --no-save --prefix .cache/npm axe-core@4
+
+test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)

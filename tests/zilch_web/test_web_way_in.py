@@ -404,7 +404,7 @@ def test_screen_reader_names(phone, base_url):  # noqa: F811
     home(page, base_url)
     g = start_game(page, target=5000)
     assert page.get_attribute("#dice", "role") == "group"
-    assert page.get_attribute("#log", "role") == "log" and page.get_attribute("#log", "aria-live") == "polite"
+    assert page.get_attribute("#log-region", "role") == "log" and page.get_attribute("#log-region", "aria-live") == "polite"
     assert page.locator("#scores li[aria-current=true]").count() == 1
     for _ in range(40):  # keep dice and roll on until some are set aside
         if g["phase"] == "keep" and g["dice_left"] < 6 and g["current"] == 0:
