@@ -6,14 +6,48 @@
 const $ = (sel) => document.querySelector(sel);
 
 // Every text this page adds goes through t(key, values): the catalogue of the page's language
-// (static/text-en.js and its siblings), English where a key is missing there.
-const LANG = "en";
+// (static/text-en.js, text-pt-BR.js, text-sv.js), English where a key is missing there. The
+// language is the one chosen on the page (localStorage zilchLang), else the browser's first
+// language offered, else English.
+const LANGS = ["en", "pt-BR", "sv"];
+function pickLang() {
+  let chosen = null;
+  try { chosen = JSON.parse(localStorage.getItem("zilchLang")); } catch (e) { /* private mode */ }
+  if (LANGS.includes(chosen)) return chosen;
+  for (const l of navigator.languages || [navigator.language || "en"]) {
+    const base = String(l).toLowerCase().split("-")[0];
+    const hit = LANGS.find((x) => x.toLowerCase() === String(l).toLowerCase()) || LANGS.find((x) => x.toLowerCase().split("-")[0] === base);
+    if (hit) return hit;
+  }
+  return "en";
+}
+const LANG = pickLang();
+const tx = (...a) => t(...a); // for code where `t` names something else
 function t(key, vals = {}) {
   const all = window.ZILCH_TEXT || {};
   const s = (all[LANG] || {})[key] ?? (all.en || {})[key] ?? key;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in vals ? String(vals[k]) : m));
 }
-function applyTexts() { for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t); }
+function applyTexts() {
+  document.documentElement.lang = LANG;
+  for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t);
+  for (const e of document.querySelectorAll("[data-t-label]")) e.setAttribute("aria-label", t(e.dataset.tLabel));
+  const pick = $("#lang");
+  if (pick) {
+    pick.value = LANG;
+    pick.addEventListener("change", () => {
+      try { localStorage.setItem("zilchLang", JSON.stringify(pick.value)); } catch (e) { /* private mode */ }
+      location.reload();
+    });
+  }
+}
+// A refusal of the server in the page's language, by its code ({"error": CODE, "detail": ...}):
+// the server's English sentence where the catalogue has no text for the code.
+function refusal(data) {
+  const key = "error.code." + (data && data.error);
+  const s = t(key);
+  return s === key ? data.detail : s;
+}
 const store = {
   get(key, fallback) {
     try { const v = localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); } catch (e) { return fallback; }
@@ -80,11 +114,12 @@ async function api(method, url, body) {
   } catch (e) {
     // A reply cut off on the way (or not JSON): never trust it, whatever its status.
     return { ok: false, status: res.status, unreadable: true,
-      data: { detail: `The server's answer (${res.status}) could not be read; the game was reloaded.` } };
+      data: { detail: t("error.unreadable", { status: res.status }) } };
   }
   if (!data || typeof data !== "object") {
-    return { ok: false, status: res.status, unreadable: true, data: { detail: "The server's answer was not understood." } };
+    return { ok: false, status: res.status, unreadable: true, data: { detail: t("error.notUnderstood") } };
   }
+  if (!res.ok && data.error && LANG !== "en") data = { ...data, detail: refusal(data) };
   return { ok: res.ok, status: res.status, data };
 }
 
@@ -118,12 +153,11 @@ function dieEl(face, opts = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 
 // ---------------------------------------------------------------- new game
 
 async function showNew() {
-  document.title = "Zilch: new game";
+  document.title = t("doc.new");
   closeStream();
   S.gid = null;
   S.game = null;
@@ -142,7 +176,7 @@ async function showNew() {
     const box = el("input", { type: "checkbox", "data-key": t.key });
     const kids = [box, el("span", {}, t.label, el("small", {}, t.help))];
     if (t.choices && t.choices.length) {
-      const how = el("select", { "data-key": t.key, class: "toggle-choice", "aria-label": `${t.label}: what it does` },
+      const how = el("select", { "data-key": t.key, class: "toggle-choice", "aria-label": tx("form.whatItDoes", { label: t.label }) },
         ...t.choices.map((c, i) => el("option", { value: String(i) }, c.label)));
       how.addEventListener("change", () => { box.checked = true; touched(t.key); rulesChanged(); });
       kids[1].append(how);
@@ -217,7 +251,7 @@ function defaultName(li) {
   if (type.value) {
     const label = (type.selectedOptions[0] && type.selectedOptions[0].dataset.label) || "";
     const same = rows.filter((x) => x.querySelector("select").value === type.value);
-    const base = t("form.cpuName", { level: label });
+    const base = t("form.cpuName", { level: levelName(label) });
     return same.length > 1 ? `${base} ${same.indexOf(li) + 1}` : base;
   }
   const humans = rows.filter((x) => !x.querySelector("select").value);
@@ -290,7 +324,7 @@ function currentPreset() { return S.setup.presets.find((x) => x.name === $("#pre
 // The preset's own target and variants, except the variants the player set by hand.
 function presetChanged(refresh = true) {
   const p = currentPreset();
-  $("#preset-summary").textContent = p.summary + (p.keep === "all_scoring" ? " Every scoring die is kept for you." : "");
+  $("#preset-summary").textContent = p.summary + (p.keep === "all_scoring" ? " " + t("form.keptForYou") : "");
   $("#target").value = p.target;
   for (const box of document.querySelectorAll("#toggles input")) {
     if (!S.touched.has(box.dataset.key)) box.checked = !!p.variants[box.dataset.key];
@@ -399,10 +433,13 @@ async function offerLevels() {
   saveForm();
 }
 
+// A computer level's name in the page's language (Easy, Medium, Hard, Perfect).
+function levelName(label) { const k = "level." + label, s = t(k); return s === k ? label : s; }
+
 function typeOptions() {
   const cpus = (S.cpus || S.setup).cpus;
-  return [el("option", { value: "" }, "Person"),
-    ...cpus.map((c) => el("option", { value: c.spec, "data-label": c.label }, `CPU ${c.label}`))];
+  return [el("option", { value: "" }, t("form.person")),
+    ...cpus.map((c) => el("option", { value: c.spec, "data-label": c.label }, t("form.cpuName", { level: levelName(c.label) })))];
 }
 
 // A player's type select, kept at the same level when the rules change (else the default).
@@ -439,7 +476,9 @@ function describe(li) {
   const offer = S.cpus || S.setup;
   const c = offer.cpus.find((x) => x.spec === type.value);
   const line = li.querySelector(".level-line");
-  line.textContent = li.changed || (c ? `${c.label}: ${c.description}` : "");
+  const key = c ? "level.desc." + (c.spec === "ppo:checkpoints/any" ? "HardAny" : c.label) : "";
+  const desc = c ? t(key) : "";
+  line.textContent = li.changed || (c ? `${levelName(c.label)}: ${desc === key ? c.description : desc}` : "");
   line.classList.toggle("changed", !!li.changed);
   namePlaceholders();
 }
@@ -449,7 +488,7 @@ function addPlayer(name, cpu, level, want) {
   if (list.children.length >= 6) { playersNote(); return; }
   const type = el("select", { "aria-label": "player type" });
   const input = el("input", { type: "text", maxlength: "24", value: name, "aria-label": "player name" });
-  const remove = el("button", { type: "button", class: "btn ghost remove", "aria-label": "remove player" }, "×");
+  const remove = el("button", { type: "button", class: "btn ghost remove", "aria-label": t("form.remove") }, "×");
   const li = el("li", {}, el("div", { class: "player-row" }, input, type, remove),
     el("p", { class: "level-line muted small", "aria-live": "polite" }));
   if (want && want.spec) { li.dataset.want = want.spec; li.dataset.wantLabel = want.label; }
@@ -477,7 +516,7 @@ function playersNote() {
   $("#add-cpu").disabled = n >= 6;
   for (const b of document.querySelectorAll("#players .remove")) b.disabled = n <= 1;
   namePlaceholders();
-  $("#players-note").textContent = n >= 6 ? "A game has at most 6 players." : n <= 1 ? "A game needs at least one player." : "";
+  $("#players-note").textContent = n >= 6 ? t("form.maxPlayers") : n <= 1 ? t("form.minPlayers") : "";
 }
 
 async function startGame(ev) {
@@ -539,7 +578,7 @@ async function loadGame(gid) {
   if (!r.ok) {
     if (r.status === 404) forgetGame(gid);
     $("#loading").hidden = false;
-    $("#loading").replaceChildren(r.data.detail + " ", el("a", { href: "/" }, "Start a new game"));
+    $("#loading").replaceChildren(r.data.detail + " ", el("a", { href: "/" }, t("load.startNew")));
     return;
   }
   S.gid = gid;
@@ -559,7 +598,7 @@ async function loadGame(gid) {
 // The invitation: who invited, which rules, the seats (who plays each) and the score so far.
 function showJoin(game) {
   show("screen-join");
-  document.title = "Zilch: join the game";
+  document.title = t("doc.join");
   const taken = game.humans.filter((q) => !game.free_seats.includes(q));
   const host = taken.length ? game.players[taken[0]].name : null;
   $("#join-title").textContent = !host ? t("join.titleNoOne")
@@ -685,12 +724,12 @@ async function present(game, events) {
 }
 
 function fillLog() {
-  $("#log").replaceChildren(...[...S.log].reverse().map((e) => el("li", { class: e.kind }, e.text)));
+  $("#log").replaceChildren(...[...S.log].reverse().map((e) => el("li", { class: e.kind }, evText(e))));
 }
 
 function logEvent(e, fresh) {
   S.log.push(e);
-  const li = el("li", { class: e.kind + (fresh ? " fresh-event" : "") }, e.text);
+  const li = el("li", { class: e.kind + (fresh ? " fresh-event" : "") }, evText(e));
   $("#log").prepend(li);
   if (fresh) setTimeout(() => li.classList.remove("fresh-event"), 1500);
 }
@@ -734,7 +773,7 @@ async function animate(events, prev) {
     renderScores(board, cur);
     if (e.seat !== null && e.seat !== undefined) $("#turn-who").textContent = `${board[e.seat].name} is playing`;
     $("#selection").className = "selection" + (e.kind === "zilch" ? " bad" : "");
-    $("#selection").textContent = e.text;
+    $("#selection").textContent = evText(e);
     if (e.turn_total !== undefined) $("#turn-total").textContent = t("turn.total", { n: e.turn_total });
     if (e.kind === "bank" || e.kind === "zilch") $("#turn-total").textContent = "";
     if (e.kind === "roll" || e.kind === "bonus" || e.kind === "zilch") {
@@ -763,7 +802,7 @@ function render(rolled = false) {
   if (g.human_to_move && isMine(cur) && mine.length > 1 && S.shownSeat !== cur && !S.watching) return renderPass();
   const focus = focusKey();
   show("screen-play");
-  document.title = `Zilch: ${name(cur)} to play`;
+  document.title = t("doc.play", { name: name(cur) });
   renderScores(g.players, cur);
   rememberGame(g);
   // The notes speak to the player to move ("your first bank needs 500"): on a phone where someone
@@ -772,10 +811,10 @@ function render(rolled = false) {
   const notes = toMe ? g.notes : g.notes.filter((n) => !/\byour?\b/i.test(n));
   $("#notes").replaceChildren(...notes.map((n) => el("li", { class: /last turn|Tie-break/.test(n) ? "hot" : "" }, n)));
   let who;
-  if (!g.human_to_move) who = `${name(cur)} is playing`;
+  if (!g.human_to_move) who = t("turn.playing", { name: name(cur) });
   else if (!isMine(cur)) {
-    who = g.free_seats.includes(cur) ? `Waiting for ${name(cur)} to join` : t("turn.otherDevice", { name: name(cur) });
-  } else who = name(cur).toLowerCase() === "you" ? "Your move" : `${name(cur)}, your move`;
+    who = g.free_seats.includes(cur) ? t("turn.waiting", { name: name(cur) }) : t("turn.otherDevice", { name: name(cur) });
+  } else who = name(cur).toLowerCase() === "you" ? t("turn.yours") : t("turn.yoursNamed", { name: name(cur) });
   $("#turn-who").textContent = who;
   $("#turn-total").textContent = g.phase === "keep" ? t("turn.total", { n: g.turn_total }) : "";
   $("#speed-box").hidden = !g.players.some((p) => p.cpu); // the computer's speed: only with a computer
@@ -806,7 +845,7 @@ function renderKeep(rolled = false) {
   const kids = [el("div", { class: "roll" }, ...dice)];
   if (aside.count) {
     kids.push(el("div", { class: "aside", role: "group", "aria-label": t("aside.label") },
-      aside.faces ? "Set aside:" : `${plural(aside.count, "die", "dice")} set aside`,
+      aside.faces ? t("aside.faces") : t(aside.count === 1 ? "aside.one" : "aside.many", { n: aside.count }),
       ...(aside.faces || []).map((f) => dieEl(f, { cls: "small", label: "die.aside" }))));
   }
   $("#dice").replaceChildren(...kids);
@@ -878,9 +917,9 @@ function misfit() {
   const scoring = new Set(S.game.keeps.flatMap((k) => k.dice));
   const dead = extra.filter((f) => !scoring.has(f));
   const names = (fs) => fs.join(" ");
-  if (dead.length) return `${dead.length === 1 ? "The " + dead[0] : "These " + names(dead)} ${dead.length === 1 ? "scores" : "score"} nothing in this roll: tap ${dead.length === 1 ? "it" : "them"} again to put ${dead.length === 1 ? "it" : "them"} back`;
-  if (best) return `The ${names(extra)} ${extra.length === 1 ? "does" : "do"} not fit: ${names(best.dice)} alone scores ${best.points}`;
-  return `${names(extra)} score only with more dice of a kind (or another combination)`;
+  if (dead.length) return t(dead.length === 1 ? "misfit.dead.one" : "misfit.dead.many", { dice: names(dead) });
+  if (best) return t(extra.length === 1 ? "misfit.extra.one" : "misfit.extra.many", { dice: names(extra), keep: names(best.dice), points: best.points });
+  return t("misfit.kind", { dice: names(extra) });
 }
 
 // After a six-dice zilch bonus the roll's one keep is the keep of nothing (docs/rules.md): no dice
@@ -898,19 +937,18 @@ function updateSelection() {
   sel.className = "selection";
   if (!canPlay()) { sel.textContent = ""; setButtons(false, false); return; }
   if (bonus) {
-    const fresh = `roll ${g.ruleset.dice} fresh dice`;
-    sel.textContent = `No score: six-dice bonus +${g.ruleset.variants.six_dice_zilch_bonus} (turn ${g.turn_total}). `
-      + (k.bank !== null ? `Bank ${k.total} or ${fresh}` : fresh[0].toUpperCase() + fresh.slice(1));
+    sel.textContent = t("bonus.text", { bonus: g.ruleset.variants.six_dice_zilch_bonus, turn: g.turn_total }) + " "
+      + (k.bank !== null ? t("bonus.bankOr", { total: k.total, n: g.ruleset.dice }) : t("bonus.fresh", { n: g.ruleset.dice }));
     setButtons(true, k.bank !== null, k);
   } else if (!S.selected.size) {
-    sel.textContent = "Tap the dice you keep";
+    sel.textContent = t("sel.tap");
     setButtons(false, false);
   } else if (!k) {
     sel.className = "selection bad";
     sel.textContent = misfit();
     setButtons(false, false);
   } else {
-    sel.textContent = `Keep ${k.dice.join(" ")} for ${k.points} → turn ${k.total}` + (k.hot_dice ? " · hot dice!" : "");
+    sel.textContent = t("sel.keep", { dice: k.dice.join(" "), points: k.points, total: k.total }) + (k.hot_dice ? " · " + t("sel.hot") : "");
     setButtons(true, k.bank !== null, k);
   }
 }
@@ -920,14 +958,14 @@ function setButtons(canRoll, canBank, k) {
   rb.disabled = !canRoll;
   bb.disabled = !canBank;
   if (k) {
-    rb.textContent = k.n === 0 ? `Roll ${k.next_roll} fresh dice`
-      : k.hot_dice ? `Roll all ${k.next_roll} again` : `Roll ${plural(k.next_roll, "die", "dice")}`;
-    bb.textContent = `Bank ${k.total}`;
+    rb.textContent = t(k.n === 0 ? "btn.rollFresh" : k.hot_dice ? "btn.rollAll" : k.next_roll === 1 ? "btn.rollOne" : "btn.rollMany",
+      { n: k.next_roll });
+    bb.textContent = t("btn.bankN", { n: k.total });
     if (!canBank) bb.title = bankWhyNot(k);
     else bb.removeAttribute("title");
   } else {
-    rb.textContent = "Roll";
-    bb.textContent = "Bank";
+    rb.textContent = t("play.roll");
+    bb.textContent = t("play.bank");
   }
   if (k && !canBank) $("#selection").textContent += ` (${bankWhyNot(k)})`;
   rb.onclick = canRoll ? () => send(k.roll) : null;
@@ -936,11 +974,11 @@ function setButtons(canRoll, canBank, k) {
 
 function bankWhyNot(k) {
   const g = S.game, rs = g.ruleset;
-  if (k.hot_dice && rs.hot_dice === "forced") return "hot dice must be rolled";
+  if (k.hot_dice && rs.hot_dice === "forced") return t("bank.hotForced");
   if (k.total < g.bank_threshold) {
-    return g.players[g.current].on_board ? `banking needs ${g.bank_threshold}` : `${g.bank_threshold} to get on the board`;
+    return t(g.players[g.current].on_board ? "bank.needs" : "bank.entry", { n: g.bank_threshold });
   }
-  return "too few points to bank";
+  return t("bank.few");
 }
 
 function renderChoices() {
@@ -948,13 +986,40 @@ function renderChoices() {
   $("#actions").hidden = true;
   $("#dice").replaceChildren();
   $("#selection").className = "selection";
-  $("#selection").textContent = !canPlay() ? "" : g.phase === "challenge" ? "Before rolling: challenge someone?" : "Before rolling:";
+  $("#selection").textContent = !canPlay() ? "" : g.phase === "challenge" ? t("choice.beforeChallenge") : t("choice.before");
   const help = !canPlay() ? null : g.phase === "challenge" ? t("choice.challenge.help")
     : g.phase === "piggyback" ? t("choice.piggyback.help") : null;
   $("#choices").replaceChildren(...(canPlay() ? g.choices : []).map((c) =>
     el("button", { type: "button", class: "btn " + (c.action === S.hint?.best ? "primary" : "ghost"),
-      onclick: () => send(c.action) }, c.label.charAt(0).toUpperCase() + c.label.slice(1))),
+      onclick: () => send(c.action) }, choiceLabel(c))),
     ...(help ? [el("p", { class: "muted small choice-help" }, help)] : []));
+}
+
+// A turn-start choice in the page's language by its kind (piggyback, fresh, challenge N, none).
+function choiceLabel(c) {
+  const m = /^challenge (.+)$/i.exec(c.label), pig = /^piggyback on (\d+) with (\d+) dic?e$/i.exec(c.label);
+  const key = m ? "choice.challenge" : pig ? (pig[2] === "1" ? "choice.piggybackOne" : "choice.piggyback")
+    : "choice." + c.label.toLowerCase().replace(/[^a-z]+/g, "_");
+  const s = t(key, { name: m ? m[1] : "", points: pig ? pig[1] : "", n: pig ? pig[2] : "" });
+  return s === key ? c.label.charAt(0).toUpperCase() + c.label.slice(1) : s;
+}
+
+// An event of the game log in the page's language from its fields (the server's English
+// sentence, e.text, for English and for the kinds not written here).
+function evText(e) {
+  if (LANG === "en" || !S.game) return e.text;
+  const who = e.seat !== null && e.seat !== undefined && S.game.players[e.seat] ? S.game.players[e.seat].name : "";
+  const dice = (e.dice || []).join(" ");
+  if (e.kind === "roll") return t("ev.roll", { name: who, dice });
+  if (e.kind === "bank") return e.points ? t("ev.bank", { name: who, points: e.points, score: e.score })
+    : t("ev.bankLow", { name: who, turn: e.turn_total });
+  if (e.kind === "zilch" && !e.points) return t("ev.zilch", { name: who, dice, lost: e.lost, score: e.score });
+  if (e.kind === "game_over" && e.winners && e.scores) {
+    const names = e.winners.map((q) => S.game.players[q].name);
+    return e.winners.length > 1 ? t("ev.draw", { names: names.join(t("over.and")), score: e.scores[e.winners[0]] })
+      : t("ev.wins", { name: names[0], score: e.scores[e.winners[0]] });
+  }
+  return e.text;
 }
 
 async function send(action) {
@@ -1040,14 +1105,14 @@ async function getHint() {
   const g = S.game;
   const box = $("#hint");
   box.hidden = false;
-  box.textContent = "Thinking…";
+  box.textContent = t("hint.thinking");
   const r = await api("GET", `/api/games/${S.gid}/hint`);
   if (!r.ok) { box.textContent = r.data.detail; return; }
   if (!S.game || r.data.version !== S.game.version || !canPlay()) { box.hidden = true; return; }
   S.hint = r.data;
   const opts = r.data.options.slice(0, 4).map((o) => el("li", {}, `${o.label}: ${o.value_text}` +
-    (o.win_chance !== undefined && o.win_chance !== null ? ` · win ${(o.win_chance * 100).toFixed(1)}%` : "")));
-  const kids = [el("strong", {}, "Best: " + r.data.best_label)];
+    (o.win_chance !== undefined && o.win_chance !== null ? " · " + t("hint.winShort", { pct: (o.win_chance * 100).toFixed(1) }) : "")));
+  const kids = [el("strong", {}, t("hint.best", { best: r.data.best_label }))];
   if (r.data.win_chance !== undefined && r.data.win_chance !== null) {
     // the solved game's chance: every player playing perfectly, whatever level the computer plays at
     const weaker = g.players.some((p) => p.cpu && p.level !== "Perfect");
@@ -1072,11 +1137,11 @@ function intoView(box) {
 }
 
 const TIPS = {
-  keep: "Tap the dice that score to keep them, then Roll the rest to score more, or Bank to add the turn to your score. Rules (top right) has the scoring table.",
-  entry: (n) => `To get on the board your first bank needs ${n} points in one turn: until then, keep rolling.`,
-  bonus: "Six dice and no score: the six-dice bonus joins your turn total instead of a zilch. Bank it, or roll all six fresh dice and play on.",
-  hot: "Hot dice! Every die has scored: roll all of them again and keep adding to this turn.",
-  zilch: "Zilch: a roll with nothing that scores ends the turn, and its points are lost. With few dice left, banking is often wiser.",
+  get keep() { return t("tip.keep"); },
+  entry: (n) => t("tip.entry", { n }),
+  get bonus() { return t("tip.bonus"); },
+  get hot() { return t("tip.hot"); },
+  get zilch() { return t("tip.zilch"); },
 };
 
 // Tips are per player, not per phone: in hot seat each person gets their own first tips. A tip
@@ -1153,7 +1218,7 @@ function renderInvite() {
   } else if (S.watching) {
     info.hidden = false;
     info.dataset.gid = "";
-    info.textContent = "You are watching this game.";
+    info.textContent = t("watch.info");
   } else {
     info.hidden = true;
     info.dataset.gid = "";
@@ -1197,14 +1262,14 @@ function renderPass() {
   const g = S.game;
   const cur = g.current;
   show("screen-pass");
-  document.title = `Zilch: pass to ${name(cur)}`;
+  document.title = t("doc.pass", { name: name(cur) });
   $("#pass-name").textContent = name(cur);
-  $("#pass-go").textContent = `I'm ${name(cur)}: show my dice`;
+  $("#pass-go").textContent = t("pass.go.named", { name: name(cur) });
   const me = g.players[cur];
   const since = sinceLastTurn(cur);
-  $("#pass-info").textContent = (since.length ? "Since your last turn:" : "") + "";
-  $("#pass-events").replaceChildren(...since.map((e) => el("li", { class: e.kind }, e.text)),
-    el("li", { class: "me" }, `${me.name} has ${me.score}.`));
+  $("#pass-info").textContent = since.length ? t("pass.since") : "";
+  $("#pass-events").replaceChildren(...since.map((e) => el("li", { class: e.kind }, evText(e))),
+    el("li", { class: "me" }, t("pass.me", { name: me.name, score: me.score })));
 }
 
 function renderSheet(box) {
@@ -1219,8 +1284,9 @@ function renderSheet(box) {
     rows[r][t.seat] = t;
   }
   const cell = (t) => !t ? el("td", {}, "") : el("td", { class: t.banked && t.points ? "" : "z" },
-    t.banked ? (t.points ? `+${t.points}` : `${t.turn_total} (not on board)`) : (t.points ? `zilch, +${t.points}` : "zilch"),
-    t.penalty ? " −penalty" : "", el("small", {}, String(t.score)));
+    t.banked ? (t.points ? `+${t.points}` : tx("sheet.notOnBoard", { n: t.turn_total }))
+      : (t.points ? tx("sheet.zilchPlus", { n: t.points }) : tx("sheet.zilch")),
+    t.penalty ? " −" + tx("sheet.penalty") : "", el("small", {}, String(t.score)));
   box.replaceChildren(el("table", {},
     el("thead", {}, el("tr", {}, el("th", {}, "#"), ...g.players.map((p) => el("th", { scope: "col" }, p.name)))),
     el("tbody", {}, ...rows.map((row, i) => el("tr", {}, el("th", { scope: "row" }, String(i + 1)), ...row.map(cell))))));
@@ -1230,18 +1296,18 @@ function renderOver() {
   const g = S.game;
   show("screen-over");
   const w = g.winners || [];
-  $("#over-title").textContent = w.length > 1 ? `Draw: ${w.map(name).join(" and ")}`
-    : name(w[0]).toLowerCase() === "you" ? "You win!" : `${name(w[0])} wins!`;
-  document.title = "Zilch: " + $("#over-title").textContent;
+  $("#over-title").textContent = w.length > 1 ? t("over.draw", { names: w.map(name).join(t("over.and")) })
+    : name(w[0]).toLowerCase() === "you" ? t("over.youWin") : t("over.wins", { name: name(w[0]) });
+  document.title = t("doc.over", { title: $("#over-title").textContent });
   $("#standings").replaceChildren(...g.standings.map((s) => el("li", { class: s.winner ? "winner" : "" },
     el("span", {}, `${s.place}. ${s.name}`), el("span", { class: "pts" }, String(s.score)))));
-  $("#over-info").replaceChildren(`${g.turns} turns · ${g.ruleset.name} to ${g.ruleset.target} · seed ${g.seed} · `,
+  $("#over-info").replaceChildren(t("over.info", { turns: g.turns, rules: g.ruleset.name, target: g.ruleset.target, seed: g.seed }) + " · ",
     el("a", { href: `/api/games/${g.id}/record`, download: `zilch-${g.id}.json` }, t("record.link")));
   rememberGame(g);
-  $("#rematch").textContent = g.rematch ? "Join the rematch" : "Play again";
+  $("#rematch").textContent = t(g.rematch ? "over.rematch" : "over.again");
   $("#rematch").hidden = !mySeats().length;
   renderSheet($("#over-sheet"));
-  $("#over-log").replaceChildren(...[...S.log].reverse().map((e) => el("li", { class: e.kind }, e.text)));
+  $("#over-log").replaceChildren(...[...S.log].reverse().map((e) => el("li", { class: e.kind }, evText(e))));
   if (S.log.length < g.log_total) {  // the whole game's story, not only its end
     api("GET", `/api/games/${g.id}?log=all`).then((r) => {
       if (r.ok && S.game && S.game.id === g.id) { S.log = r.data.log.slice(); fillLog(); renderOver(); }
