@@ -172,48 +172,62 @@ class Table:
                         "winner": bool(g.winners and q in g.winners)})
         return out
 
+    #: The notes' English sentences by key (the page's catalogues translate the same keys).
+    NOTE_TEXT = {
+        "tiebreak": "Tie-break: {players} each play one more turn; the highest score wins.",
+        "lastTurns": "Last turns: {leader} has {score}. Still to play: {left}.",
+        "roundFinish": "The round is being finished ({leader} leads with {score}). Still to play: {left}.",
+        "lastTurn": "This is your last turn: {need} points to take the lead.",
+        "entry": "Not on the board yet: your first bank needs {n} in one turn.",
+        "minBank": "Banking needs a turn total of at least {n}.",
+        "overcoming": "Overcoming: to bank, beat the previous turn's {n}.",
+        "hotForced": "Hot dice are forced: when every die has scored, all six must be rolled again.",
+        "challenge": "Challenge on {name}: a bank takes the points from them too; a zilch costs you {cost}.",
+        "permanent": "Permanent straight: {n} of this turn survive a zilch.",
+        "penalty.subtract": "{n} zilches in a row: one more costs {points}.",
+        "penalty.halve": "{n} zilches in a row: one more halves the score.",
+        "penalty.reset": "{n} zilches in a row: one more resets the score.",
+    }
+
     def notes(self) -> list[str]:
         """The rules that bear on the decision now, in words addressed to the player to move:
         getting on the board, the minimum bank, overcoming, a challenge in play, a permanent
         straight, a zilch penalty one zilch away, and the ending (who still plays, what score to
         beat, tie-break turns)."""
+        return [self.NOTE_TEXT[k].format(**v) for k, v in self.note_keys()]
+
+    def note_keys(self) -> list[tuple[str, dict[str, Any]]]:
+        """:meth:`notes` as (key of :attr:`NOTE_TEXT`, values): the page words them in its language."""
         g, rs, names = self.state, self.ruleset, self.names
         if g.done:
             return []
         q = g.current
-        out: list[str] = []
+        out: list[tuple[str, dict[str, Any]]] = []
         if g.tiebreak_players is not None:
-            out.append(f"Tie-break: {', '.join(names[x] for x in g.tiebreak_players)} each play one "
-                       f"more turn; the highest score wins.")
+            out.append(("tiebreak", {"players": ", ".join(names[x] for x in g.tiebreak_players)}))
         elif g.final_queue is not None:
             leader = max(range(g.num_players), key=lambda x: g.scores[x])
             left = ", ".join(names[x] for x in g.final_queue)
-            if rs.end == "others_one_turn":
-                out.append(f"Last turns: {names[leader]} has {g.scores[leader]}. Still to play: {left}.")
-            else:
-                out.append(f"The round is being finished ({names[leader]} leads with {g.scores[leader]}). "
-                           f"Still to play: {left}.")
+            out.append(("lastTurns" if rs.end == "others_one_turn" else "roundFinish",
+                        {"leader": names[leader], "score": g.scores[leader], "left": left}))
             if q != leader:
-                need = g.scores[leader] - g.scores[q] + 1
-                out.append(f"This is your last turn: {need} points to take the lead.")
+                out.append(("lastTurn", {"need": g.scores[leader] - g.scores[q] + 1}))
         if not g.on_board[q] and rs.entry_threshold:
-            out.append(f"Not on the board yet: your first bank needs {rs.entry_threshold} in one turn.")
+            out.append(("entry", {"n": rs.entry_threshold}))
         elif rs.min_bank:
-            out.append(f"Banking needs a turn total of at least {rs.min_bank}.")
+            out.append(("minBank", {"n": rs.min_bank}))
         if rs.variants.overcoming and g.last_result:
-            out.append(f"Overcoming: to bank, beat the previous turn's {g.last_result}.")
+            out.append(("overcoming", {"n": g.last_result}))
         if rs.hot_dice == "forced":
-            out.append("Hot dice are forced: when every die has scored, all six must be rolled again.")
+            out.append(("hotForced", {}))
         if g.challenged is not None:
-            cost = CHALLENGE_ZILCH_COST[g.challenges_used[q] - 1]
-            out.append(f"Challenge on {names[g.challenged]}: a bank takes the points from them too; "
-                       f"a zilch costs you {cost}.")
+            out.append(("challenge", {"name": names[g.challenged],
+                                      "cost": CHALLENGE_ZILCH_COST[g.challenges_used[q] - 1]}))
         if g.permanent:
-            out.append(f"Permanent straight: {g.permanent} of this turn survive a zilch.")
+            out.append(("permanent", {"n": g.permanent}))
         zp = rs.variants.zilch_penalty
         if zp.count and g.on_board[q] and g.zilch_streak[q] == zp.count - 1:
-            what = {"subtract": f"costs {zp.points}", "halve": "halves the score", "reset": "resets the score"}[zp.mode]
-            out.append(f"{g.zilch_streak[q]} zilches in a row: one more {what}.")
+            out.append(("penalty." + zp.mode, {"n": g.zilch_streak[q], "points": zp.points}))
         return out
 
     #: The columns of a :meth:`sheet` row.

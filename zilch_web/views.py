@@ -39,6 +39,7 @@ def game_view(game_id: str, table: Table, meta: dict[str, Any], all_events: bool
         "keeps": table.keep_options(),
         "choices": table.choices(),
         "notes": table.notes(),
+        "note_keys": [{"key": k, "values": v} for k, v in table.note_keys()],
         "final_queue": g.final_queue,
         "tiebreak_players": list(g.tiebreak_players) if g.tiebreak_players else None,
         "winners": list(g.winners) if g.winners else None,

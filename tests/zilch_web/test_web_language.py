@@ -6,8 +6,9 @@ Covered: the catalogues have the same keys and placeholders; the first screen an
 360 x 740 (and spot checks at 320 x 568 and 740 x 360) show none of the English catalogue's texts
 in pt-BR and sv (a scan of the visible text for every English text that the language translates);
 the switch changes the language and is remembered across reloads; the server's refusals are shown
-by their code in the page's language. Texts the server writes (the rules notes under the scores,
-the hint's explanation, the variants' help, the log's rarer events) are still English and are not
+by their code in the page's language. The rules notes under the scores come with keys
+(``note_keys`` of the game view) and are written by the page. Texts the server writes (the hint's
+explanation, the variants' help, the log's rarer events) are still English and are not
 scanned. ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the first screen and a game in pt-BR and sv.
 """
 
@@ -59,6 +60,17 @@ def test_the_catalogues_have_the_same_keys_and_placeholders():
         assert set(CAT[lang]) >= set(CAT["en"]), sorted(set(CAT["en"]) - set(CAT[lang]))
         for key, en in CAT["en"].items():
             assert set(re.findall(r"\{\w+\}", CAT[lang][key])) == set(re.findall(r"\{\w+\}", en)), (lang, key)
+
+
+def test_the_rules_notes_of_the_server_are_in_the_catalogues():
+    """The game view's notes (zilch_web.table.Table.NOTE_TEXT) have the same keys in the page's
+    catalogues, the English one word for word."""
+    from zilch_web.table import Table
+
+    for key, en in Table.NOTE_TEXT.items():
+        assert CAT["en"]["note." + key] == en
+        for lang in ("pt-BR", "sv"):
+            assert "note." + key in CAT[lang], (lang, key)
 
 
 def test_no_user_visible_string_in_app_js_outside_the_catalogues():

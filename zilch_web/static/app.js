@@ -433,6 +433,14 @@ async function offerLevels() {
   saveForm();
 }
 
+// A rules note of the game view in the page's language: its key and values ({key, values}), else
+// the server's English sentence.
+function noteText(text, note) {
+  if (!note) return text;
+  const key = "note." + note.key, s = t(key, note.values || {});
+  return s === key ? text : s;
+}
+
 // A computer level's name in the page's language (Easy, Medium, Hard, Perfect).
 function levelName(label) { const k = "level." + label, s = t(k); return s === k ? label : s; }
 
@@ -607,7 +615,7 @@ function showJoin(game) {
     el("a", { href: `/g/${game.id}/rules` }, t("join.rulesLink")), ")");
   $("#join-table").replaceChildren(...game.players.map((p) => el("li", { class: game.free_seats.includes(p.seat) ? "free" : "" },
     el("span", { class: "who" }, p.name, " ", el("small", {},
-      p.cpu ? t("join.seat.cpu", { level: p.level || p.cpu })
+      p.cpu ? t("join.seat.cpu", { level: p.level ? levelName(p.level) : p.cpu })
         : game.free_seats.includes(p.seat) ? t("join.seat.free") : t("join.seat.taken"))),
     el("span", { class: "pts" }, String(p.score)))));
   const moved = game.log_total > 0 && game.log.some((e) => e.kind !== "turn_start" && e.kind !== "roll") || game.turns > 0;
@@ -738,8 +746,8 @@ function logEvent(e, fresh) {
 // a player's level and board status on a line of their own under the name.
 function renderScores(players, cur) {
   $("#scores").replaceChildren(...players.map((p) => {
-    const level = p.cpu ? (p.level || p.cpu) : null;
-    const about = [level && !p.name.includes(level) ? t("cpu.level", { level }) : "",
+    const level = p.cpu ? (p.level ? levelName(p.level) : p.cpu) : null;
+    const about = [level && !p.name.includes(level) && !(p.level && p.name.includes(p.level)) ? t("cpu.level", { level }) : "",
       !p.cpu && S.game && S.game.humans.length > 1 && !isMine(p.seat) ? t("other.device") : "",
       p.on_board ? "" : t("not.board")].filter(Boolean).join(" · ");
     return el("li", { class: p.seat === cur ? "current" : "", "aria-current": p.seat === cur ? "true" : null },
@@ -808,8 +816,10 @@ function render(rolled = false) {
   // The notes speak to the player to move ("your first bank needs 500"): on a phone where someone
   // else is to move, only those that speak to everyone are shown.
   const toMe = g.human_to_move && isMine(cur) && !S.watching;
-  const notes = toMe ? g.notes : g.notes.filter((n) => !/\byour?\b/i.test(n));
-  $("#notes").replaceChildren(...notes.map((n) => el("li", { class: /last turn|Tie-break/.test(n) ? "hot" : "" }, n)));
+  // (the server's English sentence decides; the page shows it in its language by the note's key)
+  const keyed = g.notes.map((n, i) => [n, noteText(n, (g.note_keys || [])[i])]);
+  const notes = toMe ? keyed : keyed.filter(([n]) => !/\byour?\b/i.test(n));
+  $("#notes").replaceChildren(...notes.map(([n, text]) => el("li", { class: /last turn|Tie-break/.test(n) ? "hot" : "" }, text)));
   let who;
   if (!g.human_to_move) who = t("turn.playing", { name: name(cur) });
   else if (!isMine(cur)) {

@@ -208,4 +208,18 @@ window.ZILCH_TEXT.en = {
   "form.minPlayers": "A game needs at least one player.",
   "doc.play": "Zilch: {name} to play",
   "choice.piggybackOne": "Piggyback on {points} with 1 die",
+
+  "note.tiebreak": "Tie-break: {players} each play one more turn; the highest score wins.",
+  "note.lastTurns": "Last turns: {leader} has {score}. Still to play: {left}.",
+  "note.roundFinish": "The round is being finished ({leader} leads with {score}). Still to play: {left}.",
+  "note.lastTurn": "This is your last turn: {need} points to take the lead.",
+  "note.entry": "Not on the board yet: your first bank needs {n} in one turn.",
+  "note.minBank": "Banking needs a turn total of at least {n}.",
+  "note.overcoming": "Overcoming: to bank, beat the previous turn's {n}.",
+  "note.hotForced": "Hot dice are forced: when every die has scored, all six must be rolled again.",
+  "note.challenge": "Challenge on {name}: a bank takes the points from them too; a zilch costs you {cost}.",
+  "note.permanent": "Permanent straight: {n} of this turn survive a zilch.",
+  "note.penalty.subtract": "{n} zilches in a row: one more costs {points}.",
+  "note.penalty.halve": "{n} zilches in a row: one more halves the score.",
+  "note.penalty.reset": "{n} zilches in a row: one more resets the score.",
 };

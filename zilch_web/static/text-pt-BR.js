@@ -241,4 +241,18 @@ window.ZILCH_TEXT["pt-BR"] = {
   "form.minPlayers": "Uma partida precisa de pelo menos um jogador.",
   "doc.play": "Zilch: vez de {name}",
   "choice.piggybackOne": "Pegar carona em {points} com 1 dado",
+
+  "note.tiebreak": "Desempate: {players} jogam mais uma rodada cada; vence a maior pontuação.",
+  "note.lastTurns": "Últimas rodadas: {leader} tem {score}. Ainda jogam: {left}.",
+  "note.roundFinish": "A volta está sendo terminada ({leader} lidera com {score}). Ainda jogam: {left}.",
+  "note.lastTurn": "Esta é a sua última rodada: {need} pontos para assumir a liderança.",
+  "note.entry": "Ainda fora do placar: sua primeira marcação precisa de {n} numa rodada.",
+  "note.minBank": "Para marcar, a rodada precisa somar pelo menos {n}.",
+  "note.overcoming": "Superação: para marcar, supere os {n} da rodada anterior.",
+  "note.hotForced": "Dados quentes são obrigatórios: quando todos os dados pontuaram, os seis precisam ser rolados de novo.",
+  "note.challenge": "Desafio a {name}: uma marcação também tira os pontos dele; um zilch custa {cost} a você.",
+  "note.permanent": "Sequência permanente: {n} desta rodada sobrevivem a um zilch.",
+  "note.penalty.subtract": "{n} zilches seguidos: mais um custa {points}.",
+  "note.penalty.halve": "{n} zilches seguidos: mais um corta a pontuação pela metade.",
+  "note.penalty.reset": "{n} zilches seguidos: mais um zera a pontuação.",
 };

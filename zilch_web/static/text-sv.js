@@ -241,4 +241,18 @@ window.ZILCH_TEXT.sv = {
   "form.minPlayers": "Ett parti behöver minst en spelare.",
   "doc.play": "Zilch: {name} på tur",
   "choice.piggybackOne": "Åk snålskjuts på {points} med 1 tärning",
+
+  "note.tiebreak": "Särspel: {players} spelar en omgång till var; högst poäng vinner.",
+  "note.lastTurns": "Sista omgångarna: {leader} har {score}. Kvar att spela: {left}.",
+  "note.roundFinish": "Rundan spelas klart ({leader} leder med {score}). Kvar att spela: {left}.",
+  "note.lastTurn": "Det här är din sista omgång: {need} poäng för att ta ledningen.",
+  "note.entry": "Inte med än: din första bokföring behöver {n} på en omgång.",
+  "note.minBank": "För att bokföra krävs en omgångssumma på minst {n}.",
+  "note.overcoming": "Överträffa: för att bokföra, slå förra omgångens {n}.",
+  "note.hotForced": "Heta tärningar är tvingande: när alla tärningar gett poäng måste alla sex slås igen.",
+  "note.challenge": "Utmaning mot {name}: en bokföring tar poängen från dem också; en zilch kostar dig {cost}.",
+  "note.permanent": "Permanent stege: {n} av den här omgången överlever en zilch.",
+  "note.penalty.subtract": "{n} zilchar i rad: en till kostar {points}.",
+  "note.penalty.halve": "{n} zilchar i rad: en till halverar poängen.",
+  "note.penalty.reset": "{n} zilchar i rad: en till nollställer poängen.",
 };
