@@ -50,6 +50,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
@@ -146,6 +148,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         import anyio.to_thread
 
         anyio.to_thread.current_default_thread_limiter().total_tokens = WORKER_THREADS
+        # The event streams' reads have threads of their own: 200 open streams waking at once no
+        # longer queue the moves behind them (bench/web_load.py --games 200, issue 38).
+        app.state.stream_limiter = anyio.CapacityLimiter(WORKER_THREADS)
         threading.Thread(target=_startup_chores, daemon=True, name="zilch-web-start").start()
         yield
 
@@ -473,6 +478,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         if await run_in_threadpool(store.stamp, game_id) is None:
             raise ApiError(404, "unknown_game", f"there is no game {game_id!r} (games are found by their full link)")
 
+        limiter = getattr(request.app.state, "stream_limiter", None)  # None: the default threads
+
         async def stream() -> Any:
             item = hub.subscribe(game_id)
             last_v = since
@@ -482,7 +489,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 while True:
                     item[1].clear()
                     try:
-                        stamp = await run_in_threadpool(store.stamp, game_id)
+                        stamp = await anyio.to_thread.run_sync(store.stamp, game_id, limiter=limiter)
                     except StoreUnavailable:  # the browser's EventSource reconnects later
                         return
                     hit = recent.get(game_id)
@@ -498,7 +505,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                     elif stamp != last_stamp:
                         last_stamp = stamp
                         try:
-                            table, meta = await run_in_threadpool(lambda: (load(game_id), meta_of(game_id)))
+                            table, meta = await anyio.to_thread.run_sync(lambda: (load(game_id), meta_of(game_id)),
+                                                                         limiter=limiter)
                         except (ApiError, StoreUnavailable, CorruptStoredGame) as e:  # deleted, unreadable
                             data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
                                                "detail": getattr(e, "detail", str(e))})
