@@ -95,9 +95,9 @@ __all__ = [
     "check_solve_size", "MAX_GAME_ROWS",
 ]
 
-#: The most turn-DP rows :func:`solve_game` starts (:func:`solve_size`): a few hours on two cores (the
-#: presets take at most about 10**9; a target of 1,000,000,000 would take about 10**21).
-MAX_GAME_ROWS = 1e11
+#: The most turn-DP rows :func:`solve_game` starts (:func:`solve_size`): about two hours on two shared
+#: cores (farkle, the largest preset at 7e8, takes 20 to 30 minutes; a target of 1,000,000,000, 4e22).
+MAX_GAME_ROWS = 4e9
 
 
 def solve_size(rs: Ruleset) -> tuple[float, float]:
@@ -123,9 +123,9 @@ def check_solve_size(rs: Ruleset) -> None:
     if rows > MAX_GAME_ROWS or need > have / 2:
         raise UnsupportedRulesError(
             f"target = {rs.target:,}: solving this two-player game would take about {rows:.1e} turn-DP rows "
-            f"(at most {MAX_GAME_ROWS:.0e}, a few hours on two cores) and {need / 2**30:,.1f} GB of memory "
-            f"({have / 2**30:,.1f} GB available); lower the target (the presets' targets, up to 20,000, "
-            f"solve in minutes)")
+            f"(at most {MAX_GAME_ROWS:.0e}, about two hours on two cores) and {need / 2**30:,.1f} GB of memory "
+            f"({have / 2**30:,.1f} GB available); lower the target (farkle's 7e8 rows take "
+            f"20 to 30 minutes)")
 
 
 # ============================================================================================
