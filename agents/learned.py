@@ -68,6 +68,38 @@ class PolicyMismatchError(AgentSpecError):
     """A policy trained for other rules or another observation layout than the game's."""
 
 
+def _read_meta(meta_path: Path, policy: Path) -> dict:
+    """A policy's metadata (``policy.json`` or ``train.json``): a JSON object, else an AgentSpecError
+    naming the file and the problem."""
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise AgentSpecError(f"{policy}: its metadata {meta_path} cannot be read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise AgentSpecError(f"{policy}: its metadata {meta_path} is not valid JSON ({e}); the file is "
+                             f"damaged or truncated: export (or train) the policy again") from None
+    if not isinstance(meta, dict):
+        raise AgentSpecError(f"{policy}: its metadata {meta_path} is not a JSON object")
+    return meta
+
+
+def _check_sha256(path: Path, meta: dict, meta_path: Path) -> None:
+    """The policy file against the sha256 its metadata records (agents.export writes it)."""
+    import hashlib
+
+    want = meta.get("sha256")
+    if want is None:
+        return
+    try:
+        got = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as e:
+        raise AgentSpecError(f"{path}: cannot be read: {e.strerror or e}") from None
+    if got != want:
+        raise AgentSpecError(f"{path}: its sha256 is {got[:16]}..., not the {str(want)[:16]}... that "
+                             f"{meta_path.name} records: the file is damaged or was replaced; export it again "
+                             f"(python -m agents.export)")
+
+
 def resolve_policy_path(path: str | Path) -> Path:
     """The file a ``ppo:PATH`` names: an ``.onnx`` or ``.zip`` as given; for a directory its
     ``policy.onnx``, else ``best/model.zip``, ``latest/model.zip``, ``model.zip``."""
@@ -272,20 +304,28 @@ class OnnxPolicy:
         if not meta_path.is_file():
             raise AgentSpecError(f"{self.path}: its metadata {meta_path.name} is missing (agents.export "
                                  "writes both; the rules and layout are checked from it)")
-        self.meta = json.loads(meta_path.read_text())
+        self.meta = _read_meta(meta_path, self.path)
+        _check_sha256(self.path, self.meta, meta_path)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(self.path), sess_options=opts,
-                                            providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(self.path), sess_options=opts,
+                                                providers=["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime raises its own kinds for a file that is not a model
+            raise AgentSpecError(f"{self.path}: not a valid ONNX model ({type(e).__name__}: "
+                                 f"{str(e).splitlines()[0][:200] if str(e) else 'no detail'})") from None
         self.obs_size = policy_obs_size(self.meta, str(self.path))
         width = {i.name: i.shape for i in self.session.get_inputs()}.get("obs", [None, None])[-1]
         if isinstance(width, int) and width != self.obs_size:
             raise PolicyMismatchError(f"{self.path}: the graph takes {width} observation values, its "
                                       f"metadata says layout {self.meta.get('obs_version')} "
                                       f"({self.obs_size} values)")
-        self.mlp = DenseMLP.read(self.path)
+        try:
+            self.mlp = DenseMLP.read(self.path)
+        except Exception:  # (a graph onnxruntime runs but the onnx package does not read: onnxruntime plays)
+            self.mlp = None
         if self.mlp is not None and self.mlp.dims[0] != self.obs_size:
             self.mlp = None
 
@@ -315,8 +355,12 @@ class SB3Policy:
         if not meta_path.is_file():
             raise AgentSpecError(f"{self.path}: train.json is missing beside it (train/ppo.py writes it; "
                                  "the rules and layout are checked from it)")
-        self.meta = json.loads(meta_path.read_text())
-        self.model = MaskablePPO.load(self.path, device="cpu")
+        self.meta = _read_meta(meta_path, self.path)
+        try:
+            self.model = MaskablePPO.load(self.path, device="cpu")
+        except Exception as e:  # a damaged zip: zipfile, pickle or torch errors
+            raise AgentSpecError(f"{self.path}: not a readable SB3 checkpoint ({type(e).__name__}: "
+                                 f"{str(e).splitlines()[0][:200] if str(e) else 'no detail'})") from None
         self.obs_size = policy_obs_size(self.meta, str(meta_path))
         width = self.model.observation_space.shape[-1]
         if width != self.obs_size:

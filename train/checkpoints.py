@@ -47,7 +47,8 @@ def resumed_state(args: Args, rs: Ruleset, latest: Path, command: str, pool: Any
     is restored into ``pool``. Refuses a checkpoint of another observation layout or other rules."""
     if not (latest / "model.zip").exists():
         raise SystemExit(f"--resume: no checkpoint at {latest}/model.zip (train without --resume first)")
-    state = json.loads((latest / "train.json").read_text())
+    _check_model_zip(latest / "model.zip")
+    state = _read_state(latest / "train.json")
     if state.get("obs_version") != OBS_VERSION:
         raise SystemExit(f"--resume: {latest} was trained on observation layout "
                          f"{state.get('obs_version')}, this code writes layout {OBS_VERSION}; its network "
@@ -57,8 +58,55 @@ def resumed_state(args: Args, rs: Ruleset, latest: Path, command: str, pool: Any
                          "give the same --ruleset and --set as the run it continues")
     state["commands"].append(command)
     if pool is not None and (latest / "pool.npz").exists():
-        pool.load(str(latest / "pool.npz"))
+        try:
+            pool.load(str(latest / "pool.npz"))
+        except Exception as e:  # a damaged npz: zipfile, pickle or key errors
+            raise SystemExit(f"--resume: {latest / 'pool.npz'} cannot be read ({type(e).__name__}: {e}); the "
+                             f"self-play pool is damaged: move it aside to resume with an empty pool") from None
     return state
+
+
+_STATE_KEYS = ("ruleset", "obs_version", "commands", "timesteps")
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    """A checkpoint's ``train.json``: a JSON object with the run's state, else SystemExit naming the
+    file and the problem (a truncated file is not a traceback)."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SystemExit(f"--resume: {path} is missing: the checkpoint is incomplete; train without "
+                         f"--resume (another --out) or restore the file") from None
+    except OSError as e:
+        raise SystemExit(f"--resume: {path} cannot be read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise SystemExit(f"--resume: {path} is not valid JSON ({e}): the file is damaged or truncated; "
+                         f"restore it or train without --resume (another --out)") from None
+    missing = [k for k in _STATE_KEYS if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise SystemExit(f"--resume: {path} lacks {', '.join(missing)}: not the state of a training run "
+                         f"(train/ppo.py writes it)")
+    if not isinstance(state["ruleset"], dict) or not isinstance(state["commands"], list):
+        raise SystemExit(f"--resume: {path}: its ruleset or commands are not what train/ppo.py writes")
+    return state
+
+
+def _check_model_zip(path: Path) -> None:
+    """``model.zip`` must be a whole zip archive (an SB3 save): a damaged one is refused naming it,
+    before torch is loaded."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            bad = z.testzip()
+            names = set(z.namelist())
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError) as e:
+        raise SystemExit(f"--resume: {path} is not a readable zip archive ({e}): the checkpoint is damaged; "
+                         f"resume from best/ (copy it to latest/) or train without --resume") from None
+    if bad is not None or "policy.pth" not in names:
+        what = f"its member {bad} is damaged" if bad else "it holds no policy.pth"
+        raise SystemExit(f"--resume: {path}: {what}, not an SB3 checkpoint; resume from best/ (copy it to "
+                         f"latest/) or train without --resume")
 
 
 def _rules(args: Args, rs: Ruleset) -> dict[str, Any]:

@@ -76,6 +76,63 @@ def seconds_arg(text: str) -> float:
     return value
 
 
+def output_file_problem(option: str, path: str) -> str | None:
+    """Why a file a command writes at its end (``--record FILE``) cannot be written at ``path``, or
+    None: checked before the work starts, so a game is not played for a record that cannot be kept."""
+    import os
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_dir():
+        return f"{option} {path}: a folder, not a file; name a file in it, e.g. {p / 'game.json'}"
+    parent = p.parent
+    if not parent.exists():
+        return f"{option} {path}: the folder {parent} does not exist; create it first or name another file"
+    if not parent.is_dir():
+        return f"{option} {path}: {parent} is not a folder"
+    if not os.access(parent, os.W_OK | os.X_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        return f"{option} {path}: no permission to write {'it' if p.exists() else 'in ' + str(parent)}"
+    return None
+
+
+def write_text_whole(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file in the same folder, then
+    renamed over it): an error or Ctrl-C never leaves half a file. Raises OSError."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_record(command: str, path: str, record: dict, say) -> int:
+    """Write a game record with :func:`write_text_whole`; when that fails, say why and print the
+    record on standard output so the game is not lost. Returns the exit status."""
+    import json
+
+    text = json.dumps(record)
+    try:
+        write_text_whole(path, text)
+    except OSError as e:
+        print(f"zilch {command}: error: --record {path}: cannot write it: {e.strerror or e}; the record "
+              f"follows on standard output", file=sys.stderr)
+        print(text)
+        return 1
+    say(path)
+    return 0
+
+
 def ruleset_from_args(args: argparse.Namespace):
     from zilch_env.rules.load import load_ruleset, parse_overrides
 

@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from zilch_cli import add_ruleset_args, ruleset_from_args, seconds_arg, seed_arg
+from zilch_cli import add_ruleset_args, output_file_problem, ruleset_from_args, seconds_arg, seed_arg
 
 FACES = "⚀⚁⚂⚃⚄⚅"
 
@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "same seed and moves give the same game)")
     p.add_argument("--delay", type=seconds_arg, default=None, metavar="SECONDS",
                    help="pause between the computer's steps (default: 0.5 on a terminal, 0 otherwise)")
-    p.add_argument("--record", metavar="FILE", help="write the JSON game record to FILE at the end")
+    p.add_argument("--record", metavar="FILE", help="write the JSON game record to FILE at the end (its folder must exist; checked "
+                   "before the game starts; written whole or not at all)")
     p.set_defaults(func=run)
 
 
@@ -67,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     from zilch_web.seats import parse_players
 
     rs = ruleset_from_args(args)
+    if args.record and (problem := output_file_problem("--record", args.record)):
+        print(f"zilch play: error: {problem}", file=sys.stderr)
+        return 2
     try:
         seats = parse_players(args.players, default_cpu=default_cpu(rs))
         table = Table(rs, seats, seed=args.seed)
@@ -82,11 +86,11 @@ def run(args: argparse.Namespace) -> int:
     game = TerminalGame(table, delay=delay)
     code = game.play()
     if args.record:
-        import json
+        from zilch_cli import write_record
 
-        with open(args.record, "w") as f:
-            json.dump(table.state.to_record(), f)
-        game.console.print(f"Game record written to {args.record}")
+        status = write_record("play", args.record, table.state.to_record(),
+                              lambda p: game.console.print(f"Game record written to {p}"))
+        return code or status
     return code
 
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
-from zilch_cli import add_ruleset_args, ruleset_from_args, seed_arg
+from zilch_cli import add_ruleset_args, output_file_problem, ruleset_from_args, seed_arg, write_record
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turns", type=int, default=10_000, metavar="N",
                    help="stop after N turns without a winner: under some rules the movers never bank "
                    "(default: 10000)")
-    p.add_argument("--record", metavar="FILE", help="also write the JSON game record to FILE")
+    p.add_argument("--record", metavar="FILE", help="also write the JSON game record to FILE (its folder must exist; written whole or not at all)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the turn results")
     p.set_defaults(func=run)
 
@@ -41,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if args.max_turns < 1:
         print(f"zilch simulate: error: --max-turns {args.max_turns}: at least 1 turn", file=sys.stderr)
         return 2
+    if args.record and (problem := output_file_problem("--record", args.record)):
+        print(f"zilch simulate: error: {problem}", file=sys.stderr)
+        return 2
     game = GameState(rs, args.players, seed=args.seed)
     mover = GreedyMover(args.threshold)
     rng = np.random.default_rng(args.seed)
@@ -48,7 +50,5 @@ def run(args: argparse.Namespace) -> int:
     for line in narrate(game, [mover] * args.players, rng, verbose=not args.quiet, max_turns=args.max_turns):
         print(line)
     if args.record:
-        with open(args.record, "w") as f:
-            json.dump(game.to_record(), f)
-        print(f"record written to {args.record}")
+        return write_record("simulate", args.record, game.to_record(), lambda p: print(f"record written to {p}"))
     return 0

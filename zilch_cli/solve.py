@@ -38,7 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_ruleset_args(p)
     p.add_argument("--objective", choices=OBJECTIVES, default="turn",
                    help="what to optimise: 'turn' = the most points per turn (default); 'win' = the chance "
-                   "of winning a two-player game (builds or loads the game table)")
+                   "of winning a two-player game (builds or loads the game table; a solve beyond about two hours "
+                   "or half the free memory is refused first with the estimate; Ctrl-C stops it, writing nothing)")
     p.add_argument("--force", action="store_true",
                    help="with --objective win: solve again even if the table is cached")
     p.add_argument("--players", type=int, choices=(2, 3), default=2,

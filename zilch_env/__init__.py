@@ -37,17 +37,20 @@ from zilch_env.envs.aec import aec_env
 from zilch_env.envs.gym_env import V1_PINS, V2_PINS, ZilchEnv
 from zilch_env.envs.observation import OBS_SIZE, observe
 
+# disable_env_checker: gymnasium's PassiveEnvChecker keeps no data when the first reset fails (say
+# reset(seed=-1), refused), and its first step then fails with a TypeError whatever the env does (issue
+# 41); the envs are checked by gymnasium's check_env in tests/zilch_env/envs/test_env.py instead.
 if "Zilch-v0" not in _gym.registry:
-    _gym.register(id="Zilch-v0", entry_point="zilch_env.envs.gym_env:ZilchEnv")
+    _gym.register(id="Zilch-v0", entry_point="zilch_env.envs.gym_env:ZilchEnv", disable_env_checker=True)
 if "Zilch-v1" not in _gym.registry:
     # The kwargs pin what could otherwise follow a changed default; the observation layout and the
     # action layout are pinned by tests/zilch_env/envs/test_env_v1.py (a change to them is Zilch-v2).
-    _gym.register(id="Zilch-v1", entry_point="zilch_env.envs.gym_env:ZilchEnv",
+    _gym.register(id="Zilch-v1", entry_point="zilch_env.envs.gym_env:ZilchEnv", disable_env_checker=True,
                   vector_entry_point="zilch_env.envs.vector:ZilchVectorEnv",
                   kwargs={"max_turns": V1_PINS["max_turns"], "reward": "win", "illegal_action": "penalty",
                           "obs_version": V1_PINS["obs_version"]})
 if "Zilch-v2" not in _gym.registry:
-    _gym.register(id="Zilch-v2", entry_point="zilch_env.envs.gym_env:ZilchEnv",
+    _gym.register(id="Zilch-v2", entry_point="zilch_env.envs.gym_env:ZilchEnv", disable_env_checker=True,
                   vector_entry_point="zilch_env.envs.vector:ZilchVectorEnv",
                   kwargs={"max_turns": V2_PINS["max_turns"], "reward": "win", "illegal_action": "penalty",
                           "obs_version": V2_PINS["obs_version"]})

@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "a solver (optimal-turn, optimal-win) or ppo:PATH; repeat a spec to seat copies. "
                    "--list-agents shows them all")
     p.add_argument("--games", "-g", type=int, default=2000,
-                   help="games per table, rounded up to whole deals (default: 2000)")
+                   help="games per table, rounded up to whole deals; at most 100,000,000 (default: 2000)")
     p.add_argument("--seed", type=seed_arg, default=0,
                    help="seed of the dice and of the agents' choices, 0 or more (default: 0)")
     p.add_argument("--workers", "-j", type=int, default=DEFAULT_WORKERS,
@@ -58,7 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "optimal-turn) there, unadjusted; off: never (default: auto)")
     p.add_argument("--anchor", metavar="AGENT",
                    help="the agent rated 0 (default: random if it plays, else mean rating 1500)")
-    p.add_argument("--out", "-o", metavar="DIR", help="write report.md, report.json and the PNG plots into DIR")
+    p.add_argument("--out", "-o", metavar="DIR", help="write report.md, report.json and the PNG plots into DIR "
+                   "(made if missing; an existing file or a path no folder can be made at is refused before "
+                   "the games are played)")
     p.add_argument("--no-plots", action="store_true", help="with --out, skip the PNG plots")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--list-agents", action="store_true", help="list the agent specs and exit")
@@ -76,6 +78,9 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
         return 0
     if not args.agents:
         print(f"{prog}: error: name the agents with --agents SPEC ... (see --list-agents)", file=sys.stderr)
+        return 2
+    if args.out and (problem := _out_dir_problem(args.out)):
+        print(f"{prog}: error: --out {args.out}: {problem}", file=sys.stderr)
         return 2
     cfg = EvalConfig(agents=args.agents, ruleset=ruleset, games=args.games, seed=args.seed,
                      workers=args.workers, players=args.players, orders=args.orders,
@@ -97,8 +102,32 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
         except ImportError as e:
             print(f"{prog}: error: {e}", file=sys.stderr)
             return 2
+        except OSError as e:  # (the folder changed since the check: the report above is on the terminal)
+            print(f"{prog}: error: --out {args.out}: cannot write the report: {e.strerror or e}", file=sys.stderr)
+            return 1
         print(f"written: {', '.join(str(p) for p in paths)}")
     return 0
+
+
+def _out_dir_problem(out: str) -> str | None:
+    """Why the report folder ``--out`` names cannot be written (checked before the games are played),
+    or None. A folder that does not exist yet is made, with its parents, when the folder above exists."""
+    import os
+    from pathlib import Path
+
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        return "an existing file, not a folder; --out names the folder the report is written into"
+    up = p
+    while not up.exists():  # the nearest folder that exists: the new folders are made in it
+        if up.parent == up:
+            break
+        up = up.parent
+    if not up.is_dir():
+        return f"{up} is a file, so no folder can be made under it"
+    if not os.access(up, os.W_OK | os.X_OK):
+        return f"no permission to write in {up}"
+    return None
 
 
 def _quote(a: str) -> str:

@@ -20,6 +20,9 @@ from agents.evaluate.play import _kernel_or_none, _labels, solo_ruleset, turn_op
 from agents.evaluate.pool import _Progress, _Runner
 from agents.evaluate.report import Report
 
+#: The most games per table (and solo turns per agent) an evaluation plays (issue 41: 10**12 ran on).
+MAX_GAMES = 100_000_000
+
 
 def _check(cfg: EvalConfig, n_agents: int) -> None:
     if not isinstance(cfg.players, int) or not 2 <= cfg.players <= 6:
@@ -35,12 +38,16 @@ def _check(cfg: EvalConfig, n_agents: int) -> None:
                          "(--solo-turns)")
     if not isinstance(cfg.games, int) or cfg.games < 1:
         raise ValueError(f"games = {cfg.games!r}: at least 1 game per table")
+    if cfg.games > MAX_GAMES:
+        raise ValueError(f"games = {cfg.games:,}: at most {MAX_GAMES:,} games per table (already hours on "
+                         f"the batched engine, whose intervals are then below 0.01%); run several seeds for more")
     if not isinstance(cfg.seed, int) or cfg.seed < 0:
         raise ValueError(f"seed = {cfg.seed!r}: a whole number >= 0")
     if not isinstance(cfg.workers, int) or cfg.workers < 1:
         raise ValueError(f"workers = {cfg.workers!r}: at least 1 process")
-    if not isinstance(cfg.solo_turns, int) or cfg.solo_turns < 0:
-        raise ValueError(f"solo_turns = {cfg.solo_turns!r}: a whole number >= 0 (0 = no solo measure)")
+    if not isinstance(cfg.solo_turns, int) or not 0 <= cfg.solo_turns <= MAX_GAMES:
+        raise ValueError(f"solo_turns = {cfg.solo_turns!r}: a whole number from 0 to {MAX_GAMES:,} "
+                         f"(0 = no solo measure)")
     order_kind(cfg.players, cfg.orders)
     if cfg.engine not in ENGINES:
         raise ValueError(f"engine = {cfg.engine!r}: choose one of {', '.join(ENGINES)}")

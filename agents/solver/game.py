@@ -91,8 +91,41 @@ from agents.solver.roll_classes import _options, game_unit, roll_tables
 
 __all__ = [
     "GameTable", "OptimalWinAgent", "UnsupportedRulesError", "solve_game",
-    "load_game_table", "cache_dir", "table_path", "check_supported", "solved_game_stored",
+    "load_game_table", "cache_dir", "table_path", "check_supported", "solved_game_stored", "solve_size",
+    "check_solve_size", "MAX_GAME_ROWS",
 ]
+
+#: The most turn-DP rows :func:`solve_game` starts (:func:`solve_size`): about two hours on two shared
+#: cores (farkle, the largest preset at 7e8, takes 20 to 30 minutes; a target of 1,000,000,000, 4e22).
+MAX_GAME_ROWS = 4e9
+
+
+def solve_size(rs: Ruleset) -> tuple[float, float]:
+    """``(rows, bytes)``: an estimate of a two-player solve's work in turn-DP rows (each pair of
+    scores, each turn total below the target, about ten sweeps) and of its table's memory (a float
+    per pair of scores, seat and zilch streak, as ``_solve`` allocates it)."""
+    unit = game_unit(rs)
+    tu = -(-rs.target // unit)
+    ns = tu + 1 + (-rs.score_floor // unit)
+    nz = rs.variants.zilch_penalty.count or 1
+    nseat = 2 if (rs.end == "finish_round" or rs.tie == "tiebreak") else 1
+    states = float(nseat) * (ns * nz) ** 2
+    return states * (10 * tu + 1) / 2, states * 8 * 2
+
+
+def check_solve_size(rs: Ruleset) -> None:
+    """Refuse, with the figures, a solve that cannot finish on this machine: beyond
+    :data:`MAX_GAME_ROWS` rows of work, or beyond half the memory available now."""
+    from zilch_env.engine.checks import available_memory
+
+    rows, need = solve_size(rs)
+    have = available_memory()
+    if rows > MAX_GAME_ROWS or need > have / 2:
+        raise UnsupportedRulesError(
+            f"target = {rs.target:,}: solving this two-player game would take about {rows:.1e} turn-DP rows "
+            f"(at most {MAX_GAME_ROWS:.0e}, about two hours on two cores) and {need / 2**30:,.1f} GB of memory "
+            f"({have / 2**30:,.1f} GB available); lower the target (farkle's 7e8 rows take "
+            f"20 to 30 minutes)")
 
 
 # ============================================================================================
@@ -114,6 +147,7 @@ def solve_game(ruleset: Ruleset | str, *, cache: bool = True, directory: str | o
         table = _stored_table(rs, directory)
         if table is not None:
             return table
+    check_solve_size(rs)
     table = _solve(rs, progress=progress, threads=threads, sweep_tol=sweep_tol, max_sweeps=max_sweeps)
     if cache:
         table.path = table.save(table_path(rs, directory))

@@ -533,11 +533,15 @@ class GameTable(TurnQueries):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
         os.close(fd)
-        np.savez_compressed(
-            tmp, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
-            unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
-            key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
-        os.replace(tmp, path)
+        try:  # an error or Ctrl-C while writing leaves no temporary file behind
+            np.savez_compressed(
+                tmp, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
+                unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
+                key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return path
 
     @classmethod

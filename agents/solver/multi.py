@@ -432,12 +432,16 @@ class MultiTable(TurnQueries):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
         os.close(fd)
-        np.savez_compressed(
-            tmp, W0=self.W0, W1=self.W1, LV=self.LV, LW=self.LW, F3a=self.F3a, F3b=self.F3b, ip=self.ip, mp=self.mp,
-            players=np.int64(self.players), unit=np.int64(self.unit), tail_eps=np.float64(self.tail_eps),
-            ruleset=np.array(ruleset_to_toml(self.ruleset)),
-            key=np.array(self._key), version=np.int64(MULTI_VERSION), meta=np.array(json.dumps(self.meta)))
-        os.replace(tmp, path)
+        try:  # an error or Ctrl-C while writing leaves no temporary file behind
+            np.savez_compressed(
+                tmp, W0=self.W0, W1=self.W1, LV=self.LV, LW=self.LW, F3a=self.F3a, F3b=self.F3b, ip=self.ip, mp=self.mp,
+                players=np.int64(self.players), unit=np.int64(self.unit), tail_eps=np.float64(self.tail_eps),
+                ruleset=np.array(ruleset_to_toml(self.ruleset)),
+                key=np.array(self._key), version=np.int64(MULTI_VERSION), meta=np.array(json.dumps(self.meta)))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return path
 
     @classmethod

@@ -77,8 +77,6 @@ def test_a_near_tie_goes_to_onnxruntime():
 
 
 def test_other_graphs_and_no_onnx_package_use_onnxruntime(tmp_path, monkeypatch):
-    import shutil
-
     import onnx
 
     model = onnx.load("checkpoints/zonk/policy.onnx")
@@ -86,7 +84,12 @@ def test_other_graphs_and_no_onnx_package_use_onnxruntime(tmp_path, monkeypatch)
         if n.op_type == "Tanh":
             n.op_type = "Sigmoid"  # not a graph the compiled MLP runs
     onnx.save(model, tmp_path / "policy.onnx")
-    shutil.copy("checkpoints/zonk/policy.json", tmp_path / "policy.json")
+    import hashlib
+    import json
+
+    meta = json.loads(open("checkpoints/zonk/policy.json").read())  # the changed graph's own sha256
+    meta["sha256"] = hashlib.sha256((tmp_path / "policy.onnx").read_bytes()).hexdigest()
+    (tmp_path / "policy.json").write_text(json.dumps(meta))
     other = OnnxPolicy(tmp_path / "policy.onnx")
     assert other.mlp is None
     obs, masks = sample_states(["zonk"], 300, seed=7)

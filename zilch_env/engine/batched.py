@@ -69,6 +69,7 @@ from zilch_env.rules.load import load_ruleset
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.players.batched_play import AgentPlay
 from zilch_env.players.kernel_agents import (KernelAgent, TurnValueTable, _check_int, batch_policy_actions, is_batch_policy, builtin_kernel_agent)
+from zilch_env.engine.checks import INT64, UINT64, check_batch_memory, whole_numbers
 from zilch_env.engine.dice import KeyedDice, KeyedSlotDice, _generator, stream_keys  # noqa: F401  (KeyedDice: the batch's dice for one game)
 from zilch_env.rules.compiled import BatchTables, batch_tables  # noqa: F401
 
@@ -181,10 +182,16 @@ class BatchedGames(AgentPlay):
                 stack.append(t)
             self._rp[i, L.R_TAB] = tables[key]
         self._tabs = np.stack(stack)
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed = {seed!r}: a seed is a whole number 0 or more (or None for fresh entropy)")
         self.seed = seed
         self._block = _check_int("dice_block", dice_block, 1)
         if dice_block & (dice_block - 1):
             raise ValueError(f"dice_block = {dice_block!r}: a power of two")
+        # every array below has a row per game: refuse a batch beyond memory before making any
+        check_batch_memory("num_games", G, 8 * L.WIDTH + 2 * (1 if self.keyed else 2 * self._block)
+                           + 8 * (n + 2) + NUM_ACTIONS + 1 + (0 if self.keyed else 1000))
         self._st = np.zeros((G, L.WIDTH), dtype=np.int64)
         self._st[:, L.RID] = np.arange(G) % R
         self._dbuf = np.zeros((G, 2 * self._block if not self.keyed else 1), dtype=np.uint16)
@@ -199,7 +206,7 @@ class BatchedGames(AgentPlay):
         if decision_keys is None:
             self._rng = stream_keys(seed, G * n, salt=1)
         else:
-            self._rng = np.array(decision_keys, dtype=np.uint64).reshape(-1)
+            self._rng = whole_numbers("decision_keys", decision_keys, *UINT64, np.uint64).reshape(-1)
             if self._rng.shape != (G * n,):
                 raise ValueError(f"decision_keys: expected {G} x {n} keys (one per seat of every game), "
                                  f"got {np.shape(decision_keys)}")
@@ -231,7 +238,7 @@ class BatchedGames(AgentPlay):
     # ------------------------------------------------------------------ dice
 
     def _set_keys(self, rows: np.ndarray, keys: Sequence[int] | np.ndarray) -> None:
-        keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+        keys = whole_numbers("dice_keys", keys, *UINT64, np.uint64).reshape(-1)
         if keys.shape != rows.shape:
             raise ValueError(f"dice_keys: {keys.size} keys given for {rows.size} games; give one per game")
         self._keys[rows] = keys
@@ -279,18 +286,17 @@ class BatchedGames(AgentPlay):
         rolls. ``dice`` (numpy seeds) or ``dice_keys`` (keyed dice, whichever kind the batch uses)
         give them new dice streams, one per row; else their streams go on. ``rules`` (an entry of
         :attr:`rulesets`, or one per row) changes the rules they play; else they keep theirs."""
-        rows = np.arange(self.num_games) if rows is None else np.asarray(rows, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
-            raise ValueError(f"rows {rows.tolist()!r}: games are rows 0 to {self.num_games - 1}")
+        rows = (np.arange(self.num_games) if rows is None
+                else whole_numbers("rows", rows, 0, self.num_games - 1).reshape(-1))
         ids = self._st[rows, L.RID]
         if rules is not None:
-            r = np.asarray(rules, dtype=np.int64)
+            r = whole_numbers("rules", rules, *INT64)
             if r.ndim > 1 or (r.ndim == 1 and r.shape != rows.shape):
                 raise ValueError(f"rules: {r.size} entries for {rows.size} rows; give one entry or one per row")
             ids = np.broadcast_to(r, rows.shape)
             if ids.size and (ids.min() < 0 or ids.max() >= len(self.rulesets)):
                 raise ValueError(f"rules = {rules!r}: entries of this batch's rulesets, 0 to {len(self.rulesets) - 1}")
-        firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), rows.shape).copy()
+        firsts = np.broadcast_to(whole_numbers("first", first, *INT64), rows.shape).copy()
         if firsts.size and (firsts.min() < 0 or (firsts >= self.entry_players[ids]).any()):
             raise ValueError(f"first = {first!r}: the first player is a seat from 0 to the game's players - 1 "
                              f"({self.num_players - 1} at most)")
@@ -308,11 +314,9 @@ class BatchedGames(AgentPlay):
     def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Apply ``actions[b]`` in every game waiting for a decision (games that are over ignore
         theirs). Returns a bool array: True where the action was illegal; that game is unchanged."""
-        a = np.asarray(actions)
+        a = whole_numbers("actions", actions, *INT64)  # (an illegal action is flagged, not refused)
         if a.shape != (self.num_games,):
             raise ValueError(f"actions: expected shape ({self.num_games},), got {a.shape}")
-        if a.dtype != np.int64:
-            a = a.astype(np.int64)
         K.step(self._st, a, self._illegal, self._rp, *self._kargs)
         self._service()
         return self._illegal.copy()
@@ -329,12 +333,10 @@ class BatchedGames(AgentPlay):
     def step_rows(self, rows: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """:meth:`step` for some games only: ``actions[i]`` goes to game ``rows[i]``. Returns the
         illegal flags, one per row."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        a = np.asarray(actions, dtype=np.int64).reshape(-1)
+        rows = whole_numbers("rows", rows, 0, self.num_games - 1).reshape(-1)
+        a = whole_numbers("actions", actions, *INT64).reshape(-1)
         if a.shape != rows.shape:
             raise ValueError(f"step_rows: {a.size} actions for {rows.size} rows")
-        if rows.size and (rows.min() < 0 or rows.max() >= self.num_games):
-            raise ValueError(f"rows: games are rows 0 to {self.num_games - 1}")
         illegal = np.zeros(rows.size, dtype=np.bool_)
         K.step_rows(self._st, rows, a, illegal, self._rp, *self._kargs)
         self._service()

@@ -13,6 +13,10 @@ from zilch_env.engine.actions import IllegalActionError, RecordError
 from zilch_env.engine.game import GameState
 
 
+#: The record formats :func:`replay` reads (:meth:`GameState.to_record` writes the last).
+RECORD_FORMATS = ("zilch-rl/game-record/1",)
+
+
 def replay(record: dict[str, Any] | str) -> GameState:
     """Play a game record (a dict or its JSON text) back; raises if it does not replay exactly."""
     if isinstance(record, (str, bytes)):
@@ -25,6 +29,11 @@ def replay(record: dict[str, Any] | str) -> GameState:
     from zilch_env.rules.schema import RulesetError
     from zilch_env.rules.load import ruleset_from_dict
 
+    fmt = record.get("format", RECORD_FORMATS[-1])  # (a record without the tag is read as the current format)
+    if fmt not in RECORD_FORMATS:
+        shown = repr(fmt) if len(repr(fmt)) <= 80 else repr(fmt)[:77] + "..."
+        raise RecordError(f"the record's format {shown} is not one this version reads "
+                          f"({', '.join(RECORD_FORMATS)}): a record of a newer version, or not a game record")
     missing = [k for k in ("ruleset", "num_players", "rolls", "actions") if k not in record]
     if missing:
         raise RecordError(f"the game record lacks {', '.join(missing)} (a record has format, ruleset, "

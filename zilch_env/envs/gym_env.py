@@ -377,6 +377,9 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     # ------------------------------------------------------------------ the Gymnasium API
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):  # refused before anything changes: the env stays usable
+            raise ValueError(f"reset(seed={seed!r}): a seed is a whole number 0 or more, or None")
         super().reset(seed=seed)
         rng = self.np_random
         n = self.num_players

@@ -154,14 +154,61 @@ def _merge(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+#: The largest ruleset file the loader reads (a complete ruleset is about 1 KB).
+MAX_RULESET_BYTES = 64 * 1024
+
+#: The most files an ``extends`` chain may pass through (the presets extend one another at most twice).
+MAX_EXTENDS_DEPTH = 16
+
+
+def _parse_toml(text: str, where: str) -> dict[str, Any]:
+    """TOML text to data; a syntax error or a number Python will not read is a RulesetError."""
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise RulesetError(f"{path}: not valid TOML: {e}") from None
+        raise RulesetError(f"{where}not valid TOML: {e}") from None
+    except ValueError as e:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
+        raise RulesetError(f"{where}a number too long to read ({str(e).split(';')[0]}); "
+                           f"numbers in a ruleset are at most {MAX_TARGET:,}") from None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """A ruleset file's data. Only a regular file of at most MAX_RULESET_BYTES, UTF-8 text (TOML's
+    encoding): a FIFO, a device (/dev/zero), a folder or a larger file is refused naming the path,
+    without reading it."""
+    import os
+    import stat
+
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer does not wait; it is refused just below
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
         raise RulesetError(f"{path}: cannot read the ruleset file: {e.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            raise RulesetError(f"{path}: {kind}, not a ruleset file: a ruleset is read from a regular file")
+        if st.st_size > MAX_RULESET_BYTES:
+            raise RulesetError(f"{path}: {st.st_size:,} bytes; a ruleset file is at most "
+                               f"{MAX_RULESET_BYTES:,} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_RULESET_BYTES + 1)
+    except OSError as e:
+        raise RulesetError(f"{path}: cannot read the ruleset file: {e.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_RULESET_BYTES:  # (the file grew while being read)
+        raise RulesetError(f"{path}: more than {MAX_RULESET_BYTES:,} bytes; a ruleset file is at most "
+                           f"{MAX_RULESET_BYTES:,} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RulesetError(f"{path}: not UTF-8 text (byte {raw[e.start]:#04x} at offset {e.start}); "
+                           f"TOML files are UTF-8: save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+    return _parse_toml(text, f"{path}: ")
 
 
 def _resolve(name_or_path: str | Path, seen: tuple[str, ...] = (), base_dir: Path | None = None) -> dict[str, Any]:
@@ -179,6 +226,9 @@ def _resolve(name_or_path: str | Path, seen: tuple[str, ...] = (), base_dir: Pat
     key = str(path.resolve())
     if key in seen:
         raise RulesetError(f"extends = {text!r}: circular extends chain ({' -> '.join(seen + (key,))})")
+    if len(seen) >= MAX_EXTENDS_DEPTH:
+        raise RulesetError(f"{path}: an extends chain deeper than {MAX_EXTENDS_DEPTH} files (from {seen[0]}); "
+                           f"a ruleset may extend at most {MAX_EXTENDS_DEPTH} files in a row")
     data = _read_toml(path)
     if not isinstance(data.get("extends", ""), str):
         raise RulesetError(f"{path}: extends = {data['extends']!r}: expected a preset name or a path")
@@ -203,6 +253,9 @@ def parse_override_value(text: str) -> Any:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise RulesetError(f"--set value of {len(text):,} characters: a number too long to read "
+                           f"({str(e).split(';')[0]}); numbers in a ruleset are at most {MAX_TARGET:,}") from None
 
 
 def parse_overrides(items: list[str] | None) -> dict[str, Any]:
@@ -281,10 +334,7 @@ def ruleset_to_toml(ruleset: Ruleset) -> str:
 
 def loads_ruleset(text: str) -> Ruleset:
     """A ruleset from TOML text (``extends`` resolved against the presets and the working folder)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise RulesetError(f"not valid TOML: {e}") from None
+    data = _parse_toml(text, "")
     parent = data.pop("extends", None)
     if parent is not None:
         data = _merge(_resolve(parent), data)

@@ -9,7 +9,9 @@ exactly when
 2. **a player can get on the board**: some turn, from its first roll, can record at least the entry
    threshold (and at least one point); and
 3. **the target can be reached**: once on the board some turn can record at least the minimum bank
-   (and at least one point), or a first turn can already record the target.
+   (and at least one point), or a first turn can already record the target; and a score on the
+   board can keep what it records (not when its only records are permanent straights at a zilch and
+   every zilch resets the score: zilch penalty count 1, mode reset).
 
 "Can" means with positive probability for some sequence of rolls and choices: every roll of ``n``
 dice has positive probability, so this is reachability over the turn's states, computed exactly
@@ -127,6 +129,13 @@ def _reason(rs: Ruleset, reach: TurnReach) -> str | None:
     if entry and not perm and most < entry:
         return (f"no player can get on the board: the most a turn can bank is {shown}, below "
                 f"entry_threshold = {entry}")
+    zp = v.zilch_penalty
+    if (perm and most < floor and zp.count == 1 and zp.mode == "reset"
+            and not (entry and most >= max(entry, target))):
+        # the only way to record points on the board is a zilch, and every such zilch is penalised
+        return (f"once on the board every turn ends in a zilch (no bank reaches min_bank = {rs.min_bank}; "
+                f"the most a turn can bank is {shown}), and zilch_penalty count = 1, mode = 'reset' "
+                f"returns the score to 0 at each: no score can grow")
     if not perm and most < floor and not (entry and most >= max(entry, target)):
         return (f"the target cannot be reached: once on the board a turn must bank at least "
                 f"min_bank = {rs.min_bank}, more than the most a turn can bank ({shown}), and no first "

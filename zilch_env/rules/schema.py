@@ -64,8 +64,10 @@ def toml_repr(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_repr(v) for v in list(value)[:8]) + (", ..." if len(value) > 8 else "") + "]"
     if isinstance(value, int):
-        text = str(value) if abs(value) < 10**30 else f"{'-' if value < 0 else ''}a number of {len(str(abs(value)))} digits"
-        return text
+        if abs(value) < 10**30:
+            return str(value)
+        # (no str() of the whole number: Python refuses to convert one of more than 4300 digits)
+        return f"{'-' if value < 0 else ''}a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -311,18 +313,23 @@ def _check_keys(where: str, data: Mapping[str, Any], schema: Mapping[str, str]) 
 
 def _int_map(key: str, value: Mapping[Any, Any], keys: range, what: str,
              lo: int = 0, hi: int = MAX_POINTS, why: str = _POINTS_WHY) -> FrozenMap:
-    out = {}
+    out: dict[int, Any] = {}
+    seen: dict[int, Any] = {}
     for k, v in value.items():
         ik = None
         if isinstance(k, int) and not isinstance(k, bool):
             ik = k
-        elif isinstance(k, str) and k.strip().isdigit() and len(k.strip()) < 4:
-            ik = int(k)
+        elif isinstance(k, str) and k.strip().isascii() and k.strip().isdigit() and len(k.strip()) < 4:
+            ik = int(k)  # (ASCII digits only: "²".isdigit() is true, int("²") fails)
         if ik is None or ik not in keys:
             raise RulesetError(
                 f"{key}.{_toml_key(k)} = {toml_repr(v)}: {_toml_key(k)} "
-                f"is not a {what}; allowed {what}s are {keys.start} to {keys.stop - 1}"
+                f"is not a {what}; allowed {what}s are {keys.start} to {keys.stop - 1}, written as digits"
             )
+        if ik in out:
+            raise RulesetError(f"{key}: {what} {ik} is given twice (as {toml_repr(seen[ik])} and "
+                               f"{toml_repr(k)}); give each {what} once")
+        seen[ik] = k
         _check_type(f"{key}.{ik}", v, _INT)
         _check_range(f"{key}.{ik}", v, lo, hi, why)
         out[ik] = v
@@ -339,7 +346,7 @@ def _partial_straights(value: Mapping[Any, Any]) -> FrozenMap:
     out = {}
     for k, v in value.items():
         text = str(k).strip() if not isinstance(k, bool) else ""
-        run = int(text) if text.isdigit() and len(text) == 5 else None
+        run = int(text) if text.isascii() and text.isdigit() and len(text) == 5 else None
         if run not in PARTIAL_RUNS:
             raise RulesetError(
                 f"scoring.partial_straights.{_toml_key(k)} = {toml_repr(v)}: {_toml_key(k)} is not a "
@@ -347,5 +354,7 @@ def _partial_straights(value: Mapping[Any, Any]) -> FrozenMap:
                 f"{', '.join(map(str, PARTIAL_RUNS))}")
         _check_type(f"scoring.partial_straights.{run}", v, _INT)
         _check_points(f"scoring.partial_straights.{run}", v)
+        if run in out:
+            raise RulesetError(f"scoring.partial_straights: {run} is given twice; give each run once")
         out[run] = v
     return FrozenMap(out)
