@@ -186,6 +186,22 @@ def _stored_table(rs: Ruleset, directory: str | os.PathLike | None) -> GameTable
     return None
 
 
+def save_npz_whole(path: str | os.PathLike, **arrays: Any) -> Path:
+    """``np.savez_compressed(path, **arrays)`` whole or not at all: written to a temporary file beside
+    ``path`` and renamed over it, so an error or Ctrl-C while writing leaves no file and no half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
+    os.close(fd)
+    try:
+        np.savez_compressed(tmp, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
 @dataclass
 class GameTable(TurnQueries):
     """The solved game of one ruleset (see the module docstring for the method).
@@ -529,20 +545,10 @@ class GameTable(TurnQueries):
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> Path:
         """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
-        os.close(fd)
-        try:  # an error or Ctrl-C while writing leaves no temporary file behind
-            np.savez_compressed(
-                tmp, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
-                unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
-                key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return save_npz_whole(
+            path, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
+            unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
+            key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "GameTable":

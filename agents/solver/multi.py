@@ -42,7 +42,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,7 +55,7 @@ from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 
 from agents.solver import game_kernels as K
 from agents.solver import multi_kernels as M
-from agents.solver.game_table import TurnQueries, TurnValues, default_cache_mb, _params, cache_dir
+from agents.solver.game_table import TurnQueries, TurnValues, default_cache_mb, _params, cache_dir, save_npz_whole
 from agents.solver.roll_classes import game_unit, roll_tables
 
 __all__ = ["MultiTable", "solve_multi", "load_multi_table", "check_multi_supported", "multi_table_path",
@@ -428,21 +427,11 @@ class MultiTable(TurnQueries):
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> Path:
         """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
-        os.close(fd)
-        try:  # an error or Ctrl-C while writing leaves no temporary file behind
-            np.savez_compressed(
-                tmp, W0=self.W0, W1=self.W1, LV=self.LV, LW=self.LW, F3a=self.F3a, F3b=self.F3b, ip=self.ip, mp=self.mp,
-                players=np.int64(self.players), unit=np.int64(self.unit), tail_eps=np.float64(self.tail_eps),
-                ruleset=np.array(ruleset_to_toml(self.ruleset)),
-                key=np.array(self._key), version=np.int64(MULTI_VERSION), meta=np.array(json.dumps(self.meta)))
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        return save_npz_whole(
+            path, W0=self.W0, W1=self.W1, LV=self.LV, LW=self.LW, F3a=self.F3a, F3b=self.F3b, ip=self.ip, mp=self.mp,
+            players=np.int64(self.players), unit=np.int64(self.unit), tail_eps=np.float64(self.tail_eps),
+            ruleset=np.array(ruleset_to_toml(self.ruleset)),
+            key=np.array(self._key), version=np.int64(MULTI_VERSION), meta=np.array(json.dumps(self.meta)))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "MultiTable":
