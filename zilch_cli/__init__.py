@@ -95,31 +95,12 @@ def output_file_problem(option: str, path: str) -> str | None:
     return None
 
 
-def write_text_whole(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file in the same folder, then
-    renamed over it): an error or Ctrl-C never leaves half a file. Raises OSError."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def write_record(command: str, path: str, record: dict, say) -> int:
-    """Write a game record with :func:`write_text_whole`; when that fails, say why and print the
-    record on standard output so the game is not lost. Returns the exit status."""
+    """Write a game record whole (:func:`agents.files.write_text_whole`); when that fails, say why and
+    print the record on standard output so the game is not lost. Returns the exit status."""
     import json
+
+    from agents.files import write_text_whole
 
     text = json.dumps(record)
     try:

@@ -14,6 +14,7 @@ import numpy as np
 
 from zilch_env import Policy, Ruleset
 
+from agents.files import write_text_whole, write_whole
 from agents.evaluate.stats import bradley_terry, cluster_mean, clustered_wilson, ratio_mean
 from agents.evaluate.dice import order_kind
 from agents.evaluate.config import EvalConfig, REPORT_FORMAT
@@ -349,7 +350,7 @@ class Report:
             fig.colorbar(im, ax=ax, label="score rate (win = 1, draw = ½)")
             ax.set_title(f"{d['config']['ruleset']}: row agent against column agent")
             fig.tight_layout()
-            fig.savefig(out / "winrate_matrix.png", dpi=110)
+            write_whole(out / "winrate_matrix.png", lambda tmp: fig.savefig(tmp, dpi=110))
             plt.close(fig)
             written.append("winrate_matrix.png")
 
@@ -366,7 +367,7 @@ class Report:
             ax.set_title(f"{d['config']['ruleset']}: final scores over all games")
             ax.legend(fontsize=8)
             fig.tight_layout()
-            fig.savefig(out / "score_distributions.png", dpi=110)
+            write_whole(out / "score_distributions.png", lambda tmp: fig.savefig(tmp, dpi=110))
             plt.close(fig)
             written.append("score_distributions.png")
 
@@ -392,7 +393,7 @@ class Report:
             ax.set_ylabel("mean points per turn (95% CI)")
             ax.set_title(f"{d['config']['ruleset']}: points per turn from the board")
             fig.tight_layout()
-            fig.savefig(out / "points_per_turn.png", dpi=110)
+            write_whole(out / "points_per_turn.png", lambda tmp: fig.savefig(tmp, dpi=110))
             plt.close(fig)
             written.append("points_per_turn.png")
         return written
@@ -402,8 +403,8 @@ class Report:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         names = self.plot(out) if plots else []
-        (out / "report.json").write_text(self.to_json() + "\n")
-        (out / "report.md").write_text(self.markdown(names, command))
+        write_text_whole(out / "report.json", self.to_json() + "\n")  # whole or not at all (Ctrl-C)
+        write_text_whole(out / "report.md", self.markdown(names, command))
         return [out / "report.md", out / "report.json", *(out / n for n in names)]
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -22,6 +21,7 @@ from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules.primitives import bank_bar
 from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, permanent_straight, scoring_table
 
+from agents.files import write_whole
 from agents.solver import game_kernels as K
 from agents.solver import situation_kernels as SK
 from agents.solver.turn_queries import TurnQueries, TurnValues
@@ -187,19 +187,10 @@ def _stored_table(rs: Ruleset, directory: str | os.PathLike | None) -> GameTable
 
 
 def save_npz_whole(path: str | os.PathLike, **arrays: Any) -> Path:
-    """``np.savez_compressed(path, **arrays)`` whole or not at all: written to a temporary file beside
-    ``path`` and renamed over it, so an error or Ctrl-C while writing leaves no file and no half."""
+    """``np.savez_compressed(path, **arrays)`` whole or not at all (:func:`agents.files.write_whole`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp.npz", dir=path.parent)
-    os.close(fd)
-    try:
-        np.savez_compressed(tmp, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return write_whole(path, lambda tmp: np.savez_compressed(tmp, **arrays))
 
 
 @dataclass
