@@ -47,6 +47,31 @@ def add_ruleset_args(p: argparse.ArgumentParser, default: str | None = "zonk") -
                    "(repeatable)")
 
 
+def _interruptible(compute):
+    """``compute()`` on a worker thread while this one waits, so that Ctrl-C is answered at once even
+    while the work sits in one long compiled call (the solvers' kernels release the interpreter):
+    KeyboardInterrupt reaches the caller within a fraction of a second, and the work, whose files
+    are written whole (:mod:`agents.files`), is dropped with the process. Its result or exception
+    otherwise comes back as if called here."""
+    import threading
+
+    out: dict = {}
+
+    def work() -> None:
+        try:
+            out["value"] = compute()
+        except BaseException as e:  # handed to the waiting thread
+            out["error"] = e
+
+    t = threading.Thread(target=work, name="zilch-work", daemon=True)
+    t.start()
+    while t.is_alive():
+        t.join(0.1)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
 def answer(command: str, compute, errors: tuple[type[BaseException], ...], show, as_json: bool) -> int:
     """The end of a subcommand that computes one answer: ``compute()``, then the answer as JSON
     (``as_json``) or through ``show``; exit status 0. One of ``errors`` is printed as
@@ -54,7 +79,7 @@ def answer(command: str, compute, errors: tuple[type[BaseException], ...], show,
     import json
 
     try:
-        data = compute()
+        data = _interruptible(compute)
     except errors as e:
         print(f"zilch {command}: error: {e}", file=sys.stderr)
         return 2

@@ -74,7 +74,7 @@ def bar_chance(d, v, on, penf, ip, rt, p_allonly):
     return _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def bar_table(d0, d1, v, on, penf, ip, rt, p_allonly, out):
     """``out[d]`` = :func:`bar_chance` for d = d0..d1 (one turn DP each, in parallel)."""
     for d in prange(d0, d1 + 1):
@@ -394,7 +394,7 @@ def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows, buf):
     return iters
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old, rows, workers):
     """Solve the jobs of one stage in parallel: kind 0 = one state whose zilch leads to a solved
     state (one turn DP), kind 1 = a cycle (:func:`_solve_cycle`). Worker ``w`` takes jobs ``w, w +

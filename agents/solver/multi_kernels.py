@@ -109,7 +109,7 @@ def last_situation(d, x, vt, on, ip, mp, rt, p_allonly, tmin, cut):
     return tcap, thr, B, Q, C, v, w
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def last_tables(ip, mp, rt, p_allonly, LV, LW):
     """``LV``/``LW[on, k, d, x]`` for d, x = 0..DF (see the module docstring): for each ``d`` one DP
     from the bar's start, then each bar that forbids more banks resumes it below that bar."""
@@ -198,7 +198,7 @@ def second_situation(dB, dC, r, on_b, on_c, ip, mp, rt, p_allonly, LV, LW, tmin,
     return tcap, thr, B, Q, C, v, w
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def second_tables(ip, mp, rt, p_allonly, LV, LW, F3a, F3b):
     """``F3a``/``F3b[on_b, on_c, dB, dC, r]`` (three players): ``b``'s last turn for every lead and
     every result ``r`` of ``a``'s turn (``b``'s bar, up to ``RB``), one DP per lead pair resumed below
@@ -373,7 +373,7 @@ def _solve_class(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, b
     return n
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def solve_level(rots, ks, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, workers):
     """Solve the score tuples of one level (one sum of the scores) in parallel: worker ``w`` takes
     tuples ``w, w + workers, ...`` with its own work arrays. ``rots[i]`` holds the rotations of tuple
