@@ -2,9 +2,8 @@
 
 Two seats must never look alike on a phone: a name is NFC with spaces made one
 (:func:`clean_name`), and one holding a control, format or invisible character is refused naming
-it; two names that read the same (:func:`name_key`: case and compatibility forms ignored) are
-refused by :func:`zilch_web.seats.name_seats`. Look-alike letters of other scripts (a Cyrillic
-``А`` for a Latin ``A``) are not caught.
+it; two names that read the same (:func:`name_key`: case, compatibility forms and the Cyrillic and
+Greek look-alikes of Latin letters ignored) are refused by :func:`zilch_web.seats.name_seats`.
 """
 
 from __future__ import annotations
@@ -44,9 +43,17 @@ def clean_name(text: str) -> str:
     return " ".join(name.split())
 
 
+#: Cyrillic and Greek letters drawn like Latin ones (Unicode's confusables, the letters of names):
+#: mapped to the Latin letter they look like, so ``Аnn`` (a Cyrillic А) is ``Ann``'s name.
+_LOOK_ALIKE = str.maketrans(
+    "АВЕКМНОРСТХУаеорсухіјѕԁԛԝΑΒΕΖΗΙΚΜΝΟΡΤΥΧαορτυνκιϲ",
+    "ABEKMHOPCTXYaeopcyxijsdqwABEZHIKMNOPTYXaoptuvkic")
+
+
 def name_key(name: str) -> str:
     """What two names must not share: the name compatibility-normalised (NFKC: full-width letters,
-    ligatures) and case-folded, so ``Ann``, ``ANN`` and ``Ａｎｎ`` are one name."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    ligatures), its Cyrillic and Greek look-alikes of Latin letters read as those letters, and
+    case-folded, so ``Ann``, ``ANN``, ``Ａｎｎ`` and ``Аnn`` (a Cyrillic А) are one name."""
+    return unicodedata.normalize("NFKC", name).translate(_LOOK_ALIKE).casefold()
 
 

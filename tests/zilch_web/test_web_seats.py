@@ -144,3 +144,10 @@ def test_rematch_of_a_stored_game_with_a_name_now_refused_still_works(client):
     r = client.post(f"/api/games/{gid}/rematch")
     assert r.status_code == 201, r.text
     assert r.json()["game"]["players"][0]["name"] == "A\u200bnn"
+
+
+def test_look_alike_letters_of_other_scripts_are_one_name():
+    """A Cyrillic А or Greek Α for a Latin A, a Cyrillic о for an o: the same name on a phone."""
+    assert name_key("\u0410nn") == name_key("Ann") == name_key("\u0391NN")
+    assert name_key("B\u043eb") == name_key("Bob")
+    assert name_key("\u0415\u0432\u0430") != name_key("Eba")  # a Russian name stays its own
