@@ -87,7 +87,7 @@ from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS
 
 from agents.solver import game_kernels as K
 from agents.solver.game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable, default_cache_mb, _choose_dcap, _params, _stored_table, cache_dir, check_supported, ruleset_key, table_files, table_path)
-from agents.solver.roll_classes import _options, game_unit, roll_tables
+from agents.solver.roll_classes import game_unit, roll_tables
 
 __all__ = [
     "GameTable", "OptimalWinAgent", "UnsupportedRulesError", "solve_game",

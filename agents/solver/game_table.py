@@ -17,6 +17,7 @@ import numpy as np
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.rules.schema import ENDS
 from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS, Phase
+from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules.primitives import bank_bar
 from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, permanent_straight, scoring_table
@@ -25,7 +26,7 @@ from agents.files import write_whole
 from agents.solver import game_kernels as K
 from agents.solver import situation_kernels as SK
 from agents.solver.turn_queries import TurnQueries, TurnValues
-from agents.solver.roll_classes import RollTables, _options, game_unit, roll_tables
+from agents.solver.roll_classes import RollTables, game_unit, roll_tables
 
 __all__ = ["GameTable", "RollTables", "TurnQueries", "TurnValues", "cache_dir", "check_supported", "game_unit",
            "roll_tables", "ruleset_key", "table_path"]
@@ -122,19 +123,25 @@ def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
 def _choose_dcap(rs: Ruleset, rt: RollTables) -> int:
     """The largest lead worth tracking: where the best chance of beating it in one turn (on the
     board, a tie as half) falls below :data:`TAIL_EPS`; at least the target."""
-    ip = _params(rs, rt, DCAP_LIMIT)
+    return lead_cap(rs, rt, _params(rs, rt, DCAP_LIMIT), DCAP_LIMIT, TAIL_EPS, step=64)
+
+
+def lead_cap(rs: Ruleset, rt: RollTables, ip: np.ndarray, limit: int, tail_eps: float, step: int) -> int:
+    """The first lead (units, at most ``limit``) that one turn's best chance of ending above (on the
+    board, a tie as half, no bar) is below ``tail_eps``, at least the target; the chances are
+    computed ``step`` leads at a time, and only as far as needed."""
     rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
-    out = np.zeros(DCAP_LIMIT + 1)
-    d0, step = 0, 64
-    while d0 <= DCAP_LIMIT:
-        d1 = min(d0 + step - 1, DCAP_LIMIT)
+    out = np.zeros(limit + 1)
+    d0 = 0
+    while d0 <= limit:
+        d1 = min(d0 + step - 1, limit)
         K.bar_table(d0, d1, 0.5, True, False, ip, rtt, rt.p_allonly, out)
-        below = np.nonzero(out[d0:d1 + 1] < TAIL_EPS)[0]
+        below = np.nonzero(out[d0:d1 + 1] < tail_eps)[0]
         if below.size:
             return max(d0 + int(below[0]), int(ip[K.IP_TU]))
         d0 = d1 + 1
     raise UnsupportedRulesError(f"{rs.name}: the chance of a huge single turn decays too slowly (still above "
-                           f"{TAIL_EPS} for a lead of {DCAP_LIMIT * rt.unit} points)")
+                                f"{tail_eps} for a lead of {limit * rt.unit} points)")
 
 
 # ============================================================================================
@@ -480,7 +487,7 @@ class GameTable(TurnQueries):
 
         rs = self.ruleset
         info = scoring_table(rs).info(roll)
-        keeps = _options(rs, info)
+        keeps = compile_rules(rs).keeps_of(info.dice)
         if bonus_of(rs, info):
             # the six-dice zilch bonus joins the turn total; then bank or roll (the keep of nothing)
             keeps, turn_total = BONUS_KEEPS, turn_total + bonus_of(rs, info)

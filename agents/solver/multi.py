@@ -55,7 +55,8 @@ from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 
 from agents.solver import game_kernels as K
 from agents.solver import multi_kernels as M
-from agents.solver.game_table import TurnQueries, TurnValues, default_cache_mb, _params, cache_dir, save_npz_whole
+from agents.solver.game_table import (TurnQueries, TurnValues, default_cache_mb, _params, cache_dir, lead_cap,
+                                      save_npz_whole)
 from agents.solver.roll_classes import game_unit, roll_tables
 
 __all__ = ["MultiTable", "solve_multi", "load_multi_table", "check_multi_supported", "multi_table_path",
@@ -152,19 +153,7 @@ def load_multi_table(ruleset: Ruleset | str, players: int, directory: str | os.P
 def _final_cap(rs: Ruleset, rt: Any, ip: np.ndarray, tail_eps: float) -> int:
     """The lead from which one turn's best chance of ending above it (on the board, a tie as half,
     no bar) is below ``tail_eps``; at least the target."""
-    rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
-    limit = int(ip[K.IP_DCAP])
-    out = np.zeros(limit + 1)
-    d0, step = 0, 32
-    while d0 <= limit:
-        d1 = min(d0 + step - 1, limit)
-        K.bar_table(d0, d1, 0.5, True, False, ip, rtt, rt.p_allonly, out)
-        below = np.nonzero(out[d0:d1 + 1] < tail_eps)[0]
-        if below.size:
-            return max(d0 + int(below[0]), int(ip[K.IP_TU]))
-        d0 = d1 + 1
-    raise UnsupportedRulesError(f"{rs.name}: the chance of a huge single turn decays too slowly (still above "
-                                f"{tail_eps} for a lead of {limit * rt.unit} points)")
+    return lead_cap(rs, rt, ip, int(ip[K.IP_DCAP]), tail_eps, step=32)
 
 
 def _params_of(rs: Ruleset, players: int, tail_eps: float) -> tuple[int, Any, np.ndarray, np.ndarray]:

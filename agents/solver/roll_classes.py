@@ -41,9 +41,6 @@ class RollTables:
         return (self.cls_lo, self.cls_hi, self.cls_p, self.opt_lo, self.opt_hi, off, self.pz)
 
 
-def _options(rs: Ruleset, info) -> tuple:
-    """The keeps a player may choose from after the roll of ``info`` (the compiled rules')."""
-    return compile_rules(rs).keeps_of(info.dice)
 
 
 def game_unit(rs: Ruleset) -> int:

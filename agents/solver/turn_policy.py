@@ -45,9 +45,6 @@ def certified_bound(step, size: int) -> np.ndarray:
     raise SolverError("could not bound the points a turn can collect under these rules")  # pragma: no cover
 
 
-def _keeps_of(rs: Ruleset, info) -> tuple[Keep, ...]:
-    """The keeps the player may choose from after the roll of ``info`` (the compiled rules')."""
-    return compile_rules(rs).keeps_of(info.dice)
 
 
 @dataclass(frozen=True)
@@ -195,7 +192,7 @@ class TurnPolicy:
         # total and the one keep is the keep of nothing (bank, or roll all the dice again)
         bonus = bonus_of(rs, info)
         choices = []
-        for k in (BONUS_KEEPS if bonus else _keeps_of(rs, info)):
+        for k in (BONUS_KEEPS if bonus else compile_rules(rs).keeps_of(info.dice)):
             left = n - k.n
             total = turn_total + bonus + k.points
             perm = permanent + (k.points if (k.straight and self.straight) else 0)

@@ -10,12 +10,12 @@ import numpy as np
 
 from zilch_env import Ruleset, UnsupportedRulesError
 from zilch_env.engine.game import Phase
+from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.primitives import can_bank
 from zilch_env.rules.scoring import bonus_of, scoring_table
 
 from agents.solver import game_kernels as K
 from agents.solver.game_table import GameTable
-from agents.solver.roll_classes import _options
 
 __all__ = ["WinPotential", "RulesPotential"]
 
@@ -77,7 +77,8 @@ class WinPotential:
         opts = self._keeps.get(roll)
         if opts is None:  # per keep: its points (units), whether a permanent straight, its dice
             info = self._scoring.info(list(roll))
-            opts = tuple((k.points // u, 1 if (S and k.straight) else 0, k.n) for k in _options(self.ruleset, info))
+            keeps = compile_rules(self.ruleset).keeps_of(info.dice)
+            opts = tuple((k.points // u, 1 if (S and k.straight) else 0, k.n) for k in keeps)
             if bonus_of(self.ruleset, info):
                 opts = ((0, 0, 0),)  # after a six-dice zilch bonus (in the turn total): the keep of nothing
             self._keeps[roll] = opts
