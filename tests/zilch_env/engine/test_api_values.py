@@ -1,6 +1,6 @@
-"""Issue 41: values the batched engine's API and replay() used to let through (a negative seed, float
-actions truncated, digit strings, an OverflowError on 2**70, a MemoryError for 10**12 games, an unknown
-record format): each is now a ValueError / RecordError naming the value and what is allowed."""
+"""Values the batched engine's API and replay() refuse (a negative seed, float actions, digit strings,
+2**70, 10**12 games, an unknown record format): each a ValueError / RecordError naming the value and
+what is allowed, never a silent truncation, an OverflowError or a MemoryError."""
 
 from __future__ import annotations
 
