@@ -40,7 +40,7 @@ from zilch_env import (
     scoring_table,
     split_keep_action,
 )
-from zilch_env.engine.game import CHALLENGE_ZILCH_COST
+from zilch_env.rules.primitives import CHALLENGE_ZILCH_COST
 from zilch_env.rules.load import ruleset_from_dict
 from zilch_env.rules.scoring import bonus_of
 

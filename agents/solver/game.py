@@ -83,7 +83,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
-from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS
+from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 
 from agents.solver import game_kernels as K
 from agents.solver.game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable, default_cache_mb, _choose_dcap, _params, _stored_table, cache_dir, check_supported, ruleset_key, table_files, table_path)

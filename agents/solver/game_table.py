@@ -16,7 +16,8 @@ import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.rules.schema import ENDS
-from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS, Phase
+from zilch_env.engine.game import Phase
+from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules.primitives import bank_bar

@@ -10,13 +10,13 @@ for :class:`zilch_env.GameState`. :func:`check_seed` is the one rule for what a 
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from zilch_env.engine.splitmix import GOLDEN as _GOLDEN, M64 as _M64, mix64 as _mix64, mix64_array as _mix64_array
 from zilch_env.rules.scoring import face
+from zilch_env.rules.packed import sorted_rolls_by_code
 
 #: Dice codes are uniform in [0, 6**6); a roll of n dice uses code % 6**n.
 _CODES = 6**6
@@ -50,25 +50,6 @@ def check_seed(seed: Any) -> None:
 # Dice
 
 
-@functools.lru_cache(maxsize=1)
-def sorted_rolls_by_code() -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """``[n][code]``: the sorted roll of ``n`` dice whose faces are the base-6 digits of ``code``
-    (0 <= code < 6**n). Equal rolls are the same tuple object."""
-    canon: dict[tuple[int, ...], tuple[int, ...]] = {}
-    out: list[tuple[tuple[int, ...], ...]] = [()]
-    for n in range(1, 7):
-        row = []
-        for code in range(6**n):
-            faces, c = [], code
-            for _ in range(n):
-                faces.append(c % 6 + 1)
-                c //= 6
-            t = tuple(sorted(faces))
-            row.append(canon.setdefault(t, t))
-        out.append(tuple(row))
-    return tuple(out)
-
-
 class RandomDice:
     """Dice from a seeded ``numpy.random.Generator``.
 
@@ -82,6 +63,7 @@ class RandomDice:
         check_seed(seed)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self._buf: list[int] = []
+        self._codes = _NO_CODES  # the block as an array: GameState's kernels read the codes directly
         self._pos = 0
         self._block = self.FIRST_BLOCK
         self._by_code = sorted_rolls_by_code()
@@ -93,18 +75,25 @@ class RandomDice:
         new = object.__new__(RandomDice)
         new.rng = copy.deepcopy(self.rng, memo)
         new._buf, new._pos, new._block, new._by_code = list(self._buf), self._pos, self._block, self._by_code
+        new._codes = self._codes  # never written: shared
         return new
+
+    def refill(self) -> None:
+        """Draw the next block of codes (the current one is used up)."""
+        self._codes = self.rng.integers(0, 6**6, size=self._block)
+        self._buf = self._codes.tolist()
+        self._block = min(2 * self._block, self.BLOCK)
+        self._pos = 0
 
     def roll(self, n: int) -> tuple[int, ...]:
         if self._pos >= len(self._buf):
-            self._buf = self.rng.integers(0, 6**6, size=self._block).tolist()
-            self._block = min(2 * self._block, self.BLOCK)
-            self._pos = 0
+            self.refill()
         code = self._buf[self._pos]
         self._pos += 1
         return self._by_code[n][code % _POW6[n]]
 
 
+_NO_CODES = np.zeros(0, dtype=np.int64)
 _POW6 = [6**n for n in range(7)]
 
 

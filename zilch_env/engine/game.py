@@ -7,33 +7,78 @@ Dice come from a seeded ``numpy.random.Generator`` (:class:`RandomDice`) or from
 (:class:`ScriptedDice`, for tests and replays). Every roll and action is recorded;
 :meth:`GameState.to_record` gives a JSON game record and :func:`replay` plays it back to the same state.
 
+One turn flow
+    A ``GameState`` is the single-game view over one row of the engine's state
+    (:mod:`zilch_env.engine.layout`, every column named and commented): it plays its moves with the
+    same compiled kernels as :class:`zilch_env.engine.batched.BatchedGames` steps thousands of games
+    with (:mod:`zilch_env.engine.kernels`, through :mod:`zilch_env.engine.decisions`), and reads its
+    fields from that row. The kernels stop before every roll, so the game's own dice source rolls
+    the dice; the view adds what only a single game keeps: the record of rolls and actions, and the
+    summary of every turn with its typed events (read from the row's ``END_*`` columns).
+
 Actions are small integers, the same flat layout every environment uses
 (:mod:`zilch_env.engine.actions`).
 
-The rules themselves are in ``docs/rules.md``; each method below says which rule it applies.
+The rules themselves are in ``docs/rules.md``.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from zilch_env._jit import announce_compile
+from zilch_env.engine import decisions as D
+from zilch_env.engine import layout as L
 from zilch_env.engine.dice import (DiceExhausted, RandomDice, ScriptedDice, check_seed, seed_arg, sorted_rolls_by_code)  # noqa: F401
-from zilch_env.rules.schema import ENDS, PENALTY_MODES, Ruleset
+from zilch_env.rules.schema import Ruleset
 from zilch_env.rules.load import load_ruleset
-from zilch_env.rules.primitives import (CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS, bank_bar, bank_need, can_bank, challenge_cost, final_turns, penalised, turn_record, zilch_streak)
+from zilch_env.rules.compiled import ROLL_ID, ROLLS, CompiledRules, compile as compile_rules
+from zilch_env.rules.primitives import bank_bar, can_bank
 from zilch_env.engine.actions import (CHALLENGE_BASE, FRESH, KEEP_ACTIONS, MAX_PLAYERS, NO_CHALLENGE, NUM_ACTIONS, PIGGYBACK, IllegalActionError, Phase, RecordError, action_number, keep_action, mask_of, player_count, split_keep_action)  # noqa: F401
-from zilch_env.rules.scoring import (BONUS_KEEPS, permanent_straight, Keep, RollInfo, bonus_of, pass_keeps, pyramid_freeze, scoring_table)
+from zilch_env.rules.scoring import BONUS_KEEPS, Keep, RollInfo, scoring_table
+
+_one_step = D.one_step
+_PHASES = (Phase.CHALLENGE, Phase.PIGGYBACK, Phase.KEEP, Phase.OVER, Phase.KEEP)  # by the row's phase; PENDING: a roll is due
+
+
+class SeatList(list):
+    """A per-seat field of a :class:`GameState` (``scores``, ``on_board``, ...): a list read from the
+    game's row. Setting one item would change only this copy, so it is refused; assign the whole
+    field instead (``game.scores = [7000, 0]``)."""
+
+    __slots__ = ("_field",)
+
+    def __init__(self, values: Iterable[Any], field: str):
+        super().__init__(values)
+        self._field = field
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        raise TypeError(f"GameState.{self._field} is read from the game: assign the whole field "
+                        f"(game.{self._field} = [...]) to put the game at a position")
+
+
+@lru_cache(maxsize=256)
+def _params(cr: CompiledRules, num_players: int) -> np.ndarray:
+    """The rule parameters of a game (shared, read-only: games of one ruleset and player count read one)."""
+    rp = cr.params(num_players)
+    rp.flags.writeable = False
+    return rp
+
 
 # --------------------------------------------------------------------------------------------
 # The game
 
 
 class GameState:
-    """One game in progress (or over). All fields are read-only to callers; change it with :meth:`apply`.
+    """One game in progress (or over): a view over one row of the engine's state. Change it with
+    :meth:`apply`; assigning ``scores``, ``on_board``, ``zilch_streak``, ``turn_total``,
+    ``final_queue`` or ``offer`` puts the game at a position (for tests and analysis), the next
+    decision then reads it.
 
-    Fields:
+    Fields (read from the row):
         ruleset: the rules of this game.
         num_players: 1 to 6; seats are 0 .. num_players - 1.
         first: the seat that started the game (round order counts from it).
@@ -53,9 +98,14 @@ class GameState:
         last_result: the points the previous turn recorded (0 after a zilch), the bar to overcome.
         offer: ``(turn_total, dice)`` the previous player banked, for ``piggyback``, else None.
         challenged: the seat challenged this turn, or None.
+        piggybacked: whether this turn took over the previous player's offer.
         challenges_used: challenges each player has declared; challenge_brackets: which brackets
             (0 below 5000, 1 at or above) each player has used.
         winners: the seats sharing the win once the game is over (more than one is a draw).
+        decisions: the actions applied.
+
+    Kept by the view:
+        rolls / actions: every roll (sorted) and every action, in order (the game record).
         turns: one summary dict per completed turn: ``player``, ``banked``, ``turn_total``, ``recorded``
             (what joined the score: the bank, or permanent straight points at a zilch), ``score``
             after the turn, ``challenged`` (the seat, or None), ``piggyback`` (the turn took over an
@@ -69,13 +119,9 @@ class GameState:
     """
 
     __slots__ = (
-        "ruleset", "num_players", "first", "current", "phase", "scores", "on_board", "zilch_streak",
-        "roll", "roll_info", "dice_left", "turn_total", "permanent", "frozen", "frozen_points",
-        "final_queue", "tiebreak_players", "tiebreak_round", "last_result", "offer", "challenged",
-        "challenges_used", "challenge_brackets", "winners", "turns", "rolls", "actions",
-        "decisions", "dice_source", "_table", "_legal", "_keeps", "_piggybacked", "_pyr", "_offer_frozen",
-        "_entry", "_min_bank", "_forced", "_overcoming", "_all_scoring", "_rolls_by_dice", "_mask", "_mask_of",
-        "_events", "_by_slot", "_seat_turns", "_rit", "_bar_now", "_bonus",
+        "ruleset", "num_players", "first", "turns", "rolls", "actions", "dice_source",
+        "_st", "_s0", "_rp", "_tab", "_cr", "_by_slot", "_legal", "_keeps", "_mask", "_mask_of", "_events",
+        "_buf", "_kbuf", "_table", "_pyr", "_bonus", "_random",
     )  # fmt: skip
 
     def __init__(
@@ -101,54 +147,207 @@ class GameState:
             self.dice_source = dice
         else:
             self.dice_source = ScriptedDice(dice)
+        announce_compile(D.__file__, "the engine")
+        self._cr = cr = compile_rules(rs)
+        self._tab = cr.table
+        self._rp = _params(cr, num_players)
         self._table = scoring_table(rs)
-        self._rolls_by_dice = self._table.rolls
         self._pyr = rs.variants.pyramiding
         self._bonus = rs.variants.six_dice_zilch_bonus
-        # rule constants read on every decision
-        self._entry, self._min_bank = rs.entry_threshold, rs.min_bank
-        self._forced = rs.hot_dice == "forced"
-        self._overcoming = rs.variants.overcoming
-        self._all_scoring = rs.keep == "all_scoring"
-        self._mask_of: list[int] | None = None
-        self._mask: np.ndarray | None = None
-        n = num_players
-        self.num_players = n
+        self.num_players = num_players
         self.first = first
-        self.current = first
-        self.scores = [0] * n
-        self.on_board = [rs.entry_threshold == 0] * n
-        self.zilch_streak = [0] * n
-        self.final_queue: list[int] | None = None
-        self.tiebreak_players: tuple[int, ...] | None = None
-        self.tiebreak_round = 0
-        self.last_result = 0
-        self.offer: tuple[int, int] | None = None
-        self._offer_frozen: tuple[list[int], list[int]] | None = None
-        self.challenges_used = [0] * n
-        self.challenge_brackets = [[False, False] for _ in range(n)]
-        self.winners: tuple[int, ...] | None = None
         self.turns: list[dict[str, Any]] = []
         self.rolls: list[tuple[int, ...]] = []
         self.actions: list[int] = []
-        self.decisions = 0
         self._by_slot = bool(getattr(self.dice_source, "by_slot", False))
-        self._seat_turns = [0] * n
-        self._start_turn()
-        if self.phase == Phase.KEEP:
-            self._roll()
+        self._random = type(self.dice_source) is RandomDice  # its codes go to the kernels directly
+        self._events: list[dict[str, Any]] = []
+        self._buf = np.empty(D.ACTION_ROOM, dtype=np.int64)
+        self._kbuf = np.empty((D.KEEP_ROOM, 4), dtype=np.int64)
+        self._st = np.zeros((1, L.WIDTH), dtype=np.int64)
+        self._s0 = self._st[0]
+        self._legal: list[int] | None = None
+        self._keeps: tuple[Keep, ...] | None = None
+        self._mask_of: list[int] | None = None
+        self._mask: np.ndarray | None = None
+        D.one_new(self._st, first, self._rp)
+        self._play(-1)
 
-    # ------------------------------------------------------------------ queries
+    # ------------------------------------------------------------------ fields, read from the row
+
+    def _seats(self, col: int) -> list[int]:
+        return self._s0[col: col + self.num_players].tolist()
+
+    def _seat_list(self, col: int, field: str) -> SeatList:
+        return SeatList(self._s0[col: col + self.num_players].tolist(), field)
+
+    def _changed(self) -> None:
+        self._legal = None
+        self._keeps = None
+
+    @property
+    def current(self) -> int:
+        return self._s0.item(L.CUR)
+
+    @property
+    def phase(self) -> Phase:
+        return _PHASES[self._s0.item(L.PHASE)]
 
     @property
     def done(self) -> bool:
-        return self.phase == Phase.OVER
+        return self._s0.item(L.PHASE) == L.OVER
+
+    @property
+    def scores(self) -> list[int]:
+        return self._seat_list(L.SCORE, "scores")
+
+    @scores.setter
+    def scores(self, values: Sequence[int]) -> None:
+        self._set_seats(L.SCORE, values)
+
+    @property
+    def on_board(self) -> list[bool]:
+        return SeatList([x != 0 for x in self._seats(L.ONB)], "on_board")
+
+    @on_board.setter
+    def on_board(self, values: Sequence[bool]) -> None:
+        self._set_seats(L.ONB, [bool(v) for v in values])
+
+    @property
+    def zilch_streak(self) -> list[int]:
+        return self._seat_list(L.STREAK, "zilch_streak")
+
+    @zilch_streak.setter
+    def zilch_streak(self, values: Sequence[int]) -> None:
+        self._set_seats(L.STREAK, values)
+
+    def _set_seats(self, col: int, values: Sequence[Any]) -> None:
+        values = list(values)
+        if len(values) != self.num_players:
+            raise ValueError(f"{len(values)} values for {self.num_players} seats")
+        self._s0[col: col + self.num_players] = [int(v) for v in values]
+        self._changed()
+
+    @property
+    def roll(self) -> tuple[int, ...]:
+        s0 = self._s0
+        return ROLLS[s0.item(L.ROLL)] if s0.item(L.PHASE) == L.KEEP else ()
+
+    @property
+    def roll_info(self) -> RollInfo | None:
+        roll = self.roll
+        return self._table.rolls[roll] if roll else None
+
+    @property
+    def dice_left(self) -> int:
+        return self._s0.item(L.LEFT)
+
+    @property
+    def turn_total(self) -> int:
+        return self._s0.item(L.TOTAL)
+
+    @turn_total.setter
+    def turn_total(self, value: int) -> None:
+        self._s0[L.TOTAL] = int(value)
+        self._changed()
+
+    @property
+    def permanent(self) -> int:
+        return self._s0.item(L.PERM)
+
+    @property
+    def frozen(self) -> list[int]:
+        return self._s0[L.FZ: L.FZ + 6].tolist()
+
+    @property
+    def frozen_points(self) -> list[int]:
+        return self._s0[L.FZP: L.FZP + 6].tolist()
+
+    @property
+    def final_queue(self) -> list[int] | None:
+        s0 = self._s0
+        if not s0.item(L.FQ_ON):
+            return None
+        return SeatList(s0[L.FQ + s0.item(L.FQ_POS): L.FQ + s0.item(L.FQ_LEN)].tolist(), "final_queue")
+
+    @final_queue.setter
+    def final_queue(self, seats: Sequence[int] | None) -> None:
+        s0 = self._s0
+        if seats is None:
+            s0[L.FQ_ON] = s0[L.FQ_POS] = s0[L.FQ_LEN] = 0
+        else:
+            seats = [int(q) for q in seats]
+            s0[L.FQ: L.FQ + len(seats)] = seats
+            s0[L.FQ_ON], s0[L.FQ_POS], s0[L.FQ_LEN] = 1, 0, len(seats)
+        self._changed()
+
+    @property
+    def tiebreak_players(self) -> tuple[int, ...] | None:
+        m = self._s0.item(L.TB_MASK)
+        return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
+
+    @property
+    def tiebreak_round(self) -> int:
+        return self._s0.item(L.TB_ROUND)
+
+    @property
+    def last_result(self) -> int:
+        return self._s0.item(L.LAST)
+
+    @property
+    def offer(self) -> tuple[int, int] | None:
+        s0 = self._s0
+        return (s0.item(L.OF_TOTAL), s0.item(L.OF_DICE)) if s0.item(L.OF_ON) else None
+
+    @offer.setter
+    def offer(self, value: tuple[int, int] | None) -> None:
+        s0 = self._s0
+        if value is None:
+            s0[L.OF_ON] = 0
+        else:
+            s0[L.OF_ON], s0[L.OF_TOTAL], s0[L.OF_DICE] = 1, int(value[0]), int(value[1])
+        self._changed()
 
     @property
     def offer_frozen(self) -> tuple[list[int], list[int]] | None:
         """With a piggyback offer under pyramiding: the dice frozen in the pass it takes over, by
         face, and their points (as :attr:`frozen` and :attr:`frozen_points`); None without an offer."""
-        return self._offer_frozen
+        s0 = self._s0
+        if not s0.item(L.OF_ON):
+            return None
+        return s0[L.OF_FZ: L.OF_FZ + 6].tolist(), s0[L.OF_FZP: L.OF_FZP + 6].tolist()
+
+    @property
+    def challenged(self) -> int | None:
+        q = self._s0.item(L.CHAL)
+        return None if q < 0 else q
+
+    @property
+    def piggybacked(self) -> bool:
+        """Whether this turn took over the previous player's offer."""
+        return self._s0.item(L.PIGGY) != 0
+
+    @property
+    def challenges_used(self) -> list[int]:
+        return self._seats(L.CH_USED)
+
+    @property
+    def challenge_brackets(self) -> list[list[bool]]:
+        return [[bool(b & 1), bool(b & 2)] for b in self._seats(L.CH_BR)]
+
+    @property
+    def winners(self) -> tuple[int, ...] | None:
+        s0 = self._s0
+        if s0.item(L.PHASE) != L.OVER:
+            return None
+        m = s0.item(L.WIN_MASK)
+        return tuple(q for q in range(self.num_players) if m >> q & 1)
+
+    @property
+    def decisions(self) -> int:
+        return self._s0.item(L.DECISIONS)
+
+    # ------------------------------------------------------------------ queries
 
     def bank_threshold(self) -> int:
         """The least turn total the player to move may bank (entry threshold before the board)."""
@@ -159,44 +358,32 @@ class GameState:
         """The legal keeps of the current roll (points include pyramiding), canonical masks only."""
         keeps = self._keeps
         if keeps is None:
-            if self.phase != Phase.KEEP:
+            s0 = self._s0
+            if s0.item(L.PHASE) != L.KEEP:
                 return ()
-            info = self.roll_info
-            if info.keeps and not (self._pyr or self._all_scoring):
-                keeps = info.keeps  # what pass_keeps returns here, without the call (the hot path)
+            r = s0.item(L.ROLL)
+            if self._pyr and s0.item(L.FZN):  # pyramiding, dice frozen in this pass: the kernels' keeps
+                roll = ROLLS[r]
+                kb = self._kbuf
+                keeps = tuple(_keep(roll, *kb[i].tolist()) for i in range(D.one_keeps(self._st, self._rp, self._tab, kb)))
             else:
-                keeps = pass_keeps(self.ruleset.scoring, info, self.frozen, self.frozen_points, self._pyr,
-                                   self._all_scoring, bonus_of(self.ruleset, info) > 0)
+                keeps = self._cr.keeps[r] or BONUS_KEEPS  # a roll kept in play with no keep: the six-dice bonus
             self._keeps = keeps
         return keeps
 
     def can_bank(self, total: int, left_after: int) -> bool:
         """Whether a turn total may be banked with ``left_after`` dice not set aside (0 = hot dice)."""
-        return can_bank(total, left_after, self._bar_now, self._forced)
+        rs, p = self.ruleset, self.current
+        bar = bank_bar(self.on_board[p], rs.entry_threshold, rs.min_bank, rs.variants.overcoming, self.last_result)
+        return can_bank(total, left_after, bar, rs.hot_dice == "forced")
 
     def legal_actions(self) -> list[int]:
         """The legal actions of the player to move, ascending; empty once the game is over."""
-        if self._legal is None:
-            ph = self.phase
-            if ph == Phase.KEEP:
-                need, no_bank_n = bank_need(self._bar_now, self.turn_total, self.dice_left, self._forced)
-                out = []  # primitives.may_bank written out per keep: this loop is the engine's hottest
-                for k in self.keeps():
-                    a = k.mask * 2
-                    out.append(a)
-                    if k.points >= need and k.n != no_bank_n:
-                        out.append(a + 1)
-                self._legal = out
-            elif ph == Phase.CHALLENGE:
-                self._legal = [NO_CHALLENGE] + [
-                    CHALLENGE_BASE + k - 1 for k in range(1, self.num_players)
-                    if self.on_board[(self.current + k) % self.num_players]
-                ]
-            elif ph == Phase.PIGGYBACK:
-                self._legal = [FRESH, PIGGYBACK]
-            else:
-                self._legal = []
-        return self._legal
+        legal = self._legal
+        if legal is None:
+            buf = self._buf
+            legal = self._legal = buf[: D.one_legal(self._st, self._rp, self._tab, buf)].tolist()
+        return legal
 
     def legal_mask(self) -> np.ndarray:
         """The legal actions as a boolean vector of length :data:`NUM_ACTIONS` (a fresh copy)."""
@@ -216,42 +403,97 @@ class GameState:
         a = action if type(action) is int else action_number(action)
         if a is None or a not in self.legal_actions():
             raise IllegalActionError(self.why_illegal(action))
-        action = a
-        self.actions.append(action)
-        self.decisions += 1
+        self.actions.append(a)
         self._legal = None
-        ph = self.phase
-        if ph == Phase.KEEP:
-            mask, bank = action >> 1, action & 1
-            if self._pyr or not mask:  # pyramiding's keeps, or the keep of nothing after a bonus
-                keep = next(k for k in self.keeps() if k.mask == mask)
+        self._keeps = None
+        self._play(a)
+
+    def _play(self, a: int) -> None:
+        """Move ``a`` (none when negative), then the rolls due, with the summary of every turn that ends."""
+        if not self._random:
+            if a >= 0:
+                self._moved(a, D.one_move(self._st, self._rp, self._tab, a))
+            return self._roll_due()
+        ds = self.dice_source
+        code_roll = self._cr.code_roll
+        s0 = self._s0
+        while True:
+            pos, r, placed, ended = _one_step(self._st, self._rp, self._tab, a, ds._codes, ds._pos, code_roll)
+            ds._pos = pos
+            if a >= 0:
+                self._moved(a, ended)
+                a = -1
+            if r >= 0:
+                roll = ROLLS[r]
+                self.rolls.append(roll)
+                if placed == 1:
+                    self._turn_over(roll)
+                elif placed == 2:  # docs/rules.md, the six-dice zilch bonus
+                    self._events.append({"kind": "bonus", "points": self._bonus})
+            if s0.item(L.PHASE) != L.PENDING:
+                return
+            if pos >= len(ds._buf):
+                ds.refill()
+
+    def _moved(self, a: int, ended: int) -> None:
+        if ended:
+            self._turn_over(None)
+        elif a == PIGGYBACK:
+            s0 = self._s0
+            self._events.append({"kind": "piggyback", "points": s0.item(L.TOTAL), "dice": s0.item(L.LEFT)})
+
+    def _roll_due(self) -> None:
+        """Roll while a roll is due: the dice source rolls, the kernels place the roll (a zilch ends
+        the turn, and the next turn's first roll is rolled by this same loop)."""
+        s0 = self._s0
+        while s0.item(L.PHASE) == L.PENDING:
+            n = s0.item(L.LEFT)
+            if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
+                p = s0.item(L.CUR)
+                roll = self.dice_source.roll_slot(n, p, s0.item(L.P_TURNS + p), s0.item(L.RIT))
             else:
-                keep = self.roll_info.by_mask[mask]
-            self._apply_keep(keep)
-            if bank:
-                self._end_turn(banked=True)
-                if self.phase == Phase.KEEP:  # the next turn's first roll is due
-                    self._roll()
+                roll = self.dice_source.roll(n)
+            try:
+                r = ROLL_ID[roll]
+            except (KeyError, TypeError):
+                r, roll = _roll_id(roll, n)
+            if len(roll) != n:
+                raise ValueError(f"the dice source rolled {list(roll)} for a roll of {n} dice")
+            self.rolls.append(roll)
+            placed = D.one_roll(self._st, self._rp, self._tab, r)
+            if placed == 1:
+                self._turn_over(roll)
+            elif placed == 2:  # docs/rules.md, the six-dice zilch bonus
+                self._events.append({"kind": "bonus", "points": self._bonus})
+        self._keeps = None
+
+    def _turn_over(self, zilch_roll: tuple[int, ...] | None) -> None:
+        """The summary of the turn that just ended, from the row's ``END_*`` columns."""
+        row = self._s0.tolist()
+        banked = zilch_roll is None
+        recorded = row[L.LAST]
+        events = self._events
+        self._events = []
+        penalty = None
+        if recorded and not banked:
+            events.append({"kind": "permanent", "points": recorded})
+        q = row[L.END_CHALLENGED]
+        if q >= 0:
+            if banked:
+                events.append({"kind": "challenge_transfer", "seat": q, "points": row[L.END_TAKEN]})
             else:
-                self._roll()
-        elif ph == Phase.CHALLENGE:
-            if action != NO_CHALLENGE:
-                p = self.current
-                self.challenged = (p + action - CHALLENGE_BASE + 1) % self.num_players
-                self.challenge_brackets[p][int(self.scores[p] >= CHALLENGE_SPLIT)] = True
-                self.challenges_used[p] += 1
-            if self.offer is not None and self.ruleset.variants.piggyback:
-                self.phase = Phase.PIGGYBACK
-            else:
-                self._roll()
-        elif ph == Phase.PIGGYBACK:
-            if action == PIGGYBACK:
-                self.turn_total, self.dice_left = self.offer  # type: ignore[misc]
-                # play on from there: the previous player's pass goes on, frozen dice included
-                self.frozen, self.frozen_points = (list(x) for x in self._offer_frozen)  # type: ignore[union-attr]
-                self._piggybacked = True
-                self._events.append({"kind": "piggyback", "points": self.turn_total, "dice": self.dice_left})
-            self._roll()
+                penalty = f"challenge zilch -{row[L.END_COST]}"
+                events.append({"kind": "challenge_cost", "points": row[L.END_COST]})
+        if row[L.END_PENALISED]:
+            zp = self.ruleset.variants.zilch_penalty
+            penalty = (penalty + "; " if penalty else "") + f"{zp.count} zilches: {zp.mode}"
+            events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count, "points": row[L.END_PENALTY]})
+        self.turns.append({
+            "player": row[L.END_SEAT], "banked": banked, "turn_total": row[L.END_TOTAL], "recorded": recorded,
+            "score": row[L.END_SCORE], "challenged": None if q < 0 else q, "penalty": penalty,
+            "piggyback": bool(row[L.END_PIGGYBACKED]), "zilch_roll": None if banked else list(zilch_roll),
+            "events": events,
+        })
 
     def why_illegal(self, action: Any) -> str:
         """Which rule forbids ``action`` now (or a note that it is legal)."""
@@ -320,165 +562,6 @@ class GameState:
                     f"player's last turn, {self.last_result}")
         return f"action {action} is not legal here"  # pragma: no cover - every rule is named above
 
-    # ------------------------------------------------------------------ the turn
-
-    def _start_turn(self) -> None:
-        rs = self.ruleset
-        self.phase = Phase.KEEP
-        self.roll: tuple[int, ...] = ()
-        self.roll_info: RollInfo | None = None
-        self.dice_left = rs.dice
-        self.turn_total = 0
-        self.permanent = 0
-        self.frozen = [0] * 6
-        self.frozen_points = [0] * 6
-        self.challenged: int | None = None
-        self._piggybacked = False
-        self._events: list[dict[str, Any]] = []
-        self._rit = 0
-        p = self.current
-        # the turn's bank bar: the mover's board status and the previous result hold for the turn
-        self._bar_now = bank_bar(self.on_board[p], self._entry, self._min_bank, self._overcoming,
-                                 self.last_result)
-        self._legal: list[int] | None = None
-        self._keeps: tuple[Keep, ...] | None = None
-        if rs.variants.challenge and self.tiebreak_players is None and self._may_challenge(p):
-            self.phase = Phase.CHALLENGE
-        elif rs.variants.piggyback and self.offer is not None:
-            self.phase = Phase.PIGGYBACK
-        # else the turn's first roll is due (phase KEEP, no roll yet): the caller rolls it
-
-    def _may_challenge(self, p: int) -> bool:
-        """Source 001: two challenge turns at most, one below 5000 and one at or above, both players on the board."""
-        if not self.on_board[p] or self.challenges_used[p] >= 2:
-            return False
-        if self.challenge_brackets[p][int(self.scores[p] >= CHALLENGE_SPLIT)]:
-            return False
-        return any(self.on_board[q] for q in range(self.num_players) if q != p)
-
-    def _roll(self) -> None:
-        """Roll the dice left; a zilch ends the turn, and the next turn's first roll is made by this
-        same loop (no recursion however many turns in a row zilch on their first roll)."""
-        self._legal = None
-        while True:
-            if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
-                p = self.current
-                roll = self.dice_source.roll_slot(self.dice_left, p, self._seat_turns[p], self._rit)
-            else:
-                roll = self.dice_source.roll(self.dice_left)
-            self._rit += 1
-            self.rolls.append(roll)
-            self.roll = roll
-            info = self.roll_info = self._rolls_by_dice[roll]
-            self.phase = Phase.KEEP
-            self._keeps = None
-            if info.keeps:
-                return
-            keeps = self.keeps() if (self._pyr or self._bonus) else ()
-            if keeps is BONUS_KEEPS:
-                # docs/rules.md, the six-dice zilch bonus: all dice rolled and nothing scores: the bonus
-                # joins the turn total, and the player banks or rolls all the dice again.
-                self.turn_total += self._bonus
-                self._events.append({"kind": "bonus", "points": self._bonus})
-                return
-            if keeps:  # pyramiding: the roll scores with the dice frozen in this pass
-                return
-            self._end_turn(banked=False)
-            if self.phase != Phase.KEEP:  # a turn-start decision, or the game is over
-                return
-
-    def _apply_keep(self, keep: Keep) -> None:
-        rs = self.ruleset
-        self.turn_total += keep.points
-        if keep.straight and permanent_straight(rs):
-            self.permanent += keep.points
-        self.dice_left -= keep.n
-        if self.dice_left == 0:  # hot dice: all set aside, the next roll takes them all and starts a new pass
-            self.dice_left = rs.dice
-            self.frozen = [0] * 6
-            self.frozen_points = [0] * 6
-        elif self._pyr:
-            self.frozen, self.frozen_points = pyramid_freeze(self.ruleset.scoring, keep, self.frozen, self.frozen_points)
-
-    def _end_turn(self, banked: bool) -> None:
-        rs, p, n = self.ruleset, self.current, self.num_players
-        total = self.turn_total
-        was_on = self.on_board[p]
-        recorded, self.on_board[p] = turn_record(banked, total, self.permanent, was_on, self._entry)
-        score = self.scores[p] + recorded
-        penalty_note = None
-        events = self._events
-        if recorded and not banked:
-            events.append({"kind": "permanent", "points": recorded})
-        floor = rs.score_floor
-        if self.challenged is not None:
-            if banked:  # the challenged loses the banked total, down to the score floor
-                q = self.challenged
-                taken = min(self.scores[q] - floor, total)
-                self.scores[q] -= taken
-                events.append({"kind": "challenge_transfer", "seat": q, "points": taken})
-            else:
-                cost = challenge_cost(self.challenges_used[p], *CHALLENGE_ZILCH_COST)
-                score -= cost
-                penalty_note = f"challenge zilch -{cost}"
-                events.append({"kind": "challenge_cost", "points": cost})
-        zp = rs.variants.zilch_penalty
-        self.zilch_streak[p], penalty = zilch_streak(banked, was_on, self.zilch_streak[p], zp.count)
-        if penalty:
-            before = max(floor, score)
-            score = penalised(score, PENALTY_MODES.index(zp.mode), zp.points, floor)
-            penalty_note = (penalty_note + "; " if penalty_note else "") + f"{zp.count} zilches: {zp.mode}"
-            events.append({"kind": "zilch_penalty", "mode": zp.mode, "count": zp.count,
-                           "points": before - max(floor, score)})
-        self.scores[p] = max(floor, score)  # docs/rules.md, score_floor: penalties stop at the floor
-        self.last_result = recorded
-        self._seat_turns[p] += 1
-        # piggyback is offered on another player's bank only: a one-player game has no offer
-        self.offer = (total, self.dice_left) if banked and rs.variants.piggyback and n > 1 else None
-        self._offer_frozen = (list(self.frozen), list(self.frozen_points)) if self.offer else None
-        self.turns.append({
-            "player": p, "banked": banked, "turn_total": total, "recorded": recorded,
-            "score": self.scores[p], "challenged": self.challenged, "penalty": penalty_note,
-            "piggyback": self._piggybacked, "zilch_roll": None if banked else list(self.roll),
-            "events": events,
-        })
-        self.roll = ()
-        self.roll_info = None
-        self._keeps = None
-        self._legal = None
-        # Ending (docs/rules.md, "Ending"): who plays next, or the result.
-        if self.tiebreak_players is not None:
-            self.final_queue.pop(0)  # type: ignore[union-attr]
-            if not self.final_queue:
-                return self._finish(self.tiebreak_players)
-        elif self.final_queue is None:
-            if self.scores[p] >= rs.target:
-                start, count = final_turns(p, n, self.first, ENDS.index(rs.end))
-                self.final_queue = [(start + i) % n for i in range(count)]
-                if not self.final_queue:
-                    return self._finish(tuple(range(n)))
-        else:
-            self.final_queue.pop(0)
-            if not self.final_queue:
-                return self._finish(tuple(range(n)))
-        self.current = self.final_queue[0] if self.final_queue else (p + 1) % n
-        self._start_turn()
-
-    def _finish(self, contenders: tuple[int, ...]) -> None:
-        best = max(self.scores[q] for q in contenders)
-        tied = tuple(q for q in contenders if self.scores[q] == best)
-        if len(tied) > 1 and self.ruleset.tie == "tiebreak" and self.tiebreak_round < MAX_TIEBREAK_ROUNDS:
-            self.tiebreak_round += 1
-            self.tiebreak_players = tied
-            self.final_queue = sorted(tied, key=lambda q: (q - self.first) % self.num_players)
-            self.current = self.final_queue[0]
-            self.offer = None
-            self._start_turn()
-            return
-        self.winners = tied
-        self.phase = Phase.OVER
-        self._legal = None
-
     # ------------------------------------------------------------------ copies, records, text
 
     def clone(self) -> "GameState":
@@ -486,16 +569,36 @@ class GameState:
         import copy
 
         new = object.__new__(GameState)
-        for name in GameState.__slots__:
-            setattr(new, name, copy.copy(getattr(self, name)))
-        new.scores, new.on_board, new.zilch_streak = list(self.scores), list(self.on_board), list(self.zilch_streak)
-        new.frozen, new.frozen_points = list(self.frozen), list(self.frozen_points)
-        new.final_queue = list(self.final_queue) if self.final_queue is not None else None
-        new.challenge_brackets = [list(b) for b in self.challenge_brackets]
+        for name in ("ruleset", "num_players", "first", "_rp", "_tab", "_cr", "_table", "_pyr", "_bonus"):
+            setattr(new, name, getattr(self, name))  # immutable, shared
+        new._st = self._st.copy()
+        new._s0 = new._st[0]
+        new.rolls, new.actions = list(self.rolls), list(self.actions)
+        new.turns = [dict(t) for t in self.turns]
+        new._events = list(self._events)
         new.dice_source = copy.deepcopy(self.dice_source)
         new._by_slot = bool(getattr(new.dice_source, "by_slot", False))
-        new.turns = [dict(t) for t in self.turns]
+        new._buf = np.empty(D.ACTION_ROOM, dtype=np.int64)
+        new._kbuf = np.empty((D.KEEP_ROOM, 4), dtype=np.int64)
+        new._legal = new._keeps = new._mask_of = new._mask = None
+        new._random = type(new.dice_source) is RandomDice
         return new
+
+    _DERIVED = ("_s0", "_rp", "_tab", "_cr", "_table", "_buf", "_kbuf", "_legal", "_keeps", "_mask", "_mask_of")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled: the row and what the view keeps; the compiled rules are rebuilt from the ruleset."""
+        return {name: getattr(self, name) for name in GameState.__slots__ if name not in GameState._DERIVED}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._cr = cr = compile_rules(self.ruleset)
+        self._tab, self._rp, self._table = cr.table, _params(cr, self.num_players), scoring_table(self.ruleset)
+        self._s0 = self._st[0]
+        self._buf = np.empty(D.ACTION_ROOM, dtype=np.int64)
+        self._kbuf = np.empty((D.KEEP_ROOM, 4), dtype=np.int64)
+        self._legal = self._keeps = self._mask_of = self._mask = None
 
     def __deepcopy__(self, memo: dict) -> "GameState":
         """``copy.deepcopy`` is :meth:`clone`: the ruleset and its scoring tables are immutable and
@@ -581,3 +684,22 @@ class GameState:
     def __repr__(self) -> str:
         return (f"GameState({self.ruleset.name!r}, scores={self.scores}, current={self.current}, "
                 f"phase={self.phase.name}, roll={list(self.roll)}, turn_total={self.turn_total})")
+
+
+def _keep(roll: tuple[int, ...], mask: int, points: int, n: int, straight: int) -> Keep:
+    """A :class:`Keep` of ``roll`` from the kernels' numbers."""
+    counts = [0] * 6
+    for i, d in enumerate(roll):
+        if mask >> i & 1:
+            counts[d - 1] += 1
+    return Keep(mask, tuple(counts), n, points, bool(straight))  # type: ignore[arg-type]
+
+
+def _roll_id(roll: Any, n: int) -> tuple[int, tuple[int, ...]]:
+    """The roll id of what a dice source rolled for ``n`` dice, sorted, or a ValueError naming it."""
+    try:
+        dice = tuple(sorted(int(d) for d in roll))
+        return ROLL_ID[dice], dice
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"the dice source rolled {roll!r} for a roll of {n} dice: a roll is 1 to 6 faces "
+                         f"from 1 to 6") from None

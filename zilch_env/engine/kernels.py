@@ -1,7 +1,8 @@
-"""Numba kernels of the batched engine (:mod:`zilch_env.engine.batched`): plain scalar code, one game at a
-time in a loop over the batch, over a struct-of-arrays state. Each function mirrors a method of
-:class:`zilch_env.engine.GameState` (named in its docstring) statement for statement, so the two stay
-easy to compare; the differential test (``tests/zilch_env/engine/test_batched.py``) holds them to identical states.
+"""The turn flow, written once: numba kernels over the engine's state, plain scalar code, one game at
+a time. :class:`zilch_env.engine.GameState` (one game, through :mod:`zilch_env.engine.decisions`) and
+:class:`zilch_env.engine.batched.BatchedGames` (many games, in a loop over the batch) both play with
+them: the start of a turn and its decisions (challenge, piggyback), the roll, the keep, the bank, the
+end of the turn (record, streak, penalty, offer), the ending and the finish.
 
 The state of game ``b`` is row ``st[b]`` of one int64 matrix; :mod:`zilch_env.engine.layout` names
 its columns. Each game plays its own rules: column ``RID`` picks its row of the stacked rule parameters
@@ -10,6 +11,7 @@ its columns. Each game plays its own rules: column ``RID`` picks its row of the 
 :func:`zilch_env.rules.compile`: rulesets that score alike share one, and the batch's tables stay
 few enough to stay in the caches).
 The batch kernels below take the stacks; every helper takes the one game's ``rp`` and ``tab``.
+The rules of the end of a turn and of the game are :mod:`zilch_env.rules.primitives`, compiled.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from zilch_env._jit import INLINE
 
 from zilch_env.rules import primitives
 from zilch_env.envs.reward import game_reward
-from zilch_env.engine.layout import (CUR, FIRST, PHASE, ROLL, LEFT, TOTAL, PERM, LAST, FQ_ON, FQ_POS, FQ_LEN, TB_MASK, TB_ROUND, WIN_MASK, TURNS, DECISIONS, DPOS, DFILL, SCORE, ONB, STREAK, FQ, P_TURNS, P_POINTS, P_ZILCH, RIT, FZ, FZP, FZN, CHAL, CH_USED, CH_BR, OF_ON, OF_TOTAL, OF_DICE, OF_FZ, OF_FZP, PIGGY, RID, CHALLENGE, PIGGYBACK, KEEP, OVER, PENDING, A_FRESH, A_PIGGYBACK, A_NO_CHALLENGE, A_CHALLENGE, NONE, R_DICE, R_TARGET, R_ENTRY, R_MIN_BANK, R_FORCED, R_OVERCOMING, R_PERM_STRAIGHT, R_BONUS, R_ZP_COUNT, R_ZP_POINTS, R_ZP_MODE, R_END, R_TIEBREAK, R_PLAYERS, R_MAX_TB, R_KEYED, R_PYR, R_CHALLENGE, R_PIGGYBACK, R_ALL_SCORING, R_CH_SPLIT, R_CH_COST1, R_CH_COST2, R_SPLIT1, R_FLOOR, R_TAB, T_NK, T_MASK, T_PTS, T_N, T_STR, T_M2K, T_LEN, T_CNT, T_FIRST)
+from zilch_env.engine.layout import (CUR, FIRST, PHASE, ROLL, LEFT, TOTAL, PERM, LAST, FQ_ON, FQ_POS, FQ_LEN, TB_MASK, TB_ROUND, WIN_MASK, TURNS, DECISIONS, DPOS, DFILL, SCORE, ONB, STREAK, FQ, P_TURNS, P_POINTS, P_ZILCH, RIT, FZ, FZP, FZN, CHAL, CH_USED, CH_BR, OF_ON, OF_TOTAL, OF_DICE, OF_FZ, OF_FZP, PIGGY, RID, END_SEAT, END_BANKED, END_TOTAL, END_SCORE, END_CHALLENGED, END_PIGGYBACKED, END_TAKEN, END_COST, END_PENALISED, END_PENALTY, WIDTH, CHALLENGE, PIGGYBACK, KEEP, OVER, PENDING, A_FRESH, A_PIGGYBACK, A_NO_CHALLENGE, A_CHALLENGE, NONE, R_DICE, R_TARGET, R_ENTRY, R_MIN_BANK, R_FORCED, R_OVERCOMING, R_PERM_STRAIGHT, R_BONUS, R_ZP_COUNT, R_ZP_POINTS, R_ZP_MODE, R_END, R_TIEBREAK, R_PLAYERS, R_MAX_TB, R_KEYED, R_PYR, R_CHALLENGE, R_PIGGYBACK, R_ALL_SCORING, R_CH_SPLIT, R_CH_COST1, R_CH_COST2, R_SPLIT1, R_FLOOR, R_TAB, T_NK, T_MASK, T_PTS, T_N, T_STR, T_M2K, T_LEN, T_CNT, T_FIRST)
 from zilch_env.engine.splitmix import (keyed_code, slot_index)
 
 
 # --------------------------------------------------------------------------------------------
-# The keeps of the current roll (GameState.keeps): the table's, or under pyramiding with dice frozen
+# The keeps of the current roll: the table's, or under pyramiding with dice frozen
 # in this pass, computed face by face (zilch_env.rules.scoring.pyramid_keeps)
 
 
@@ -199,12 +201,12 @@ def _unfreeze(st, b):
 
 
 # --------------------------------------------------------------------------------------------
-# The turn (GameState._start_turn, _roll, _apply_keep, _end_turn, _finish)
+# The turn: start, roll, keep, end, finish
 
 
 @njit(cache=True, inline=INLINE)
 def _may_challenge(st, b, rp, p):
-    """GameState._may_challenge (source 001): two challenge turns at most, one below the split and one
+    """Whether seat ``p`` may challenge at the start of its turn (source 001): two challenge turns at most, one below the split and one
     at or above it, the challenger and some opponent on the board."""
     if st[b, ONB + p] == 0 or st[b, CH_USED + p] >= 2:
         return False
@@ -219,7 +221,7 @@ def _may_challenge(st, b, rp, p):
 
 @njit(cache=True)
 def _start_turn(st, b, rp):
-    """GameState._start_turn: the turn's state reset; a challenge decision, a piggyback decision, or
+    """The start of a turn: the turn's state reset; a challenge decision, a piggyback decision, or
     a roll of all dice is due."""
     st[b, PHASE] = PENDING
     st[b, ROLL] = -1
@@ -247,7 +249,7 @@ _final_turns = primitives.nb_final_turns
 
 @njit(cache=True)
 def _finish(st, b, contenders, rp):
-    """GameState._finish: the best score among ``contenders`` (a seat mask) wins; a tie plays
+    """The finish: the best score among ``contenders`` (a seat mask) wins; a tie plays
     tie-break turns (tied seats in playing order) under ``tie = "tiebreak"``, a bounded number of
     times, and is otherwise a draw. Returns True when the game is over."""
     n = rp[R_PLAYERS]
@@ -286,7 +288,7 @@ def _finish(st, b, contenders, rp):
 
 @njit(cache=True)
 def _end_turn(st, b, banked, rp):
-    """GameState._end_turn: record the turn (the turn total when banked, else the permanent points;
+    """The end of a turn: record it (the turn total when banked, else the permanent points;
     nothing below the entry threshold before the board), settle a challenge, count zilch streaks and
     apply the zilch penalty, put a bank on offer for piggyback, then the ending rules: who plays
     next, or the result. Returns True when the game is over."""
@@ -298,18 +300,36 @@ def _end_turn(st, b, banked, rp):
     st[b, ONB + p] = 1 if on_after else 0
     score = st[b, SCORE + p] + recorded
     q = st[b, CHAL]
+    st[b, END_SEAT] = p
+    st[b, END_BANKED] = 1 if banked else 0
+    st[b, END_TOTAL] = total
+    st[b, END_CHALLENGED] = q
+    st[b, END_PIGGYBACKED] = st[b, PIGGY]
+    st[b, END_TAKEN] = 0
+    st[b, END_COST] = 0
+    st[b, END_PENALISED] = 0
+    st[b, END_PENALTY] = 0
     if q >= 0:
         if banked:  # the banked turn total is also taken from the challenged, down to the floor
             left = st[b, SCORE + q] - total
-            st[b, SCORE + q] = left if left > rp[R_FLOOR] else rp[R_FLOOR]
+            if left < rp[R_FLOOR]:
+                left = rp[R_FLOOR]
+            st[b, END_TAKEN] = st[b, SCORE + q] - left
+            st[b, SCORE + q] = left
         else:  # a zilch costs the challenger, by its challenge's order
-            score -= _challenge_cost(st[b, CH_USED + p], rp[R_CH_COST1], rp[R_CH_COST2])
+            cost = _challenge_cost(st[b, CH_USED + p], rp[R_CH_COST1], rp[R_CH_COST2])
+            st[b, END_COST] = cost
+            score -= cost
     streak, penalty = _zilch_streak(banked, was_on, st[b, STREAK + p], rp[R_ZP_COUNT])
     st[b, STREAK + p] = streak
     if penalty:
+        before = score if score > rp[R_FLOOR] else rp[R_FLOOR]
         score = _penalised(score, rp[R_ZP_MODE], rp[R_ZP_POINTS], rp[R_FLOOR])
+        st[b, END_PENALISED] = 1
+        st[b, END_PENALTY] = before - (score if score > rp[R_FLOOR] else rp[R_FLOOR])
     if score < rp[R_FLOOR]:
         score = rp[R_FLOOR]
+    st[b, END_SCORE] = score
     st[b, SCORE + p] = score
     st[b, LAST] = recorded
     st[b, TURNS] += 1
@@ -358,7 +378,7 @@ def _end_turn(st, b, banked, rp):
 
 @njit(cache=True, inline=INLINE)
 def _advance(st, b, rp, dbuf, keys, code_roll, tab):
-    """GameState._roll, resumable: while a roll is due, draw the next dice code of this game and
+    """The rolls due, resumable: while a roll is due, draw the next dice code of this game and
     look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
     ``six_dice_zilch_bonus`` adds the bonus and waits for the player's bank or roll (the keep of
     nothing, :func:`_bonus_roll`); any other zilch ends the turn and the
@@ -372,8 +392,6 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
 def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_advance`; with ``hold`` 1 it stops where a new turn is due (PENDING before the turn's
     first roll, ``RIT == 0``), with ``hold`` 2 before any roll: :func:`advance_pending` resumes it."""
-    dice = rp[R_DICE]
-    bonus = rp[R_BONUS]
     ring_mask = dbuf.shape[1] - 1
     mode = rp[R_KEYED]
     while st[b, PHASE] == PENDING:
@@ -390,19 +408,28 @@ def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
         else:
             code = dbuf[b, pos & ring_mask]
         st[b, DPOS] = pos + 1
-        st[b, RIT] += 1
-        left = st[b, LEFT]
-        r = code_roll[left, code]
-        if _scores(st, b, rp, tab, r):
-            st[b, ROLL] = r
-            st[b, PHASE] = KEEP
-            return
-        if left == dice and bonus > 0:  # the bonus joins the turn total; then bank or roll again
-            st[b, TOTAL] += bonus
-            st[b, ROLL] = r
-            st[b, PHASE] = KEEP
-            return
-        _end_turn(st, b, False, rp)
+        _place_roll(st, b, rp, tab, code_roll[st[b, LEFT], code])
+
+
+@njit(cache=True, inline=INLINE)
+def _place_roll(st, b, rp, tab, r):
+    """A roll: roll ``r`` (of the game's dice left) is the turn's next roll. A scoring roll
+    waits for the player's keep (KEEP); a zilch of all dice under ``six_dice_zilch_bonus`` adds the
+    bonus and waits for the player's bank or roll (the keep of nothing, :func:`_bonus_roll`); any
+    other zilch ends the turn (the next turn then starts: a decision, or PENDING for its first roll).
+    Returns 0 for a scoring roll, 2 for a bonus, 1 when the roll ended the turn."""
+    st[b, RIT] += 1
+    if _scores(st, b, rp, tab, r):
+        st[b, ROLL] = r
+        st[b, PHASE] = KEEP
+        return 0
+    if st[b, LEFT] == rp[R_DICE] and rp[R_BONUS] > 0:  # the bonus joins the turn total; then bank or roll again
+        st[b, TOTAL] += rp[R_BONUS]
+        st[b, ROLL] = r
+        st[b, PHASE] = KEEP
+        return 2
+    _end_turn(st, b, False, rp)
+    return 1
 
 
 _bank_bar = primitives.nb_bank_bar
@@ -430,7 +457,7 @@ def _may_challenge_seat(st, b, rp, action):
 
 @njit(cache=True, inline=INLINE)
 def _legal(st, b, action, rp, tab):
-    """Whether ``action`` is legal for game ``b`` (GameState.legal_actions)."""
+    """Whether ``action`` is legal for game ``b`` (as zilch_env.engine.decisions.legal_list lists them)."""
     ph = st[b, PHASE]
     if ph == CHALLENGE:
         return action == A_NO_CHALLENGE or _may_challenge_seat(st, b, rp, action)
@@ -449,13 +476,21 @@ def _legal(st, b, action, rp, tab):
 
 @njit(cache=True, inline=INLINE)
 def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
-    """GameState.apply of a legal action: a turn-start decision, or a keep and bank or roll."""
+    """A legal action applied, then the rolls due: a turn-start decision, or a keep and bank or roll."""
     _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, 0)
 
 
 @njit(cache=True, inline=INLINE)
 def _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_apply`; with ``hold`` a turn that ends stops before the next turn's first roll."""
+    _move(st, b, action, rp, tab)
+    _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold)
+
+
+@njit(cache=True, inline=INLINE)
+def _move(st, b, action, rp, tab):
+    """The move itself, up to the next roll (PENDING) or the next turn's start: a turn-start decision,
+    or a keep and a bank or a roll. Returns 1 when the move ended the turn (a bank), else 0."""
     st[b, DECISIONS] += 1
     ph = st[b, PHASE]
     if ph == CHALLENGE:
@@ -491,18 +526,20 @@ def _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, hold):
         st[b, LEFT] = left
         if action & 1:
             _end_turn(st, b, True, rp)
-        else:
-            st[b, PHASE] = PENDING
-            st[b, ROLL] = -1
-    _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold)
+            return 1
+        st[b, PHASE] = PENDING
+        st[b, ROLL] = -1
+    return 0
 
 
 @njit(cache=True)
 def _new_game(st, b, first, rp):
-    """A fresh game in row ``b`` (GameState.__init__ up to the first roll); the dice columns stay."""
+    """A fresh game in row ``b`` (up to its first decision or its first roll); the dice columns stay."""
     for c in range(DPOS):
         st[b, c] = 0
     for c in range(SCORE, RID):
+        st[b, c] = 0
+    for c in range(RID + 1, WIDTH):
         st[b, c] = 0
     on = 1 if rp[R_ENTRY] == 0 else 0
     for q in range(rp[R_PLAYERS]):

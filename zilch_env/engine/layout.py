@@ -11,6 +11,10 @@ reads and writes these columns by name, never by number.
 
 from __future__ import annotations
 
+# The rule parameters (R_*) and the keep table's columns (T_*) are the compiled rules' layout
+# (zilch_env.rules.packed); the kernels read them with the state's columns, from here.
+from zilch_env.rules.packed import *  # noqa: F401,F403
+
 # State columns (one row per game)
 
 CUR = 0  # the seat to move
@@ -52,7 +56,19 @@ OF_FZ = 90  # 6 columns: the offer's frozen dice by face (its pass goes on under
 OF_FZP = 96  # 6 columns: their points
 PIGGY = 102  # 1 when this turn took over the offer
 RID = 103  # the game's rules: its row of the stacked rule parameters and keep tables (kept by a new game)
-WIDTH = 104
+# The last turn that ended, as its end left it (written by the end of every turn; the single-game view
+# GameState reads its turn summaries and typed events from these columns)
+END_SEAT = 104  # the seat that played it
+END_BANKED = 105  # 1 when banked, 0 when it ended in a zilch
+END_TOTAL = 106  # its turn total
+END_SCORE = 107  # the seat's banked score after it
+END_CHALLENGED = 108  # the seat it challenged, -1 for none
+END_PIGGYBACKED = 109  # 1 when it took over the previous player's offer
+END_TAKEN = 110  # challenge: the points a bank took from the challenged seat
+END_COST = 111  # challenge: what a zilch cost the challenger
+END_PENALISED = 112  # 1 when the zilch penalty struck
+END_PENALTY = 113  # the points the penalty took (down to the score floor)
+WIDTH = 114
 
 # Phases (the values of engine.Phase, plus the internal "a roll is due"); a decision is due in
 # CHALLENGE, PIGGYBACK and KEEP, so "deciding" is ``phase <= KEEP``.
@@ -70,54 +86,6 @@ A_CHALLENGE = 131
 #: A keep that is no keep (pyramiding points of an impossible face choice).
 NONE = -(1 << 62)
 
-# Rule parameters
-R_DICE = 0
-R_TARGET = 1
-R_ENTRY = 2
-R_MIN_BANK = 3
-R_FORCED = 4
-R_OVERCOMING = 5
-R_PERM_STRAIGHT = 6
-R_BONUS = 7
-R_ZP_COUNT = 8
-R_ZP_POINTS = 9
-R_ZP_MODE = 10  # 0 subtract, 1 halve, 2 reset
-R_END = 11  # end: 0 others_one_turn, 1 finish_round, 2 instant (rules.schema.ENDS)
-R_TIEBREAK = 12
-R_PLAYERS = 13
-R_MAX_TB = 14
-R_KEYED = 15  # dice codes: 0 from the ring buffers (numpy streams); from per-game SplitMix64 keys:
-# 1 the game's rolls in order, 2 by turn slot (seat, that seat's turn, roll of the turn)
-R_PYR = 16  # pyramiding
-R_CHALLENGE = 17  # challenge
-R_PIGGYBACK = 18  # piggyback
-R_ALL_SCORING = 19  # keep = "all_scoring"
-R_CH_SPLIT = 20  # the score that splits the two challenge brackets
-R_CH_COST1 = 21  # what a zilch costs the challenger on its first challenge
-R_CH_COST2 = 22  # and on its second
-R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
-R_FLOOR = R_SPLIT1 + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
-R_TAB = R_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
-R_SIZE = R_TAB + 1
-
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
 #: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.
 MARGIN = 64
-#: Dice codes are uniform in [0, 6**6); a roll of n dice uses code % 6**n.
-CODES = 6**6
-
-# The packed table ``tab`` (int32, one row per sorted roll; built by zilch_env.engine.batched.batch_tables):
-# helpers take one table array instead of seven, because every array passed to a compiled helper
-# costs reference counting on each call, which dominated the step time.
-MAX_KEEPS = 63  # the most keeps any roll can have: six different faces, every one scoring (2**6 - 1)
-T_NK = 0  # legal keeps of the roll (0: a zilch)
-T_BEST = 1  # the best keep (all_scoring's keep, the greedy choice), -1 for a zilch
-T_MASK = 2  # MAX_KEEPS columns each: canonical mask, points, dice, scored as a straight
-T_PTS = T_MASK + MAX_KEEPS
-T_N = T_PTS + MAX_KEEPS
-T_STR = T_N + MAX_KEEPS
-T_M2K = T_STR + MAX_KEEPS  # 64 columns: the keep with this mask, -1 for none
-T_LEN = T_M2K + 64  # dice in the roll
-T_CNT = T_LEN + 1  # 6 columns: dice showing each face
-T_FIRST = T_CNT + 6  # 6 columns: the sorted position of each face's first die (0 when absent)
-T_WIDTH = T_FIRST + 6

@@ -5,12 +5,14 @@ tournament loops, and the observation. They stand on the rules kernels of
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from zilch_env._jit import INLINE
 
 from zilch_env.engine.kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR, CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE, R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TAB, R_TARGET, RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply, _bank_need, _bank_need_of, _bonus_roll, _game_reward, _keep_next, _may_bank, _may_challenge_seat, _new_game, _popcount, _pyramid_best, _pyramid_on)
 from zilch_env.engine.layout import MARGIN, T_BEST
+from zilch_env.engine.decisions import ACTION_ROOM, legal_list
 from zilch_env.engine.splitmix import _below
 
 
@@ -91,44 +93,13 @@ def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_rewa
 def legal_masks(st, out, rps, tabs):
     """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
     out[:, :] = False
+    legal = np.empty(ACTION_ROOM, dtype=np.int64)
     for b in range(st.shape[0]):
-        ph = st[b, PHASE]
-        if ph > KEEP:
+        if st[b, PHASE] > KEEP:
             continue
         rid = st[b, RID]
-        rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
-        n = rp[R_PLAYERS]
-        if ph == CHALLENGE:
-            out[b, A_NO_CHALLENGE] = True
-            for a in range(A_CHALLENGE, A_CHALLENGE + n - 1):
-                if _may_challenge_seat(st, b, rp, a):
-                    out[b, a] = True
-            continue
-        if ph == PIGGYBACK:
-            out[b, A_FRESH] = True
-            out[b, A_PIGGYBACK] = True
-            continue
-        if ph != KEEP:
-            continue
-        r = st[b, ROLL]
-        need, no_bank_n = _bank_need(st, b, rp)
-        nk = _row_keeps(st, b, rp, tab, r)
-        if nk > 0:  # the table's keeps, read directly (the common case)
-            for k in range(nk):
-                a = tab[r, T_MASK + k] * 2
-                out[b, a] = True
-                if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
-                    out[b, a + 1] = True
-            continue
-        c = 0
-        while True:
-            c, mask, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
-            if c < 0:
-                break
-            out[b, mask * 2] = True
-            if _may_bank(pts, kn, need, no_bank_n):
-                out[b, mask * 2 + 1] = True
+        for i in range(legal_list(st, b, rps[rid], tabs[rps[rid, R_TAB]], legal)):
+            out[b, legal[i]] = True
 
 
 @njit(cache=True, inline=INLINE)

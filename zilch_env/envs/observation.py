@@ -106,7 +106,8 @@ import numpy as np
 
 from zilch_env.engine import layout as L
 from zilch_env.engine import play_kernels as PK
-from zilch_env.engine.game import MAX_PLAYERS, MAX_TIEBREAK_ROUNDS, GameState
+from zilch_env.engine.game import MAX_PLAYERS, GameState
+from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.compiled import ROLLS
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.schema import Ruleset

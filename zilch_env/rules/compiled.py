@@ -25,14 +25,14 @@ from typing import Sequence
 import numpy as np
 
 
-from zilch_env.engine import layout as L
+from zilch_env.rules import packed as L
 from zilch_env.rules.primitives import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MAX_TIEBREAK_ROUNDS
-from zilch_env.engine.dice import sorted_rolls_by_code
+from zilch_env.rules.packed import sorted_rolls_by_code
 from zilch_env.rules.schema import ENDS, PENALTY_MODES
 from zilch_env.rules.schema import Ruleset
 from zilch_env.rules.scoring import Keep, pass_keeps, permanent_straight, scoring_table, split_points
 
-__all__ = ["CompiledRules", "compile", "roll_probability", "ROLLS"]
+__all__ = ["CompiledRules", "compile", "roll_probability", "ROLLS", "ROLL_ID"]
 
 #: Every sorted roll of 1 to 6 dice, by roll id.
 ROLLS: tuple[tuple[int, ...], ...] = tuple(
@@ -40,7 +40,9 @@ ROLLS: tuple[tuple[int, ...], ...] = tuple(
 _N_START = np.array([0] + [sum(math.comb(n + 5, 5) for n in range(1, k)) for k in range(1, 8)], dtype=np.int64)
 _CODES = 6**6
 _NOTHING = (0,) * 6  # no dice frozen
-_ROLL_ID = {r: i for i, r in enumerate(ROLLS)}
+#: The roll id of each sorted roll (a tuple of faces).
+ROLL_ID: dict[tuple[int, ...], int] = {r: i for i, r in enumerate(ROLLS)}
+_ROLL_ID = ROLL_ID
 
 
 def roll_probability(dice: Sequence[int]) -> Fraction:

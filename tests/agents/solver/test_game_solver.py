@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from zilch_env import GameState, UnsupportedRulesError, load_ruleset, play_game
-from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS, IllegalActionError
+from zilch_env.engine.game import IllegalActionError
+from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.scoring import scoring_table
 
 from agents import make_agent

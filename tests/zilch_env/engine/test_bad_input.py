@@ -274,10 +274,10 @@ def test_messages_speak_toml_and_count_seats_from_one():
     with pytest.raises(RulesetError, match=r'kind_values = \{4 = 2\}'):
         loads_ruleset('extends = "zonk"\n[scoring]\nkind_values = { 4 = 2 }\n')
     rs = load_ruleset("zonk", {"variants.challenge": True})
-    g = GameState(rs, 3, dice=[[1, 1, 1, 5, 5, 5]] * 3 + [[2, 3, 4, 6, 6, 2]] * 3)
-    g.on_board = [True, True, False]
-    g.challenges_used = [0, 0, 0]
-    g._start_turn()
+    g = GameState(rs, 3, dice=[[1, 1, 1, 5, 5, 5]] * 2 + [[2, 3, 4, 6, 6, 2]] * 3)
+    g.apply(127)  # players 1 and 2 keep all six dice and bank 1500; player 3 zilches
+    g.apply(127)
+    assert g.on_board == [True, True, False] and g.current == 0
     assert g.phase == Phase.CHALLENGE
     assert "player 3 is not on the board" in g.why_illegal(132)
     assert g.describe(131) == "challenge player 2"

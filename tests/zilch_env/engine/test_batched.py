@@ -33,7 +33,7 @@ def _single_rows(games: list[GameState], rows: np.ndarray, n: int) -> np.ndarray
             sum(1 << p for p in s.winners) if s.winners is not None else 0,
             *s.frozen, *s.frozen_points,
             *((1, *s.offer) if s.offer is not None else (0, 0, 0)),
-            -1 if s.challenged is None else s.challenged, int(s._piggybacked),
+            -1 if s.challenged is None else s.challenged, int(s.piggybacked),
             *s.challenges_used, *[int(lo) | int(hi) << 1 for lo, hi in s.challenge_brackets],
         ))
     return np.array(out, dtype=np.int64).reshape(len(rows), -1)

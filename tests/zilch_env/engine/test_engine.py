@@ -189,7 +189,7 @@ def test_instant_ending_first_player_cardgames():
     """cardgames: six 1s are 3000 flat; a player at 7000 banking them reaches 10000 and wins before
     the second player moves again."""
     g = game("cardgames", 2, [[1, 1, 1, 1, 1, 1]])
-    g.scores[0] = 7000
+    g.scores = [7000, 0]
     keep(g, [1, 1, 1, 1, 1, 1], bank=True)
     assert g.scores == [10000, 0] and g.done and g.winners == (0,)
 
@@ -213,7 +213,7 @@ def test_tiebreak_turns():
 
 
 def test_tiebreak_is_bounded():
-    from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS
+    from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 
     rolls = [[1, 1, 1, 2, 3, 4]] * 2 + [[2, 3, 4, 6, 2, 3]] * (2 * MAX_TIEBREAK_ROUNDS)
     g = game("zilch5k", 2, rolls, overrides={"target": 1000})

@@ -540,9 +540,9 @@ def test_observation_fields_from_a_scripted_game():
 def test_observation_scores_streaks_final_round_and_clipping():
     rs = load_ruleset("farkle")
     g = GameState(rs, 2, seed=0)
-    g.scores[0], g.scores[1] = 60000, 9000  # beyond the clip
-    g.zilch_streak[1] = 2
-    g.on_board[:] = [True, True]
+    g.scores = [60000, 9000]  # beyond the clip
+    g.zilch_streak = [0, 2]
+    g.on_board = [True, True]
     g.final_queue = [1]
     for seat in (0, 1):
         o = observe(g, seat)

@@ -318,9 +318,9 @@ def test_a_last_turn_reads_win_or_lose_per_keep():
 
     rs = load_ruleset("farkle")  # target 10,000, free keeps
     game = GameState(rs, 2, dice=ScriptedDice([[5, 2, 3, 6, 6, 2], [1, 3, 4, 4, 4]]), first=1)
-    game.on_board[:] = [True, True]
+    game.on_board = [True, True]
     game.apply(keep_action(next(k.mask for k in game.keeps() if k.dice == (5,)), bank=False))
-    game.scores[:] = [10000, 9500]
+    game.scores = [10000, 9500]
     game.final_queue = [1]
     assert game.current == 1 and game.phase == Phase.KEEP and game.turn_total == 50
     assert game.roll == (1, 3, 4, 4, 4)
