@@ -1,16 +1,21 @@
-"""The engine: the game played under a ruleset, for one game or for thousands.
+"""The engine: the game played under a ruleset, for one game or for thousands, by one turn flow.
 
-- :mod:`~zilch_env.engine.game`: :class:`GameState`, one game stepped action by action, and its
-  record; :mod:`~zilch_env.engine.records`: :func:`replay` and :class:`Match`;
-  :mod:`~zilch_env.engine.actions`: the action numbering every component shares.
-- :mod:`~zilch_env.engine.batched`: :class:`~zilch_env.engine.batched.BatchedGames`, many games stepped
-  together over arrays by the numba kernels of :mod:`~zilch_env.engine.kernels` (the turn flow) and
-  :mod:`~zilch_env.engine.play_kernels` (legal masks, whole decisions and games, the observation).
+- :mod:`~zilch_env.engine.layout`: the state of a game, one row of int64 columns, every column named
+  and commented; :mod:`~zilch_env.engine.kernels`: the turn flow over that state, in numba, written
+  once; :mod:`~zilch_env.engine.decisions`: a game's legal actions and keeps listed, and the kernels
+  of the single-game view.
+- Two views over the same state and kernels: :mod:`~zilch_env.engine.game`: :class:`GameState`, one
+  game stepped action by action, with its record and turn summaries; :mod:`~zilch_env.engine.batched`:
+  :class:`~zilch_env.engine.batched.BatchedGames`, many games stepped together (with
+  :mod:`~zilch_env.engine.batch_kernels`: every game's legal mask, the VecEnv outcome, the observation).
+- :mod:`~zilch_env.engine.records`: :func:`replay` and :class:`Match`; :mod:`~zilch_env.engine.actions`:
+  the action numbering every component shares.
 - :mod:`~zilch_env.engine.dice`, :mod:`~zilch_env.engine.splitmix`: where the dice come from.
 - :mod:`~zilch_env.engine.text`: a ruleset and a game in words.
 
-The many-game view is imported from its module (``from zilch_env.engine.batched import BatchedGames``),
-so that importing the engine does not load the compiled kernels.
+The agents that decide in compiled code are :mod:`zilch_env.players.agent_kernels`: the engine steps,
+agents decide. The many-game view is imported from its module
+(``from zilch_env.engine.batched import BatchedGames``).
 """
 
 from zilch_env.engine.dice import RandomDice, ScriptedDice

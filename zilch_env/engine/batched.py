@@ -62,7 +62,7 @@ from zilch_env._jit import announce_compile
 from zilch_env.engine import kernels as K
 
 from zilch_env.engine import layout as L
-from zilch_env.engine import play_kernels as PK
+from zilch_env.engine import batch_kernels as BK
 from zilch_env.engine.game import (MAX_PLAYERS, NUM_ACTIONS, RandomDice)
 from zilch_env.rules.schema import Ruleset, UnsupportedRulesError
 from zilch_env.rules.load import load_ruleset
@@ -327,7 +327,7 @@ class BatchedGames(AgentPlay):
         st = self._st if rows is None else self._st[rows]
         if out is None:
             out = np.empty((len(st), NUM_ACTIONS), dtype=np.bool_)
-        PK.legal_masks(st, out, self._rp, self._tabs)
+        BK.legal_masks(st, out, self._rp, self._tabs)
         return out
 
     def step_rows(self, rows: Sequence[int] | np.ndarray, actions: Sequence[int] | np.ndarray) -> np.ndarray:
@@ -361,7 +361,7 @@ class BatchedGames(AgentPlay):
             raise ValueError(f"seats: a seat is 0 to the game's players - 1 ({self.num_players - 1} at most)")
         if out is None:
             out = np.empty((len(st), OBS_SIZE), dtype=np.float32)
-        PK.observe(st, np.ascontiguousarray(seats), out, KERNEL_OFFSETS, self._rp, finv, rules, ROLL_BLOCKS,
+        BK.observe(st, np.ascontiguousarray(seats), out, KERNEL_OFFSETS, self._rp, finv, rules, ROLL_BLOCKS,
                   self._tabs)
         return out
 

@@ -2,7 +2,7 @@
 
 :func:`legal_list` lists one game's legal actions and :func:`keep_list` the keeps of its roll, both
 ascending, from the keep helpers of :mod:`zilch_env.engine.kernels`; the batch's legal masks
-(:func:`zilch_env.engine.play_kernels.legal_masks`) and :class:`zilch_env.GameState` both read them.
+(:func:`zilch_env.engine.batch_kernels.legal_masks`) and :class:`zilch_env.GameState` both read them.
 
 The ``one_*`` kernels are what :class:`zilch_env.GameState` calls: the turn flow of
 :mod:`zilch_env.engine.kernels` on a state of one row, stopping before every roll so that the game's
@@ -16,8 +16,8 @@ from __future__ import annotations
 from numba import njit
 
 from zilch_env._jit import INLINE
-from zilch_env.engine.kernels import (_bank_need, _keep_next, _may_bank, _may_challenge_seat, _move, _new_game,
-                                      _place_roll, _row_keeps)
+from zilch_env.engine.kernels import (_bank_need, _may_bank, _may_challenge_seat, _move, _new_game, _place_roll)
+from zilch_env.engine.keeps import (_keep_next, _row_keeps)
 from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, KEEP, LEFT,
                                      PENDING, PHASE, PIGGYBACK, ROLL, R_PLAYERS, T_MASK, T_N, T_PTS)
 

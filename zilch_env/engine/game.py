@@ -32,32 +32,16 @@ import numpy as np
 from zilch_env._jit import announce_compile
 from zilch_env.engine import decisions as D
 from zilch_env.engine import layout as L
+from zilch_env.engine.state import GameFields, SeatList  # noqa: F401
 from zilch_env.engine.dice import (DiceExhausted, RandomDice, ScriptedDice, check_seed, seed_arg, sorted_rolls_by_code)  # noqa: F401
 from zilch_env.rules.schema import Ruleset
 from zilch_env.rules.load import load_ruleset
 from zilch_env.rules.compiled import ROLL_ID, ROLLS, CompiledRules, compile as compile_rules
 from zilch_env.rules.primitives import bank_bar, can_bank
 from zilch_env.engine.actions import (CHALLENGE_BASE, FRESH, KEEP_ACTIONS, MAX_PLAYERS, NO_CHALLENGE, NUM_ACTIONS, PIGGYBACK, IllegalActionError, Phase, RecordError, action_number, keep_action, mask_of, player_count, split_keep_action)  # noqa: F401
-from zilch_env.rules.scoring import BONUS_KEEPS, Keep, RollInfo, scoring_table
+from zilch_env.rules.scoring import BONUS_KEEPS, Keep, scoring_table
 
 _one_step = D.one_step
-_PHASES = (Phase.CHALLENGE, Phase.PIGGYBACK, Phase.KEEP, Phase.OVER, Phase.KEEP)  # by the row's phase; PENDING: a roll is due
-
-
-class SeatList(list):
-    """A per-seat field of a :class:`GameState` (``scores``, ``on_board``, ...): a list read from the
-    game's row. Setting one item would change only this copy, so it is refused; assign the whole
-    field instead (``game.scores = [7000, 0]``)."""
-
-    __slots__ = ("_field",)
-
-    def __init__(self, values: Iterable[Any], field: str):
-        super().__init__(values)
-        self._field = field
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        raise TypeError(f"GameState.{self._field} is read from the game: assign the whole field "
-                        f"(game.{self._field} = [...]) to put the game at a position")
 
 
 @lru_cache(maxsize=256)
@@ -72,7 +56,7 @@ def _params(cr: CompiledRules, num_players: int) -> np.ndarray:
 # The game
 
 
-class GameState:
+class GameState(GameFields):
     """One game in progress (or over): a view over one row of the engine's state. Change it with
     :meth:`apply`; assigning ``scores``, ``on_board``, ``zilch_streak``, ``turn_total``,
     ``final_queue`` or ``offer`` puts the game at a position (for tests and analysis), the next
@@ -172,180 +156,6 @@ class GameState:
         self._mask: np.ndarray | None = None
         D.one_new(self._st, first, self._rp)
         self._play(-1)
-
-    # ------------------------------------------------------------------ fields, read from the row
-
-    def _seats(self, col: int) -> list[int]:
-        return self._s0[col: col + self.num_players].tolist()
-
-    def _seat_list(self, col: int, field: str) -> SeatList:
-        return SeatList(self._s0[col: col + self.num_players].tolist(), field)
-
-    def _changed(self) -> None:
-        self._legal = None
-        self._keeps = None
-
-    @property
-    def current(self) -> int:
-        return self._s0.item(L.CUR)
-
-    @property
-    def phase(self) -> Phase:
-        return _PHASES[self._s0.item(L.PHASE)]
-
-    @property
-    def done(self) -> bool:
-        return self._s0.item(L.PHASE) == L.OVER
-
-    @property
-    def scores(self) -> list[int]:
-        return self._seat_list(L.SCORE, "scores")
-
-    @scores.setter
-    def scores(self, values: Sequence[int]) -> None:
-        self._set_seats(L.SCORE, values)
-
-    @property
-    def on_board(self) -> list[bool]:
-        return SeatList([x != 0 for x in self._seats(L.ONB)], "on_board")
-
-    @on_board.setter
-    def on_board(self, values: Sequence[bool]) -> None:
-        self._set_seats(L.ONB, [bool(v) for v in values])
-
-    @property
-    def zilch_streak(self) -> list[int]:
-        return self._seat_list(L.STREAK, "zilch_streak")
-
-    @zilch_streak.setter
-    def zilch_streak(self, values: Sequence[int]) -> None:
-        self._set_seats(L.STREAK, values)
-
-    def _set_seats(self, col: int, values: Sequence[Any]) -> None:
-        values = list(values)
-        if len(values) != self.num_players:
-            raise ValueError(f"{len(values)} values for {self.num_players} seats")
-        self._s0[col: col + self.num_players] = [int(v) for v in values]
-        self._changed()
-
-    @property
-    def roll(self) -> tuple[int, ...]:
-        s0 = self._s0
-        return ROLLS[s0.item(L.ROLL)] if s0.item(L.PHASE) == L.KEEP else ()
-
-    @property
-    def roll_info(self) -> RollInfo | None:
-        roll = self.roll
-        return self._table.rolls[roll] if roll else None
-
-    @property
-    def dice_left(self) -> int:
-        return self._s0.item(L.LEFT)
-
-    @property
-    def turn_total(self) -> int:
-        return self._s0.item(L.TOTAL)
-
-    @turn_total.setter
-    def turn_total(self, value: int) -> None:
-        self._s0[L.TOTAL] = int(value)
-        self._changed()
-
-    @property
-    def permanent(self) -> int:
-        return self._s0.item(L.PERM)
-
-    @property
-    def frozen(self) -> list[int]:
-        return self._s0[L.FZ: L.FZ + 6].tolist()
-
-    @property
-    def frozen_points(self) -> list[int]:
-        return self._s0[L.FZP: L.FZP + 6].tolist()
-
-    @property
-    def final_queue(self) -> list[int] | None:
-        s0 = self._s0
-        if not s0.item(L.FQ_ON):
-            return None
-        return SeatList(s0[L.FQ + s0.item(L.FQ_POS): L.FQ + s0.item(L.FQ_LEN)].tolist(), "final_queue")
-
-    @final_queue.setter
-    def final_queue(self, seats: Sequence[int] | None) -> None:
-        s0 = self._s0
-        if seats is None:
-            s0[L.FQ_ON] = s0[L.FQ_POS] = s0[L.FQ_LEN] = 0
-        else:
-            seats = [int(q) for q in seats]
-            s0[L.FQ: L.FQ + len(seats)] = seats
-            s0[L.FQ_ON], s0[L.FQ_POS], s0[L.FQ_LEN] = 1, 0, len(seats)
-        self._changed()
-
-    @property
-    def tiebreak_players(self) -> tuple[int, ...] | None:
-        m = self._s0.item(L.TB_MASK)
-        return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
-
-    @property
-    def tiebreak_round(self) -> int:
-        return self._s0.item(L.TB_ROUND)
-
-    @property
-    def last_result(self) -> int:
-        return self._s0.item(L.LAST)
-
-    @property
-    def offer(self) -> tuple[int, int] | None:
-        s0 = self._s0
-        return (s0.item(L.OF_TOTAL), s0.item(L.OF_DICE)) if s0.item(L.OF_ON) else None
-
-    @offer.setter
-    def offer(self, value: tuple[int, int] | None) -> None:
-        s0 = self._s0
-        if value is None:
-            s0[L.OF_ON] = 0
-        else:
-            s0[L.OF_ON], s0[L.OF_TOTAL], s0[L.OF_DICE] = 1, int(value[0]), int(value[1])
-        self._changed()
-
-    @property
-    def offer_frozen(self) -> tuple[list[int], list[int]] | None:
-        """With a piggyback offer under pyramiding: the dice frozen in the pass it takes over, by
-        face, and their points (as :attr:`frozen` and :attr:`frozen_points`); None without an offer."""
-        s0 = self._s0
-        if not s0.item(L.OF_ON):
-            return None
-        return s0[L.OF_FZ: L.OF_FZ + 6].tolist(), s0[L.OF_FZP: L.OF_FZP + 6].tolist()
-
-    @property
-    def challenged(self) -> int | None:
-        q = self._s0.item(L.CHAL)
-        return None if q < 0 else q
-
-    @property
-    def piggybacked(self) -> bool:
-        """Whether this turn took over the previous player's offer."""
-        return self._s0.item(L.PIGGY) != 0
-
-    @property
-    def challenges_used(self) -> list[int]:
-        return self._seats(L.CH_USED)
-
-    @property
-    def challenge_brackets(self) -> list[list[bool]]:
-        return [[bool(b & 1), bool(b & 2)] for b in self._seats(L.CH_BR)]
-
-    @property
-    def winners(self) -> tuple[int, ...] | None:
-        s0 = self._s0
-        if s0.item(L.PHASE) != L.OVER:
-            return None
-        m = s0.item(L.WIN_MASK)
-        return tuple(q for q in range(self.num_players) if m >> q & 1)
-
-    @property
-    def decisions(self) -> int:
-        return self._s0.item(L.DECISIONS)
 
     # ------------------------------------------------------------------ queries
 

@@ -105,7 +105,7 @@ import numpy as np
 
 
 from zilch_env.engine import layout as L
-from zilch_env.engine import play_kernels as PK
+from zilch_env.engine import batch_kernels as BK
 from zilch_env.engine.game import MAX_PLAYERS, GameState
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.compiled import ROLLS
@@ -395,7 +395,7 @@ def observe(state: GameState, seat: int) -> np.ndarray:
         raise ValueError(f"seat {seat!r}: this game's seats are 0 to {n - 1}")
     c = kernel_constants(state.ruleset, n)
     out = np.empty((1, OBS_SIZE), dtype=np.float32)
-    PK.observe(state_row(state).reshape(1, L.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
+    BK.observe(state_row(state).reshape(1, L.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
               c.rp, c.finv, c.rules, ROLL_BLOCKS, c.tab)
     return out[0]
 

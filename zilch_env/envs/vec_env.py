@@ -96,7 +96,8 @@ except ImportError:  # Stable-Baselines3 is in the ``train`` extra; zilch_env.en
 from zilch_env.engine import kernels as K
 
 from zilch_env.engine import layout as L
-from zilch_env.engine import play_kernels as PK
+from zilch_env.engine import batch_kernels as BK
+from zilch_env.players import agent_kernels as AK
 from zilch_env.engine.batched import BatchedGames, stream_keys
 from zilch_env.players.kernel_agents import (KernelAgent, TableSet, TurnValueTable, _kernel_agents, is_batch_policy, builtin_kernel_agent)
 from zilch_env.engine.game import NUM_ACTIONS, IllegalActionError
@@ -345,7 +346,7 @@ class BatchedZilchVecEnv(VecEnv):
         """Opponents move in every game until its agent is to decide or the game is over."""
         g = self.games
         while True:
-            waiting = PK.play_opponents(g._st, self.seats, self._kinds, self._thr, self._md, g._rng,
+            waiting = AK.play_opponents(g._st, self.seats, self._kinds, self._thr, self._md, g._rng,
                                        *self._values, g._rp, *g._kargs)
             g._service()
             if not waiting:
@@ -457,7 +458,7 @@ class BatchedZilchVecEnv(VecEnv):
                                      f"{np.flatnonzero(self._mask_now()[i]).tolist()})")
         self._play_opponents()
         rewards, flags, points, agent_turns = self._rewards, self._flags, self._points, self._agent_turns
-        PK.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
+        BK.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
                       self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
         horizon = (flags == 0) & (st[:, L.TURNS] >= self.max_turns)
         if horizon.any():  # the game's turns reached the horizon: a truncation, as in Zilch-v0
@@ -520,7 +521,7 @@ class BatchedZilchVecEnv(VecEnv):
     def _observe(self) -> np.ndarray:
         """The agents' observations, into the env's buffer."""
         g = self.games
-        PK.observe(g._st, self.seats, self._obs, KERNEL_OFFSETS, g._rp, *g.observation_constants(), ROLL_BLOCKS, g._tabs)
+        BK.observe(g._st, self.seats, self._obs, KERNEL_OFFSETS, g._rp, *g.observation_constants(), ROLL_BLOCKS, g._tabs)
         return self._obs[:, : self._obs_size]
 
     def _mask_now(self) -> np.ndarray:

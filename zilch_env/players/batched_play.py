@@ -1,7 +1,7 @@
 """How the players decide in a batch of games: the methods of
 :class:`~zilch_env.engine.batched.BatchedGames` that choose actions (the built-in agents' moves, games
 played to their end between agents, batch policies' moves), apart from the engine's stepping. The
-engine steps; these decide, with the agent kernels of :mod:`zilch_env.engine.play_kernels` and the
+engine steps; these decide, with the agent kernels of :mod:`zilch_env.players.agent_kernels` and the
 agents of :mod:`zilch_env.players.kernel_agents`."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env.engine import layout as L
-from zilch_env.engine import play_kernels as PK
+from zilch_env.players import agent_kernels as AK
 from zilch_env.players.kernel_agents import (_NO_VALUES, KernelAgent, TableSet, TurnValueTable, _kernel_agents,
                                              _pack_value_tables, batch_policy_actions, is_batch_policy,
                                              builtin_kernel_agent)
@@ -79,7 +79,7 @@ class AgentPlay:
                        values: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
         out = np.empty(self.num_games, dtype=np.int64)
         values = _NO_VALUES if values is None else values
-        PK.agent_actions(self._st, out, kinds, thr, md, self._rng, *values, self._rp, self._tabs)
+        AK.agent_actions(self._st, out, kinds, thr, md, self._rng, *values, self._rp, self._tabs)
         return out
 
     def play_random(self, sweeps: int, first: int | Sequence[int] = 0) -> tuple[int, int]:
@@ -88,7 +88,7 @@ class AgentPlay:
         firsts = np.broadcast_to(np.asarray(first, dtype=np.int64), (self.num_games,)).copy()
         decisions = finished = 0
         while sweeps > 0:
-            done, d, f = PK.play_random(self._st, sweeps, self._rng, self._rp, *self._kargs, firsts)
+            done, d, f = AK.play_random(self._st, sweeps, self._rng, self._rp, *self._kargs, firsts)
             sweeps -= done
             decisions += d
             finished += f
@@ -118,7 +118,7 @@ class AgentPlay:
         kinds, thr, md, *values = _kernel_agents(ags, self.rulesets)
         st = self._st
         while True:
-            stuck, waiting = PK.play_agents(st, seats, kinds, thr, md, self._rng, *values, max_decisions, self._rp,
+            stuck, waiting = AK.play_agents(st, seats, kinds, thr, md, self._rng, *values, max_decisions, self._rp,
                                            *self._kargs)
             if stuck >= 0:
                 raise RuntimeError(f"game {stuck} did not end within {max_decisions} decisions "

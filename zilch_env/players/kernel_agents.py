@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from zilch_env.engine import play_kernels as PK
+from zilch_env.players import agent_kernels as AK
 from zilch_env.rules.schema import Ruleset
 
 __all__ = ["KernelAgent", "TableSet", "TurnValueTable", "batch_policy_actions", "is_batch_policy", "builtin_kernel_agent"]
@@ -104,7 +104,7 @@ class TurnValueTable:
 
 
 #: The value-table arguments of the kernels when no agent plays from a table.
-_NO_VALUES = (np.zeros((1, 1, 1, 1)), np.zeros((1, 1)), np.zeros((1, PK.V_SIZE), dtype=np.int64),
+_NO_VALUES = (np.zeros((1, 1, 1, 1)), np.zeros((1, 1)), np.zeros((1, AK.V_SIZE), dtype=np.int64),
               np.zeros((1, 2, 1), dtype=np.int64))
 
 
@@ -127,18 +127,18 @@ def _pack_value_tables(tables: Sequence[TurnValueTable], rulesets: Sequence[Rule
     S = max(t.select.shape[1] for t in tables)
     vals = np.zeros((P, L, max(t.values.shape[2] for t in tables), N))
     beyond = np.zeros((P, L))
-    vint = np.zeros((P, PK.V_SIZE), dtype=np.int64)
+    vint = np.zeros((P, AK.V_SIZE), dtype=np.int64)
     vsel = np.zeros((len(tables), 2, S), dtype=np.int64)
     q0 = 0
     for i, t in enumerate(tables):
         p, lv, _, n = t.values.shape
         vals[q0: q0 + p, :lv, :, :n] = t.values
         beyond[q0: q0 + p, :lv] = t.beyond
-        vint[q0: q0 + p, PK.V_N] = t.sizes
-        vint[q0: q0 + p, PK.V_TOP] = t.tops
-        vint[q0: q0 + p, PK.V_THR] = t.thresholds
-        vint[q0: q0 + p, PK.V_UNIT] = t.unit
-        vint[q0: q0 + p, PK.V_STRAIGHT] = t.straight
+        vint[q0: q0 + p, AK.V_N] = t.sizes
+        vint[q0: q0 + p, AK.V_TOP] = t.tops
+        vint[q0: q0 + p, AK.V_THR] = t.thresholds
+        vint[q0: q0 + p, AK.V_UNIT] = t.unit
+        vint[q0: q0 + p, AK.V_STRAIGHT] = t.straight
         sel = t.select + q0
         vsel[i] = np.concatenate([sel, np.repeat(sel[:, -1:], S - sel.shape[1], axis=1)], axis=1)
         q0 += p

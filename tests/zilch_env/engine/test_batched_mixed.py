@@ -11,7 +11,7 @@ import pytest
 from zilch_env.engine import kernels as K
 
 from zilch_env.engine import layout as L
-from zilch_env.engine import play_kernels as PK
+from zilch_env.players import agent_kernels as AK
 from zilch_env import load_ruleset
 from zilch_env.engine.batched import BatchedGames, stream_keys
 
@@ -134,7 +134,7 @@ def test_vec_env_of_many_rulesets_seats_each_games_own_table_and_shapes_only_whe
                 t = tables[rid[i]]
                 assert env._kinds[i, 0] == 3
                 policy = env._values[3][env._thr[i, 0], 0, 0]  # the packed policy it plays off the board
-                assert env._values[2][policy, PK.V_N] == t.sizes[t.select[0, 0]]
+                assert env._values[2][policy, AK.V_N] == t.sizes[t.select[0, 0]]
         assert (env._kinds[0::2] == 1).all() and (env._thr[0::2] == 350).all()
         masks = env.action_masks()
         env.step(masks.argmax(axis=1))

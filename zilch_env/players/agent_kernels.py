@@ -1,18 +1,20 @@
-"""The batched engine's kernels that play whole decisions and games: the built-in agents' actions
-(random, greedy, turn values), the legal masks, the VecEnv's opponents and outcomes, the benchmark and
-tournament loops, and the observation. They stand on the rules kernels of
-:mod:`zilch_env.engine.kernels` (the turn flow) and are imported from here."""
+"""The agents' kernels: the built-in movers decide in compiled code, for many games at once — greedy
+(:class:`zilch_env.GreedyMover`), random (:class:`zilch_env.RandomMover`, from per-seat SplitMix64
+decision streams) and the turn-value tables of :class:`zilch_env.players.kernel_agents.TurnValueTable`
+(``optimal-turn``); and the loops that play whole games between them (the benchmark's random games,
+tournaments, the VecEnv's opponents). The engine's kernels (:mod:`zilch_env.engine.kernels`) step the
+games; these only decide."""
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from zilch_env._jit import INLINE
 
-from zilch_env.engine.kernels import (_row_keeps, A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHAL, CHALLENGE, CH_BR, CH_USED, CUR, DECISIONS, DFILL, DPOS, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE, R_CH_SPLIT, R_DICE, R_ENTRY, R_FORCED, R_KEYED, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TAB, R_TARGET, RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, T_MASK, T_N, T_PTS, WIN_MASK, _advance, _apply, _bank_need, _bank_need_of, _bonus_roll, _game_reward, _keep_next, _may_bank, _may_challenge_seat, _new_game, _popcount, _pyramid_best, _pyramid_on)
+from zilch_env.engine.kernels import (_advance, _apply, _bank_need, _bank_need_of, _may_bank, _may_challenge_seat, _new_game)
+from zilch_env.engine.keeps import (_row_keeps, _bonus_roll, _keep_next, _pyramid_best, _pyramid_on)
+from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, CUR, DECISIONS, DFILL, DPOS, KEEP, LEFT, OF_DICE, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, ROLL, R_DICE, R_FORCED, R_KEYED, R_PLAYERS, R_TAB, RID, STREAK, TOTAL, T_MASK, T_N, T_PTS)
 from zilch_env.engine.layout import MARGIN, T_BEST
-from zilch_env.engine.decisions import ACTION_ROOM, legal_list
 from zilch_env.engine.splitmix import _below
 
 
@@ -47,59 +49,6 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
                 a = _value_action(st, b, rp, tab, thresholds[b, k], vals, vbeyond, vint, vsel)
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return waiting
-
-
-@njit(cache=True)
-def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_reward, scale, rewards, flags,
-                points, agent_turns):
-    """What a VecEnv step gave each agent (zilch_env.envs.gym_env.ZilchEnv.step): ``points`` its score change
-    (the "score" reward; ``own`` holds the score at its last observation and is updated), ``flags``
-    bit 0 terminated (the game is over), bit 1 truncated (``turns_limit`` agent turns played, 0 for
-    no limit), bit 2 an illegal action (the game unchanged); ``rewards``: the illegal-action reward,
-    else the points under the score reward, else at the end of the game 1 for a sole win, 0 for a
-    shared one, -1 otherwise; divided by ``scale``."""
-    for b in range(st.shape[0]):
-        p = seats[b]
-        sc = st[b, SCORE + p]
-        bad = illegal[b]
-        pts = 0 if bad else sc - own[b]
-        own[b] = sc
-        points[b] = pts
-        at = st[b, P_TURNS + p]
-        agent_turns[b] = at
-        term = (not bad) and st[b, PHASE] == OVER
-        trunc = (not bad) and (not term) and turns_limit > 0 and at >= turns_limit
-        f = 0
-        if term:
-            f |= 1
-        if trunc:
-            f |= 2
-        if bad:
-            f |= 4
-        flags[b] = f
-        if bad:
-            r = illegal_reward
-        elif score_reward:
-            r = float(pts)
-        elif term:
-            w = st[b, WIN_MASK]
-            r = _game_reward((w >> p) & 1 != 0, _popcount(w))
-        else:
-            r = 0.0
-        rewards[b] = r / scale
-
-
-@njit(cache=True)
-def legal_masks(st, out, rps, tabs):
-    """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
-    out[:, :] = False
-    legal = np.empty(ACTION_ROOM, dtype=np.int64)
-    for b in range(st.shape[0]):
-        if st[b, PHASE] > KEEP:
-            continue
-        rid = st[b, RID]
-        for i in range(legal_list(st, b, rps[rid], tabs[rps[rid, R_TAB]], legal)):
-            out[b, legal[i]] = True
 
 
 @njit(cache=True, inline=INLINE)
@@ -367,177 +316,3 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
     return -1, waiting
 
 
-# --------------------------------------------------------------------------------------------
-# Observations (zilch_env.envs.observation.observe)
-
-
-@njit(cache=True)
-def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
-    """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
-    (float64, stored as float32). ``off`` holds the field offsets; per rules row (``RID``),
-    ``finv[rid]`` = (1 / target, points clip, 1 / max(zilch penalty count, 3), tie-break rounds
-    limit) and ``rules_block[rid]`` the constant ``rules`` field followed by the ``rules_table``
-    field (``off[30]`` values of the first). ``keep_points`` / ``keep_dice`` are read from the roll's
-    keeps in the game's table (points, dice kept; dice left 0 = hot dice, all the ruleset's dice
-    rolled next)."""
-    o_phase, o_to_move, o_roll, o_roll_end = off[0], off[1], off[2], off[3]
-    o_left, o_total, o_perm, o_thr, o_to_bank, o_bank_ok = off[4], off[5], off[6], off[7], off[8], off[9]
-    o_last, o_overcome, o_final, o_final_left = off[10], off[11], off[12], off[13]
-    o_tb, o_tb_round, o_lead, o_deficit, o_players, o_rules = off[14], off[15], off[16], off[17], off[18], off[19]
-    npf = off[20]
-    o_keep_points, o_keep_dice = off[21], off[22]
-    o_keep_lead, o_keep_ahead, o_keep_target = off[23], off[24], off[25]
-    o_offer, o_frozen, o_challenge = off[26], off[27], off[28]
-    o_rules_table, n_rules = off[29], off[30]
-    n_table = rules_block.shape[1] - n_rules
-    out[:, :] = 0.0
-    for b in range(st.shape[0]):
-        rid = st[b, RID]
-        rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
-        n = rp[R_PLAYERS]
-        inv = finv[rid, 0]
-        ph_ = finv[rid, 1]
-        streak_scale = finv[rid, 2]
-        max_tb = finv[rid, 3]
-        all_dice = rp[R_DICE]
-        target = rp[R_TARGET]
-        seat = seats[b]
-        ph = st[b, PHASE]
-        over = ph == OVER
-        cur = st[b, CUR]
-        mine = (not over) and cur == seat
-        o = out[b]
-        o[o_phase + ph] = 1.0
-        if mine:
-            o[o_to_move] = 1.0
-        r = st[b, ROLL]
-        if r >= 0:
-            for i in range(o_roll_end - o_roll):
-                o[o_roll + i] = roll_blocks[r, i]
-        if not over:
-            o[o_left] = st[b, LEFT] / 6
-        total = st[b, TOTAL]
-        if total != 0:
-            o[o_total] = min(total * inv, ph_)
-        perm = st[b, PERM]
-        if perm != 0:
-            o[o_perm] = min(perm * inv, ph_)
-        threshold = rp[R_MIN_BANK] if st[b, ONB + seat] != 0 else rp[R_ENTRY]
-        if threshold != 0:
-            o[o_thr] = min(threshold * inv, ph_)
-            if threshold > total:
-                o[o_to_bank] = min((threshold - total) * inv, ph_)
-        if mine and ph == KEEP:
-            need, no_bank_n = _bank_need(st, b, rp)
-            c = 0
-            while True:
-                c, mask, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
-                if c < 0:
-                    break
-                if _may_bank(pts, kn, need, no_bank_n):
-                    o[o_bank_ok] = 1.0
-                    break
-        last = st[b, LAST]
-        if last != 0:
-            o[o_last] = min(last * inv, ph_)
-        if rp[R_OVERCOMING] != 0 and last + 1 > total:
-            o[o_overcome] = min((last + 1 - total) * inv, ph_)
-        if st[b, OF_ON] != 0 and (ph == CHALLENGE or ph == PIGGYBACK):
-            o[o_offer] = 1.0
-            o[o_offer + 1] = min(st[b, OF_TOTAL] * inv, ph_)
-            o[o_offer + 2] = st[b, OF_DICE] / 6
-        if rp[R_PYR] != 0:
-            for f in range(6):
-                if st[b, FZ + f] != 0:
-                    o[o_frozen + f] = st[b, FZ + f] / 6
-        queue = st[b, FQ_ON] != 0 and not over
-        qpos = st[b, FQ_POS]
-        qlen = st[b, FQ_LEN]
-        if queue:
-            o[o_final] = 1.0
-            o[o_final_left] = (qlen - qpos) / 6
-        tied = st[b, TB_MASK]
-        if tied != 0:
-            o[o_tb] = 1.0
-        if st[b, TB_ROUND] != 0:
-            o[o_tb_round] = st[b, TB_ROUND] / max_tb
-        own = st[b, SCORE + seat]
-        best_other = 0  # the best other score (below zero under score_floor < 0); 0 alone
-        seen = False
-        for q in range(n):
-            if q != seat and (not seen or st[b, SCORE + q] > best_other):
-                best_other = st[b, SCORE + q]
-                seen = True
-        lead = (own - best_other) * inv
-        o[o_lead] = ph_ if lead > ph_ else (-ph_ if lead < -ph_ else lead)
-        deficit = best_other - own - (total if mine else 0)
-        if deficit > 0:
-            o[o_deficit] = min(deficit * inv, ph_)
-        if rp[R_CHALLENGE] != 0:
-            room = st[b, CH_USED + seat] < 2
-            br = st[b, CH_BR + seat]
-            if room and (br & 1) == 0:
-                o[o_challenge] = 1.0
-            if room and (br & 2) == 0:
-                o[o_challenge + 1] = 1.0
-            if own >= rp[R_CH_SPLIT]:
-                o[o_challenge + 2] = 1.0
-        challenged = st[b, CHAL]
-        first = st[b, FIRST]
-        for k in range(n):
-            q = (seat + k) % n
-            base = o_players + k * npf
-            o[base] = 1.0
-            sq = st[b, SCORE + q]
-            if sq > 0:  # a score below zero (score_floor < 0) shows as 0: the bounds hold (observation.py)
-                o[base + 1] = min(sq * inv, ph_)
-            if st[b, ONB + q] != 0:
-                o[base + 2] = 1.0
-            streak = st[b, STREAK + q]
-            if streak != 0:
-                o[base + 3] = min(streak * streak_scale, ph_)
-            if q == cur and not over:
-                o[base + 4] = 1.0
-            if queue:
-                for i in range(qpos, qlen):
-                    if st[b, FQ + i] == q:
-                        o[base + 5] = 1.0
-                        break
-            if challenged == q:
-                o[base + 6] = 1.0
-            used = st[b, CH_USED + q]
-            if used != 0:
-                o[base + 7] = used / 2
-            if tied != 0 and (tied >> q) & 1:
-                o[base + 8] = 1.0
-            if q == first:
-                o[base + 9] = 1.0
-        for i in range(n_rules):
-            o[o_rules + i] = rules_block[rid, i]
-        for i in range(n_table):
-            o[o_rules_table + i] = rules_block[rid, n_rules + i]
-        if ph == KEEP and r >= 0:
-            left = st[b, LEFT]
-            base = st[b, SCORE + cur] + total  # the mover's score if it banked the turn so far
-            best = 0  # the best other score as observation.observe takes it: the others' maximum
-            seen = False  # (below zero under score_floor < 0), 0 without others
-            for q in range(n):
-                if q != cur and (not seen or st[b, SCORE + q] > best):
-                    best = st[b, SCORE + q]
-                    seen = True
-            c = 0
-            while True:
-                c, m, pts, kn, _ = _keep_next(st, b, rp, tab, r, c)
-                if c < 0:
-                    break
-                o[o_keep_points + m] = min(pts * inv, ph_)
-                rest = left - kn
-                o[o_keep_dice + m] = (rest if rest != 0 else all_dice) / 6
-                banked = base + pts
-                kl = (banked - best) * inv
-                o[o_keep_lead + m] = ph_ if kl > ph_ else (-ph_ if kl < -ph_ else kl)
-                if banked > best:
-                    o[o_keep_ahead + m] = 1.0
-                if banked >= target:
-                    o[o_keep_target + m] = 1.0

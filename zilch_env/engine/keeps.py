@@ -1,0 +1,184 @@
+"""The keeps of a roll in the engine's kernels: the keep table's row as it is, or, under pyramiding
+with dice frozen in this pass, computed face by face from the compiled rules' points of one face's
+dice (:func:`zilch_env.rules.primitives.pyramid_gain`); the keep of nothing after a six-dice zilch
+bonus; and the frozen dice a keep adds. The turn flow (:mod:`zilch_env.engine.kernels`), the legal
+actions (:mod:`zilch_env.engine.decisions`) and the agents' kernels read a roll's keeps here only."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from zilch_env._jit import INLINE
+from zilch_env.rules import primitives
+from zilch_env.engine.layout import (LEFT, FZ, FZP, FZN, NONE, R_DICE, R_BONUS, R_PYR, R_ALL_SCORING, R_SPLIT1, T_NK, T_MASK, T_PTS, T_N, T_STR, T_M2K, T_LEN, T_CNT, T_FIRST)
+
+
+# in this pass, computed face by face (zilch_env.rules.scoring.pyramid_keeps)
+
+
+@njit(cache=True, inline=INLINE)
+def _popcount(x):
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+@njit(cache=True, inline=INLINE)
+def _pyramid_on(st, b, rp):
+    """Whether the keeps of game ``b`` depend on frozen dice (pyramiding with dice kept this pass)."""
+    return rp[R_PYR] != 0 and st[b, FZN] > 0
+
+
+@njit(cache=True, inline=INLINE)
+def _bonus_roll(st, b, rp, tab, r):
+    """zilch_env.rules.scoring.pass_keeps's ``bonus``: roll ``r`` took all the dice under the six-dice zilch
+    bonus and nothing in it scores, so its one keep is the keep of nothing (scoring.NO_KEEP: mask 0,
+    no points, no dice), after which the player banks or rolls all the dice again."""
+    return rp[R_BONUS] > 0 and st[b, LEFT] == rp[R_DICE] and tab[r, T_NK] == 0
+
+
+_pyramid_gain = primitives.nb_pyramid_gain
+
+
+@njit(cache=True, inline=INLINE)
+def _face_points(st, b, rp, f, k):
+    """zilch_env.rules.scoring.pyramid_face_points from the compiled rules' points of one face's dice
+    (``R_SPLIT1``): zilch_env.rules.primitives.pyramid_gain; NONE when neither scores."""
+    alone = rp[R_SPLIT1 + f * 7 + k]
+    have = st[b, FZ + f]
+    group = rp[R_SPLIT1 + f * 7 + have + k]  # have + k <= 6: the dice of one pass
+    return _pyramid_gain(alone if alone >= 0 else NONE, group if group >= 0 else NONE, have, k,
+                         st[b, FZP + f], NONE)
+
+
+@njit(cache=True, inline=INLINE)
+def _pyramid_keep(st, b, rp, tab, r, m):
+    """zilch_env.rules.scoring.pyramid_keeps for one mask: (points, dice) of keeping the dice at the sorted
+    positions in ``m`` of roll ``r``; points NONE when ``m`` is not a canonical keep that scores."""
+    if m <= 0 or (m >> tab[r, T_LEN]) != 0:
+        return NONE, 0
+    pts = 0
+    n = 0
+    for f in range(6):
+        c = tab[r, T_CNT + f]
+        if c == 0:
+            continue
+        blk = (m >> tab[r, T_FIRST + f]) & ((1 << c) - 1)
+        k = _popcount(blk)
+        if blk != (1 << k) - 1:
+            return NONE, 0
+        if k > 0:
+            v = _face_points(st, b, rp, f, k)
+            if v == NONE:
+                return NONE, 0
+            pts += v
+            n += k
+    return pts, n
+
+
+@njit(cache=True, inline=INLINE)
+def _pyramid_best(st, b, rp, tab, r):
+    """The pyramiding keep of the most points, ties to more dice, then the lower mask (the keep of
+    ``all_scoring`` and of the greedy mover): (mask, points, dice), mask -1 for none."""
+    bm = -1
+    bp = 0
+    bn = 0
+    for m in range(1, 1 << tab[r, T_LEN]):
+        pts, n = _pyramid_keep(st, b, rp, tab, r, m)
+        if pts != NONE and (bm < 0 or pts > bp or (pts == bp and n > bn)):
+            bm, bp, bn = m, pts, n
+    return bm, bp, bn
+
+
+@njit(cache=True, inline=INLINE)
+def _keep_next(st, b, rp, tab, r, c):
+    """The legal keeps of game ``b``'s roll ``r`` one by one, canonical masks ascending: from cursor
+    ``c`` (0 to start) the next keep as (next cursor, mask, points, dice, scored as a straight); the
+    next cursor is -1 when there are no more."""
+    if _pyramid_on(st, b, rp):
+        top = 1 << tab[r, T_LEN]
+        if rp[R_ALL_SCORING] != 0:  # the one keep: every scoring die, for the most points
+            if c != 0:
+                return -1, 0, 0, 0, False
+            bm, bp, bn = _pyramid_best(st, b, rp, tab, r)
+            if bm < 0:
+                return -1, 0, 0, 0, False
+            return top, bm, bp, bn, False
+        m = c + 1  # the cursor is the last mask given
+        while m < top:
+            pts, n = _pyramid_keep(st, b, rp, tab, r, m)
+            if pts != NONE:
+                return m, m, pts, n, False
+            m += 1
+        return -1, 0, 0, 0, False
+    if c >= tab[r, T_NK]:
+        if c == 0 and _bonus_roll(st, b, rp, tab, r):
+            return 1, 0, 0, 0, False
+        return -1, 0, 0, 0, False
+    return c + 1, tab[r, T_MASK + c], tab[r, T_PTS + c], tab[r, T_N + c], tab[r, T_STR + c] != 0
+
+
+@njit(cache=True, inline=INLINE)
+def _row_keeps(st, b, rp, tab, r):
+    """How many keeps of roll ``r`` the table row holds as they are (columns T_MASK, T_PTS, T_N, in
+    :func:`_keep_next`'s order): all of them unless pyramiding dice are frozen in this pass; 0 when the
+    keeps come from :func:`_keep_next` alone (pyramiding, or the keep of nothing after a six-dice
+    bonus). The hot loops read the row directly when it is above 0, and iterate otherwise."""
+    if _pyramid_on(st, b, rp):
+        return 0
+    return tab[r, T_NK]
+
+
+@njit(cache=True, inline=INLINE)
+def _keep_of(st, b, rp, tab, r, m):
+    """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NONE when
+    ``m`` is not a legal keep."""
+    if m == 0 and _bonus_roll(st, b, rp, tab, r):
+        return 0, 0, False
+    if m <= 0 or m >= 64:
+        return NONE, 0, False
+    if _pyramid_on(st, b, rp):
+        if rp[R_ALL_SCORING] != 0:
+            bm, bp, bn = _pyramid_best(st, b, rp, tab, r)
+            if bm != m:
+                return NONE, 0, False
+            return bp, bn, False
+        pts, n = _pyramid_keep(st, b, rp, tab, r, m)
+        return pts, n, False
+    k = tab[r, T_M2K + m]
+    if k < 0:
+        return NONE, 0, False
+    return tab[r, T_PTS + k], tab[r, T_N + k], tab[r, T_STR + k] != 0
+
+
+@njit(cache=True, inline=INLINE)
+def _scores(st, b, rp, tab, r):
+    """Whether roll ``r`` has a legal keep in game ``b`` (else it is a zilch)."""
+    if tab[r, T_NK] > 0:
+        return True
+    return _pyramid_on(st, b, rp) and _keep_next(st, b, rp, tab, r, 0)[0] >= 0
+
+
+@njit(cache=True, inline=INLINE)
+def _freeze(st, b, rp, tab, r, m):
+    """zilch_env.rules.scoring.pyramid_freeze: the dice kept by mask ``m`` join this pass's frozen dice,
+    each face's points becoming its frozen points plus what the new dice added."""
+    for f in range(6):
+        c = tab[r, T_CNT + f]
+        if c == 0:
+            continue
+        k = _popcount((m >> tab[r, T_FIRST + f]) & ((1 << c) - 1))
+        if k > 0:
+            st[b, FZP + f] += _face_points(st, b, rp, f, k)
+            st[b, FZ + f] += k
+            st[b, FZN] += k
+
+
+@njit(cache=True, inline=INLINE)
+def _unfreeze(st, b):
+    for f in range(6):
+        st[b, FZ + f] = 0
+        st[b, FZP + f] = 0
+    st[b, FZN] = 0
