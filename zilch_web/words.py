@@ -77,7 +77,7 @@ def pick_lang(asked: str | None = None, cookie: str | None = None, accept: str |
     for i, part in enumerate((accept or "").split(",")):
         tag, _, params = part.strip().partition(";")
         q = 1.0
-        m = re.search(r"q=([0-9.]+)", params)
+        m = re.search(r"q=([^;\s]*)", params)  # an unreadable weight counts as 0: not wanted
         if m:
             try:
                 q = float(m[1])
