@@ -725,15 +725,19 @@ async function present(game, events) {
   $("#hint").hidden = true;
   $("#play-error").hidden = true;
   const animated = events.some((e) => isCpu(e.seat) || !isMine(e.seat) || e.kind === "zilch");
+  let buzzed = false;
   if (events.length && animated && delay() > 0 && prev) {
     await animate(events, prev);
   } else {
     for (const e of events) logEvent(e, false);
-    feel(events); // shown at once: the sound of the one that matters most
+    buzzed = feel(events); // shown at once: the sound of the one that matters most
   }
   render(events.some((e) => e.kind === "roll" || e.kind === "bonus"));
+  // The turn comes to a player on this phone after someone else played: a short vibration (not
+  // when a zilch's has just been asked for: a new one would cut it short).
   const myTurn = (x) => x && x.status === "playing" && x.human_to_move && isMine(x.current) && !S.watching;
-  if (prev && myTurn(game) && !(myTurn(prev) && prev.current === game.current)) window.zilchFeel.buzz("turn");
+  const others = events.some((e) => e.seat !== null && e.seat !== undefined && e.seat !== game.current);
+  if (prev && myTurn(game) && (others || !myTurn(prev)) && !buzzed) window.zilchFeel.buzz("turn");
 }
 
 // Sound and vibration (static/feel.js) for events shown: a roll, a bank, a zilch (also a vibration),
@@ -745,12 +749,12 @@ function feelOf(e) {
   if (e.kind === "game_over" && (e.winners || []).some((q) => isMine(q) && !isCpu(q))) return "win";
   return null;
 }
+// True if a vibration was asked for.
 function feel(events) {
   const kinds = events.map(feelOf);
   const kind = FEEL_ORDER.find((k) => kinds.includes(k));
-  if (!kind) return;
-  window.zilchFeel.play(kind);
-  if (kinds.includes("zilch")) window.zilchFeel.buzz("zilch");
+  if (kind) window.zilchFeel.play(kind);
+  return kinds.includes("zilch") && window.zilchFeel.buzz("zilch");
 }
 
 // The switches of sound and vibration, each shown where the browser can do it.
