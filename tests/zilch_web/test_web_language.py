@@ -7,9 +7,8 @@ Covered: the catalogues have the same keys and placeholders; the first screen an
 in pt-BR and sv (a scan of the visible text for every English text that the language translates);
 the switch changes the language and is remembered across reloads; the server's refusals are shown
 by their code in the page's language. The rules notes under the scores come with keys
-(``note_keys`` of the game view) and are written by the page. Texts the server writes (the hint's
-explanation, the variants' help, the log's rarer events) are still English and are not
-scanned. ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the first screen and a game in pt-BR and sv.
+(``note_keys`` of the game view) and are written by the page. The texts the server writes (the rules
+page, the variants, the hint's explanation): test_web_words.py and test_web_words_browser.py. ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the first screen and a game in pt-BR and sv.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ the cookie ``zilchLang``), and the hint with its explanation and options.
 Each screen is scanned for the English catalogue's texts that the language translates
 (test_web_language.english_left) and for a list of common English words
 (test_web_words.english_words); axe-core finds no serious or critical violation on the rules page
-in either language. ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the rules page and the hint.
+in either language. Every kind of game event is told by the page in the language (the log and the
+computer's turn shown step by step). ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the rules page and the hint.
 """
 
 from __future__ import annotations
@@ -75,5 +76,46 @@ def test_more_rules_the_rules_page_and_the_hint_in_the_language(browser, base_ur
         shot(pg, f"phone-hint-{lang}.png")
         assert not pg.errors, pg.errors
     finally:
-        pg.context.close()
+        ctx.close()
+
+
+#: One event of every kind the server sends (zilch_web.table.Table.apply), with its fields.
+EVENTS = [
+    {"kind": "roll", "seat": 1, "dice": [1, 2, 3]},
+    {"kind": "keep", "seat": 1, "dice": [1, 5], "points": 150, "turn_total": 150, "then": "roll", "hot_dice": False},
+    {"kind": "keep", "seat": 1, "dice": [5], "points": 50, "turn_total": 600, "then": "roll", "hot_dice": True},
+    {"kind": "bank", "seat": 1, "points": 600, "turn_total": 600, "score": 600},
+    {"kind": "bank", "seat": 1, "points": 0, "turn_total": 300, "score": 0},
+    {"kind": "zilch", "seat": 1, "dice": [2, 3], "lost": 300, "points": 0, "score": 0},
+    {"kind": "zilch", "seat": 1, "dice": [2, 3], "lost": 300, "points": 1500, "score": 1500},
+    {"kind": "fresh", "seat": 1},
+    {"kind": "fresh", "seat": 1, "turn_total": 500},
+    {"kind": "bonus", "seat": 1, "dice": [2, 3, 3, 4, 4, 6], "points": 500, "turn_total": 500, "can_bank": True},
+    {"kind": "challenge", "seat": 1, "target": 0},
+    {"kind": "challenge_result", "seat": 0, "challenger": 1, "points": -400},
+    {"kind": "piggyback", "seat": 1, "turn_total": 400, "dice_left": 2},
+    {"kind": "piggyback", "seat": 1, "turn_total": 400, "dice_left": 1},
+    {"kind": "penalty", "seat": 1, "score": 100, "rule": "subtract"},
+    {"kind": "final_round", "seat": 1},
+    {"kind": "tiebreak", "seat": None, "players": [0, 1]},
+    {"kind": "turn_start", "seat": 1, "decide": "challenge"},
+    {"kind": "turn_start", "seat": 1, "decide": "piggyback"},
+    {"kind": "game_over", "seat": None, "winners": [1], "scores": [100, 10000]},
+    {"kind": "game_over", "seat": None, "winners": [0, 1], "scores": [10000, 10000]},
+]
+
+
+@pytest.mark.parametrize("lang", ["pt-BR", "sv"])
+def test_every_kind_of_event_is_told_in_the_language(browser, base_url, lang):  # noqa: F811
+    ctx, pg = open_home(browser, lang)
+    try:
+        home(pg, base_url)
+        pg.click("#start")
+        settle(pg)
+        for e in EVENTS:
+            said = pg.evaluate("(e) => evText({...e, text: 'ENGLISH'})", e)
+            assert said != "ENGLISH" and "{" not in said, (e, said)
+            assert not english_words(said), (e, said)
+        assert not pg.errors, pg.errors
+    finally:
         ctx.close()

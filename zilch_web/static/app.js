@@ -1062,7 +1062,19 @@ function evText(e) {
   if (e.kind === "roll") return t("ev.roll", { name: who, dice });
   if (e.kind === "bank") return e.points ? t("ev.bank", { name: who, points: e.points, score: e.score })
     : t("ev.bankLow", { name: who, turn: e.turn_total });
-  if (e.kind === "zilch" && !e.points) return t("ev.zilch", { name: who, dice, lost: e.lost, score: e.score });
+  if (e.kind === "zilch") return t(e.points ? "ev.zilchKept" : "ev.zilch", { name: who, dice, lost: e.lost, points: e.points, score: e.score });
+  if (e.kind === "keep") return t(e.hot_dice ? "ev.keepHot" : "ev.keep", { name: who, dice, points: e.points, total: e.turn_total });
+  if (e.kind === "fresh") return e.turn_total !== undefined ? t("ev.freshTurn", { name: who, n: S.game.ruleset.dice, total: e.turn_total })
+    : t("ev.fresh", { name: who });
+  if (e.kind === "bonus") return t("ev.bonus", { name: who, dice, bonus: e.points, total: e.turn_total });
+  if (e.kind === "challenge") return t("ev.challenge", { name: who, target: S.game.players[e.target].name });
+  if (e.kind === "challenge_result") return t("ev.challengeResult", { name: who, points: -e.points });
+  if (e.kind === "piggyback") return t(e.dice_left === 1 ? "ev.piggybackOne" : "ev.piggyback", { name: who, points: e.turn_total, n: e.dice_left });
+  if (e.kind === "penalty") return t("ev.penalty", { name: who, score: e.score });
+  if (e.kind === "final_round") return t(S.game.ruleset.end === "others_one_turn" ? "ev.finalRound.others" : "ev.finalRound.round",
+    { name: who, target: S.game.ruleset.target });
+  if (e.kind === "tiebreak") return t("ev.tiebreak", { names: (e.players || []).map((q) => S.game.players[q].name).join(", ") });
+  if (e.kind === "turn_start") return t(e.decide === "piggyback" ? "ev.turnStart.piggyback" : "ev.turnStart.challenge", { name: who });
   if (e.kind === "game_over" && e.winners && e.scores) {
     const names = e.winners.map((q) => S.game.players[q].name);
     return e.winners.length > 1 ? t("ev.draw", { names: names.join(t("over.and")), score: e.scores[e.winners[0]] })
