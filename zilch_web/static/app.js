@@ -1172,12 +1172,12 @@ async function getHint() {
   if (!S.game || r.data.version !== S.game.version || !canPlay()) { box.hidden = true; return; }
   S.hint = r.data;
   const opts = r.data.options.slice(0, 4).map((o) => el("li", {}, `${hintLabel(o)}: ${hintValue(o)}` +
-    (o.win_chance !== undefined && o.win_chance !== null ? " · " + t("hint.winShort", { pct: (o.win_chance * 100).toFixed(1) }) : "")));
+    (o.win_chance !== undefined && o.win_chance !== null ? " · " + t("hint.winShort", { pct: pct(o.win_chance) }) : "")));
   const kids = [el("strong", {}, t("hint.best", { best: hintLabel(r.data.options[0]) }))];
   if (r.data.win_chance !== undefined && r.data.win_chance !== null) {
     // the solved game's chance: every player playing perfectly, whatever level the computer plays at
     const weaker = g.players.some((p) => p.cpu && p.level !== "Perfect");
-    kids.push(el("div", { class: "win" }, t(weaker ? "hint.winOther" : "hint.win", { pct: (r.data.win_chance * 100).toFixed(1) })));
+    kids.push(el("div", { class: "win" }, t(weaker ? "hint.winOther" : "hint.win", { pct: pct(r.data.win_chance) })));
   }
   const explain = (r.data.explain_keys || []).map(([k, v]) => t("hint.explain." + k, v)).join(" ");
   kids.push(el("div", { class: "small" }, explain || r.data.explain), el("ol", {}, ...opts));
@@ -1201,6 +1201,9 @@ function hintLabel(o) {
   return t(bank ? "hint.opt.bank" : k.hot_dice ? "hint.opt.rollHot" : k.next_roll === 1 ? "hint.opt.rollOne" : "hint.opt.roll",
     { dice: k.dice.join(" "), points: k.points, total: k.total, n: k.next_roll });
 }
+
+// A chance as a percentage with one decimal, as the page's language writes it (50.9; 50,9).
+const pct = (p) => (p * 100).toLocaleString(LANG, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 
 // What a hint's option is worth: the points the turn is expected to record, or (a challenge) why not.
 function hintValue(o) {

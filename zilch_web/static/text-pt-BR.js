@@ -314,7 +314,7 @@ window.ZILCH_TEXT["pt-BR"] = {
   "hint.explain.last": "Últimas rodadas: o solucionador maximiza os pontos desta rodada e ignora o placar; agora só vencer importa, então pese o que você precisa.",
   "hint.explain.win2": "As chances de vitória são as da partida resolvida exatamente, com jogo perfeito dos dois jogadores.",
   "hint.explain.winN": "As chances de vitória são as da partida resolvida exatamente, com jogo perfeito de todos os jogadores.",
-  "hint.explain.expect": "espera {value} pontos",
+  "hint.explain.expect": "espera-se {value} pontos",
   "hint.explain.challengeValue": "menos pontos seus (um zilch custa mais a você), mas uma marcação também é tirada do desafiado",
 
   // A página de regras

@@ -314,7 +314,7 @@ window.ZILCH_TEXT.sv = {
   "hint.explain.last": "Sista omgångarna: lösaren maximerar den här omgångens poäng och bortser från ställningen; nu räknas bara att vinna, så väg in vad du behöver.",
   "hint.explain.win2": "Vinstchanserna kommer från det exakt lösta spelet, där båda spelarna spelar perfekt.",
   "hint.explain.winN": "Vinstchanserna kommer från det exakt lösta spelet, där alla spelare spelar perfekt.",
-  "hint.explain.expect": "väntat {value} poäng",
+  "hint.explain.expect": "förväntat {value} poäng",
   "hint.explain.challengeValue": "färre egna poäng (en zilch kostar dig extra), men en bokföring tas också från den utmanade",
 
   // Regelsidan
