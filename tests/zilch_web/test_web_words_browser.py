@@ -5,8 +5,8 @@ the cookie ``zilchLang``), and the hint with its explanation and options.
 
 Each screen is scanned for the English catalogue's texts that the language translates
 (test_web_language.english_left) and for a list of common English words
-(test_web_words.english_words); axe-core finds no serious or critical violation on the rules page
-in either language. Every kind of game event is told by the page in the language (the log and the
+(test_web_words.english_words); axe-core finds no serious or critical violation on "More rules",
+the rules page and the game with the hint open, in either language. Every kind of game event is told by the page in the language (the log and the
 computer's turn shown step by step). ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the rules page and the hint.
 """
 
@@ -50,6 +50,7 @@ def test_more_rules_the_rules_page_and_the_hint_in_the_language(browser, base_ur
             assert not english_left(pg, lang), (preset, english_left(pg, lang))
             assert not english_words(more), (preset, english_words(more))
         assert CAT[lang]["variant.variants.piggyback.label"] in more
+        assert not axe_violations(pg)
 
         pg.click("#rules-link")  # the rules of the form's rules, in the page's language
         pg.wait_for_selector("table.scoring")
@@ -74,6 +75,7 @@ def test_more_rules_the_rules_page_and_the_hint_in_the_language(browser, base_ur
         assert not english_left(pg, lang), english_left(pg, lang)
         assert not english_words(hint), (english_words(hint), hint)
         shot(pg, f"phone-hint-{lang}.png")
+        assert not axe_violations(pg)  # the hint open, the sound and vibration switches below
         assert not pg.errors, pg.errors
     finally:
         ctx.close()
