@@ -73,7 +73,9 @@ from zilch_web.hints import HintUnavailable, check_size
 from zilch_web.limits import Limits, RateLimiter, Sweeper
 from zilch_web.pages import add_pages
 from zilch_web.views import game_view
-from zilch_web.setup_form import LOAD_ERRORS, RULES_ERRORS, TOGGLE_CHOICES, TOGGLES, get_key, parse_value, rules_message  # noqa: F401
+from zilch_web.setup_form import (LOAD_ERRORS, RULES_ERRORS, TOGGLE_CHOICES, TOGGLES, get_key, parse_value,  # noqa: F401
+                                  rules_message, toggle_texts)
+from zilch_web.words import Words, pick_lang
 from zilch_web.seats import DEFAULT_CPU
 from zilch_web.table import Seat, Table, TableError, cpu_agent
 
@@ -215,12 +217,15 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     # ---------------------------------------------------------------- setup and new games
 
     @app.get("/api/setup")
-    def setup() -> JSONResponse:
+    def setup(lang: str = Query("en", max_length=16)) -> JSONResponse:
+        """Presets, variant toggles and computer levels; the presets' summaries and the toggles'
+        labels in ``lang`` (en, pt-BR, sv; else English) from the page's catalogues."""
+        w = Words(pick_lang(lang))
         presets = []
         for name in PRESETS:
             rs = load_ruleset(name)
             cpus, best = offered_for(rs)
-            presets.append({"name": name, "target": rs.target, "summary": preset_blurb(rs),
+            presets.append({"name": name, "target": rs.target, "summary": preset_blurb(rs, w),
                             "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank, "keep": rs.keep,
                             "variants": {k: get_key(rs, k) == on or get_key(rs, k) in
                                          [v for _, v in TOGGLE_CHOICES.get(k, [])] for k, on, *_ in TOGGLES},
@@ -228,9 +233,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                             "cpus": cpus, "default_cpu": best})
         cpus, best = offered_for(default_rules)
         return _json({"presets": presets, "default_preset": "zonk",
-                "toggles": [{"key": k, "on": on, "off": off, "label": lab, "help": h,
-                             "choices": [{"label": cl, "value": cv} for cl, cv in TOGGLE_CHOICES.get(k, [])]}
-                            for k, on, off, lab, h in TOGGLES],
+                "toggles": toggle_texts(w),
                 "cpus": cpus, "default_cpu": best})
 
     def rules_of(ruleset: str, overrides: dict[str, Any]) -> Ruleset:

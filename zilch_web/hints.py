@@ -109,24 +109,52 @@ def _fmt(v: float) -> str:
     return f"{v:,.1f}"
 
 
+#: The hint's explanation in English, by key: a hint carries its sentences as ``explain_keys``
+#: (``[[key, values]]``) that the page says in its language (catalogue keys ``hint.explain.KEY``,
+#: the English word for word), and as ``explain``, these sentences in English.
+HINT_TEXT = {
+    "keep": "Exact turn solver: the points this turn is expected to record, playing perfectly from here "
+            "(turn total now {total}).",
+    "piggyback": "Exact turn solver: the points this turn is expected to record either way.",
+    "challenge": "The turn solver counts your own points: a challenge never adds to them and a zilch "
+                 "costs 600 (then 2000), so for your score it advises no challenge.",
+    "streak": "Values count the future cost of the zilch streak penalty.",
+    "last": "Last turns: the solver maximises this turn's points and ignores the scores; only winning "
+            "counts now, so weigh what you need.",
+    "win2": "The chances of winning are the exact solved game's, with perfect play by both players.",
+    "winN": "The chances of winning are the exact solved game's, with perfect play by every player.",
+    "expect": "expect {value} points",
+    "challengeValue": "fewer of your own points (a zilch costs you extra), but a bank is also taken from them",
+}
+
+
+def _expect(value: float) -> str:
+    return HINT_TEXT["expect"].format(value=_fmt(value))
+
+
+def _say(keys: list[list[Any]]) -> str:
+    """The English of a hint's ``explain_keys``."""
+    return " ".join(HINT_TEXT[k].format(**v) for k, v in keys)
+
+
 def hint_for(table: Table, win: bool = True) -> dict[str, Any]:
     """The best move for the player to move, and every choice with its expected value; with
     ``win``, the chances of winning where the solved game is stored (:func:`add_win_chances`).
 
     Returns ``{"phase", "best": action, "best_label", "best_keep": faces or None, "options":
-    [{"action", "label", "value", "value_text"}] best first, "explain"}``; ``value`` is the expected
-    points the turn records from this decision on (the turn total so far included).
+    [{"action", "label", "value", "value_text"}] best first, "explain", "explain_keys"}``; ``value`` is
+    the expected points the turn records from this decision on (the turn total so far included);
+    ``explain`` is the English of ``explain_keys`` (:data:`HINT_TEXT`).
     """
     g, rs = table.state, table.ruleset
     if g.done:
         raise HintUnavailable("the game is over")
     sol, pol, streaky = _policy(table)
-    notes = []
+    notes: list[list[Any]] = []
     if streaky:
-        notes.append("Values count the future cost of the zilch streak penalty.")
+        notes.append(["streak", {}])
     if g.final_queue is not None or g.tiebreak_players is not None:
-        notes.append("Last turns: the solver maximises this turn's points and ignores the scores; "
-                     "only winning counts now, so weigh what you need.")
+        notes.append(["last", {}])
     options: list[dict[str, Any]] = []
     best_keep = None
     if g.phase == Phase.KEEP:
@@ -135,40 +163,37 @@ def hint_for(table: Table, win: bool = True) -> dict[str, Any]:
         for ch in advice.choices:
             if ch.action in legal:
                 options.append({"action": ch.action, "label": g.describe(ch.action), "value": ch.value,
-                                "value_text": f"expect {_fmt(ch.value)} points",
+                                "value_text": _expect(ch.value),
                                 "keep": list(ch.dice), "bank": ch.bank})
         if not options:  # pragma: no cover - every legal keep is valued
             raise HintUnavailable("the solver found no legal choice")
         best_keep = options[0]["keep"]
-        explain = (f"Exact turn solver: the points this turn is expected to record, playing "
-                   f"perfectly from here (turn total now {g.turn_total}).")
+        explain = ["keep", {"total": g.turn_total}]
     elif g.phase == Phase.PIGGYBACK:
         total, dice = g.offer  # type: ignore[misc]
         take = pol.roll_value(total, dice, 0, *g.offer_frozen)  # its pass goes on (pyramiding)
         fresh = pol.roll_value(0, rs.dice, 0)
         options = [{"action": PIGGYBACK, "label": table.label(PIGGYBACK), "value": take,
-                    "value_text": f"expect {_fmt(take)} points"},
+                    "value_text": _expect(take)},
                    {"action": FRESH, "label": table.label(FRESH), "value": fresh,
-                    "value_text": f"expect {_fmt(fresh)} points"}]
+                    "value_text": _expect(fresh)}]
         options.sort(key=lambda o: -o["value"])
-        explain = "Exact turn solver: the points this turn is expected to record either way."
+        explain = ["piggyback", {}]
     elif g.phase == Phase.CHALLENGE:
         fresh = pol.roll_value(0, rs.dice, 0)
         options = [{"action": NO_CHALLENGE, "label": table.label(NO_CHALLENGE), "value": fresh,
-                    "value_text": f"expect {_fmt(fresh)} points"}]
+                    "value_text": _expect(fresh)}]
         for a in g.legal_actions():
             if a != NO_CHALLENGE:
                 options.append({"action": a, "label": table.label(a), "value": None,
-                                "value_text": "fewer of your own points (a zilch costs you extra), "
-                                              "but a bank is also taken from them"})
-        explain = ("The turn solver counts your own points: a challenge never adds to them and a zilch "
-                   "costs 600 (then 2000), so for your score it advises no challenge.")
+                                "value_text": HINT_TEXT["challengeValue"]})
+        explain = ["challenge", {}]
     else:  # pragma: no cover
         raise HintUnavailable("nothing to decide")
     best = options[0]
     out = {"phase": g.phase.name.lower(), "best": best["action"], "best_label": best["label"],
-           "best_keep": best_keep, "options": options, "explain": " ".join([explain, *notes]),
-           "win_chance": None}
+           "best_keep": best_keep, "options": options, "explain": _say([explain, *notes]),
+           "explain_keys": [explain, *notes], "win_chance": None}
     return add_win_chances(table, out) if win else out
 
 
@@ -178,8 +203,9 @@ def add_win_chances(table: Table, hint: dict[str, Any]) -> dict[str, Any]:
     if win is not None:
         for o in hint["options"]:
             o["win_chance"] = win.get(o["action"])
-        hint["explain"] += (" The chances of winning are the exact solved game's, with perfect play by "
-                            + ("both players." if table.state.num_players == 2 else "every player."))
+        said = ["win2" if table.state.num_players == 2 else "winN", {}]
+        hint["explain_keys"] = [*hint.get("explain_keys", []), said]
+        hint["explain"] += " " + _say([said])
         hint["win_chance"] = max(win.values())
     return hint
 

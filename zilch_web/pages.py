@@ -1,6 +1,6 @@
 """The web game's pages: the single page of the game (``/``, ``/g/{id}``), its service worker and icon,
-and the rules pages of a preset (with ``set.KEY=VALUE`` overrides) and of a stored game; every
-response gzipped with ``Cache-Control`` (:mod:`zilch_web.assets`)."""
+and the rules pages of a preset (with ``set.KEY=VALUE`` overrides) and of a stored game, in the
+player's language (:mod:`zilch_web.words`); every response gzipped with ``Cache-Control`` (:mod:`zilch_web.assets`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from zilch_env import PRESETS, load_ruleset
 from zilch_web.assets import install as compress_and_cache
 from zilch_web.rules_page import _page, _rules_html
 from zilch_web.setup_form import LOAD_ERRORS, parse_value, rules_message
+from zilch_web.words import Words, request_lang
 
 STATIC = Path(__file__).with_name("static")
 
@@ -43,22 +44,29 @@ def add_pages(app: FastAPI, store: Any) -> None:
 
     @app.get("/rules/{preset}", include_in_schema=False, response_class=HTMLResponse)
     def rules_page(preset: str, request: Request) -> HTMLResponse:
+        w = Words(request_lang(request))
         if preset not in PRESETS:
-            return HTMLResponse(_page("Unknown rules", f"<p>There is no preset {html.escape(preset)!s}. "
-                                      f"The presets are: {', '.join(PRESETS)}.</p>"), status_code=404)
+            return _said(_page(w.t("rules.unknown.title"), "<p>" + html.escape(w.t(
+                "rules.unknown", name=preset, presets=", ".join(PRESETS))) + "</p>", w), 404)
         overrides: dict[str, Any] = {}
         try:
             overrides = {k[4:]: parse_value(k[4:], v) for k, v in request.query_params.items() if k.startswith("set.")}
             rs = load_ruleset(preset, overrides or None)
-            return HTMLResponse(_rules_html(rs, back="/"))
+            return _said(_rules_html(rs, back="/", w=w))
         except LOAD_ERRORS as e:
-            return HTMLResponse(_page("Bad rules", f"<p>{html.escape(rules_message(e, overrides))}</p>"),
-                                status_code=422)
+            return _said(_page(w.t("rules.bad.title"), f"<p>{html.escape(rules_message(e, overrides))}</p>", w), 422)
 
     @app.get("/g/{game_id}/rules", include_in_schema=False, response_class=HTMLResponse)
-    def game_rules_page(game_id: str) -> HTMLResponse:
+    def game_rules_page(game_id: str, request: Request) -> HTMLResponse:
+        w = Words(request_lang(request))
         table = store.load(game_id)
         if table is None:
-            return HTMLResponse(_page("Unknown game", "<p>There is no such game.</p><p><a href='/'>New game</a></p>"),
-                                status_code=404)
-        return HTMLResponse(_rules_html(table.ruleset, back=f"/g/{game_id}"))
+            return _said(_page(w.t("rules.unknownGame.title"), f"<p>{html.escape(w.t('rules.unknownGame'))}</p>"
+                               f"<p><a href='/'>{html.escape(w.t('over.new'))}</a></p>", w), 404)
+        return _said(_rules_html(table.ruleset, back=f"/g/{game_id}", w=w))
+
+
+def _said(page: str, status: int = 200) -> HTMLResponse:
+    """A rules page: its language follows ?lang=, the zilchLang cookie and Accept-Language, so a
+    cache keeps one copy per cookie and language (``Vary``)."""
+    return HTMLResponse(page, status_code=status, headers={"Vary": "Cookie, Accept-Language"})

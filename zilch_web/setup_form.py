@@ -50,6 +50,16 @@ TOGGLES = [
 ]
 
 
+def toggle_texts(w: Any) -> list[dict[str, Any]]:
+    """The toggles as /api/setup sends them, their label, help and choices in the language of ``w``
+    (a :class:`zilch_web.words.Words`; catalogue keys ``variant.KEY.label``, ``.help`` and
+    ``.choice.N``, the English word for word the texts above)."""
+    return [{"key": k, "on": on, "off": off, "label": w.t(f"variant.{k}.label"), "help": w.t(f"variant.{k}.help"),
+             "choices": [{"label": w.t(f"variant.{k}.choice.{i}"), "value": cv}
+                         for i, (_, cv) in enumerate(TOGGLE_CHOICES.get(k, []))]}
+            for k, on, off, _, _ in TOGGLES]
+
+
 def get_key(rs: Ruleset, dotted: str) -> Any:
     from zilch_env.rules.schema import OPTIONAL_KEYS
 

@@ -278,7 +278,8 @@ class Table:
         ``piggyback`` / ``fresh``, ``bank`` (points recorded, score), ``challenge_result``,
         ``penalty``, ``roll`` (dice: the roll now waiting for a decision), ``bonus`` (six dice and
         no score under ``six_dice_zilch_bonus``), ``zilch`` (dice, points lost, permanent points
-        kept, score), ``final_round``, ``tiebreak``, ``turn_start`` (a decision before rolling),
+        kept, score), ``final_round``, ``tiebreak``, ``turn_start`` (a decision before rolling:
+        ``decide`` = challenge | piggyback),
         ``game_over``.
         """
         g = self.state
@@ -431,10 +432,11 @@ class Table:
                 + f" with {g.scores[w[0]]}"
             add("game_over", None, text, winners=list(w), scores=list(g.scores))
         elif g.phase == Phase.CHALLENGE:
-            add("turn_start", g.current, f"{names[g.current]} may challenge an opponent before rolling")
+            add("turn_start", g.current, f"{names[g.current]} may challenge an opponent before rolling",
+                decide="challenge")
         elif g.phase == Phase.PIGGYBACK and g.offer:
             add("turn_start", g.current, f"{names[g.current]} may piggyback on {g.offer[0]} with "
-                f"{g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}, or roll fresh dice")
+                f"{g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}, or roll fresh dice", decide="piggyback")
 
     def _start_events(self) -> None:
         """Events of the game's opening: the first roll, and any zilches the constructor already played."""

@@ -7,9 +7,8 @@ Covered: the catalogues have the same keys and placeholders; the first screen an
 in pt-BR and sv (a scan of the visible text for every English text that the language translates);
 the switch changes the language and is remembered across reloads; the server's refusals are shown
 by their code in the page's language. The rules notes under the scores come with keys
-(``note_keys`` of the game view) and are written by the page. Texts the server writes (the hint's
-explanation, the variants' help, the log's rarer events) are still English and are not
-scanned. ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the first screen and a game in pt-BR and sv.
+(``note_keys`` of the game view) and are written by the page. The texts the server writes (the rules
+page, the variants, the hint's explanation): test_web_words.py and test_web_words_browser.py. ``ZILCH_SCREENSHOTS=docs/screenshots`` also saves the first screen and a game in pt-BR and sv.
 """
 
 from __future__ import annotations
@@ -73,9 +72,10 @@ def test_the_rules_notes_of_the_server_are_in_the_catalogues():
             assert "note." + key in CAT[lang], (lang, key)
 
 
-def test_no_user_visible_string_in_app_js_outside_the_catalogues():
-    """app.js shows words only through t(key): no English sentence in a string literal."""
-    code = (STATIC / "app.js").read_text()
+@pytest.mark.parametrize("script", ["app.js", "tell.js", "feel.js"])
+def test_no_user_visible_string_in_app_js_outside_the_catalogues(script):
+    """The page's scripts show words only through t(key): no English sentence in a string literal."""
+    code = (STATIC / script).read_text()
     code = re.sub(r"(^|\s)//.*$", "", code, flags=re.M)
     literals = re.findall(r'"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`', code)
     sentences = []

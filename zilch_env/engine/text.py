@@ -2,84 +2,135 @@
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from zilch_env.engine.game import GameState
 from zilch_env.rules.schema import Ruleset
 
+#: The English of each line of :func:`rules_lines`, by key: ``{name}`` is a value of the line. The
+#: web game's catalogues (zilch_web/static/text-*.js, keys ``rules.line.KEY``) hold the same keys,
+#: the English word for word, so that its rules page says these lines in the player's language.
+RULES_TEXT = {
+    "title": "{name}: {dice} dice, first to {target} points.",
+    "turn": "Each turn starts by rolling all dice. After every roll keep at least one scoring die, then bank "
+            "the turn total or roll the rest. A roll with no scoring die is a zilch: the turn's points are lost.",
+    "keep.all_scoring": "Keep: every scoring die is set aside automatically, for the most points.",
+    "keep.choose": "Keep: choose any dice that score together.",
+    "hot.forced": "Hot dice: when every die has scored, all of them must be rolled again.",
+    "hot.optional": "Hot dice: when every die has scored, you may roll all of them again or bank.",
+    "entry": "Getting on the board: the first banked turn needs at least {n} points.",
+    "entry.none": "No entry threshold: any turn may be banked.",
+    "min_bank": "Once on the board, a turn needs at least {n} points to bank.",
+    "singles": "Singles: {singles}. Three of a kind: {triples}.",
+    "kinds.none": "Four or more of a kind score no bonus (a triple plus the rest).",
+    "kinds.double": "Each die beyond three of a kind doubles the triple.",
+    "kinds.flat": "Four/five/six of a kind: {values} points.",
+    "kinds.multiple": "Four/five/six of a kind: the triple times {values}.",
+    "specials": "In one roll of all six dice: {items}.",
+    "special.straight": "straight 1-6 = {points}",
+    "special.straight_permanent": "straight 1-6 = {points} (permanent: survives a zilch)",
+    "special.three_pairs": "three pairs = {points}",
+    "special.three_pairs_four": "three pairs = {points} (four of a kind and a pair count)",
+    "special.two_triplets": "two triplets = {points}",
+    "partial": "Partial straights in one roll of five or six dice: {items}.",
+    "partial.six": "Partial straights in one roll of five or six dice: {items} (a sixth die may score beside "
+                   "it as a single).",
+    "partial.item": "{run} = {points}",
+    "floor": "Penalties may take a score below zero, down to {n}.",
+    "no_span": "Combinations never span rolls.",
+    "pyramiding": "Pyramiding: new dice may join dice of the same face kept earlier in this pass.",
+    "end.others_one_turn": "Ending: once a player ends a turn at or above the target, every other player "
+                           "gets one more turn.",
+    "end.finish_round": "Ending: once a player ends a turn at or above the target, the round is finished.",
+    "end.instant": "Ending: the first player to end a turn at or above the target wins at once; the others "
+                   "get no last turn.",
+    "tie.tiebreak": "Ties are broken by extra turns.",
+    "tie.draw": "A tie is a draw.",
+    "penalty.subtract": "{count} zilches in a row (once on the board): lose {points} points.",
+    "penalty.halve": "{count} zilches in a row (once on the board): lose half their score.",
+    "penalty.reset": "{count} zilches in a row (once on the board): lose their whole score.",
+    "bonus": "Six dice and no score: {n} points instead of a zilch, then bank or roll six fresh dice.",
+    "piggyback": "Piggyback: after a bank, the next player may play on from that turn total and dice.",
+    "overcoming": "Overcoming: to bank, beat the previous player's last turn.",
+    "challenge": "Challenge: twice a game (once below 5000, once above) a player on the board may "
+                 "challenge another: banked points are also taken from them; a zilch costs 600, then 2000.",
+    "none": "none",
+}
 
-def _faces(m) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in m.items() if v) or "none"
+#: A line of :func:`rules_lines`: its key in :data:`RULES_TEXT` and its values (numbers, strings,
+#: ``{face: points}`` maps, or lists of lines joined with "; ").
+Line = tuple[str, dict[str, Any]]
+
+
+def rules_lines(rs: Ruleset) -> list[Line]:
+    """The rules of ``rs`` as keyed lines: which lines apply and their figures, said in words by
+    :func:`say_line` (English by :data:`RULES_TEXT`, another language by its own texts)."""
+    s, v = rs.scoring, rs.variants
+    lines: list[Line] = [
+        ("title", {"name": rs.name, "dice": rs.dice, "target": rs.target}),
+        ("turn", {}),
+        ("keep.all_scoring" if rs.keep == "all_scoring" else "keep.choose", {}),
+        ("hot.forced" if rs.hot_dice == "forced" else "hot.optional", {}),
+        ("entry", {"n": rs.entry_threshold}) if rs.entry_threshold else ("entry.none", {}),
+    ]
+    if rs.min_bank:
+        lines.append(("min_bank", {"n": rs.min_bank}))
+    lines.append(("singles", {"singles": dict(s.singles), "triples": dict(s.triples)}))
+    lines.append(("kinds." + s.kinds, {"values": dict(s.kind_values)} if s.kinds in ("flat", "multiple") else {}))
+    specials: list[Line] = []
+    if s.straight:
+        specials.append(("special.straight_permanent" if s.permanent_straight else "special.straight",
+                         {"points": s.straight}))
+    if s.three_pairs:
+        specials.append(("special.three_pairs_four" if s.four_and_pair_is_three_pairs else "special.three_pairs",
+                         {"points": s.three_pairs}))
+    if s.two_triplets:
+        specials.append(("special.two_triplets", {"points": s.two_triplets}))
+    if specials:
+        lines.append(("specials", {"items": specials}))
+    partial = [(run, pts) for run, pts in s.partial_straights.items() if pts]
+    if partial and rs.dice >= 5:
+        lines.append(("partial.six" if rs.dice == 6 else "partial",
+                      {"items": [("partial.item", {"run": "-".join(str(run)), "points": pts}) for run, pts in partial]}))
+    if rs.score_floor < 0:
+        lines.append(("floor", {"n": rs.score_floor}))
+    lines.append(("pyramiding" if v.pyramiding else "no_span", {}))
+    lines.append(("end." + rs.end, {}))
+    if rs.end != "instant":  # the instant ending has no ties: every other score is below the target
+        lines.append(("tie.tiebreak" if rs.tie == "tiebreak" else "tie.draw", {}))
+    zp = v.zilch_penalty
+    if zp.count:
+        lines.append(("penalty." + zp.mode, {"count": zp.count, "points": zp.points}))
+    if v.six_dice_zilch_bonus:
+        lines.append(("bonus", {"n": v.six_dice_zilch_bonus}))
+    for on, key in ((v.piggyback, "piggyback"), (v.overcoming, "overcoming"), (v.challenge, "challenge")):
+        if on:
+            lines.append((key, {}))
+    return lines
+
+
+def say_line(line: Line, text: Mapping[str, str] = RULES_TEXT, number: Callable[[int], str] = str) -> str:
+    """A line of :func:`rules_lines` in words: ``text[key]`` with its values put in (numbers by
+    ``number``, a ``{face: points}`` map as "1 = 100, 5 = 50" or ``text["none"]``, a list of lines
+    joined with "; ")."""
+    key, values = line
+
+    def put(v: Any) -> str:
+        if isinstance(v, dict):
+            return ", ".join(f"{k} = {number(x)}" for k, x in v.items() if x) or text["none"]
+        if isinstance(v, list):
+            return "; ".join(say_line(x, text, number) for x in v)
+        return number(v) if isinstance(v, int) else str(v)
+
+    return text[key].format(**{k: put(v) for k, v in values.items()})
 
 
 def rules_summary(rs: Ruleset) -> str:
-    """The rules of ``rs`` in plain sentences (the web game's rules page is built from this)."""
-    s, v = rs.scoring, rs.variants
-    lines = [
-        f"{rs.name}: {rs.dice} dice, first to {rs.target} points.",
-        "Each turn starts by rolling all dice. After every roll keep at least one scoring die, then bank "
-        "the turn total or roll the rest. A roll with no scoring die is a zilch: the turn's points are lost.",
-        ("Keep: every scoring die is set aside automatically, for the most points."
-         if rs.keep == "all_scoring" else "Keep: choose any dice that score together."),
-        ("Hot dice: when every die has scored, all of them must be rolled again."
-         if rs.hot_dice == "forced" else "Hot dice: when every die has scored, you may roll all of them again or bank."),
-        (f"Getting on the board: the first banked turn needs at least {rs.entry_threshold} points."
-         if rs.entry_threshold else "No entry threshold: any turn may be banked."),
-    ]
-    if rs.min_bank:
-        lines.append(f"Once on the board, a turn needs at least {rs.min_bank} points to bank.")
-    lines.append(f"Singles: {_faces(s.singles)}. Three of a kind: {_faces(s.triples)}.")
-    kinds = {
-        "none": "Four or more of a kind score no bonus (a triple plus the rest).",
-        "double": "Each die beyond three of a kind doubles the triple.",
-        "flat": f"Four/five/six of a kind: {_faces(s.kind_values)} points.",
-        "multiple": f"Four/five/six of a kind: the triple times {_faces(s.kind_values)}.",
-    }[s.kinds]
-    lines.append(kinds)
-    specials = []
-    if s.straight:
-        specials.append(f"straight 1-6 = {s.straight}" + (" (permanent: survives a zilch)" if s.permanent_straight else ""))
-    if s.three_pairs:
-        specials.append(f"three pairs = {s.three_pairs}" + (" (four of a kind and a pair count)" if s.four_and_pair_is_three_pairs else ""))
-    if s.two_triplets:
-        specials.append(f"two triplets = {s.two_triplets}")
-    if specials:
-        lines.append("In one roll of all six dice: " + "; ".join(specials) + ".")
-    partial = [(run, pts) for run, pts in s.partial_straights.items() if pts]
-    if partial and rs.dice >= 5:
-        lines.append("Partial straights in one roll of five or six dice: "
-                     + "; ".join(f"{'-'.join(str(run))} = {pts}" for run, pts in partial)
-                     + (" (a sixth die may score beside it as a single)." if rs.dice == 6 else "."))
-    if rs.score_floor < 0:
-        lines.append(f"Penalties may take a score below zero, down to {rs.score_floor}.")
-    lines.append("Combinations never span rolls." if not v.pyramiding else
-                 "Pyramiding: new dice may join dice of the same face kept earlier in this pass.")
-    lines.append({
-        "others_one_turn": "Ending: once a player ends a turn at or above the target, every other player "
-                           "gets one more turn.",
-        "finish_round": "Ending: once a player ends a turn at or above the target, the round is finished.",
-        "instant": "Ending: the first player to end a turn at or above the target wins at once; the others "
-                   "get no last turn.",
-    }[rs.end])
-    if rs.end != "instant":  # the instant ending has no ties: every other score is below the target
-        lines.append("Ties are broken by extra turns." if rs.tie == "tiebreak" else "A tie is a draw.")
-    zp = v.zilch_penalty
-    if zp.count:
-        what = {"subtract": f"lose {zp.points} points", "halve": "lose half their score", "reset": "lose their whole score"}[zp.mode]
-        lines.append(f"{zp.count} zilches in a row (once on the board): {what}.")
-    if v.six_dice_zilch_bonus:
-        lines.append(f"Six dice and no score: {v.six_dice_zilch_bonus} points instead of a zilch, then bank "
-                     f"or roll six fresh dice.")
-    if v.piggyback:
-        lines.append("Piggyback: after a bank, the next player may play on from that turn total and dice.")
-    if v.overcoming:
-        lines.append("Overcoming: to bank, beat the previous player's last turn.")
-    if v.challenge:
-        lines.append("Challenge: twice a game (once below 5000, once above) a player on the board may "
-                     "challenge another: banked points are also taken from them; a zilch costs 600, then 2000.")
-    return "\n".join(lines)
+    """The rules of ``rs`` in plain English sentences, a line each (``zilch rules --summary``)."""
+    return "\n".join(say_line(x) for x in rules_lines(rs))
 
 
 def narrate(game: GameState, policies: Sequence, rng: np.random.Generator,

@@ -30,6 +30,8 @@ function t(key, vals = {}) {
 }
 function applyTexts() {
   document.documentElement.lang = LANG;
+  // the pages the server writes (the rules) follow the page's language by this cookie
+  document.cookie = `zilchLang=${encodeURIComponent(LANG)}; path=/; max-age=31536000; SameSite=Lax`;
   for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t);
   for (const e of document.querySelectorAll("[data-t-label]")) e.setAttribute("aria-label", t(e.dataset.tLabel));
   const pick = $("#lang");
@@ -162,7 +164,7 @@ async function showNew() {
   S.gid = null;
   S.game = null;
   if (!S.setup) {
-    const r = await api("GET", "/api/setup");
+    const r = await api("GET", `/api/setup?lang=${encodeURIComponent(LANG)}`);
     if (!r.ok) { $("#loading").textContent = r.data.detail; return; }
     S.setup = r.data;
   }
@@ -494,8 +496,8 @@ function describe(li) {
 function addPlayer(name, cpu, level, want) {
   const list = $("#players");
   if (list.children.length >= 6) { playersNote(); return; }
-  const type = el("select", { "aria-label": "player type" });
-  const input = el("input", { type: "text", maxlength: "24", value: name, "aria-label": "player name" });
+  const type = el("select", { "aria-label": t("form.playerType") });
+  const input = el("input", { type: "text", maxlength: "24", value: name, "aria-label": t("form.playerName") });
   const remove = el("button", { type: "button", class: "btn ghost remove", "aria-label": t("form.remove") }, "×");
   const li = el("li", {}, el("div", { class: "player-row" }, input, type, remove),
     el("p", { class: "level-line muted small", "aria-live": "polite" }));
@@ -723,12 +725,48 @@ async function present(game, events) {
   $("#hint").hidden = true;
   $("#play-error").hidden = true;
   const animated = events.some((e) => isCpu(e.seat) || !isMine(e.seat) || e.kind === "zilch");
+  let buzzed = false;
   if (events.length && animated && delay() > 0 && prev) {
     await animate(events, prev);
   } else {
     for (const e of events) logEvent(e, false);
+    buzzed = feel(events); // shown at once: the sound of the one that matters most
   }
   render(events.some((e) => e.kind === "roll" || e.kind === "bonus"));
+  // The turn comes to a player on this phone after someone else played: a short vibration (not
+  // when a zilch's has just been asked for: a new one would cut it short).
+  const myTurn = (x) => x && x.status === "playing" && x.human_to_move && isMine(x.current) && !S.watching;
+  const others = events.some((e) => e.seat !== null && e.seat !== undefined && e.seat !== game.current);
+  if (prev && myTurn(game) && (others || !myTurn(prev)) && !buzzed) window.zilchFeel.buzz("turn");
+}
+
+// Sound and vibration (static/feel.js) for events shown: a roll, a bank, a zilch (also a vibration),
+// the end of a game won on this phone; of several, only the one that matters most.
+const FEEL_ORDER = ["win", "zilch", "bank", "roll"];
+function feelOf(e) {
+  if (e.kind === "roll" || e.kind === "bonus") return "roll";
+  if (e.kind === "bank" || e.kind === "zilch") return e.kind;
+  if (e.kind === "game_over" && (e.winners || []).some((q) => isMine(q) && !isCpu(q))) return "win";
+  return null;
+}
+// True if a vibration was asked for.
+function feel(events) {
+  const kinds = events.map(feelOf);
+  const kind = FEEL_ORDER.find((k) => kinds.includes(k));
+  if (kind) window.zilchFeel.play(kind);
+  return kinds.includes("zilch") && window.zilchFeel.buzz("zilch");
+}
+
+// The switches of sound and vibration, each shown where the browser can do it.
+function feelSetup() {
+  const f = window.zilchFeel, now = f.settings();
+  for (const [what, can] of [["sound", f.canSound], ["vibrate", f.canVibrate]]) {
+    const box = $(`#${what}-on`);
+    box.closest("label").hidden = !can;
+    box.checked = now[what];
+    box.addEventListener("change", () => f.choose(what, box.checked));
+  }
+  $("#feel-box").hidden = !f.canSound && !f.canVibrate;
 }
 
 function fillLog() {
@@ -778,8 +816,9 @@ async function animate(events, prev) {
     if (e.kind === "challenge_result") board[e.seat].score = Math.max(S.game.ruleset.score_floor ?? 0, board[e.seat].score + e.points);
     if (e.kind === "game_over" && e.scores) e.scores.forEach((s, q) => { board[q].score = s; });
     if (S.skip) continue;
+    feel([e]);
     renderScores(board, cur);
-    if (e.seat !== null && e.seat !== undefined) $("#turn-who").textContent = `${board[e.seat].name} is playing`;
+    if (e.seat !== null && e.seat !== undefined) $("#turn-who").textContent = t("turn.playing", { name: board[e.seat].name });
     $("#selection").className = "selection" + (e.kind === "zilch" ? " bad" : "");
     $("#selection").textContent = evText(e);
     if (e.turn_total !== undefined) $("#turn-total").textContent = t("turn.total", { n: e.turn_total });
@@ -1005,33 +1044,6 @@ function renderChoices() {
     ...(help ? [el("p", { class: "muted small choice-help" }, help)] : []));
 }
 
-// A turn-start choice in the page's language by its kind (piggyback, fresh, challenge N, none).
-function choiceLabel(c) {
-  const m = /^challenge (.+)$/i.exec(c.label), pig = /^piggyback on (\d+) with (\d+) dic?e$/i.exec(c.label);
-  const key = m ? "choice.challenge" : pig ? (pig[2] === "1" ? "choice.piggybackOne" : "choice.piggyback")
-    : "choice." + c.label.toLowerCase().replace(/[^a-z]+/g, "_");
-  const s = t(key, { name: m ? m[1] : "", points: pig ? pig[1] : "", n: pig ? pig[2] : "" });
-  return s === key ? c.label.charAt(0).toUpperCase() + c.label.slice(1) : s;
-}
-
-// An event of the game log in the page's language from its fields (the server's English
-// sentence, e.text, for English and for the kinds not written here).
-function evText(e) {
-  if (LANG === "en" || !S.game) return e.text;
-  const who = e.seat !== null && e.seat !== undefined && S.game.players[e.seat] ? S.game.players[e.seat].name : "";
-  const dice = (e.dice || []).join(" ");
-  if (e.kind === "roll") return t("ev.roll", { name: who, dice });
-  if (e.kind === "bank") return e.points ? t("ev.bank", { name: who, points: e.points, score: e.score })
-    : t("ev.bankLow", { name: who, turn: e.turn_total });
-  if (e.kind === "zilch" && !e.points) return t("ev.zilch", { name: who, dice, lost: e.lost, score: e.score });
-  if (e.kind === "game_over" && e.winners && e.scores) {
-    const names = e.winners.map((q) => S.game.players[q].name);
-    return e.winners.length > 1 ? t("ev.draw", { names: names.join(t("over.and")), score: e.scores[e.winners[0]] })
-      : t("ev.wins", { name: names[0], score: e.scores[e.winners[0]] });
-  }
-  return e.text;
-}
-
 async function send(action) {
   if (S.animating || S.sending || !canPlay()) return;
   const g = S.game;
@@ -1120,15 +1132,16 @@ async function getHint() {
   if (!r.ok) { box.textContent = r.data.detail; return; }
   if (!S.game || r.data.version !== S.game.version || !canPlay()) { box.hidden = true; return; }
   S.hint = r.data;
-  const opts = r.data.options.slice(0, 4).map((o) => el("li", {}, `${o.label}: ${o.value_text}` +
-    (o.win_chance !== undefined && o.win_chance !== null ? " · " + t("hint.winShort", { pct: (o.win_chance * 100).toFixed(1) }) : "")));
-  const kids = [el("strong", {}, t("hint.best", { best: r.data.best_label }))];
+  const opts = r.data.options.slice(0, 4).map((o) => el("li", {}, `${hintLabel(o)}: ${hintValue(o)}` +
+    (o.win_chance !== undefined && o.win_chance !== null ? " · " + t("hint.winShort", { pct: pct(o.win_chance) }) : "")));
+  const kids = [el("strong", {}, t("hint.best", { best: hintLabel(r.data.options[0]) }))];
   if (r.data.win_chance !== undefined && r.data.win_chance !== null) {
     // the solved game's chance: every player playing perfectly, whatever level the computer plays at
     const weaker = g.players.some((p) => p.cpu && p.level !== "Perfect");
-    kids.push(el("div", { class: "win" }, t(weaker ? "hint.winOther" : "hint.win", { pct: (r.data.win_chance * 100).toFixed(1) })));
+    kids.push(el("div", { class: "win" }, t(weaker ? "hint.winOther" : "hint.win", { pct: pct(r.data.win_chance) })));
   }
-  kids.push(el("div", { class: "small" }, r.data.explain), el("ol", {}, ...opts));
+  const explain = (r.data.explain_keys || []).map(([k, v]) => t("hint.explain." + k, v)).join(" ");
+  kids.push(el("div", { class: "small" }, explain || r.data.explain), el("ol", {}, ...opts));
   box.replaceChildren(...kids);
   if (g.phase === "keep") {
     if (r.data.best_keep) S.selected = new Set(positionsOf(r.data.best_keep));
@@ -1371,6 +1384,7 @@ $("#pass-go").addEventListener("click", () => { S.shownSeat = S.game.current; re
 $("#rematch").addEventListener("click", rematch);
 window.addEventListener("popstate", route);
 speedSetup();
+feelSetup();
 // Offline: the pages and the rules are kept by the service worker (static/sw.js); play needs the
 // server, and the page says so.
 function onlineChanged() { $("#offline").hidden = navigator.onLine !== false; }
