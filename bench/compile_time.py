@@ -7,8 +7,8 @@ batched engine and its fused speed, with ``ZILCH_NUMBA_INLINE=always`` and ``nev
 Each mode runs in a fresh subprocess with an empty numba cache of its own (a temporary directory),
 so every kernel is compiled there: the first call of each entry point below is timed (compile plus
 one small call), then masked random game steps are timed as ``bench/batched.py`` times them
-(``fused``: ``BatchedGames.play_random`` at 1,024 games; ``single``: the single-game engine, which
-numba does not touch, the baseline of the same process), in ``--rounds`` alternating slices of
+(``fused``: ``BatchedGames.play_random`` at 1,024 games; ``single``: the single-game view, one
+``GameState`` stepped from Python, the baseline of the same process), in ``--rounds`` alternating slices of
 ``--seconds``. Printed: a table per mode and the ratios of the two modes (compile time, and fused
 speed as a multiple of the single engine in its own process).
 """
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 MODES = ("always", "never")
 #: The entry points compiled, in order: what a training run calls first.
 ENTRIES = ("BatchedGames", "legal_masks", "random_actions", "step", "observe", "play_random", "make_vec reset",
-           "make_vec step")
+           "make_vec step", "GameState")
 
 
 def child(ruleset: str, players: int, seconds: float, rounds: int) -> dict:
@@ -63,6 +63,13 @@ def child(ruleset: str, players: int, seconds: float, rounds: int) -> dict:
                         num_players=players)
     timed("make_vec reset", lambda: envs.reset(seed=0))
     timed("make_vec step", lambda: envs.step(np.array([int(np.flatnonzero(m)[0]) for m in envs.action_masks()])))
+
+    def first_moves():  # the single-game view: its own entry kernels over the same turn flow
+        g = zilch_env.GameState(ruleset, players, seed=0)
+        g.apply(g.legal_actions()[0])
+        return g
+
+    timed("GameState", first_moves)
 
     sys.path.insert(0, str(ROOT / "bench"))
     from batched import Fused, Single, time_runners  # bench/batched.py's timed loops
@@ -105,13 +112,14 @@ def main(argv: list[str] | None = None) -> int:
         res[mode] = run_mode(mode, args)
     print(f"\nCold compile and fused speed, {args.ruleset}, {args.players} players "
           f"({args.rounds} x {args.seconds:g} s per row, steps per CPU second)\n")
-    print("| ZILCH_NUMBA_INLINE | " + " | ".join(ENTRIES) + " | compile, total | CPU, total | fused steps/s "
+    print("| ZILCH_NUMBA_INLINE | " + " | ".join(ENTRIES) + " | compile, total | CPU, total | CPU, batch + make_vec | fused steps/s "
           "| vs single |")
-    print("|---|" + "---:|" * (len(ENTRIES) + 4))
+    print("|---|" + "---:|" * (len(ENTRIES) + 5))
     for mode in MODES:
         c, cpu, rate = res[mode]["compile"], res[mode]["cpu"], res[mode]["rate"]
         print(f"| {mode} | " + " | ".join(f"{c[e]:.1f} s" for e in ENTRIES)
-              + f" | {sum(c.values()):.1f} s | {sum(cpu.values()):.1f} s | {rate['fused']:,.0f} "
+              + f" | {sum(c.values()):.1f} s | {sum(cpu.values()):.1f} s "
+              f"| {sum(v for k, v in cpu.items() if k != 'GameState'):.1f} s | {rate['fused']:,.0f} "
               f"| {rate['fused'] / rate['single']:.1f}x |")
     a, n = res["always"], res["never"]
     compile_ratio = sum(a["compile"].values()) / sum(n["compile"].values())

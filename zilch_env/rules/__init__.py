@@ -6,7 +6,8 @@
   chains, dotted-key overrides, validation, TOML written back.
 - :mod:`~zilch_env.rules.scoring`: scoring a keep and the legal keeps of every roll.
 - :mod:`~zilch_env.rules.primitives`: the rules of a turn and of the game's end as scalar functions,
-  compiled by numba for the kernels and called from Python by the single-game engine.
+  compiled by numba for the engine's kernels and the solvers, and called from Python by the loader and
+  the turn solver's policy.
 - :mod:`~zilch_env.rules.playable`: whether a game can end under a ruleset (the loader refuses it otherwise).
 - :mod:`~zilch_env.rules.compiled`: :func:`compile`, one ruleset as the tables the engine's kernels, the
   observation and the solvers read.

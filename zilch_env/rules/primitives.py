@@ -1,7 +1,7 @@
 """The rules of a turn and of the game's end as scalar functions, written once for every caller.
 
-Plain Python that numba compiles as it is: the single-game engine (:mod:`zilch_env.engine`), the
-loader's playability check (:mod:`zilch_env.rules.playable`) and the turn solver's policy call them as
+Plain Python that numba compiles as it is: the engine's views (:class:`zilch_env.GameState`'s
+``can_bank``), the loader's playability check (:mod:`zilch_env.rules.playable`) and the turn solver's policy call them as
 Python functions, and the fast kernels (:mod:`zilch_env.engine.kernels`) and the turn solver's
 backward induction compile the same source with ``numba.njit``, inlined where called
 (:data:`zilch_env._jit.INLINE`). A change of the rule here reaches all of them.

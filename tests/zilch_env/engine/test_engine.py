@@ -470,3 +470,43 @@ def test_turns_carry_typed_events(kp):
     assert t["events"] == [{"kind": "piggyback", "points": 1550, "dice": 2},
                            {"kind": "challenge_cost", "points": 600},
                            {"kind": "zilch_penalty", "mode": "subtract", "count": 1, "points": 0}]
+
+
+def test_the_game_is_a_view_over_one_row_of_the_engine_state():
+    """GameState reads its fields from its row of the engine's state, which the shared kernels write:
+    a position is set by assigning whole fields, never one item of a copy."""
+    from zilch_env.engine import layout as L
+
+    g = GameState("zonk", 3, seed=4)
+    g.scores = [700, 0, 9000]
+    assert g._st[0, L.SCORE: L.SCORE + 3].tolist() == [700, 0, 9000] and g.scores == [700, 0, 9000]
+    with pytest.raises(TypeError, match=r"assign the whole field \(game.scores = \[...\]\)"):
+        g.scores[0] = 7000
+    with pytest.raises(TypeError, match="game.on_board"):
+        g.on_board[1] = True
+    assert g.scores == [700, 0, 9000]
+    with pytest.raises(ValueError, match="2 values for 3 seats"):
+        g.zilch_streak = [1, 1]
+    g.final_queue = [1, 2]
+    assert g.final_queue == [1, 2] and isinstance(g.final_queue[0], int)
+    g.offer = (450, 2)
+    assert g.offer == (450, 2) and g.offer_frozen == ([0] * 6, [0] * 6)
+    # every field a plain Python value, as JSON takes it
+    json.dumps(g.snapshot())
+    assert all(type(x) is int for x in g.scores) and all(type(x) is bool for x in g.on_board)
+
+
+def test_turn_summaries_come_from_the_row_end_of_turn_columns():
+    """The summary of a turn (typed events included) is what the kernels recorded at its end."""
+    from zilch_env import load_ruleset
+
+    rs = load_ruleset("zonk", {"variants.zilch_penalty.count": 1, "variants.zilch_penalty.points": 500,
+                               "variants.zilch_penalty.mode": "subtract", "entry_threshold": 0})
+    g = GameState(rs, 2, dice=ScriptedDice([[1, 1, 1, 2, 3, 4], [2, 3, 4, 6, 6, 2]], then=RandomDice(0)))
+    g.apply(keep_action(0b000111, bank=True))  # 1000 banked; player 2 zilches on the first roll
+    t = g.turns[0]
+    assert (t["player"], t["banked"], t["turn_total"], t["recorded"], t["score"]) == (0, True, 1000, 1000, 1000)
+    t = g.turns[1]
+    assert t["player"] == 1 and not t["banked"] and t["zilch_roll"] == [2, 2, 3, 4, 6, 6]
+    assert t["penalty"] == "1 zilches: subtract" and t["events"] == [
+        {"kind": "zilch_penalty", "mode": "subtract", "count": 1, "points": 0}]
