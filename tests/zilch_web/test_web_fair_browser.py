@@ -1,8 +1,8 @@
 """Dice nobody can know in advance, in Debian's chromium at 360 x 740 (issue 37, item 4;
 zilch_web/static/fair.js): a short game against the computer shows the commitment to its dice from
 the start (short, in full when tapped), and at its end the revealed seed with the page's own check
-(SubtleCrypto SHA-256 and every roll rolled again from the seed); a practice game says so, with its
-seed, on every screen. axe-core finds nothing serious on the end screen with the check shown."""
+(SubtleCrypto SHA-256 and every roll rolled again from the seed), which says "does not match" for a
+changed roll or commitment; a practice game says so, with its seed, on every screen. axe-core finds nothing serious on the end screen with the check shown."""
 
 from __future__ import annotations
 
@@ -39,6 +39,24 @@ def test_commitment_from_the_start_and_the_seed_verified_at_the_end(browser, bas
         assert f"seed {g['seed']}" in page.inner_text("#over-info")
         assert promised[:12] in page.inner_text("#screen-over .fair")
         assert axe_violations(page) == []
+        # A record whose roll was changed, then a commitment other than the one seen at the start:
+        # the page says the seed does not match, and names the roll.
+        def bad_record(route):
+            rec = route.fetch().json()
+            rec["rolls"][0] = [f % 6 + 1 for f in rec["rolls"][0]]
+            route.fulfill(json=rec)
+
+        page.route(f"**/api/games/{g['id']}/record", bad_record)
+        page.reload()
+        page.wait_for_function("(document.querySelector('#screen-over .fair .mark') || {dataset: {}}).dataset.result")
+        assert mark.get_attribute("data-result") == "badRoll"
+        assert mark.inner_text() == "✗ Does not match: roll 1 of the game is not the roll the seed gives."
+        page.evaluate(f"localStorage.setItem('zilchCommit', JSON.stringify({{'{g['id']}': '{'0' * 64}'}}))")
+        page.reload()
+        page.wait_for_function("(document.querySelector('#screen-over .fair .mark') || {dataset: {}}).dataset.result")
+        assert mark.get_attribute("data-result") == "badCommit"
+        assert "Does not match" in mark.inner_text()
+        page.unroute(f"**/api/games/{g['id']}/record")
         # The page's keyed dice are the server's (zilch_web/dice.py) for any seed, 63-bit ones too.
         from zilch_web.dice import keyed_roll
 
