@@ -30,7 +30,9 @@ Status codes: 403 a seat another device holds, or a free seat not claimed yet; 4
 413 a body over :data:`MAX_BODY` bytes; 414 a query string over :data:`MAX_QUERY`; 409 the game moved on (``stale_version``: a replayed or
 out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
 malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
-(``illegal_action``, with the engine's sentence naming the rule); 409 ``game_unreadable`` a stored
+(``illegal_action``, with the engine's sentence naming the rule), a ``seed`` for a ``live`` game
+(``seed_not_allowed``: a chosen seed makes a practice game, :mod:`zilch_web.fair`); 409
+``practice_seed`` an invite to a practice game; 409 ``game_unreadable`` a stored
 game that no longer replays (the others are unaffected); 429 ``too_many_games`` more new games from
 one address than :mod:`zilch_web.limits` allows (``Retry-After``); 503 ``storage_unavailable`` the
 database failed (a full disk, ...: nothing was changed; ``Retry-After``), ``hint_busy`` /
