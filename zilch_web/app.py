@@ -10,7 +10,7 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ====================================  =====================================================
 ``GET  /api/setup``                   presets, variant toggles, computer levels (``cpus``, ``default_cpu``)
 ``POST /api/cpus``                    the computer levels that can play ``{ruleset, set, players?}``
-``POST /api/games``                   new game ``{ruleset, set, players, seed?}`` -> 201
+``POST /api/games``                   new game ``{ruleset, set, players, live?, seed?}`` -> 201
 ``GET  /api/games/{id}``              the game as its players see it (``log=all`` for every event)
 ``POST /api/games/{id}/moves``        ``{version, seat, token, action}`` or ``{version, seat, token, keep, bank}``
 ``GET  /api/games/{id}/events``       the game live (Server-Sent Events): at once, then after every change
@@ -18,7 +18,7 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``POST /api/games/{id}/claim``        ``{seat?}``: claim a free seat -> ``{token, seat}`` (a server-made token)
 ``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
 ``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
-``GET  /api/games/{id}/record``       the engine's game record (replays with ``zilch_env.replay``)
+``GET  /api/games/{id}/record``       the game record with its dice (``zilch verify``; ``zilch_env.replay``)
 ``GET  /rules/{preset}``, ``/g/{id}/rules``   the rules page, written from the ruleset
 ``GET  /``, ``/g/{id}``               the pages (plain HTML, CSS and a little JavaScript)
 ====================================  =====================================================
@@ -30,7 +30,9 @@ Status codes: 403 a seat another device holds, or a free seat not claimed yet; 4
 413 a body over :data:`MAX_BODY` bytes; 414 a query string over :data:`MAX_QUERY`; 409 the game moved on (``stale_version``: a replayed or
 out-of-date request), it is another seat's turn (``not_your_turn``), or the game is over; 422 a
 malformed body, a ruleset or player list the rules refuse, or a move the rules forbid
-(``illegal_action``, with the engine's sentence naming the rule); 409 ``game_unreadable`` a stored
+(``illegal_action``, with the engine's sentence naming the rule), a ``seed`` for a ``live`` game
+(``seed_not_allowed``: a chosen seed makes a practice game, :mod:`zilch_web.fair`); 409
+``practice_seed`` an invite to a practice game; 409 ``game_unreadable`` a stored
 game that no longer replays (the others are unaffected); 429 ``too_many_games`` more new games from
 one address than :mod:`zilch_web.limits` allows (``Retry-After``); 503 ``storage_unavailable`` the
 database failed (a full disk, ...: nothing was changed; ``Retry-After``), ``hint_busy`` /
@@ -59,10 +61,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from zilch_env import PRESETS, IllegalActionError, Phase, Ruleset, keep_action, load_ruleset, mask_of
+from zilch_env import PRESETS, IllegalActionError, Ruleset, load_ruleset
 
 # the request bodies and limits, and the rules pages, importable from here as before
-from zilch_web.requests_in import (ApiError, LimitRequests, MoveIn, NewGame, RulesIn, SeatIn)
+from zilch_web.requests_in import (ApiError, LimitRequests, MoveIn, NewGame, RulesIn, SeatIn, action_of)
 from zilch_web.rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
 from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
                              StoreUnavailable, answer_store_faults)
@@ -72,6 +74,7 @@ from zilch_web.hint_worker import HintService
 from zilch_web.hints import HintUnavailable, check_size
 from zilch_web.limits import Limits, RateLimiter, Sweeper
 from zilch_web.pages import add_pages
+from zilch_web.fair import game_record
 from zilch_web.views import game_view
 from zilch_web.setup_form import (LOAD_ERRORS, RULES_ERRORS, TOGGLE_CHOICES, TOGGLES, get_key, parse_value,  # noqa: F401
                                   rules_message, toggle_texts)
@@ -277,8 +280,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             seats.append(Seat(pl.name, pl.cpu))
         if all(s.is_cpu for s in seats):
             raise ApiError(422, "bad_player", "a game needs at least one human player")
+        if body.seed is not None and body.live:
+            raise ApiError(422, "seed_not_allowed", "a chosen 'seed' is for practice games only: in a live game "
+                           "(played from several devices) nobody may choose or know the dice; leave 'seed' out")
         try:
-            table = Table(rs, seats, seed=body.seed)
+            table = Table(rs, seats, seed=body.seed, practice=body.seed is not None)
         except TableError as e:
             raise ApiError(422, "bad_player", str(e)) from None
         except RULES_ERRORS as e:
@@ -315,6 +321,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         """Give up one of this device's seats to an invited player: the seat becomes free, and the
         first device that opens the game's link and claims it plays it."""
         table = load(game_id)
+        if table.practice:
+            raise ApiError(409, "practice_seed", f"this is a practice game: its creator chose its dice (seed "
+                           f"{table.seed}), so no one may be invited to it; start a new game without a seed")
         mine = seats_of(meta_of(game_id), body.token)
         if not mine:
             raise ApiError(403, "not_a_player", "only a device that plays in this game can invite: this "
@@ -412,7 +421,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                                f"{table.names[body.seat]}'s (seat {body.seat})")
             if table.seats[g.current].is_cpu:  # pragma: no cover - the server never stops on a computer's turn
                 raise ApiError(409, "not_your_turn", f"seat {g.current} is a computer player")
-            action = _action_of(body, table)
+            action = action_of(body, table)
             before = table.version
             try:
                 events = table.apply(action)
@@ -550,7 +559,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
     @app.get("/api/games/{game_id}/record")
     def record(game_id: str) -> JSONResponse:
-        return _json(load(game_id).state.to_record())
+        return _json(game_record(load(game_id)))
 
     def view(game_id: str, table: Table, all_events: bool = False, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         return game_view(game_id, table, meta_of(game_id) if meta is None else meta, all_events)
@@ -563,23 +572,6 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 def _json(data: Any, status: int = 200) -> JSONResponse:
     """A JSON answer, encoded once (the plain-data views need no validation on the way out)."""
     return JSONResponse(data, status_code=status)
-
-
-def _action_of(body: MoveIn, table: Table) -> int:
-    """The action number a move names: ``action`` itself, or ``keep`` (faces) with ``bank``."""
-    g = table.state
-    if (body.action is None) == (body.keep is None):
-        raise ApiError(422, "malformed_request", "give either 'action' (a number) or 'keep' (the faces to keep) "
-                       "with 'bank', not both and not neither")
-    if body.action is not None:
-        return body.action
-    if g.phase != Phase.KEEP:
-        raise ApiError(422, "illegal_action", f"there is no roll to keep from: {table.names[g.current]} first "
-                       f"decides {', '.join(c['label'] for c in table.choices())}")
-    try:
-        return keep_action(mask_of(g.roll, body.keep or []), body.bank)
-    except ValueError as e:
-        raise ApiError(422, "illegal_action", str(e)) from None
 
 
 def play_cpu_or_refuse(table: Table) -> list[dict[str, Any]]:

@@ -75,7 +75,10 @@ class RulesIn(BaseModel):
 
 class NewGame(RulesIn):
     players: list[PlayerIn] = Field(..., min_length=1, max_length=6)  # type: ignore[assignment]
-    seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed; secret and random when left out")
+    seed: StrictInt | None = Field(None, ge=0, lt=2**63, description="dice seed of a practice game (refused "
+                                   "with live); secret and random when left out")
+    live: StrictBool = Field(False, description="the game will be played from several devices (its seats "
+                             "given up to invited players): its dice must be secret, so no 'seed'")
 
 
 class SeatIn(BaseModel):
@@ -92,6 +95,26 @@ class MoveIn(BaseModel):
     action: StrictInt | None = Field(None, description="an action number (0..135), or use keep and bank")
     keep: list[StrictInt] | None = Field(None, max_length=6, description="faces to keep from the current roll")
     bank: StrictBool = Field(False, description="with keep: bank after keeping (else roll on)")
+
+
+def action_of(body: MoveIn, table: Any) -> int:
+    """The action number a move names: ``action`` itself, or ``keep`` (faces) with ``bank`` (of the
+    roll of ``table``, a :class:`zilch_web.table.Table`)."""
+    from zilch_env import Phase, keep_action, mask_of
+
+    g = table.state
+    if (body.action is None) == (body.keep is None):
+        raise ApiError(422, "malformed_request", "give either 'action' (a number) or 'keep' (the faces to keep) "
+                       "with 'bank', not both and not neither")
+    if body.action is not None:
+        return body.action
+    if g.phase != Phase.KEEP:
+        raise ApiError(422, "illegal_action", f"there is no roll to keep from: {table.names[g.current]} first "
+                       f"decides {', '.join(c['label'] for c in table.choices())}")
+    try:
+        return keep_action(mask_of(g.roll, body.keep or []), body.bank)
+    except ValueError as e:
+        raise ApiError(422, "illegal_action", str(e)) from None
 
 
 # -------------------------------------------------------------------------------- limits

@@ -93,22 +93,26 @@ class Table:
         ruleset: the rules.
         seats: who plays each seat (:class:`Seat`).
         seed: the game's secret seed (dice and computer players' choices).
+        practice: True when the seed was chosen by the game's creator (a practice game).
         state: the engine's game; read it, change it only through :meth:`apply`.
         events: every event of the game so far, in order (see :meth:`apply`).
     """
 
     def __init__(self, ruleset: Ruleset | str, seats: Sequence[Seat], seed: int | None = None,
                  first: int = 0, *, dice: str = KEYED, rolls: Sequence[Sequence[int]] | None = None,
-                 check_names: bool = True):
+                 check_names: bool = True, practice: bool = False):
         """``dice``: the dice kind (:data:`~zilch_web.dice.KEYED` for every new game); ``rolls``: a
         stored game's rolls to replay first (:class:`~zilch_web.dice.StoredRolls`); ``check_names``:
-        False when rebuilding a stored game, whose names were checked when it was made."""
+        False when rebuilding a stored game, whose names were checked when it was made;
+        ``practice``: the seed was chosen by the game's creator, not drawn in secret (a practice
+        game: its seed is shown from the start, :mod:`zilch_web.fair`)."""
         from zilch_web.levels import default_cpu
 
         self.ruleset = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
         self.seats = name_seats(seats, default_cpu(self.ruleset), strict=check_names)
         self.seed = new_seed() if seed is None else int(seed)
         self.first = first
+        self.practice = bool(practice)
         source: Any = dice_for(dice, self.seed)
         self.dice_kind = source.kind
         if rolls is not None:
@@ -472,10 +476,13 @@ class Table:
 
     def to_saved(self) -> dict[str, Any]:
         """Everything needed to rebuild the table: seed, seats, first seat, ruleset, the engine's
-        game record (rolls and actions), and which dice the seed drives (format 2; a game of format 1
-        stays format 1: its later rolls still come from its NumPy dice)."""
+        game record (rolls and actions), which dice the seed drives (format 2; a game of format 1
+        stays format 1: its later rolls still come from its NumPy dice), and ``practice_seed: true``
+        for a seed its creator chose."""
         out = {"format": self.FORMAT, "dice": self.dice_kind, "seed": self.seed, "first": self.first,
                "seats": [s.to_dict() for s in self.seats], "record": self.state.to_record()}
+        if self.practice:
+            out["practice_seed"] = True
         if self.dice_kind == NUMPY:
             out["format"] = self.FORMAT_V1
             del out["dice"]
@@ -499,7 +506,7 @@ class Table:
             seats = [Seat(s["name"], s.get("cpu")) for s in saved["seats"]]
             if fmt == cls.FORMAT:
                 t = cls(rs, seats, seed=saved["seed"], first=saved.get("first", 0), dice=saved.get("dice", KEYED),
-                        check_names=False)
+                        check_names=False, practice=bool(saved.get("practice_seed")))
             else:
                 t = cls(rs, seats, seed=saved["seed"], first=saved.get("first", 0), dice=NUMPY,
                         rolls=rec["rolls"], check_names=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zilch_web.fair import dice_entry
 from zilch_web.levels import level_label
 from zilch_web.live import free_seats
 from zilch_web.table import PHASE_NAMES, Table
@@ -19,6 +20,7 @@ def game_view(game_id: str, table: Table, meta: dict[str, Any], all_events: bool
     """The view of game ``game_id`` (its seats' metadata ``meta``); ``all_events`` for the whole log."""
     g = table.state
     events = table.events if all_events else table.events[-LOG_TAIL:]
+    dice = dice_entry(table)
     return {
         "id": game_id,
         "version": table.version,
@@ -52,7 +54,11 @@ def game_view(game_id: str, table: Table, meta: dict[str, Any], all_events: bool
         "free_seats": free_seats(meta),
         "seat_tokens": "seats" in meta,  # false for a game saved before seat tokens: any device plays it
         "rematch": meta.get("rematch"),
-        # The seed decides the dice: it is told only once the game is over, as a string (a
-        # 63-bit number loses its last digits as a JavaScript number).
-        "seed": str(table.seed) if g.done else None,
+        # The seed decides the dice: it is told only once the game is over (or from the start of a
+        # practice game, whose creator chose it), as a string (a 63-bit number loses its last digits
+        # as a JavaScript number); until then only its commitment (zilch_web.fair).
+        "seed": dice["seed"],
+        "commitment": dice["commitment"],
+        "dice_kind": dice["kind"],
+        "practice_seed": dice["practice"],
     }

@@ -102,13 +102,13 @@ def error(r, status, code):
 
 
 def test_a_game_against_the_computer_to_the_end(client):
-    created = new(client, target=1000, seed=5)
+    created = new(client, target=1000)
     gid, game = created["id"], created["game"]
     assert game["status"] == "playing" and game["human_to_move"] and game["current"] == 0
     assert game["seed"] is None, "the seed decides the dice: it must stay secret during the game"
     assert game["keeps"] and all(k["roll"] == k["mask"] * 2 for k in game["keeps"])
     game, moves = play_out(client, gid, game)
-    assert game["status"] == "over" and game["winners"] and game["seed"] == "5"
+    assert game["status"] == "over" and game["winners"] and game["seed"].isdigit()
     assert game["standings"][0]["score"] >= 1000 and game["standings"][0]["winner"]
     assert game["log"][-1]["kind"] == "game_over"
     # Every move accounted for: the record replays to the same end and holds the moves.

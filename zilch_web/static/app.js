@@ -539,7 +539,7 @@ async function startGame(ev) {
   const rules = formRules();
   const players = formPlayers();
   $("#start").disabled = true;
-  const r = await api("POST", "/api/games", { ...rules, players });
+  const r = await api("POST", "/api/games", { ...rules, players, live: S.mode === "online" });
   $("#start").disabled = false;
   if (!r.ok) { showError("#new-error", r.data.detail); return; }
   $("#new-error").hidden = true;
@@ -871,6 +871,7 @@ function render(rolled = false) {
   $("#hint-btn").disabled = !canPlay();
   renderInvite();
   renderSheet($("#sheet"));
+  zilchFair.show(g);
   if (g.phase === "keep") renderKeep(rolled); else renderChoices();
   restoreFocus(focus);
   showTip();
@@ -1293,6 +1294,7 @@ function renderPass() {
   $("#pass-info").textContent = since.length ? t("pass.since") : "";
   $("#pass-events").replaceChildren(...since.map((e) => el("li", { class: e.kind }, evText(e))),
     el("li", { class: "me" }, t("pass.me", { name: me.name, score: me.score })));
+  zilchFair.show(g);
 }
 
 function renderSheet(box) {
@@ -1327,6 +1329,7 @@ function renderOver() {
   $("#over-info").replaceChildren(t("over.info", { turns: g.turns, rules: g.ruleset.name, target: g.ruleset.target, seed: g.seed }) + " · ",
     el("a", { href: `/api/games/${g.id}/record`, download: `zilch-${g.id}.json` }, t("record.link")));
   rememberGame(g);
+  zilchFair.show(g);
   $("#rematch").textContent = t(g.rematch ? "over.rematch" : "over.again");
   $("#rematch").hidden = !mySeats().length;
   renderSheet($("#over-sheet"));

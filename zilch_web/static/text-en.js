@@ -91,7 +91,7 @@ window.ZILCH_TEXT.en = {
   "aside.label": "dice set aside this turn",
   "player.current": "{name}, to play",
 
-  "record.link": "Download the game record (JSON, replays with zilch replay)",
+  "record.link": "Download the game record (JSON, checks with zilch verify)",
   "choice.challenge.help": "A challenge: the points you bank this turn are also taken from them; a zilch costs you. Twice a game.",
   "choice.piggyback.help": "Piggyback: play on from the last bank's turn total with the dice it left, or roll fresh dice.",
 
@@ -191,6 +191,18 @@ window.ZILCH_TEXT.en = {
   "over.and": " and ",
   "over.youWin": "You win!",
   "over.wins": "{name} wins!",
+  // The dice commitment and its check (static/fair.js)
+  "fair.commit": "Dice commitment {short}…",
+  "fair.commitHelp": "Before the first roll the server drew this game's secret dice seed; this is its SHA-256 fingerprint. The seed is shown when the game ends, and this page then checks that every roll came from it.",
+  "fair.practice": "Practice dice: seed {seed}",
+  "fair.practiceHelp": "This seed was chosen when the game was made, so its dice can be known in advance. A game with friends online always draws a secret seed.",
+  "fair.checking": "Checking the dice…",
+  "fair.verified": "✓ Verified: the seed gives the commitment shown at the start and all {n} rolls.",
+  "fair.verifiedSeed": "✓ Verified: the seed gives the commitment shown at the start.",
+  "fair.badCommit": "✗ Does not match: this seed does not give the commitment shown at the start.",
+  "fair.badRoll": "✗ Does not match: roll {k} of the game is not the roll the seed gives.",
+  "fair.noCheck": "This browser cannot check the seed here (not a secure connection): check the game record with zilch verify.",
+  "fair.noRecord": "The game record could not be fetched to check the rolls: check it with zilch verify.",
   "over.info": "{turns} turns · {rules} to {target} · seed {seed}",
   "over.again": "Play again",
   "over.rematch": "Join the rematch",
