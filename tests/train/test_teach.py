@@ -233,27 +233,6 @@ def test_both_teaching_scripts_parse_the_one_args():
         teach_any.parse_args(["--players", "5", "--presets", "nope", "--rounds", "0"])
 
 
-def test_teach_any_runs_its_lessons_through_the_shared_rounds(tmp_path, capsys):
-    """train/teach_any.py with tiny budgets (one preset, its 3-player and piggyback lessons): the
-    rounds measure every preset, the network of a fit is chosen, and it is exported."""
-    from train import teach_any
-
-    out = tmp_path / "any"
-    assert teach_any.main(["--init", str(ROOT / "checkpoints" / "any"), "--out", str(out), "--presets", "zonk",
-                           "--players", "3", "--rounds", "1", "--decisions", "256", "--multi-decisions", "64",
-                           "--piggyback-decisions", "64", "--overcoming-decisions", "0", "--keep-decisions", "0",
-                           "--offer-decisions", "0", "--n-envs", "8", "--epochs", "1", "--batch-size", "64",
-                           "--no-progress"]) == 0
-    said = capsys.readouterr().out
-    assert "agrees with its labels" in said and "per game against optimal-win, zonk:" in said
-    taught = json.loads((out / "teach.json").read_text())
-    assert [r["round"] for r in taught["rounds"]] == [0, 1] and taught["chosen"]["round"] == 1
-    assert set(taught["rounds"][0]["multi_player"]) == {"zonk 3p"} and taught["rounds"][1]["multi_player"] == {}
-    assert taught["args"]["presets"] == ["zonk"] and (out / "policy.onnx").is_file()
-    meta = json.loads((out / "best" / "train.json").read_text())
-    assert meta["commands"][-1].startswith("python train/teach_any.py --init")
-
-
 def test_leader_seats_pick_the_highest_other_score_in_the_rounds_order():
     # seat 2 moves; seat 1 leads: the two seats in the round's order from seat 0 are 1 then 2
     assert teacher.leader_seats(2, 0, 3, [1000, 3000, 2000], None, None) == ([1, 2], 1, None, None)
