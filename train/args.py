@@ -1,8 +1,8 @@
 """The options of a training run: :class:`Args` (every field a command-line flag with its one-line
 help, as CleanRL's ``Args``), the helpers that build an ``argparse`` parser from such a dataclass, and
 the run settings every training script shares (torch's threads, the shaping potential's cache).
-``train/ppo.py`` parses them; ``train/teach.py`` and ``train/teach_any.py`` build their own option
-dataclasses with the same helpers."""
+``train/ppo.py`` parses them; the teaching scripts' options (``train.teaching.Args``) are built with
+the same helpers."""
 
 from __future__ import annotations
 
@@ -116,20 +116,30 @@ class Args:
     teach_args: str = arg("", "--teacher: more train/teach.py arguments, e.g. '--rounds 4 --decisions 100000'")
 
 
-def add_fields(p: argparse.ArgumentParser, cls: type) -> argparse.ArgumentParser:
+def add_fields(p: argparse.ArgumentParser, cls: type, script: str | None = None) -> argparse.ArgumentParser:
     """One ``--flag`` per field of the dataclass ``cls`` (fields made with :func:`arg`): booleans as
-    ``--x / --no-x``, ``action="append"`` fields repeatable, the others typed by their annotation."""
+    ``--x / --no-x``, ``action="append"`` fields repeatable, ``nargs`` fields lists of their element
+    type, the others typed by their annotation. With ``script``, a dataclass shared by several
+    scripts: the fields whose ``scripts`` (metadata) leave it out are skipped, and its entry in a
+    field's ``per`` (metadata, ``{script: {"default": ..., "help": ...}}``) replaces the default or
+    the help."""
     for f in dataclasses.fields(cls):
         meta = dict(f.metadata)
-        help_ = meta.pop("help")
+        scripts, per = meta.pop("scripts", None), meta.pop("per", {}).get(script, {})
+        if script is not None and scripts is not None and script not in scripts:
+            continue
+        help_, default = per.get("help", meta.pop("help")), per.get("default", f.default)
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
-            p.add_argument(flag, default=f.default, help=help_, action=argparse.BooleanOptionalAction)
+            p.add_argument(flag, default=default, help=help_, action=argparse.BooleanOptionalAction)
         elif meta.get("action") == "append":
             p.add_argument(flag, dest=f.name, default=[], help=help_, **meta)
+        elif "nargs" in meta:
+            typ = {"tuple[int, ...]": int, "tuple[str, ...]": str}[str(f.type)]
+            p.add_argument(flag, default=list(default), type=typ, help=help_, **meta)
         else:
             typ = {"int": int, "float": float, "str": str}[str(f.type)]
-            p.add_argument(flag, default=f.default, type=typ, help=help_, **meta)
+            p.add_argument(flag, default=default, type=typ, help=help_, **meta)
     return p
 
 

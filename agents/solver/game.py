@@ -88,6 +88,7 @@ from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from agents.solver import game_kernels as K
 from agents.solver.game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable, default_cache_mb, _choose_dcap, _params, _stored_table, cache_dir, check_supported, ruleset_key, table_files, table_path)
 from agents.solver.roll_classes import game_unit, roll_tables
+from agents.solver.threads import numba_threads
 
 __all__ = [
     "GameTable", "OptimalWinAgent", "UnsupportedRulesError", "solve_game",
@@ -168,10 +169,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
 
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    old_threads = numba.get_num_threads()
-    if threads:
-        numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    try:
+    with numba_threads(threads):
         unit = game_unit(rs)
         rt = roll_tables(rs, unit)
         dcap = _choose_dcap(rs, rt)
@@ -262,8 +260,6 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
             "converged": (not penalty) or change < sweep_tol,
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
-    finally:
-        numba.set_num_threads(old_threads)
     return GameTable(ruleset=rs, unit=unit, ip=ip, W=W.astype(np.float32), F=F, G=G, TB0=TB0, meta=meta)
 
 

@@ -58,6 +58,7 @@ from agents.solver import multi_kernels as M
 from agents.solver.game_table import (TurnQueries, TurnValues, default_cache_mb, _params, cache_dir, lead_cap,
                                       save_npz_whole)
 from agents.solver.roll_classes import game_unit, roll_tables
+from agents.solver.threads import numba_threads
 
 __all__ = ["MultiTable", "solve_multi", "load_multi_table", "check_multi_supported", "multi_table_path",
            "solve_rows", "TAIL_EPS", "BAR_EPS", "MAX_ROWS"]
@@ -224,10 +225,7 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
             return table
     t0 = time.perf_counter()
     cpu0 = time.process_time()
-    old_threads = numba.get_num_threads()
-    if threads:
-        numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    try:
+    with numba_threads(threads):
         unit, rt, ip, mp = _params_of(rs, players, tail_eps)
         rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
         df, nb, ns, rb = int(mp[M.MP_DF]), int(mp[M.MP_NB]), int(ip[K.IP_NS]), int(mp[M.MP_RB])
@@ -262,8 +260,6 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
             "threads": numba.get_num_threads(), "solver_version": MULTI_VERSION,
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
-    finally:
-        numba.set_num_threads(old_threads)
     table = MultiTable(ruleset=rs, players=players, unit=unit, ip=ip, mp=mp, W0=W0.astype(np.float32),
                        W1=W1.astype(np.float32), LV=LV, LW=LW, F3a=F3a.astype(np.float32),
                        F3b=F3b.astype(np.float32), meta=meta, tail_eps=tail_eps)

@@ -195,12 +195,42 @@ def test_ppo_teacher_option_teaches_before_the_export(tmp_path):
 
 
 def test_help_lists_every_option_with_its_default():
-    import dataclasses
+    from train.teaching import script_fields
 
     text = teach.build_parser().format_help()
-    for f in dataclasses.fields(teach.Args):
+    for f in script_fields("teach"):
         assert "--" + f.name.replace("_", "-") in text, f.name
     assert "(default: 200000)" in text and "(default: optimal-win,optimal-turn,self)" in text
+
+
+def test_both_teaching_scripts_parse_the_one_args():
+    """train/teach.py and train/teach_any.py build their parsers from the one train.teaching.Args: every
+    option of either is a field of it, a field of both scripts is an option of both, a field added to
+    Args once appears in both --help, and each script's defaults are its own where Args gives it one."""
+    import dataclasses
+
+    from train import teach_any, teaching
+    from train.args import arg
+
+    parsers = {"teach": teach.build_parser(), "teach_any": teach_any.build_parser()}
+    for script, parser in parsers.items():
+        options = {a.dest for a in parser._actions if a.dest != "help"}
+        assert options == {f.name for f in teaching.script_fields(script)}
+        text = parser.format_help()
+        for f in dataclasses.fields(teaching.Args):
+            if "scripts" not in f.metadata:
+                assert "--" + f.name.replace("_", "-") in text, (script, f.name)
+    wider = dataclasses.make_dataclass("Wider", [("new_option", "int", arg(7, "an option added once"))],
+                                       bases=(teaching.Args,))
+    for script in teaching.SCRIPTS:
+        text = teaching.build_parser(script, cls=wider).format_help()
+        assert "--new-option NEW_OPTION" in text and "an option added once (default: 7)" in text
+    a, b = teach.parse_args(["--init", "x"]), teach_any.parse_args(["--players", "4", "3", "4"])
+    assert (a.rounds, a.decisions, a.learning_rate, a.init) == (6, 200_000, 1e-3, "x")
+    assert (b.rounds, b.decisions, b.learning_rate, b.init) == (4, 40_000, 5e-4, "checkpoints/any")
+    assert b.players == (3, 4) and "players" not in a.recorded("teach") and "ruleset" not in b.recorded("teach_any")
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--players", "5", "--presets", "nope", "--rounds", "0"])
 
 
 def test_leader_seats_pick_the_highest_other_score_in_the_rounds_order():
