@@ -83,6 +83,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import MAX_TIEBREAK_ROUNDS
 
 from agents.solver import game_kernels as K
@@ -183,8 +184,8 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         if rs.tie == "tiebreak":
             K.tiebreak_tables(R, ip, rtt, rt.p_allonly, G, TB0)
         F = np.zeros((2, 2, 2, dcap + 1))
-        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[K.IP_ENTRY])
-        perm_pen = bool(ip[K.IP_S] and ip[K.IP_PCOUNT])
+        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[L.R_ENTRY])
+        perm_pen = bool(K.straight_units(ip) and ip[L.R_ZP_COUNT])
         for fs in range(nseat):
             v = 0.5 if rs.tie == "draw" else (TB0[1] if fs == 0 else 1.0 - TB0[1])
             for on in ((0, 1) if entry else (1,)):
@@ -207,7 +208,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         W = np.full(total, np.nan)
         old = np.zeros(members.shape[0])
         nlev = level_ptr.shape[0] - 1
-        penalty = bool(ip[K.IP_PCOUNT])
+        penalty = bool(ip[L.R_ZP_COUNT])
         rows = _row_arrays(ip, total) if penalty else _NO_ROWS
         sweeps, dps, change, history, linear_passes, rowless = 0, 0, 0.0, [], 0, 0
         bar = tqdm(total=nlev, desc=f"solve {rs.name}", unit="level", disable=not progress,

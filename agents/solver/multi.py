@@ -38,7 +38,6 @@ as ``multi-N-NAME-KEY.npz``; ``zilch solve --players 3`` builds one.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -50,6 +49,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import Phase
 from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 
@@ -160,17 +160,15 @@ def _params_of(rs: Ruleset, players: int, tail_eps: float) -> tuple[int, Any, np
     """(unit, roll tables, ip, mp) of a solve."""
     unit = game_unit(rs)
     rt = roll_tables(rs, unit)
-    base = dataclasses.replace(rs, variants=dataclasses.replace(rs.variants, overcoming=False))
-    ip = _params(base, rt, 4000)
+    ip = _params(rs, rt, 4000, players)
     df = _final_cap(rs, rt, ip, tail_eps)
-    rb = min(_final_cap(rs, rt, ip, max(BAR_EPS, tail_eps)), df) if rs.variants.overcoming else 0
+    over = bool(ip[L.R_OVERCOMING])
+    rb = min(_final_cap(rs, rt, ip, max(BAR_EPS, tail_eps)), df) if over else 0
     # the permanent-straight levels cover every turn total a DP reaches: the next player's last turn
     # runs up to two final caps (its own lead and the last player's); IP_DCAP only sizes them here
-    ip = _params(base, rt, 2 * df + 1)
+    ip = _params(rs, rt, 2 * df + 1, players)
     mp = np.zeros(M.MP_SIZE, np.int64)
-    mp[M.MP_N] = players
-    mp[M.MP_OVER] = int(rs.variants.overcoming)
-    mp[M.MP_NB] = int(ip[K.IP_TU]) + 1 if rs.variants.overcoming else 1
+    mp[M.MP_NB] = int(ip[K.IP_TU]) + 1 if over else 1
     mp[M.MP_DF] = df
     mp[M.MP_RB] = rb
     return unit, rt, ip, mp
@@ -180,7 +178,7 @@ def _schedule(ip: np.ndarray, mp: np.ndarray) -> list[tuple[np.ndarray, np.ndarr
     """The race's tuples of score indices grouped by level (sum of the scores), highest first: per
     level ``(rots, ks)``, ``rots[i, j]`` the ``j``-th rotation of tuple ``i`` (the next mover first),
     ``ks[i]`` how many distinct rotations it has."""
-    n, tu, entry = int(mp[M.MP_N]), int(ip[K.IP_TU]), int(ip[K.IP_ENTRY])
+    n, tu, entry = int(ip[L.R_PLAYERS]), int(ip[K.IP_TU]), int(K.entry_units(ip))
     # off the board (index 0) only under an entry rule; on it, a score of at least the entry
     valid = ([0] if entry else []) + [1 + s for s in range(entry, tu)]
     grids = np.meshgrid(*[np.array(valid)] * n, indexing="ij")
@@ -347,7 +345,7 @@ class MultiTable(TurnQueries):
                                  f"least the entry threshold, {entry}")
             idx.append(1 + s // u if (on or self.ruleset.entry_threshold == 0) else 0)
         idx += [0] * (3 - len(idx))
-        return ("race", idx[0], idx[1], idx[2], max(int(bar), 0) // u if self.ruleset.variants.overcoming else 0)
+        return ("race", idx[0], idx[1], idx[2], max(int(bar), 0) // u if self.ip[L.R_OVERCOMING] else 0)
 
     def situation(self, state: GameState) -> tuple:
         """The table's view of whose turn it is in ``state`` (see the class docstring)."""
@@ -375,7 +373,7 @@ class MultiTable(TurnQueries):
         order = [(me + k) % n for k in range(n)]
         sc = [int(scores[q]) for q in order]
         on = [bool(on_board[q]) or self.ruleset.entry_threshold == 0 for q in order]
-        bar = int(last_result) if self.ruleset.variants.overcoming else 0
+        bar = int(last_result) if self.ip[L.R_OVERCOMING] else 0
         if final_queue is None:
             return self._race(sc, on, bar)
         if not final_queue or final_queue[0] != me:
@@ -429,8 +427,12 @@ class MultiTable(TurnQueries):
 
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
-            t = cls(ruleset=rs, players=int(z["players"]), unit=int(z["unit"]), ip=z["ip"].astype(np.int64),
-                    mp=z["mp"].astype(np.int64), W0=z["W0"], W1=z["W1"], LV=z["LV"], LW=z["LW"], F3a=z["F3a"],
+            players, unit, ip, mp = int(z["players"]), int(z["unit"]), z["ip"].astype(np.int64), z["mp"].astype(np.int64)
+            # the vector is the rules' and the grid's: one of other rules or another layout is stale
+            if ip.size != K.IP_SIZE or mp.size != M.MP_SIZE or not np.array_equal(
+                    ip, _params(rs, roll_tables(rs, unit), int(ip[K.IP_DCAP]), players)):
+                raise ValueError(f"{path}: the table's parameters are not this solver's for its rules")
+            t = cls(ruleset=rs, players=players, unit=unit, ip=ip, mp=mp, W0=z["W0"], W1=z["W1"], LV=z["LV"], LW=z["LW"], F3a=z["F3a"],
                     F3b=z["F3b"], meta=json.loads(str(z["meta"])), tail_eps=float(z["tail_eps"]), path=Path(path))
             if str(z["key"]) != t._key or int(z["version"]) != MULTI_VERSION:
                 raise ValueError(f"{path}: the table was built by another solver version or for other rules")

@@ -132,7 +132,7 @@ class TurnQueries:
         for name, v in (("turn_total", turn_total), ("permanent", permanent)):
             if v < 0 or v % u:
                 raise ValueError(f"{name} = {v}: a multiple of {u} points, 0 or more (the table's unit)")
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        S, NP = int(K.straight_units(ip)), int(ip[K.IP_NP])
         t = turn_total // u
         pi = min(permanent // (S * u), NP - 1) if S else 0
         tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), False)
@@ -142,7 +142,7 @@ class TurnQueries:
                      cut: bool, tmin: int = 0) -> dict[int, tuple[float, float | None]]:
         """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""
         u, ip, D = self.unit, self.ip, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        S, NP = int(K.straight_units(ip)), int(ip[K.IP_NP])
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
         tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), cut)
@@ -164,7 +164,7 @@ class TurnQueries:
             self._sit = self.situation(state)
             self._sit_key = key
         ip, u, D = self.ip, self.unit, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        S, NP = int(K.straight_units(ip)), int(ip[K.IP_NP])
         t = state.turn_total // u
         pi = state.permanent // (S * u) if S else 0
         tv = self.turn_values(self._sit, t + int(ip[K.IP_MAXPTS]) + 1, True)

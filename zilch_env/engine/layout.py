@@ -98,7 +98,8 @@ R_CH_COST2 = 22  # and on its second
 R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
 R_FLOOR = R_SPLIT1 + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
 R_TAB = R_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
-R_SIZE = R_TAB + 1
+R_STRAIGHT = R_TAB + 1  # points of a straight (scoring.straight): what a permanent straight keeps through a zilch
+R_SIZE = R_STRAIGHT + 1
 
 #: The fused play loop stops when a game has fewer dice codes than this left (Python refills).
 #: Each game's codes are a ring buffer (a row of ``dbuf``) of two blocks, a power of two in all.

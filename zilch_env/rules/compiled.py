@@ -148,6 +148,7 @@ class CompiledRules:
         rp[L.R_CH_SPLIT] = CHALLENGE_SPLIT
         rp[L.R_CH_COST1], rp[L.R_CH_COST2] = CHALLENGE_ZILCH_COST
         rp[L.R_FLOOR] = rs.score_floor
+        rp[L.R_STRAIGHT] = rs.scoring.straight
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6
