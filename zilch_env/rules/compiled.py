@@ -91,6 +91,10 @@ class CompiledRules:
             lies on this grid.
         table: the packed keep table of the fast kernels (``zilch_env.engine.kernels.T_*``).
         code_roll: ``(7, 6**6)`` roll ids of the dice codes.
+        k_start: ``keeps`` flat, for loops over every keep of every roll (the turn solver's): the keeps
+            of roll ``r`` are ``k_start[r]`` to ``k_start[r + 1] - 1`` (none: a zilch), in the order of
+            ``keeps[r]``, with ``k_pts`` their points, ``k_n`` their dice and ``k_str`` whether each
+            is scored as a straight.
     """
 
     ruleset: Ruleset
@@ -105,6 +109,10 @@ class CompiledRules:
     score_unit: int
     table: np.ndarray
     code_roll: np.ndarray
+    k_start: np.ndarray
+    k_pts: np.ndarray
+    k_n: np.ndarray
+    k_str: np.ndarray
 
     @property
     def rolls(self) -> tuple[tuple[int, ...], ...]:
@@ -184,10 +192,15 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
     n_start = _N_START.copy()
     roll_p = np.array([float(p) for p in probability])
     table = _pack(keeps, best)
-    for a in (n_start, roll_p, table):
+    flat = [k for ks in keeps for k in ks]
+    k_start = np.cumsum([0] + [len(ks) for ks in keeps]).astype(np.int64)
+    k_pts = np.array([k.points for k in flat], dtype=np.int64)
+    k_n = np.array([k.n for k in flat], dtype=np.int64)
+    k_str = np.array([k.straight for k in flat], dtype=np.bool_)
+    for a in (n_start, roll_p, table, k_start, k_pts, k_n, k_str):
         a.flags.writeable = False
     return CompiledRules(ruleset, D, n_start, tuple(probability), roll_p, tuple(keeps), tuple(best),
-                         tuple(zilch), unit, score_unit, table, _code_roll())
+                         tuple(zilch), unit, score_unit, table, _code_roll(), k_start, k_pts, k_n, k_str)
 
 
 def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None]) -> np.ndarray:
