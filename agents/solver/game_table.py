@@ -124,7 +124,7 @@ def lead_cap(rs: Ruleset, rt: RollTables, ip: np.ndarray, limit: int, tail_eps: 
     """The first lead (units, at most ``limit``) that one turn's best chance of ending above (on the
     board, a tie as half, no bar) is below ``tail_eps``, at least the target; the chances are
     computed ``step`` leads at a time, and only as far as needed."""
-    rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+    rtt = rt.as_tuple(int(ip[K.IP_NP]), int(ip[L.R_DICE]))
     out = np.zeros(limit + 1)
     d0 = 0
     while d0 <= limit:
@@ -225,7 +225,7 @@ class GameTable(TurnQueries):
     # ------------------------------------------------------------------ set-up
     def __post_init__(self) -> None:
         self._rt = roll_tables(self.ruleset, self.unit)
-        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), self.ruleset.dice)
+        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), int(self.ip[L.R_DICE]))
         self._W64 = self.W.astype(np.float64)
         self._key = ruleset_key(self.ruleset)
         self._checked_rules = self.ruleset
@@ -306,7 +306,7 @@ class GameTable(TurnQueries):
     # ------------------------------------------------------------------ situations of a real game
     def tie_value(self, position: int) -> float:
         """What a tie at the end is worth to the player at ``position`` in the round."""
-        if self.ruleset.tie == "draw":
+        if not self.ip[L.R_TIEBREAK]:
             return 0.5
         return float(self.TB0[1]) if position == 0 else 1.0 - float(self.TB0[1])
 
@@ -449,7 +449,7 @@ class GameTable(TurnQueries):
         if situation[0] == "race":
             return float(self.W[situation[1]])
         tv = self.turn_values(situation, 0, True)
-        return float(tv.C[self.ruleset.dice])  # turn total 0, no permanent straight, all dice to roll
+        return float(tv.C[int(self.ip[L.R_DICE])])  # turn total 0, no permanent straight, all dice to roll
 
     def _solve_turn(self, situation: tuple, tmin: int, cut: bool) -> TurnValues:
         """The turn DP of a situation (not cached; safe to call from several threads at once)."""
@@ -470,7 +470,7 @@ class GameTable(TurnQueries):
         # read from here are rounded to about 3e-8 (the DP itself runs in float64).
         with np.errstate(invalid="ignore", over="ignore"):
             return TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
-                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (int(ip[L.R_DICE]) + 1)].astype(np.float32))
 
     def choices(self, situation: tuple, roll: Sequence[int], turn_total: int = 0,
                 permanent: int = 0) -> list[dict[str, Any]]:

@@ -109,9 +109,9 @@ def check_multi_supported(rs: Ruleset, players: int) -> None:
 def solve_rows(rs: Ruleset, players: int) -> float:
     """The work of a solve, in turn-DP rows: per tuple of scores about ten Gauss-Seidel passes over the
     turn totals below the target, and under overcoming every bar's resumed rows (half the bars squared)."""
-    unit = game_unit(rs)
-    tu = -(-rs.target // unit)
-    nb = tu + 1 if rs.variants.overcoming else 1
+    ip = _params(rs, roll_tables(rs, game_unit(rs)), 0, players)  # the race's grid (no lead tracked)
+    tu = int(ip[K.IP_TU])
+    nb = tu + 1 if ip[L.R_OVERCOMING] else 1
     return float((tu + 1) ** players) * (10 * tu + nb * nb / 2)
 
 
@@ -227,7 +227,7 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
         numba.set_num_threads(min(int(threads), numba.config.NUMBA_NUM_THREADS))
     try:
         unit, rt, ip, mp = _params_of(rs, players, tail_eps)
-        rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+        rtt = rt.as_tuple(int(ip[K.IP_NP]), int(ip[L.R_DICE]))
         df, nb, ns, rb = int(mp[M.MP_DF]), int(mp[M.MP_NB]), int(ip[K.IP_NS]), int(mp[M.MP_RB])
         LV = np.zeros((2, 2, df + 1, df + 1))
         LW = np.zeros((2, 2, df + 1, df + 1))
@@ -303,7 +303,7 @@ class MultiTable(TurnQueries):
 
     def __post_init__(self) -> None:
         self._rt = roll_tables(self.ruleset, self.unit)
-        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), self.ruleset.dice)
+        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), int(self.ip[L.R_DICE]))
         self._key = multi_key(self.ruleset, self.players, self.tail_eps)
         self._checked_rules = self.ruleset
         self._init_queries()
@@ -329,21 +329,21 @@ class MultiTable(TurnQueries):
     @property
     def first_player_win(self) -> float:
         """The first player's win chance at the start of the game (everyone off the board, bar 0)."""
-        entry = self.ruleset.entry_threshold > 0
+        entry = self.ip[L.R_ENTRY] > 0
         return float(self.start_values([0] * self.players, [not entry] * self.players)[0])
 
     # ------------------------------------------------------------------ situations
     def _race(self, scores: list[int], on_board: list[bool], bar: int) -> tuple:
         u, tu = self.unit, int(self.ip[K.IP_TU])
         idx = []
-        entry = self.ruleset.entry_threshold
+        entry = int(self.ip[L.R_ENTRY])
         for s, on in zip(scores, on_board):
             if s % u or not 0 <= s // u < tu:
                 raise ValueError(f"score {s}: race scores are multiples of {u} from 0 to {(tu - 1) * u}")
             if entry and ((on and s < entry) or (not on and s)):
                 raise ValueError(f"score {s} {'on' if on else 'off'} the board: off the board a score is 0, on it at "
                                  f"least the entry threshold, {entry}")
-            idx.append(1 + s // u if (on or self.ruleset.entry_threshold == 0) else 0)
+            idx.append(1 + s // u if (on or entry == 0) else 0)
         idx += [0] * (3 - len(idx))
         return ("race", idx[0], idx[1], idx[2], max(int(bar), 0) // u if self.ip[L.R_OVERCOMING] else 0)
 
@@ -372,7 +372,7 @@ class MultiTable(TurnQueries):
         n, u = self.players, self.unit
         order = [(me + k) % n for k in range(n)]
         sc = [int(scores[q]) for q in order]
-        on = [bool(on_board[q]) or self.ruleset.entry_threshold == 0 for q in order]
+        on = [bool(on_board[q]) or self.ip[L.R_ENTRY] == 0 for q in order]
         bar = int(last_result) if self.ip[L.R_OVERCOMING] else 0
         if final_queue is None:
             return self._race(sc, on, bar)
@@ -404,12 +404,12 @@ class MultiTable(TurnQueries):
             raise ValueError(f"situation {situation!r}: not one of this table's ('race', 'second', 'last')")
         with np.errstate(invalid="ignore", over="ignore"):
             return TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
-                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (int(ip[L.R_DICE]) + 1)].astype(np.float32))
 
     def start_value(self, situation: tuple) -> float:
         """The mover's win chance at the start of the turn of ``situation``."""
         tv = self.turn_values(situation, 0, True)
-        return float(tv.C[self.ruleset.dice])
+        return float(tv.C[int(self.ip[L.R_DICE])])
 
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> Path:

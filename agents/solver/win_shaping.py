@@ -73,8 +73,9 @@ class WinPotential:
                         dice_left: int) -> float:
         """The mover's optimal value after ``roll``: the best keep, then bank or roll on (what
         :meth:`GameTable._keep_values` gives, its best, without building its dictionary)."""
-        tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
-        S, NP = int(K.straight_units(ip)), int(ip[K.IP_NP])
+        tab, ip, u = self.table, self.table.ip, self.table.unit
+        D = int(ip[L.R_DICE])
+        S, NP = self.table.straight_units, int(ip[K.IP_NP])
         opts = self._keeps.get(roll)
         if opts is None:  # per keep: its points (units), whether a permanent straight, its dice
             info = self._scoring.info(list(roll))
@@ -87,7 +88,7 @@ class WinPotential:
         pi = permanent // (S * u) if S else 0
         tv = tab.turn_values(sit, max(t + int(ip[K.IP_MAXPTS]) + 1, self.table.stable_cap(sit)), True)
         B, C, thr = tv.B, tv.C, tv.thr
-        forced = self.ruleset.hot_dice == "forced"
+        forced = bool(ip[L.R_FORCED])
         best = -1.0
         for dt, st, n in opts:
             t2 = t + dt
@@ -100,8 +101,9 @@ class WinPotential:
 
     def _roll_value(self, sit: tuple, turn_total: int, permanent: int, dice: int) -> float:
         """The mover's optimal value with ``dice`` dice to roll on at ``turn_total``."""
-        ip, u, D = self.table.ip, self.table.unit, self.ruleset.dice
-        S, NP = int(K.straight_units(ip)), int(ip[K.IP_NP])
+        ip, u = self.table.ip, self.table.unit
+        D = int(ip[L.R_DICE])
+        S, NP = self.table.straight_units, int(ip[K.IP_NP])
         t = turn_total // u
         pi = min(permanent // (S * u) if S else 0, NP - 1)
         k = (t * NP + pi) * (D + 1) + dice
