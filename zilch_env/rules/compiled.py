@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, reduce
 from typing import Sequence
@@ -113,6 +113,7 @@ class CompiledRules:
     k_pts: np.ndarray
     k_n: np.ndarray
     k_str: np.ndarray
+    _params_memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def rolls(self) -> tuple[tuple[int, ...], ...]:
@@ -128,7 +129,14 @@ class CompiledRules:
 
     def params(self, num_players: int, keyed: int = 0) -> np.ndarray:
         """The rule-parameter vector of the fast kernels (``zilch_env.engine.kernels.R_*``) for
-        ``num_players`` players and dice source ``keyed`` (0 numpy streams, 1 keyed, 2 keyed by slot)."""
+        ``num_players`` players and dice source ``keyed`` (0 numpy streams, 1 keyed, 2 keyed by slot):
+        a new array each call, built once per player count and dice source (the solvers ask per solve)."""
+        rp = self._params_memo.get((num_players, keyed))
+        if rp is None:
+            rp = self._params_memo[(num_players, keyed)] = self._build_params(num_players, keyed)
+        return rp.copy()
+
+    def _build_params(self, num_players: int, keyed: int) -> np.ndarray:
         rs = self.ruleset
         v = rs.variants
         zp = v.zilch_penalty
