@@ -99,10 +99,8 @@ class WinTeacher:
             from zilch_env.rules.compiled import compile as compile_rules
             from zilch_env.rules.scoring import bonus_of
 
-            ip, u = self.table.ip, self.table.unit
-            from agents.solver import game_kernels as K
-
-            S = int(ip[K.IP_S])
+            u = self.table.unit
+            S = self.table.straight_units
             info = self._scoring.info(list(roll))
             if bonus_of(self.ruleset, info):
                 opts = {0: (0, 0, 0)}
@@ -165,7 +163,7 @@ class WinTeacher:
             raise TeachError(f"action_values: row {int(rows[bad[0]])} is at {named}; every row must be at a "
                              f"decision ({what})")
         tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
-        S, NP, extra = int(ip[K.IP_S]), int(ip[K.IP_NP]), int(ip[K.IP_MAXPTS]) + 1
+        S, NP, extra = self.table.straight_units, int(ip[K.IP_NP]), int(ip[K.IP_MAXPTS]) + 1
         forced = self.ruleset.hot_dice == "forced"
         total, perm, left = games.turn_total[rows], games.permanent[rows], games.dice_left[rows]
         if offer.any():  # an offer is valued at its turn total and dice, before any roll

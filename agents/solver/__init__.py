@@ -7,7 +7,8 @@ game solver of three players and of overcoming (:mod:`agents.solver.multi`).
 
 from agents.solver.optimal_turn import OptimalTurnAgent, turn_value_table
 from agents.solver.turn import (FIRST_CAP, MAX_GRID, TAIL_TOLERANCE, Advice, Choice, SolverError, TurnPolicy, TurnSolution, UnsupportedRulesError, roll_probability, solve_turn, warm_up)
-from agents.solver.turn import _check_supported, _solve_policy, _solve_turn, _tables  # noqa: F401  (tests, bench)
+from agents.solver.turn import _check_supported, _solve_policy, _solve_turn  # noqa: F401  (tests, bench)
+from zilch_env.rules.compiled import compile as _tables  # noqa: F401  (tests: the compiled rules the turn solver reads)
 from agents.solver.game import solve_game  # noqa: E402
 from agents.solver.multi import solve_multi  # noqa: E402
 

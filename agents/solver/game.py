@@ -83,6 +83,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
+from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 
 from agents.solver import game_kernels as K
@@ -106,10 +107,8 @@ def solve_size(rs: Ruleset) -> tuple[float, float]:
     scores, each turn total below the target, about ten sweeps) and of its table's memory (a float
     per pair of scores, seat and zilch streak, as ``_solve`` allocates it)."""
     unit = game_unit(rs)
-    tu = -(-rs.target // unit)
-    ns = tu + 1 + (-rs.score_floor // unit)
-    nz = rs.variants.zilch_penalty.count or 1
-    nseat = 2 if (rs.end == "finish_round" or rs.tie == "tiebreak") else 1
+    ip = _params(rs, roll_tables(rs, unit), 0)  # the grid of the race (no lead tracked: not needed here)
+    tu, ns, nz, nseat = (int(ip[i]) for i in (K.IP_TU, K.IP_NS, K.IP_NZ, K.IP_NSEAT))
     states = float(nseat) * (ns * nz) ** 2
     return states * (10 * tu + 1) / 2, states * 8 * 2
 
@@ -174,17 +173,17 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         rt = roll_tables(rs, unit)
         dcap = _choose_dcap(rs, rt)
         ip = _params(rs, rt, dcap)
-        rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+        rtt = rt.as_tuple(int(ip[K.IP_NP]), int(ip[L.R_DICE]))
         R = MAX_TIEBREAK_ROUNDS
         G = np.zeros((R + 2, dcap + 1))
         TB0 = np.full(R + 2, 0.5)
-        if rs.tie == "tiebreak":
+        if ip[L.R_TIEBREAK]:
             K.tiebreak_tables(R, ip, rtt, rt.p_allonly, G, TB0)
         F = np.zeros((2, 2, 2, dcap + 1))
-        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[K.IP_ENTRY])
-        perm_pen = bool(ip[K.IP_S] and ip[K.IP_PCOUNT])
+        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[L.R_ENTRY])
+        perm_pen = bool(K.straight_units(ip) and ip[L.R_ZP_COUNT])
         for fs in range(nseat):
-            v = 0.5 if rs.tie == "draw" else (TB0[1] if fs == 0 else 1.0 - TB0[1])
+            v = 0.5 if not ip[L.R_TIEBREAK] else (TB0[1] if fs == 0 else 1.0 - TB0[1])
             for on in ((0, 1) if entry else (1,)):
                 for penf in ((0, 1) if perm_pen else (0,)):
                     K.bar_table(0, dcap, v, bool(on), bool(penf), ip, rtt, rt.p_allonly, F[fs, on, penf])
@@ -205,7 +204,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         W = np.full(total, np.nan)
         old = np.zeros(members.shape[0])
         nlev = level_ptr.shape[0] - 1
-        penalty = bool(ip[K.IP_PCOUNT])
+        penalty = bool(ip[L.R_ZP_COUNT])
         rows = _row_arrays(ip, total) if penalty else _NO_ROWS
         sweeps, dps, change, history, linear_passes, rowless = 0, 0, 0.0, [], 0, 0
         bar = tqdm(total=nlev, desc=f"solve {rs.name}", unit="level", disable=not progress,

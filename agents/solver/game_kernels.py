@@ -28,9 +28,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns, nb_penalised, nb_turn_record, nb_zilch_streak
 
-from agents.solver.game_turn import (IP_BONUS, IP_D, IP_DCAP, IP_ENTRY, IP_FINISH, IP_FLOOR, IP_FORCED, IP_MAXPTS, IP_MINB, IP_NP, IP_NS, IP_NSEAT, IP_NZ, IP_PCOUNT, IP_PEN, IP_RESET, IP_S, IP_TU, IP_SIZE, _dp, _dp_arg, scratch, turn_dp, turn_forward)
+from agents.solver.game_turn import (  # noqa: F401 - the solve's vector names and unit helpers, re-exported
+    IP_DCAP, IP_FLOOR, IP_MAXPTS, IP_NP, IP_NS, IP_NSEAT, IP_NZ, IP_SIZE, IP_TU, IP_UNIT, _dp, _dp_arg, bonus_units,
+    entry_units, min_bank_units, penalty_resets, penalty_units, scratch, straight_units, turn_dp, turn_forward)
 
 
 # --------------------------------------------------------------------------------------------
@@ -45,19 +48,21 @@ def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
     board, or enough to get on it) less the penalty when this zilch completes a streak (``penf``).
     Returns ``(tcap, thr)``: above ``max(d + 1, thr)`` every bank wins.
     """
-    thr = nb_bank_bar(on, ip[IP_ENTRY], ip[IP_MINB], False, 0)  # no overcoming here (agents.solver.multi)
+    entry = entry_units(ip)
+    thr = nb_bank_bar(on, entry, min_bank_units(ip), False, 0)  # no overcoming here (agents.solver.multi)
     tcap = max(d + 1, thr, 1, tmin)
     for t in range(tcap + 1):
         B[t] = 1.0 if t > d else (v if t == d else 0.0)
-    S, NP = ip[IP_S], ip[IP_NP]
+    S, NP = straight_units(ip), ip[IP_NP]
+    pen, resets = penalty_units(ip), penalty_resets(ip)
     for pi in range(NP):
         p = pi * S
-        rec = nb_turn_record(False, 0, p, on, ip[IP_ENTRY])[0]
+        rec = nb_turn_record(False, 0, p, on, entry)[0]
         lost = False
         if penf:
-            if ip[IP_RESET] == 1:
+            if resets:
                 lost = True
-            rec -= ip[IP_PEN]
+            rec -= pen
         if lost:
             Zv[pi] = 0.0
         else:
@@ -68,7 +73,7 @@ def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
 @njit(cache=True, nogil=True)
 def bar_chance(d, v, on, penf, ip, rt, p_allonly):
     """The best chance of ending one turn above ``d`` units, ``d`` itself tying (worth ``v``)."""
-    tcap = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+    tcap = max(d + 1, min_bank_units(ip), entry_units(ip), 1)
     B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
     tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
     return _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
@@ -96,9 +101,10 @@ def first_tiebreak_inputs(G, ip, B, Zv, tmin=0):
     tcap = max(dcap, tmin)
     for t in range(tcap + 1):
         B[t] = 1.0 - G[min(t, dcap)]
+    S = straight_units(ip)
     for pi in range(ip[IP_NP]):
-        Zv[pi] = 1.0 - G[min(pi * ip[IP_S], dcap)]
-    return tcap, ip[IP_MINB]
+        Zv[pi] = 1.0 - G[min(pi * S, dcap)]
+    return tcap, min_bank_units(ip)
 
 
 @njit(cache=True)
@@ -156,14 +162,15 @@ def after_zilch(ia, za, p, ip):
     the state holds no streak (0), nor before the board."""
     on = ia > 0
     f = ip[IP_FLOOR]
-    recorded, on_after = nb_turn_record(False, 0, p, on, ip[IP_ENTRY])
+    recorded, on_after = nb_turn_record(False, 0, p, on, entry_units(ip))
     if not on_after:
         return 0, 0, 0
-    streak, penalty = nb_zilch_streak(False, on, za, ip[IP_PCOUNT])
+    count = ip[L.R_ZP_COUNT]
+    streak, penalty = nb_zilch_streak(False, on, za, count)
     A = (ia - 1 - f if on else 0) + recorded
-    if penalty:  # the game solver plays the subtract and reset penalties (codes 0 and 2)
-        A = max(-f, nb_penalised(A, 2 if ip[IP_RESET] == 1 else 0, ip[IP_PEN], -f))
-    return 1 + f + A, (streak if on and ip[IP_PCOUNT] > 0 else 0), A
+    if penalty:  # the game solver plays the subtract and reset penalties
+        A = max(-f, nb_penalised(A, ip[L.R_ZP_MODE], penalty_units(ip), -f))
+    return 1 + f + A, (streak if on and count > 0 else 0), A
 
 
 @njit(cache=True, nogil=True)
@@ -206,17 +213,19 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     on_a, on_b = ia > 0, ib > 0
     a = score_of(ia, ip)
     b = score_of(ib, ip)
-    thr = nb_bank_bar(on_a, ip[IP_ENTRY], ip[IP_MINB], False, 0)
+    thr = nb_bank_bar(on_a, entry_units(ip), min_bank_units(ip), False, 0)
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-    wins_at_target = nb_final_turns(seat, 2, 0, ip[IP_FINISH])[1] == 0  # no last turn for the other seat
-    penb = 1 if (ip[IP_PCOUNT] > 0 and on_b and zb == ip[IP_PCOUNT] - 1) else 0
+    wins_at_target = nb_final_turns(seat, 2, 0, ip[L.R_END])[1] == 0  # no last turn for the other seat
+    count = ip[L.R_ZP_COUNT]
+    penb = 1 if (count > 0 and on_b and zb == count - 1) else 0
     fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
     Ff = F[fs, 1 if on_b else 0, penb]
     tend = max(Tu - a, 0)
     # zilch values
     zmax = 0.0
+    S = straight_units(ip)
     for pi in range(ip[IP_NP]):
-        ia2, z2, A = after_zilch(ia, za, pi * ip[IP_S], ip)
+        ia2, z2, A = after_zilch(ia, za, pi * S, ip)
         if A >= Tu:
             val = 1.0 if wins_at_target else 1.0 - Ff[min(A - b, Dcap)]
         else:
@@ -231,12 +240,12 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     start = max(tend, thr)
     if wins_at_target:
         tcap = max(start, 1)
-    elif ip[IP_FORCED] == 1 or ip[IP_BONUS] > 0:
+    elif ip[L.R_FORCED] == 1 or ip[L.R_BONUS] > 0:
         tcap = max(Dcap + b - a, start, 1)
     else:
         pz = rt[6]
         pzmin = 1.0
-        for n in range(1, ip[IP_D] + 1):
+        for n in range(1, ip[L.R_DICE] + 1):
             pzmin = min(pzmin, pz[n])
         need = pzmin * (1.0 - zmax)
         d = a + start - b
@@ -262,9 +271,9 @@ def work_buffers(ip, rt):
     """One thread's work arrays for any race turn: (B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp).
     Allocated once per thread and stage: fresh large arrays for every turn DP cost more than the
     DP in the allocator (and stop two threads from scaling)."""
-    NP, D = ip[IP_NP], ip[IP_D]
+    NP, D = ip[IP_NP], ip[L.R_DICE]
     tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + ip[IP_MAXPTS] + 1
-    rows = tmax + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    rows = tmax + 1 + max(ip[IP_MAXPTS], bonus_units(ip))
     return (np.zeros(tmax + 1), np.zeros(NP), np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
             np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
             np.empty((tmax + 1) * NP * rt[1][D], np.int32), np.zeros(tmax + 1), np.zeros(NP),
@@ -421,7 +430,7 @@ def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old,
 def valid_state(seat, ia, za, ib, zb, ip):
     """Whether a race state can occur: off the board means score 0 and no streak (and needs an
     entry threshold); scores are below the target."""
-    if ip[IP_ENTRY] == 0 and (ia == 0 or ib == 0):
+    if ip[L.R_ENTRY] == 0 and (ia == 0 or ib == 0):
         return False
     if (ia == 0 and za != 0) or (ib == 0 and zb != 0):
         return False

@@ -17,11 +17,12 @@ import numpy as np
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.rules.schema import ENDS
 from zilch_env.engine.game import Phase
+from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 from zilch_env.rules.primitives import bank_bar
-from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, permanent_straight, scoring_table
+from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, scoring_table
 
 from agents.files import write_whole
 from agents.solver import game_kernels as K
@@ -92,31 +93,24 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _params(rs: Ruleset, rt: RollTables, dcap: int) -> np.ndarray:
-    """The kernels' integer parameters (``agents.solver.game_kernels.IP_*``)."""
+def _params(rs: Ruleset, rt: RollTables, dcap: int, players: int = 2) -> np.ndarray:
+    """The solve's integer vector (:mod:`agents.solver.game_turn`): the engine's rule parameters of
+    ``rs`` for ``players`` players (:meth:`zilch_env.rules.compiled.CompiledRules.params`), then the
+    grid of a solve in units of ``rt.unit`` tracking leads up to ``dcap`` units (``IP_*``)."""
     u = rt.unit
     ip = np.zeros(K.IP_SIZE, np.int64)
-    Tu = _ceil_div(rs.target, u)
-    zp = rs.variants.zilch_penalty
+    ip[:L.R_SIZE] = compile_rules(rs).params(players)
+    Tu = _ceil_div(int(ip[L.R_TARGET]), u)
+    f = -int(ip[L.R_FLOOR]) // u  # on the grid: compile's score_unit divides the floor
+    ip[K.IP_UNIT] = u
     ip[K.IP_TU] = Tu
-    ip[K.IP_ENTRY] = _ceil_div(rs.entry_threshold, u)
-    ip[K.IP_MINB] = _ceil_div(rs.min_bank, u)
-    ip[K.IP_NSEAT] = 2 if (rs.end == "finish_round" or rs.tie == "tiebreak") else 1
-    f = -rs.score_floor // u  # on the grid: compile's score_unit divides the floor
     ip[K.IP_FLOOR] = f
     ip[K.IP_NS] = Tu + 1 + f
-    ip[K.IP_NZ] = zp.count if zp.count else 1
-    ip[K.IP_PCOUNT] = zp.count
-    ip[K.IP_PEN] = zp.points // u if zp.mode == "subtract" else 0
-    ip[K.IP_RESET] = int(zp.mode == "reset")
-    ip[K.IP_FINISH] = ENDS.index(rs.end)
+    ip[K.IP_NZ] = max(int(ip[L.R_ZP_COUNT]), 1)
+    ip[K.IP_NSEAT] = 2 if (ip[L.R_END] == ENDS.index("finish_round") or ip[L.R_TIEBREAK]) else 1
     ip[K.IP_DCAP] = dcap
-    S = rs.scoring.straight // u if permanent_straight(rs) else 0
-    ip[K.IP_S] = S
+    S = int(K.straight_units(ip))
     ip[K.IP_NP] = (dcap + Tu + 2 * rt.maxpts) // S + 2 if S else 1
-    ip[K.IP_FORCED] = int(rs.hot_dice == "forced")
-    ip[K.IP_BONUS] = rs.variants.six_dice_zilch_bonus // u
-    ip[K.IP_D] = rs.dice
     ip[K.IP_MAXPTS] = max(rt.maxpts, 1)
     return ip
 
@@ -131,7 +125,7 @@ def lead_cap(rs: Ruleset, rt: RollTables, ip: np.ndarray, limit: int, tail_eps: 
     """The first lead (units, at most ``limit``) that one turn's best chance of ending above (on the
     board, a tie as half, no bar) is below ``tail_eps``, at least the target; the chances are
     computed ``step`` leads at a time, and only as far as needed."""
-    rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+    rtt = rt.as_tuple(int(ip[K.IP_NP]), int(ip[L.R_DICE]))
     out = np.zeros(limit + 1)
     d0 = 0
     while d0 <= limit:
@@ -232,7 +226,7 @@ class GameTable(TurnQueries):
     # ------------------------------------------------------------------ set-up
     def __post_init__(self) -> None:
         self._rt = roll_tables(self.ruleset, self.unit)
-        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), self.ruleset.dice)
+        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), int(self.ip[L.R_DICE]))
         self._W64 = self.W.astype(np.float64)
         self._key = ruleset_key(self.ruleset)
         self._checked_rules = self.ruleset
@@ -284,7 +278,7 @@ class GameTable(TurnQueries):
         ``position`` is the mover's place in the round (0 = first); ``start`` sets both players off
         the board as at the start of the game (when there is an entry threshold)."""
         ip = self.ip
-        entry = ip[K.IP_ENTRY] > 0
+        entry = ip[L.R_ENTRY] > 0
         if start:
             on_board = opp_on_board = not entry
         sid = self._race_sid(position, score, bool(on_board) or not entry, streak, opp_score,
@@ -301,8 +295,8 @@ class GameTable(TurnQueries):
         if (not on and score) or (not opp_on and opp_score):
             raise ValueError("a player off the board has score 0")
         nz = int(ip[K.IP_NZ])
-        za = streak if (ip[K.IP_PCOUNT] and on) else 0
-        zb = opp_streak if (ip[K.IP_PCOUNT] and opp_on) else 0
+        za = streak if (ip[L.R_ZP_COUNT] and on) else 0
+        zb = opp_streak if (ip[L.R_ZP_COUNT] and opp_on) else 0
         if not (0 <= za < nz and 0 <= zb < nz):
             raise ValueError(f"zilch streaks {streak}, {opp_streak}: from 0 to {nz - 1} under this penalty")
         seat = position if ip[K.IP_NSEAT] == 2 else 0
@@ -313,7 +307,7 @@ class GameTable(TurnQueries):
     # ------------------------------------------------------------------ situations of a real game
     def tie_value(self, position: int) -> float:
         """What a tie at the end is worth to the player at ``position`` in the round."""
-        if self.ruleset.tie == "draw":
+        if not self.ip[L.R_TIEBREAK]:
             return 0.5
         return float(self.TB0[1]) if position == 0 else 1.0 - float(self.TB0[1])
 
@@ -352,7 +346,7 @@ class GameTable(TurnQueries):
                 return ("tiebreak", r)
             v = 0.5 if r >= MAX_TIEBREAK_ROUNDS else 1.0 - float(self.TB0[r + 1])
             return ("bar", (scores[opp] - scores[me]) // u, v, True, False)
-        pc = int(ip[K.IP_PCOUNT])
+        pc = int(ip[L.R_ZP_COUNT])
         if final_queue is not None:
             on = bool(on_board[me])
             penf = bool(pc and on and zilch_streak[me] == pc - 1)
@@ -384,7 +378,7 @@ class GameTable(TurnQueries):
         lead = max(others, key=lambda q: (scores[q], -((q - me) % n)))
         mine = (me - first) % n
         pos = 0 if mine < (lead - first) % n else 1
-        pc = int(ip[K.IP_PCOUNT])
+        pc = int(ip[L.R_ZP_COUNT])
 
         def due(q: int) -> bool:
             return bool(pc and on_board[q] and zilch_streak[q] == pc - 1)
@@ -417,7 +411,7 @@ class GameTable(TurnQueries):
         least bank, above overcoming's bar ``b`` as the engine has it."""
         _, d, v, b, on, penf, later = situation
         ip = self.ip
-        thr = bank_bar(on, int(ip[K.IP_ENTRY]), int(ip[K.IP_MINB]), b > 0, b)  # in units
+        thr = bank_bar(on, int(K.entry_units(ip)), int(K.min_bank_units(ip)), b > 0, b)  # in units
         # from tcap on every bank is worth B[tcap]: above the lead, and every later seat's bar at or
         # beyond dcap, where its chance is below TAIL_EPS (the curves end there)
         tcap = max(d + 1, b + 1, thr, 1, tmin)
@@ -442,11 +436,11 @@ class GameTable(TurnQueries):
 
         t = np.arange(tcap + 1)
         B = np.where(t > b, ending(t, t), 0.0)
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        S, NP = int(K.straight_units(ip)), int(ip[K.IP_NP])
         rec = np.arange(NP) * S
-        rec = np.where(on | ((rec > 0) & (rec >= int(ip[K.IP_ENTRY]))), rec, 0)
-        Zv = ending(rec - (int(ip[K.IP_PEN]) if penf else 0), rec)
-        if penf and int(ip[K.IP_RESET]) == 1:
+        rec = np.where(on | ((rec > 0) & (rec >= int(K.entry_units(ip)))), rec, 0)
+        Zv = ending(rec - (int(K.penalty_units(ip)) if penf else 0), rec)
+        if penf and K.penalty_resets(ip):
             Zv[:] = 0.0
         return B, Zv, thr
 
@@ -456,7 +450,7 @@ class GameTable(TurnQueries):
         if situation[0] == "race":
             return float(self.W[situation[1]])
         tv = self.turn_values(situation, 0, True)
-        return float(tv.C[self.ruleset.dice])  # turn total 0, no permanent straight, all dice to roll
+        return float(tv.C[int(self.ip[L.R_DICE])])  # turn total 0, no permanent straight, all dice to roll
 
     def _solve_turn(self, situation: tuple, tmin: int, cut: bool) -> TurnValues:
         """The turn DP of a situation (not cached; safe to call from several threads at once)."""
@@ -477,7 +471,7 @@ class GameTable(TurnQueries):
         # read from here are rounded to about 3e-8 (the DP itself runs in float64).
         with np.errstate(invalid="ignore", over="ignore"):
             return TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
-                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (int(ip[L.R_DICE]) + 1)].astype(np.float32))
 
     def choices(self, situation: tuple, roll: Sequence[int], turn_total: int = 0,
                 permanent: int = 0) -> list[dict[str, Any]]:
@@ -512,7 +506,7 @@ class GameTable(TurnQueries):
         """The situation of a last turn against the leader's score, for :meth:`choices`."""
         if leader <= score:
             raise ValueError(f"a last turn is played from behind: the leader has {leader}, the player {score}")
-        pc = int(self.ip[K.IP_PCOUNT])
+        pc = int(self.ip[L.R_ZP_COUNT])
         penf = bool(pc and on_board and streak == pc - 1)
         return ("bar", (leader - score) // self.unit, self.tie_value(position), bool(on_board), penf)
 
@@ -526,7 +520,7 @@ class GameTable(TurnQueries):
         if kind == "chase":
             raise ValueError("turn_outcomes: a 'chase' situation (final_situation_of) is a teacher's model of "
                              "games the solved game does not play; its outcomes are not tabled")
-        u, S = self.unit, int(self.ip[K.IP_S])
+        u, S = self.unit, int(K.straight_units(self.ip))
         args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1])
         if kind == "race":
             k, args["sid"] = 0, situation[1]
@@ -557,9 +551,12 @@ class GameTable(TurnQueries):
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
             ip = z["ip"].astype(np.int64)
-            if ip.size < K.IP_SIZE:  # a table from before a parameter was added: its default, 0
-                ip = np.concatenate([ip, np.zeros(K.IP_SIZE - ip.size, np.int64)])
-            t = cls(ruleset=rs, unit=int(z["unit"]), ip=ip, W=z["W"],
+            unit = int(z["unit"])
+            # the vector is the rules' and the grid's: one of other rules or another layout is stale
+            if ip.size != K.IP_SIZE or not np.array_equal(
+                    ip, _params(rs, roll_tables(rs, unit), int(ip[K.IP_DCAP]))):
+                raise ValueError(f"{path}: the table's parameters are not this solver's for its rules")
+            t = cls(ruleset=rs, unit=unit, ip=ip, W=z["W"],
                     F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path))
             if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:
                 raise ValueError(f"{path}: the table was built by another solver version or for other rules")

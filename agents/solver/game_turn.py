@@ -1,5 +1,6 @@
 """The turn kernels of the game solver: one turn as a finite-horizon decision problem (:func:`turn_dp`),
-played forwards (:func:`turn_forward`), and the integer parameter block ``ip`` (the ``IP_*`` names).
+played forwards (:func:`turn_forward`), and the solve's integer vector ``ip``: the engine's rule parameters
+(``zilch_env.engine.layout.R_*``) followed by the solve's grid sizes (the ``IP_*`` names).
 :mod:`agents.solver.game_kernels` (which names them too) describes the model; import them from there."""
 
 from __future__ import annotations
@@ -7,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_can_bank
+from zilch_env.rules.schema import PENALTY_MODES
 
 
 @njit(cache=True, nogil=True)
@@ -175,28 +178,61 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
 
 
 # --------------------------------------------------------------------------------------------
-# Integer parameters of a solve, one int64 array (numba-friendly), indexed by these names.
+# The solve's integer vector ``ip`` (one int64 array, numba-friendly): the engine's rule parameters of
+# the ruleset, ``compile(rs).params(players)`` indexed by ``zilch_env.engine.layout.R_*`` (points), then
+# the grid the solve tabulates, indexed by these names (units of ``IP_UNIT`` points). The rules are
+# read from the first part only; the helpers below give their amounts in units.
 
-IP_TU = 0  # target in units (a score at or above it ends the race)
-IP_ENTRY = 1  # entry threshold in units (0 = none)
-IP_MINB = 2  # minimum bank in units once on the board
-IP_NSEAT = 3  # 2 when the value depends on the mover's position in the round, else 1
-IP_NS = 4  # score indices: 0 = not on the board (score 0), 1 + IP_FLOOR + a = on the board with score a
-IP_NZ = 5  # zilch-streak values tracked (the penalty count, or 1 without a penalty)
-IP_PCOUNT = 6  # zilches in a row that cost the penalty (0 = no penalty)
-IP_PEN = 7  # the penalty in units ("subtract")
-IP_RESET = 8  # 1: the penalty resets the score to zero
-IP_FINISH = 9  # 1: end = finish_round (the second player of the round reaching the target ends it);
-#               2: end = instant (either player reaching the target wins at once)
-IP_DCAP = 10  # largest lead tracked at the end of the game (units)
-IP_S = 11  # a permanent straight in units (0 = straights are not permanent)
-IP_NP = 12  # permanent-straight counts tracked (1 = none)
-IP_FORCED = 13  # 1: hot dice must be rolled
-IP_BONUS = 14  # six-dice zilch bonus in units (0 = off)
-IP_D = 15  # dice
-IP_MAXPTS = 16  # most units one keep can score
-IP_FLOOR = 17  # -score_floor in units: on the board, score index 1 + IP_FLOOR + a holds score a >= -IP_FLOOR
-IP_SIZE = 18
+IP_UNIT = L.R_SIZE  # points per unit (every score and turn total is a multiple of it)
+IP_TU = L.R_SIZE + 1  # race score rows: scores below the target, 0 .. IP_TU - 1 units (the target rounded up)
+IP_FLOOR = L.R_SIZE + 2  # score rows below 0 (-score_floor in units): index 1 + IP_FLOOR + a holds score a
+IP_NS = L.R_SIZE + 3  # score indices: 0 = not on the board (score 0), 1 + IP_FLOOR + a = on the board with score a
+IP_NZ = L.R_SIZE + 4  # zilch-streak values tracked (the penalty count, or 1 without a penalty)
+IP_NSEAT = L.R_SIZE + 5  # 2 when the value depends on the mover's position in the round, else 1
+IP_DCAP = L.R_SIZE + 6  # largest lead tracked at the end of the game (units)
+IP_NP = L.R_SIZE + 7  # permanent-straight counts tracked (1 = none)
+IP_MAXPTS = L.R_SIZE + 8  # most units one keep can score (at least 1): the padding rows of a turn DP
+IP_SIZE = L.R_SIZE + 9
+
+_SUBTRACT = PENALTY_MODES.index("subtract")
+_RESET = PENALTY_MODES.index("reset")
+
+
+@njit(cache=True, nogil=True)
+def entry_units(ip):
+    """The entry threshold in units: the least turn total (units) that reaches it (0 = none)."""
+    return -(-ip[L.R_ENTRY] // ip[IP_UNIT])
+
+
+@njit(cache=True, nogil=True)
+def min_bank_units(ip):
+    """The minimum bank on the board in units (rounded up, as :func:`entry_units`)."""
+    return -(-ip[L.R_MIN_BANK] // ip[IP_UNIT])
+
+
+@njit(cache=True, nogil=True)
+def penalty_units(ip):
+    """The points a ``subtract`` zilch-streak penalty takes, in units (0 under the other modes)."""
+    return ip[L.R_ZP_POINTS] // ip[IP_UNIT] if ip[L.R_ZP_MODE] == _SUBTRACT else 0
+
+
+@njit(cache=True, nogil=True)
+def penalty_resets(ip):
+    """Whether the zilch-streak penalty resets the score (mode ``reset``)."""
+    return ip[L.R_ZP_MODE] == _RESET
+
+
+@njit(cache=True, nogil=True)
+def bonus_units(ip):
+    """The six-dice zilch bonus in units (0 = off)."""
+    return ip[L.R_BONUS] // ip[IP_UNIT]
+
+
+@njit(cache=True, nogil=True)
+def straight_units(ip):
+    """A permanent straight in units (0 when straights are not permanent): the step of the
+    permanent-points grid."""
+    return ip[L.R_STRAIGHT] // ip[IP_UNIT] if ip[L.R_PERM_STRAIGHT] != 0 else 0
 
 
 #: An empty followed value (turn_dp's ``fB``/``fZ``): the derivative with respect to ``Zv[0]``.
@@ -206,18 +242,20 @@ _NONE = np.zeros(0)
 @njit(cache=True, nogil=True)
 def _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, t_from, cut):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
-    return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
+    bonus = bonus_units(ip)
+    return turn_dp(tcap, thr, tend, ip[L.R_FORCED] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
-                   p_allonly, Q, C, dQ, dC, t_from, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]),
+                   p_allonly, Q, C, dQ, dC, t_from, cut, max(ip[IP_MAXPTS], bonus),
                    np.zeros(0, np.int32), _NONE, _NONE, -1)
 
 
 @njit(cache=True, nogil=True)
 def _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, cut, arg):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
-    return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
+    bonus = bonus_units(ip)
+    return turn_dp(tcap, thr, tend, ip[L.R_FORCED] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
-                   p_allonly, Q, C, dQ, dC, 0, cut, max(ip[IP_MAXPTS], ip[IP_BONUS]), arg, _NONE, _NONE, -1)
+                   p_allonly, Q, C, dQ, dC, 0, cut, max(ip[IP_MAXPTS], bonus), arg, _NONE, _NONE, -1)
 
 
 @njit(cache=True, nogil=True)
@@ -228,9 +266,9 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
     permanent straights). The turn's value is ``sum(bank * B) + sum(zil * Zv)``. ``Mr`` and
     ``Mp`` are work arrays of at least ``(tcap + 1 + pad) * NP * (D + 1)`` entries."""
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
-    forced = ip[IP_FORCED] == 1
-    bonus = ip[IP_BONUS]
-    D, S, NP = ip[IP_D], ip[IP_S], ip[IP_NP]
+    forced = ip[L.R_FORCED] == 1
+    bonus = bonus_units(ip)
+    D, S, NP = ip[L.R_DICE], straight_units(ip), ip[IP_NP]
     ncls = cls_hi[D]
     rowc = NP * (D + 1)
     pad = max(ip[IP_MAXPTS], bonus)
@@ -299,8 +337,8 @@ def scratch(tcap, ip, deriv=False):
     ``dQ``/``dC`` are empty (no derivative tracked) unless ``deriv``. ``Q`` and ``C`` start at 0,
     so the positions a DP never reaches hold 0 rather than whatever the memory held: a solved turn
     is the same array every time (about 2% of a turn DP's time)."""
-    NP, D = ip[IP_NP], ip[IP_D]
-    rows = tcap + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    NP, D = ip[IP_NP], ip[L.R_DICE]
+    rows = tcap + 1 + max(ip[IP_MAXPTS], bonus_units(ip))
     nd = rows if deriv else 0
     return (np.zeros(tcap + 1), np.zeros(NP), np.zeros(rows * NP * D), np.zeros(rows * NP * (D + 1)),
             np.empty(nd * NP * D), np.empty(nd * NP * (D + 1)))

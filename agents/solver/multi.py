@@ -38,7 +38,6 @@ as ``multi-N-NAME-KEY.npz``; ``zilch solve --players 3`` builds one.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -50,6 +49,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import Phase
 from zilch_env.rules.load import ruleset_from_dict, ruleset_to_toml
 
@@ -110,9 +110,9 @@ def check_multi_supported(rs: Ruleset, players: int) -> None:
 def solve_rows(rs: Ruleset, players: int) -> float:
     """The work of a solve, in turn-DP rows: per tuple of scores about ten Gauss-Seidel passes over the
     turn totals below the target, and under overcoming every bar's resumed rows (half the bars squared)."""
-    unit = game_unit(rs)
-    tu = -(-rs.target // unit)
-    nb = tu + 1 if rs.variants.overcoming else 1
+    ip = _params(rs, roll_tables(rs, game_unit(rs)), 0, players)  # the race's grid (no lead tracked)
+    tu = int(ip[K.IP_TU])
+    nb = tu + 1 if ip[L.R_OVERCOMING] else 1
     return float((tu + 1) ** players) * (10 * tu + nb * nb / 2)
 
 
@@ -161,17 +161,15 @@ def _params_of(rs: Ruleset, players: int, tail_eps: float) -> tuple[int, Any, np
     """(unit, roll tables, ip, mp) of a solve."""
     unit = game_unit(rs)
     rt = roll_tables(rs, unit)
-    base = dataclasses.replace(rs, variants=dataclasses.replace(rs.variants, overcoming=False))
-    ip = _params(base, rt, 4000)
+    ip = _params(rs, rt, 4000, players)
     df = _final_cap(rs, rt, ip, tail_eps)
-    rb = min(_final_cap(rs, rt, ip, max(BAR_EPS, tail_eps)), df) if rs.variants.overcoming else 0
+    over = bool(ip[L.R_OVERCOMING])
+    rb = min(_final_cap(rs, rt, ip, max(BAR_EPS, tail_eps)), df) if over else 0
     # the permanent-straight levels cover every turn total a DP reaches: the next player's last turn
     # runs up to two final caps (its own lead and the last player's); IP_DCAP only sizes them here
-    ip = _params(base, rt, 2 * df + 1)
+    ip = _params(rs, rt, 2 * df + 1, players)
     mp = np.zeros(M.MP_SIZE, np.int64)
-    mp[M.MP_N] = players
-    mp[M.MP_OVER] = int(rs.variants.overcoming)
-    mp[M.MP_NB] = int(ip[K.IP_TU]) + 1 if rs.variants.overcoming else 1
+    mp[M.MP_NB] = int(ip[K.IP_TU]) + 1 if over else 1
     mp[M.MP_DF] = df
     mp[M.MP_RB] = rb
     return unit, rt, ip, mp
@@ -181,7 +179,7 @@ def _schedule(ip: np.ndarray, mp: np.ndarray) -> list[tuple[np.ndarray, np.ndarr
     """The race's tuples of score indices grouped by level (sum of the scores), highest first: per
     level ``(rots, ks)``, ``rots[i, j]`` the ``j``-th rotation of tuple ``i`` (the next mover first),
     ``ks[i]`` how many distinct rotations it has."""
-    n, tu, entry = int(mp[M.MP_N]), int(ip[K.IP_TU]), int(ip[K.IP_ENTRY])
+    n, tu, entry = int(ip[L.R_PLAYERS]), int(ip[K.IP_TU]), int(K.entry_units(ip))
     # off the board (index 0) only under an entry rule; on it, a score of at least the entry
     valid = ([0] if entry else []) + [1 + s for s in range(entry, tu)]
     grids = np.meshgrid(*[np.array(valid)] * n, indexing="ij")
@@ -227,7 +225,7 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
     cpu0 = time.process_time()
     with numba_threads(threads):
         unit, rt, ip, mp = _params_of(rs, players, tail_eps)
-        rtt = rt.as_tuple(int(ip[K.IP_NP]), rs.dice)
+        rtt = rt.as_tuple(int(ip[K.IP_NP]), int(ip[L.R_DICE]))
         df, nb, ns, rb = int(mp[M.MP_DF]), int(mp[M.MP_NB]), int(ip[K.IP_NS]), int(mp[M.MP_RB])
         LV = np.zeros((2, 2, df + 1, df + 1))
         LW = np.zeros((2, 2, df + 1, df + 1))
@@ -301,7 +299,7 @@ class MultiTable(TurnQueries):
 
     def __post_init__(self) -> None:
         self._rt = roll_tables(self.ruleset, self.unit)
-        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), self.ruleset.dice)
+        self._rtt = self._rt.as_tuple(int(self.ip[K.IP_NP]), int(self.ip[L.R_DICE]))
         self._key = multi_key(self.ruleset, self.players, self.tail_eps)
         self._checked_rules = self.ruleset
         self._init_queries()
@@ -327,23 +325,23 @@ class MultiTable(TurnQueries):
     @property
     def first_player_win(self) -> float:
         """The first player's win chance at the start of the game (everyone off the board, bar 0)."""
-        entry = self.ruleset.entry_threshold > 0
+        entry = self.ip[L.R_ENTRY] > 0
         return float(self.start_values([0] * self.players, [not entry] * self.players)[0])
 
     # ------------------------------------------------------------------ situations
     def _race(self, scores: list[int], on_board: list[bool], bar: int) -> tuple:
         u, tu = self.unit, int(self.ip[K.IP_TU])
         idx = []
-        entry = self.ruleset.entry_threshold
+        entry = int(self.ip[L.R_ENTRY])
         for s, on in zip(scores, on_board):
             if s % u or not 0 <= s // u < tu:
                 raise ValueError(f"score {s}: race scores are multiples of {u} from 0 to {(tu - 1) * u}")
             if entry and ((on and s < entry) or (not on and s)):
                 raise ValueError(f"score {s} {'on' if on else 'off'} the board: off the board a score is 0, on it at "
                                  f"least the entry threshold, {entry}")
-            idx.append(1 + s // u if (on or self.ruleset.entry_threshold == 0) else 0)
+            idx.append(1 + s // u if (on or entry == 0) else 0)
         idx += [0] * (3 - len(idx))
-        return ("race", idx[0], idx[1], idx[2], max(int(bar), 0) // u if self.ruleset.variants.overcoming else 0)
+        return ("race", idx[0], idx[1], idx[2], max(int(bar), 0) // u if self.ip[L.R_OVERCOMING] else 0)
 
     def situation(self, state: GameState) -> tuple:
         """The table's view of whose turn it is in ``state`` (see the class docstring)."""
@@ -370,8 +368,8 @@ class MultiTable(TurnQueries):
         n, u = self.players, self.unit
         order = [(me + k) % n for k in range(n)]
         sc = [int(scores[q]) for q in order]
-        on = [bool(on_board[q]) or self.ruleset.entry_threshold == 0 for q in order]
-        bar = int(last_result) if self.ruleset.variants.overcoming else 0
+        on = [bool(on_board[q]) or self.ip[L.R_ENTRY] == 0 for q in order]
+        bar = int(last_result) if self.ip[L.R_OVERCOMING] else 0
         if final_queue is None:
             return self._race(sc, on, bar)
         if not final_queue or final_queue[0] != me:
@@ -402,12 +400,12 @@ class MultiTable(TurnQueries):
             raise ValueError(f"situation {situation!r}: not one of this table's ('race', 'second', 'last')")
         with np.errstate(invalid="ignore", over="ignore"):
             return TurnValues(int(tcap), int(thr), B[:tcap + 1].astype(np.float32),
-                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (self.ruleset.dice + 1)].astype(np.float32))
+                              C[:(tcap + 1) * int(ip[K.IP_NP]) * (int(ip[L.R_DICE]) + 1)].astype(np.float32))
 
     def start_value(self, situation: tuple) -> float:
         """The mover's win chance at the start of the turn of ``situation``."""
         tv = self.turn_values(situation, 0, True)
-        return float(tv.C[self.ruleset.dice])
+        return float(tv.C[int(self.ip[L.R_DICE])])
 
     # ------------------------------------------------------------------ files
     def save(self, path: str | os.PathLike) -> Path:
@@ -425,8 +423,12 @@ class MultiTable(TurnQueries):
 
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
-            t = cls(ruleset=rs, players=int(z["players"]), unit=int(z["unit"]), ip=z["ip"].astype(np.int64),
-                    mp=z["mp"].astype(np.int64), W0=z["W0"], W1=z["W1"], LV=z["LV"], LW=z["LW"], F3a=z["F3a"],
+            players, unit, ip, mp = int(z["players"]), int(z["unit"]), z["ip"].astype(np.int64), z["mp"].astype(np.int64)
+            # the vector is the rules' and the grid's: one of other rules or another layout is stale
+            if ip.size != K.IP_SIZE or mp.size != M.MP_SIZE or not np.array_equal(
+                    ip, _params(rs, roll_tables(rs, unit), int(ip[K.IP_DCAP]), players)):
+                raise ValueError(f"{path}: the table's parameters are not this solver's for its rules")
+            t = cls(ruleset=rs, players=players, unit=unit, ip=ip, mp=mp, W0=z["W0"], W1=z["W1"], LV=z["LV"], LW=z["LW"], F3a=z["F3a"],
                     F3b=z["F3b"], meta=json.loads(str(z["meta"])), tail_eps=float(z["tail_eps"]), path=Path(path))
             if str(z["key"]) != t._key or int(z["version"]) != MULTI_VERSION:
                 raise ValueError(f"{path}: the table was built by another solver version or for other rules")

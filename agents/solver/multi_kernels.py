@@ -2,8 +2,8 @@
 
 Units, roll classes, the integer parameters ``ip`` and the turn DP are the two-player solver's
 (:mod:`agents.solver.game_kernels`, :func:`agents.solver.game_turn.turn_dp`); this module adds the state of a game
-of ``N`` players (2 or 3) under ``overcoming``, a second parameter block ``mp`` (the ``MP_*`` names),
-and the endings of such a game.
+of ``N`` players (2 or 3, the rule parameter ``R_PLAYERS`` of ``ip``) under ``overcoming``, the sizes of
+its grid ``mp`` (the ``MP_*`` names), and the endings of such a game.
 
 The state at the start of a race turn (every score below the target)
     The score index of each player in playing order from the mover (0 = off the board, else 1 +
@@ -34,17 +34,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar as bank_bar, nb_turn_record
 
-from agents.solver.game_turn import (IP_BONUS, IP_D, IP_ENTRY, IP_FORCED, IP_MAXPTS, IP_MINB, IP_NP, IP_NS, IP_S, IP_TU, turn_dp)
+from agents.solver.game_turn import (IP_MAXPTS, IP_NP, IP_NS, IP_TU, bonus_units, entry_units, min_bank_units,
+                                     straight_units, turn_dp)
 
-MP_N = 0  # players: 2 or 3
-MP_NB = 1  # bar values tracked (1 without overcoming)
-MP_OVER = 2  # 1: overcoming
-MP_DF = 3  # largest lead (and bar) tracked in the final turns, units
-MP_RB = 4  # largest result of the turn that reached the target tracked as the next player's bar, units
+MP_NB = 0  # bar values tracked (1 without overcoming)
+MP_DF = 1  # largest lead (and bar) tracked in the final turns, units
+MP_RB = 2  # largest result of the turn that reached the target tracked as the next player's bar, units
 #            (0 without overcoming, where it is no bar)
-MP_SIZE = 5
+MP_SIZE = 3
 
 
 # --------------------------------------------------------------------------------------------
@@ -56,17 +56,18 @@ def dp(tcap, thr, tend, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, t_top, c
     """:func:`turn_dp` of one turn from its start, following ``fB``/``fZ`` when ``dQ`` is not empty:
     ``(value, followed value)``; ``t_top >= 0`` resumes (rows above it as left by the last call)."""
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
-    return turn_dp(tcap, thr, tend, ip[IP_FORCED] == 1, ip[IP_BONUS], ip[IP_D], ip[IP_S], ip[IP_NP],
+    bonus = bonus_units(ip)
+    return turn_dp(tcap, thr, tend, ip[L.R_FORCED] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly, Q, C, dQ, dC, 0, cut,
-                   max(ip[IP_MAXPTS], ip[IP_BONUS]), np.zeros(0, np.int32), fB, fZ, t_top)
+                   max(ip[IP_MAXPTS], bonus), np.zeros(0, np.int32), fB, fZ, t_top)
 
 
 @njit(cache=True, nogil=True)
 def buffers(tmax, ip, follow):
     """One turn's work arrays up to cap ``tmax``: (B, fB, Zv, fZ, Q, C, dQ, dC); ``dQ``/``dC``
     empty unless ``follow``."""
-    NP, D = ip[IP_NP], ip[IP_D]
-    rows = tmax + 1 + max(ip[IP_MAXPTS], ip[IP_BONUS])
+    NP, D = ip[IP_NP], ip[L.R_DICE]
+    rows = tmax + 1 + max(ip[IP_MAXPTS], bonus_units(ip))
     nd = rows if follow else 0
     return (np.zeros(tmax + 1), np.zeros(tmax + 1), np.zeros(NP), np.zeros(NP),
             np.zeros(rows * NP * D), np.zeros(rows * NP * (D + 1)),
@@ -76,7 +77,7 @@ def buffers(tmax, ip, follow):
 @njit(cache=True, nogil=True)
 def recorded(on, p, ip):
     """What a zilch keeping ``p`` permanent units records (``zilch_env.rules.primitives.turn_record``)."""
-    return nb_turn_record(False, 0, p, on, ip[IP_ENTRY])[0]
+    return nb_turn_record(False, 0, p, on, entry_units(ip))[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -90,7 +91,7 @@ def last_inputs(d, vt, on, ip, B, fB, Zv, fZ, tcap):
     for t in range(tcap + 1):
         B[t] = 1.0 if t > d else (vt if t == d else 0.0)
         fB[t] = 1.0 if t > d else 0.0
-    S = ip[IP_S]
+    S = straight_units(ip)
     for pi in range(ip[IP_NP]):
         rec = recorded(on, pi * S, ip)
         Zv[pi] = 1.0 if rec > d else (vt if rec == d else 0.0)
@@ -101,7 +102,7 @@ def last_inputs(d, vt, on, ip, B, fB, Zv, fZ, tcap):
 def last_situation(d, x, vt, on, ip, mp, rt, p_allonly, tmin, cut):
     """The DP of a last turn needing above ``d`` (``d`` ties, worth ``vt``) with bar ``x``:
     ``(tcap, thr, B, Q, C, value, chance of ending above d)``."""
-    thr = bank_bar(on, ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1, x)
+    thr = bank_bar(on, entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1, x)
     tcap = max(d + 1, thr, 1, tmin)
     B, fB, Zv, fZ, Q, C, dQ, dC = buffers(tcap, ip, True)
     last_inputs(d, vt, on, ip, B, fB, Zv, fZ, tcap)
@@ -114,8 +115,8 @@ def last_tables(ip, mp, rt, p_allonly, LV, LW):
     """``LV``/``LW[on, k, d, x]`` for d, x = 0..DF (see the module docstring): for each ``d`` one DP
     from the bar's start, then each bar that forbids more banks resumes it below that bar."""
     DF = mp[MP_DF]
-    entry = ip[IP_ENTRY]
-    over = mp[MP_OVER] == 1
+    entry = entry_units(ip)
+    over = ip[L.R_OVERCOMING] == 1
     nk = LV.shape[1]
     jobs = 2 * nk * (DF + 1)
     for j in prange(jobs):
@@ -128,10 +129,10 @@ def last_tables(ip, mp, rt, p_allonly, LV, LW):
         tcap = max(DF + 2, entry + 1)
         B, fB, Zv, fZ, Q, C, dQ, dC = buffers(tcap, ip, True)
         last_inputs(d, vt, on == 1, ip, B, fB, Zv, fZ, tcap)
-        thr0 = bank_bar(on == 1, entry, ip[IP_MINB], over, 0)
+        thr0 = bank_bar(on == 1, entry, min_bank_units(ip), over, 0)
         v, w = dp(tcap, thr0, 0, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, -1, True)
         for x in range(DF + 1):
-            thr = bank_bar(on == 1, entry, ip[IP_MINB], over, x)
+            thr = bank_bar(on == 1, entry, min_bank_units(ip), over, x)
             # a bar below d forbids only banks worth nothing (below d), which rolling on beats
             if thr != thr0 and x >= d:
                 v, w = dp(tcap, thr, 0, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, thr - 1, True)
@@ -175,7 +176,7 @@ def second_fill(dB, dC, on_b, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap):
     DF = mp[MP_DF]
     for y in range(tcap + 1):
         B[y], fB[y] = _second_end(y, dB, dC, on_c, LV, LW, DF)
-    S = ip[IP_S]
+    S = straight_units(ip)
     for pi in range(ip[IP_NP]):
         Zv[pi], fZ[pi] = _second_end(recorded(on_b, pi * S, ip), dB, dC, on_c, LV, LW, DF)
 
@@ -184,13 +185,13 @@ def second_fill(dB, dC, on_b, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap):
 def second_cap(dB, dC, ip, mp):
     """The cap of ``b``'s last turn: from there on ``c`` needs at least ``DF`` (valued as ``DF``), above
     every bar ``b`` may have."""
-    return max(dB + 1 + max(mp[MP_DF] - dC, 0), mp[MP_RB] + 1, mp[MP_DF] + 1, ip[IP_ENTRY], 1)
+    return max(dB + 1 + max(mp[MP_DF] - dC, 0), mp[MP_RB] + 1, mp[MP_DF] + 1, entry_units(ip), 1)
 
 
 @njit(cache=True, nogil=True)
 def second_situation(dB, dC, r, on_b, on_c, ip, mp, rt, p_allonly, LV, LW, tmin, cut):
     """The DP of ``b``'s last turn (three players): ``(tcap, thr, B, Q, C, b's chance, a's chance)``."""
-    thr = bank_bar(on_b, ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1, r)
+    thr = bank_bar(on_b, entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1, r)
     tcap = max(second_cap(dB, dC, ip, mp), thr, tmin)
     B, fB, Zv, fZ, Q, C, dQ, dC_ = buffers(tcap, ip, True)
     second_fill(dB, dC, on_b, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap)
@@ -204,8 +205,8 @@ def second_tables(ip, mp, rt, p_allonly, LV, LW, F3a, F3b):
     every result ``r`` of ``a``'s turn (``b``'s bar, up to ``RB``), one DP per lead pair resumed below
     each bar that forbids more banks; a bar below ``dB`` forbids only banks worth nothing to ``b``."""
     DF, RB = mp[MP_DF], mp[MP_RB]
-    entry = ip[IP_ENTRY]
-    over = mp[MP_OVER] == 1
+    entry = entry_units(ip)
+    over = ip[L.R_OVERCOMING] == 1
     jobs = 4 * DF * DF
     for j in prange(jobs):
         on_b = j // (2 * DF * DF)
@@ -217,10 +218,10 @@ def second_tables(ip, mp, rt, p_allonly, LV, LW, F3a, F3b):
         tcap = second_cap(dB, dC, ip, mp)
         B, fB, Zv, fZ, Q, C, dQ, dCc = buffers(tcap, ip, True)
         second_fill(dB, dC, on_b == 1, on_c, ip, mp, LV, LW, B, fB, Zv, fZ, tcap)
-        thr0 = bank_bar(on_b == 1, entry, ip[IP_MINB], over, 0)
+        thr0 = bank_bar(on_b == 1, entry, min_bank_units(ip), over, 0)
         v, w = dp(tcap, thr0, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dCc, -1, True)
         for r in range(RB + 1):
-            thr = bank_bar(on_b == 1, entry, ip[IP_MINB], over, r)
+            thr = bank_bar(on_b == 1, entry, min_bank_units(ip), over, r)
             if thr != thr0 and r >= dB:
                 v, w = dp(tcap, thr, dB + 1, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dCc, thr - 1, True)
                 thr0 = thr
@@ -246,7 +247,7 @@ def score_of(i):
 @njit(cache=True, nogil=True)
 def encode(ia, ib, ic, bar, ip, mp):
     NS, NB = ip[IP_NS], mp[MP_NB]
-    if mp[MP_N] == 2:
+    if ip[L.R_PLAYERS] == 2:
         return (ia * NS + ib) * NB + bar
     return ((ia * NS + ib) * NS + ic) * NB + bar
 
@@ -256,8 +257,8 @@ def race_cap(ia, ib, ic, ip, mp):
     """A race turn's cap: from there on every lead is at least ``DF`` (valued as ``DF``), and above
     every bar tracked."""
     a, b, c = score_of(ia), score_of(ib), score_of(ic)
-    top = max(b, c) if mp[MP_N] == 3 else b
-    return max(mp[MP_DF] + top - a, ip[IP_TU] - a + 1, mp[MP_NB], ip[IP_ENTRY], 1)
+    top = max(b, c) if ip[L.R_PLAYERS] == 3 else b
+    return max(mp[MP_DF] + top - a, ip[IP_TU] - a + 1, mp[MP_NB], entry_units(ip), 1)
 
 
 @njit(cache=True, nogil=True)
@@ -265,14 +266,14 @@ def _after(ia, ib, ic, A, rec, on, ip, mp, W0, W1, LV, LW, F3a, F3b):
     """(mover's chance, next player's chance) once the mover ends the turn at score ``A`` units
     recording ``rec`` (``on``: on the board after it)."""
     Tu, DF, NB = ip[IP_TU], mp[MP_DF], mp[MP_NB]
-    x = min(rec, NB - 1) if mp[MP_OVER] == 1 else 0  # the next state's bar
+    x = min(rec, NB - 1) if ip[L.R_OVERCOMING] == 1 else 0  # the next state's bar
     ia2 = 1 + A if on else 0
     b = score_of(ib)
-    if mp[MP_N] == 2:
+    if ip[L.R_PLAYERS] == 2:
         if A < Tu:
             s = encode(ib, ia2, 0, x, ip, mp)
             return 1.0 - W0[s], W0[s]
-        w, t = last_share(LV, LW, 1 if ib > 0 else 0, 0, A - b, rec if mp[MP_OVER] == 1 else 0, DF)
+        w, t = last_share(LV, LW, 1 if ib > 0 else 0, 0, A - b, rec if ip[L.R_OVERCOMING] == 1 else 0, DF)
         vb = w + t / 2.0
         return 1.0 - vb, vb
     if A < Tu:
@@ -295,7 +296,7 @@ def race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
     fB[0] = 0.0
     for t in range(1, tcap + 1):
         B[t], fB[t] = _after(ia, ib, ic, a + t, t, True, ip, mp, W0, W1, LV, LW, F3a, F3b)
-    S = ip[IP_S]
+    S = straight_units(ip)
     for pi in range(ip[IP_NP]):
         rec = recorded(on, pi * S, ip)
         Zv[pi], fZ[pi] = _after(ia, ib, ic, a + rec, rec, on or rec > 0, ip, mp, W0, W1, LV, LW, F3a, F3b)
@@ -305,7 +306,7 @@ def race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
 def race_situation(ia, ib, ic, bar, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tmin, cut):
     """The DP of a race turn under bar ``bar`` (units, unclipped): ``(tcap, thr, B, Q, C, value,
     next player's chance)``."""
-    thr = bank_bar(ia > 0, ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1, bar)
+    thr = bank_bar(ia > 0, entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1, bar)
     tcap = max(race_cap(ia, ib, ic, ip, mp), thr, tmin)
     B, fB, Zv, fZ, Q, C, dQ, dC = buffers(tcap, ip, True)
     race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
@@ -322,14 +323,14 @@ def _solve_class(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, b
     banks. Returns the number of turn DPs (resumed ones counted as one)."""
     B, fB, Zv, fZ, Q, C, dQ, dC = buf
     NB = mp[MP_NB]
-    three = mp[MP_N] == 3
-    entry, minb, over = ip[IP_ENTRY], ip[IP_MINB], mp[MP_OVER] == 1
+    three = ip[L.R_PLAYERS] == 3
+    entry, minb, over = entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1
     Tu = ip[IP_TU]
     n = 0
     for j in range(k):
         s = encode(rot[j, 0], rot[j, 1], rot[j, 2], 0, ip, mp)
         if W0[s] != W0[s]:
-            W0[s] = 1.0 / mp[MP_N]
+            W0[s] = 1.0 / ip[L.R_PLAYERS]
             if three:
                 W1[s] = 1.0 / 3.0
     for it in range(1000):
@@ -379,10 +380,10 @@ def solve_level(rots, ks, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, 
     tuples ``w, w + workers, ...`` with its own work arrays. ``rots[i]`` holds the rotations of tuple
     ``i`` (``ks[i]`` of them). Returns the number of turn DPs."""
     n = ks.shape[0]
-    tmax = mp[MP_DF] + ip[IP_TU] + mp[MP_NB] + ip[IP_ENTRY] + 1
+    tmax = mp[MP_DF] + ip[IP_TU] + mp[MP_NB] + entry_units(ip) + 1
     work = np.zeros(workers, np.int64)
     for w in prange(workers):
-        buf = buffers(tmax, ip, mp[MP_N] == 3)
+        buf = buffers(tmax, ip, ip[L.R_PLAYERS] == 3)
         for i in range(w, n, workers):
             work[w] += _solve_class(rots[i], ks[i], ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf)
     return work.sum()

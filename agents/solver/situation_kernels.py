@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from agents.solver.game_turn import IP_D, IP_DCAP, IP_ENTRY, IP_FLOOR, IP_MINB, IP_NP, IP_TU, _dp, _dp_arg, scratch, turn_forward
+from zilch_env.engine import layout as L
+
+from agents.solver.game_turn import (IP_DCAP, IP_FLOOR, IP_NP, IP_TU, _dp, _dp_arg, entry_units, min_bank_units,
+                                     scratch, turn_forward)
 from agents.solver.game_kernels import (bar_inputs, first_tiebreak_inputs, race_inputs)
 
 
@@ -27,7 +30,7 @@ def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
 @njit(cache=True, nogil=True)
 def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut):
     """The turn DP of a last turn (or a second tie-break turn) against bar ``d``."""
-    tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1, tmin)
+    tmax = max(d + 1, min_bank_units(ip), entry_units(ip), 1, tmin)
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
     tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, tmin)
     _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
@@ -66,7 +69,7 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
     if kind == 0:
         tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + 1
     elif kind == 1:
-        tmax = max(d + 1, ip[IP_MINB], ip[IP_ENTRY], 1)
+        tmax = max(d + 1, min_bank_units(ip), entry_units(ip), 1)
     else:
         tmax = G.shape[0] - 1
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
@@ -77,7 +80,7 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
         tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0)
     else:
         tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, 0)
-    arg = np.empty((tcap + 1) * ip[IP_NP] * rt[1][ip[IP_D]], np.int32)
+    arg = np.empty((tcap + 1) * ip[IP_NP] * rt[1][ip[L.R_DICE]], np.int32)
     _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
     bank = np.zeros(tcap + 1)
     zil = np.zeros(ip[IP_NP])

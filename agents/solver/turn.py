@@ -67,8 +67,6 @@ solutions is :mod:`agents.solver.optimal_turn`.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
@@ -76,9 +74,9 @@ from numba import njit
 
 from zilch_env import Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.rules.primitives import nb_can_bank
+from zilch_env.engine import layout as L
+from zilch_env.rules.compiled import CompiledRules, roll_probability
 from zilch_env.rules.compiled import compile as compile_rules
-from zilch_env.rules.scoring import permanent_straight
-from zilch_env.rules.compiled import roll_probability
 from agents.solver.turn_policy import (FIRST_CAP, MAX_GRID, TAIL_TOLERANCE, Advice, Choice, SolverError, TurnPolicy,
                                       TurnSolution, certified_bound)
 from agents.solver.turn_pyramid import solve_policy as solve_pyramid_policy
@@ -91,53 +89,15 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------------------------
-# Chance
+# The rules: one ruleset's compiled rules (zilch_env.rules.compile), read as they are. Rolls of n dice
+# are ids n_start[n] .. n_start[n + 1] - 1 with chance roll_p; the keeps of roll r are k_start[r] ..
+# k_start[r + 1] - 1 (k_pts points, k_n dice, k_str a straight); the rule values come from params().
 
 
-@dataclass(frozen=True)
-class _Tables:
-    """The turn's chance and keep structure as flat arrays (rolls grouped by dice count)."""
-
-    dice: int
-    unit: int  # gcd of every amount added at risk: totals live on a grid of this step
-    straight: int  # points of a permanent straight (0 when straights are not permanent)
-    bonus: int  # six-dice zilch bonus (0 = off)
-    n_start: np.ndarray  # rolls of n dice are n_start[n] .. n_start[n+1]-1
-    roll_p: np.ndarray
-    k_start: np.ndarray  # keeps of roll r are k_start[r] .. k_start[r+1]-1 (none: a zilch)
-    k_pts: np.ndarray  # points of each keep
-    k_left: np.ndarray  # dice not set aside after it (0 = hot dice)
-    k_perm: np.ndarray  # a permanent straight
-    zilch: tuple[Fraction, ...]  # zilch probability of n dice, exact (index 0 unused)
-
-
-
-@lru_cache(maxsize=64)
-def _tables(rs: Ruleset) -> _Tables:
-    """The compiled rules (:func:`zilch_env.rules.compile`) as the turn solver's flat arrays."""
-    cr = compile_rules(rs)
-    D = rs.dice
-    perm = permanent_straight(rs)
-    bonus = rs.variants.six_dice_zilch_bonus
-    n_start = [0] * (D + 2)
-    roll_p, k_start, k_pts, k_left, k_perm = [], [0], [], [], []
-    for n in range(1, D + 1):
-        n_start[n] = len(roll_p)
-        for r in cr.rolls_of(n):
-            roll_p.append(cr.roll_p[r])
-            for k in cr.keeps[r]:
-                k_pts.append(k.points)
-                k_left.append(n - k.n)
-                k_perm.append(bool(perm and k.straight))
-            k_start.append(len(k_pts))
-    n_start[D + 1] = len(roll_p)
-    return _Tables(
-        dice=D, unit=cr.unit, straight=rs.scoring.straight if perm else 0, bonus=bonus,
-        n_start=np.array(n_start, dtype=np.int64), roll_p=np.array(roll_p),
-        k_start=np.array(k_start, dtype=np.int64), k_pts=np.array(k_pts, dtype=np.int64),
-        k_left=np.array(k_left, dtype=np.int64), k_perm=np.array(k_perm, dtype=np.bool_),
-        zilch=cr.zilch[:D + 1],
-    )
+def _straight(cr: CompiledRules) -> int:
+    """The points a permanent straight keeps through a zilch (0 when straights are not permanent)."""
+    rp = cr.params(1)
+    return int(rp[L.R_STRAIGHT]) if rp[L.R_PERM_STRAIGHT] else 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,7 +106,7 @@ def _tables(rs: Ruleset) -> _Tables:
 
 
 @njit(cache=True)
-def _collect_step(S, D, bonus, n_start, roll_p, k_start, k_pts, k_left):
+def _collect_step(S, D, bonus, n_start, roll_p, k_start, k_pts, k_n):
     out = np.zeros(D + 1)
     for n in range(1, D + 1):
         tot = 0.0
@@ -157,7 +117,7 @@ def _collect_step(S, D, bonus, n_start, roll_p, k_start, k_pts, k_left):
                 continue
             best = 0.0
             for k in range(k_start[r], k_start[r + 1]):
-                left = k_left[k]
+                left = n - k_n[k]
                 v = k_pts[k] + S[left if left > 0 else D]
                 if v > best:
                     best = v
@@ -166,22 +126,22 @@ def _collect_step(S, D, bonus, n_start, roll_p, k_start, k_pts, k_left):
     return out
 
 
-def _endless(tb: _Tables) -> list[int]:
+def _endless(cr: CompiledRules) -> list[int]:
     """Dice counts from which a player can roll forever: the largest set C such that from each n in C
     every roll has a keep (or, all dice without a score under six_dice_zilch_bonus, the bonus re-roll)
     leading back into C. Empty iff every way of playing ends with a zilch or a bank with probability 1."""
-    D = tb.dice
+    D, bonus = cr.dice, cr.ruleset.variants.six_dice_zilch_bonus
     C = set(range(1, D + 1))
     changed = True
     while changed:
         changed = False
         for n in sorted(C):
-            for r in range(tb.n_start[n], tb.n_start[n + 1]):
-                ks = range(tb.k_start[r], tb.k_start[r + 1])
+            for r in cr.rolls_of(n):
+                ks = range(cr.k_start[r], cr.k_start[r + 1])
                 if not ks:
-                    ok = n == D and tb.bonus > 0 and D in C
+                    ok = n == D and bonus > 0 and D in C
                 else:
-                    ok = any((tb.k_left[k] or D) in C for k in ks)
+                    ok = any((n - cr.k_n[k] or D) in C for k in ks)
                 if not ok:
                     C.discard(n)
                     changed = True
@@ -189,16 +149,16 @@ def _endless(tb: _Tables) -> list[int]:
     return sorted(C)
 
 
-def _collect_bound(tb: _Tables) -> np.ndarray:
+def _collect_bound(cr: CompiledRules) -> np.ndarray:
     """An upper bound on S_n, n = 0..D (index 0 unused), verified: T(U) <= U implies S <= U."""
-    endless = _endless(tb)
+    endless = _endless(cr)
     if endless:
         raise SolverError(
             f"a turn can go on for ever under these rules: with {endless[0]} dice to roll every roll "
             f"can be kept so that the turn continues, so points grow without bound and no optimal turn "
             f"exists; make some roll a zilch")
-    args = (tb.dice, tb.bonus, tb.n_start, tb.roll_p, tb.k_start, tb.k_pts, tb.k_left)
-    return certified_bound(lambda S: _collect_step(S, *args), tb.dice + 1)
+    args = (cr.dice, cr.ruleset.variants.six_dice_zilch_bonus, cr.n_start, cr.roll_p, cr.k_start, cr.k_pts, cr.k_n)
+    return certified_bound(lambda S: _collect_step(S, *args), cr.dice + 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,7 +189,7 @@ def _after(R, Z, j, i, left, N, D, J, g, s, thr, forced, zpay, c, z, S, upper):
 
 @njit(cache=True)
 def _backward(N, D, J, g, s, thr, forced, bonus_u, zpay, c, n_start, roll_p, k_start, k_pts_u,
-              k_left, k_perm, z, S, upper):
+              k_n, k_str, perm, z, S, upper):
     R = np.zeros((J + 1, D + 1, N))
     Z = np.zeros((J + 1, D + 1, N))
     nroll = roll_p.shape[0]
@@ -257,7 +217,7 @@ def _backward(N, D, J, g, s, thr, forced, bonus_u, zpay, c, n_start, roll_p, k_s
                     bz = 0.0
                     loop = False
                     for k in range(k_start[r], k_start[r + 1]):
-                        if k_perm[k]:
+                        if perm and k_str[k]:
                             if j < J:
                                 v, zk = _after(R, Z, j + 1, i, 0, N, D, J, g, s, thr, forced, zpay, c,
                                                z, S, upper)
@@ -268,7 +228,7 @@ def _backward(N, D, J, g, s, thr, forced, bonus_u, zpay, c, n_start, roll_p, k_s
                                     continue
                                 v, zk = s + J * s + i * g, 0.0
                         else:
-                            v, zk = _after(R, Z, j, i + k_pts_u[k], k_left[k], N, D, J, g, s, thr,
+                            v, zk = _after(R, Z, j, i + k_pts_u[k], n - k_n[k], N, D, J, g, s, thr,
                                            forced, zpay, c, z, S, upper)
                         if v > best:
                             best = v
@@ -313,7 +273,7 @@ def _backward(N, D, J, g, s, thr, forced, bonus_u, zpay, c, n_start, roll_p, k_s
 
 
 def _check_supported(rs: Ruleset) -> None:
-    if rs.variants.pyramiding and _tables(rs).straight:
+    if rs.variants.pyramiding and _straight(compile_rules(rs)):
         raise UnsupportedRulesError(
             "variants.pyramiding = true with scoring.permanent_straight = true is not supported by the "
             "turn solver: it solves pyramiding (the pass of the dice in its state) or permanent straights "
@@ -325,30 +285,33 @@ def _solve_policy(rs: Ruleset, on_board: bool, threshold: int, offset: float, ca
     if rs.variants.pyramiding:  # the pass of the dice in the state: agents.solver.turn_pyramid
 
         return solve_pyramid_policy(rs, on_board, threshold, offset, cap, upper)
-    tb = _tables(rs)
-    S = _collect_bound(tb)
-    g = tb.unit
+    cr = compile_rules(rs)
+    rp = cr.params(1)
+    S = _collect_bound(cr)
+    g = cr.unit
     N = cap // g + 1
     if N > MAX_GRID:
         raise SolverError(f"the turn solve needs totals up to {cap} in steps of {g}: more than "
                           f"{MAX_GRID} states per dice count")
-    s = tb.straight
+    s = _straight(cr)
+    D, bonus = int(rp[L.R_DICE]), int(rp[L.R_BONUS])
     J = -(-max(threshold, 0) // s) if s else 0
-    zpay = np.array([float(j * s if (on_board or j * s >= rs.entry_threshold) else 0) for j in range(J + 1)])
-    z = np.array([float(x) for x in tb.zilch])
-    if tb.bonus:
-        z[tb.dice] = 0.0
-    R, Z = _backward(N, tb.dice, J, float(g), float(s), float(threshold), rs.hot_dice == "forced",
-                     tb.bonus // g, zpay, float(offset), tb.n_start, tb.roll_p, tb.k_start,
-                     tb.k_pts // g, tb.k_left, tb.k_perm, z, S, upper)
+    zpay = np.array([float(j * s if (on_board or j * s >= rp[L.R_ENTRY]) else 0) for j in range(J + 1)])
+    z = np.array([float(x) for x in cr.zilch[:D + 1]])
+    if bonus:
+        z[D] = 0.0
+    R, Z = _backward(N, D, J, float(g), float(s), float(threshold), bool(rp[L.R_FORCED]),
+                     bonus // g, zpay, float(offset), cr.n_start, cr.roll_p, cr.k_start,
+                     cr.k_pts // g, cr.k_n, cr.k_str, s > 0, z, S, upper)
     return TurnPolicy(rs, on_board, threshold, float(offset), g, s, J, (N - 1) * g, R, Z)
 
 
-def _bank_above(tb: _Tables) -> float | None:
-    S = _collect_bound(tb)
+def _bank_above(cr: CompiledRules) -> float | None:
+    S = _collect_bound(cr)
+    bonus = cr.ruleset.variants.six_dice_zilch_bonus
     out = None
-    for n in range(1, tb.dice + 1):
-        zn = float(tb.zilch[n]) if not (tb.bonus and n == tb.dice) else 0.0
+    for n in range(1, cr.dice + 1):
+        zn = float(cr.zilch[n]) if not (bonus and n == cr.dice) else 0.0
         if zn > 0:
             out = max(out or 0.0, S[n] / zn)
     return out
@@ -386,7 +349,7 @@ def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None, reach: 
     thr = base if bank_threshold is None else max(int(bank_threshold), base)
     D = rs.dice
     cap = max(FIRST_CAP, 8 * thr, 2 * reach)
-    unit = _tables(rs).unit
+    unit = compile_rules(rs).unit
     if cap // unit + 1 > MAX_GRID:
         raise SolverError(f"a turn total of {reach} is beyond what the turn solver stores ({MAX_GRID} "
                           f"totals in steps of {unit}, up to {(MAX_GRID - 1) * unit // 2} asked about)")
@@ -399,7 +362,7 @@ def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None, reach: 
             gap = max(gap, float((hi.values[..., :top + 1] - lo.values[..., :top + 1]).max()))
         if gap <= TAIL_TOLERANCE:
             break
-        if cap // _tables(rs).unit * 2 > MAX_GRID:
+        if cap // unit * 2 > MAX_GRID:
             raise SolverError(f"could not bound the turn value within {TAIL_TOLERANCE} points below "
                               f"a turn total of {cap} (bracket {gap:.3g}); the rules let turns grow too long")
         cap *= 2
@@ -417,8 +380,8 @@ def _solve_turn(rs: Ruleset, on_board: bool, bank_threshold: int | None, reach: 
     return TurnSolution(
         ruleset=rs, on_board=on_board, bank_threshold=thr, expected_points=expected,
         points_per_turn=ppt, policy=lo, streak_policies=streak_policies, streak_values=streak_values,
-        zilch_probabilities=_tables(rs).zilch,
-        bank_above=None if rs.variants.pyramiding else _bank_above(_tables(rs)), cap=cap,
+        zilch_probabilities=compile_rules(rs).zilch[:D + 1],
+        bank_above=None if rs.variants.pyramiding else _bank_above(compile_rules(rs)), cap=cap,
         tail_error=gap, solve_seconds=time.perf_counter() - t0, policy_iterations=iterations,
     )
 

@@ -20,7 +20,6 @@ from ``s``). Permanent straights under pyramiding are not modelled (refused by t
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,10 +29,10 @@ import numpy as np
 from numba import njit
 
 from zilch_env import Ruleset
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import keep_action
 from zilch_env.rules.primitives import nb_can_bank
 from zilch_env.rules.compiled import compile as compile_rules
-from zilch_env.rules.compiled import roll_probability
 from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, pass_keeps, pyramid_freeze, scoring_table
 
 from agents.solver.turn_policy import MAX_GRID, Advice, Choice, SolverError, TurnPolicy, certified_bound
@@ -61,22 +60,23 @@ class PassGraph:
 @lru_cache(maxsize=16)
 def pass_graph(rs: Ruleset) -> PassGraph:
     """The reachable pass states of ``rs`` (pyramiding on), by breadth-first search from the empty pass."""
-    sc, D = rs.scoring, rs.dice
+    cr = compile_rules(rs)
+    rp = cr.params(1)
+    sc, D = rs.scoring, int(rp[L.R_DICE])
     table = scoring_table(rs)
-    all_scoring = rs.keep == "all_scoring"
-    bonus = rs.variants.six_dice_zilch_bonus
+    all_scoring = bool(rp[L.R_ALL_SCORING])
+    bonus = int(rp[L.R_BONUS])
     states = [(_EMPTY, _EMPTY)]
     index = {states[0]: 0}
     dice, r_lo, r_p, k_lo, k_pts, k_next, k_left, zil = [], [0], [], [0], [], [], [], []
-    rolls = {n: list(itertools.combinations_with_replacement(range(1, 7), n)) for n in range(1, D + 1)}
     s = 0
     while s < len(states):
         fz, fp = states[s]
         n = D - sum(fz)
         dice.append(n)
         z = 0.0
-        for roll in rolls[n]:
-            p = float(roll_probability(roll))
+        for r in cr.rolls_of(n):
+            roll, p = cr.rolls[r], float(cr.roll_p[r])
             keeps = pass_keeps(sc, table.rolls[roll], fz, fp, True, all_scoring, bool(bonus) and n == D)
             r_p.append(p)
             if not keeps:
@@ -104,7 +104,7 @@ def pass_graph(rs: Ruleset) -> PassGraph:
         r_lo.append(len(r_p))
         zil.append(z)
         s += 1
-    unit = math.gcd(compile_rules(rs).unit, *k_pts) if k_pts else compile_rules(rs).unit
+    unit = math.gcd(cr.unit, *k_pts) if k_pts else cr.unit
     i64 = np.int64
     return PassGraph(tuple(states), index, np.array(dice, i64), np.array(r_lo, i64), np.array(r_p),
                      np.array(k_lo, i64), np.array(k_pts, i64), np.array(k_next, i64), np.array(k_left, i64),

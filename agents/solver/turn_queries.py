@@ -9,6 +9,7 @@ from collections import OrderedDict
 from typing import Any, NamedTuple, Sequence
 import numpy as np
 from zilch_env import GameState
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import split_keep_action
 from zilch_env.rules.primitives import can_bank
 from agents.solver import game_kernels as K
@@ -55,6 +56,8 @@ class TurnQueries:
         self._cache_bytes = 0
         self._sit_key: tuple | None = None
         self._sit: tuple | None = None
+        #: A permanent straight in units (0: not permanent), read once: the queries below run per decision.
+        self.straight_units = int(K.straight_units(self.ip))
 
     def turn_values(self, situation: tuple, tmin: int = 0, cut: bool = True) -> TurnValues:
         """The turn DP of a situation, with a turn-total cap of at least ``tmin`` units (cached)."""
@@ -126,13 +129,14 @@ class TurnQueries:
         ``turn_total`` points (and ``permanent`` points of permanent straights), under optimal play by
         both from then on: ``(0, all the dice)`` is the turn's start; under ``piggyback`` an offer
         taken is rolled on from its total and dice. ``tmin`` as in :meth:`action_values`."""
-        u, ip, D = self.unit, self.ip, self.ruleset.dice
+        u, ip = self.unit, self.ip
+        D = int(ip[L.R_DICE])
         if not 1 <= dice <= D:
             raise ValueError(f"{dice} dice: under these rules a roll has 1 to {D} dice")
         for name, v in (("turn_total", turn_total), ("permanent", permanent)):
             if v < 0 or v % u:
                 raise ValueError(f"{name} = {v}: a multiple of {u} points, 0 or more (the table's unit)")
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        S, NP = self.straight_units, int(ip[K.IP_NP])
         t = turn_total // u
         pi = min(permanent // (S * u), NP - 1) if S else 0
         tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), False)
@@ -141,12 +145,13 @@ class TurnQueries:
     def _keep_values(self, situation: tuple, keeps, turn_total: int, permanent: int, dice_left: int,
                      cut: bool, tmin: int = 0) -> dict[int, tuple[float, float | None]]:
         """``{mask: (value of keeping and rolling on, value of keeping and banking or None)}``."""
-        u, ip, D = self.unit, self.ip, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        u, ip = self.unit, self.ip
+        D = int(ip[L.R_DICE])
+        S, NP = self.straight_units, int(ip[K.IP_NP])
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
         tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), cut)
-        forced = self.ruleset.hot_dice == "forced"
+        forced = bool(ip[L.R_FORCED])
         out = {}
         for k in keeps:
             t2 = t + k.points // u
@@ -163,13 +168,14 @@ class TurnQueries:
         if key != self._sit_key:
             self._sit = self.situation(state)
             self._sit_key = key
-        ip, u, D = self.ip, self.unit, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        ip, u = self.ip, self.unit
+        D = int(ip[L.R_DICE])
+        S, NP = self.straight_units, int(ip[K.IP_NP])
         t = state.turn_total // u
         pi = state.permanent // (S * u) if S else 0
         tv = self.turn_values(self._sit, t + int(ip[K.IP_MAXPTS]) + 1, True)
         B, C, thr = tv.B, tv.C, tv.thr
-        forced = self.ruleset.hot_dice == "forced"
+        forced = bool(ip[L.R_FORCED])
         left = state.dice_left
         best, bv = -1, -2.0
         for k in state.keeps():

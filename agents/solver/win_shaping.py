@@ -9,6 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import Ruleset, UnsupportedRulesError
+from zilch_env.engine import layout as L
 from zilch_env.engine.game import Phase
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.primitives import can_bank
@@ -72,8 +73,9 @@ class WinPotential:
                         dice_left: int) -> float:
         """The mover's optimal value after ``roll``: the best keep, then bank or roll on (what
         :meth:`GameTable._keep_values` gives, its best, without building its dictionary)."""
-        tab, ip, u, D = self.table, self.table.ip, self.table.unit, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        tab, ip, u = self.table, self.table.ip, self.table.unit
+        D = int(ip[L.R_DICE])
+        S, NP = self.table.straight_units, int(ip[K.IP_NP])
         opts = self._keeps.get(roll)
         if opts is None:  # per keep: its points (units), whether a permanent straight, its dice
             info = self._scoring.info(list(roll))
@@ -86,7 +88,7 @@ class WinPotential:
         pi = permanent // (S * u) if S else 0
         tv = tab.turn_values(sit, max(t + int(ip[K.IP_MAXPTS]) + 1, self.table.stable_cap(sit)), True)
         B, C, thr = tv.B, tv.C, tv.thr
-        forced = self.ruleset.hot_dice == "forced"
+        forced = bool(ip[L.R_FORCED])
         best = -1.0
         for dt, st, n in opts:
             t2 = t + dt
@@ -99,8 +101,9 @@ class WinPotential:
 
     def _roll_value(self, sit: tuple, turn_total: int, permanent: int, dice: int) -> float:
         """The mover's optimal value with ``dice`` dice to roll on at ``turn_total``."""
-        ip, u, D = self.table.ip, self.table.unit, self.ruleset.dice
-        S, NP = int(ip[K.IP_S]), int(ip[K.IP_NP])
+        ip, u = self.table.ip, self.table.unit
+        D = int(ip[L.R_DICE])
+        S, NP = self.table.straight_units, int(ip[K.IP_NP])
         t = turn_total // u
         pi = min(permanent // (S * u) if S else 0, NP - 1)
         k = (t * NP + pi) * (D + 1) + dice
@@ -131,10 +134,10 @@ class WinPotential:
             opp = 1 - me
             sc, onb, zs = games.scores[r], games.on_board[r], games.zilch_streak[r]
             k = np.arange(r.size)
-            entry = ip[K.IP_ENTRY] > 0
+            entry = ip[L.R_ENTRY] > 0
             on_a = onb[k, me] | (not entry)
             on_b = onb[k, opp] | (not entry)
-            pc = ip[K.IP_PCOUNT] > 0
+            pc = ip[L.R_ZP_COUNT] > 0
             f = int(ip[K.IP_FLOOR])
             ia = np.where(on_a, 1 + f + sc[k, me] // u, 0)
             ib = np.where(on_b, 1 + f + sc[k, opp] // u, 0)

@@ -110,8 +110,7 @@ from zilch_env.engine.game import MAX_PLAYERS, GameState
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.compiled import ROLLS
 from zilch_env.rules.compiled import compile as compile_rules
-from zilch_env.rules.schema import Ruleset
-from zilch_env.rules.scoring import split_points
+from zilch_env.rules.schema import ENDS, PENALTY_MODES, Ruleset
 
 __all__ = ["OBS_VERSION", "OBS_SIZE", "OBS_SIZES", "OBS_V1_SIZE", "OBS_LOW", "OBS_HIGH", "LAYOUT",
            "PLAYER_FIELDS", "Field", "observe", "field_values", "state_row", "kernel_constants",
@@ -262,28 +261,30 @@ _ROLL_ID = {roll: r for r, roll in enumerate(ROLLS)}
 
 def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
     """The constant fields of a ruleset and player count: ``rules`` (:data:`RULE_FIELDS`) followed by
-    ``rules_table`` (:data:`RULE_TABLE_FIELDS`), as the observation kernel writes them."""
-    inv = 1.0 / rs.target
-    v, zp, sc = rs.variants, rs.variants.zilch_penalty, rs.scoring
+    ``rules_table`` (:data:`RULE_TABLE_FIELDS`), as the observation kernel writes them. The rule values
+    are the compiled rule parameters (:meth:`zilch_env.rules.compiled.CompiledRules.params`); the
+    scoring combinations they do not hold are read from ``rs.scoring``."""
+    rp = compile_rules(rs).params(num_players)
+    inv = 1.0 / rp[L.R_TARGET]
+    sc = rs.scoring
     kinds = []
     for f in range(FACES):
         for m in range(1, FACES + 1):
-            counts = [0] * FACES
-            counts[f] = m
-            pts = split_points(sc, tuple(counts))  # type: ignore[arg-type]
-            kinds.append(0.0 if pts is None else min(pts * inv, _P))
+            pts = rp[L.R_SPLIT1 + f * 7 + m]  # m dice of face f scored alone, -1 for none
+            kinds.append(0.0 if pts < 0 else min(pts * inv, _P))
     partial = sc.partial_straights
+    penalised = rp[L.R_ZP_COUNT] > 0
     vals = [
-        rs.dice / 6, min(rs.target / 20000, 5.0), min(rs.entry_threshold * inv, _P),
-        min(rs.min_bank * inv, _P), rs.keep == "all_scoring", rs.hot_dice == "forced",
-        rs.end == "finish_round", rs.tie == "tiebreak", v.pyramiding, v.challenge, v.overcoming,
-        v.piggyback, min(v.six_dice_zilch_bonus * inv, _P), min(zp.count / 10, 1.0),
-        min(zp.points * inv, _P), zp.count > 0 and zp.mode == "halve", zp.count > 0 and zp.mode == "reset",
-        num_players / 6,
-        *kinds, min(sc.straight * inv, _P), min(sc.three_pairs * inv, _P), min(sc.two_triplets * inv, _P),
+        rp[L.R_DICE] / 6, min(rp[L.R_TARGET] / 20000, 5.0), min(rp[L.R_ENTRY] * inv, _P),
+        min(rp[L.R_MIN_BANK] * inv, _P), rp[L.R_ALL_SCORING], rp[L.R_FORCED],
+        rp[L.R_END] == ENDS.index("finish_round"), rp[L.R_TIEBREAK], rp[L.R_PYR], rp[L.R_CHALLENGE],
+        rp[L.R_OVERCOMING], rp[L.R_PIGGYBACK], min(rp[L.R_BONUS] * inv, _P), min(rp[L.R_ZP_COUNT] / 10, 1.0),
+        min(rp[L.R_ZP_POINTS] * inv, _P), penalised and rp[L.R_ZP_MODE] == PENALTY_MODES.index("halve"),
+        penalised and rp[L.R_ZP_MODE] == PENALTY_MODES.index("reset"), rp[L.R_PLAYERS] / 6,
+        *kinds, min(rp[L.R_STRAIGHT] * inv, _P), min(sc.three_pairs * inv, _P), min(sc.two_triplets * inv, _P),
         sc.four_and_pair_is_three_pairs, min(partial.get(12345, 0) * inv, _P),
-        min(partial.get(23456, 0) * inv, _P), sc.permanent_straight, rs.end == "instant",
-        min(-rs.score_floor * inv, _P),
+        min(partial.get(23456, 0) * inv, _P), sc.permanent_straight, rp[L.R_END] == ENDS.index("instant"),
+        min(-rp[L.R_FLOOR] * inv, _P),
     ]
     out = np.array(vals, dtype=np.float32)
     out.flags.writeable = False

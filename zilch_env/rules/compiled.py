@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache, reduce
 from typing import Sequence
@@ -93,6 +93,10 @@ class CompiledRules:
             lies on this grid.
         table: the packed keep table of the fast kernels (``zilch_env.engine.kernels.T_*``).
         code_roll: ``(7, 6**6)`` roll ids of the dice codes.
+        k_start: ``keeps`` flat, for loops over every keep of every roll (the turn solver's): the keeps
+            of roll ``r`` are ``k_start[r]`` to ``k_start[r + 1] - 1`` (none: a zilch), in the order of
+            ``keeps[r]``, with ``k_pts`` their points, ``k_n`` their dice and ``k_str`` whether each
+            is scored as a straight.
     """
 
     ruleset: Ruleset
@@ -107,6 +111,11 @@ class CompiledRules:
     score_unit: int
     table: np.ndarray
     code_roll: np.ndarray
+    k_start: np.ndarray
+    k_pts: np.ndarray
+    k_n: np.ndarray
+    k_str: np.ndarray
+    _params_memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def rolls(self) -> tuple[tuple[int, ...], ...]:
@@ -122,7 +131,14 @@ class CompiledRules:
 
     def params(self, num_players: int, keyed: int = 0) -> np.ndarray:
         """The rule-parameter vector of the fast kernels (``zilch_env.engine.kernels.R_*``) for
-        ``num_players`` players and dice source ``keyed`` (0 numpy streams, 1 keyed, 2 keyed by slot)."""
+        ``num_players`` players and dice source ``keyed`` (0 numpy streams, 1 keyed, 2 keyed by slot):
+        a new array each call, built once per player count and dice source (the solvers ask per solve)."""
+        rp = self._params_memo.get((num_players, keyed))
+        if rp is None:
+            rp = self._params_memo[(num_players, keyed)] = self._build_params(num_players, keyed)
+        return rp.copy()
+
+    def _build_params(self, num_players: int, keyed: int) -> np.ndarray:
         rs = self.ruleset
         v = rs.variants
         zp = v.zilch_penalty
@@ -150,6 +166,7 @@ class CompiledRules:
         rp[L.R_CH_SPLIT] = CHALLENGE_SPLIT
         rp[L.R_CH_COST1], rp[L.R_CH_COST2] = CHALLENGE_ZILCH_COST
         rp[L.R_FLOOR] = rs.score_floor
+        rp[L.R_STRAIGHT] = rs.scoring.straight
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6
@@ -185,10 +202,15 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
     n_start = _N_START.copy()
     roll_p = np.array([float(p) for p in probability])
     table = _pack(keeps, best)
-    for a in (n_start, roll_p, table):
+    flat = [k for ks in keeps for k in ks]
+    k_start = np.cumsum([0] + [len(ks) for ks in keeps]).astype(np.int64)
+    k_pts = np.array([k.points for k in flat], dtype=np.int64)
+    k_n = np.array([k.n for k in flat], dtype=np.int64)
+    k_str = np.array([k.straight for k in flat], dtype=np.bool_)
+    for a in (n_start, roll_p, table, k_start, k_pts, k_n, k_str):
         a.flags.writeable = False
     return CompiledRules(ruleset, D, n_start, tuple(probability), roll_p, tuple(keeps), tuple(best),
-                         tuple(zilch), unit, score_unit, table, _code_roll())
+                         tuple(zilch), unit, score_unit, table, _code_roll(), k_start, k_pts, k_n, k_str)
 
 
 def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None]) -> np.ndarray:

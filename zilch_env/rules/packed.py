@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 
 __all__ = [
-    "R_DICE", "R_TARGET", "R_ENTRY", "R_MIN_BANK", "R_FORCED", "R_OVERCOMING", "R_PERM_STRAIGHT", "R_BONUS", "R_ZP_COUNT", "R_ZP_POINTS", "R_ZP_MODE", "R_END", "R_TIEBREAK", "R_PLAYERS", "R_MAX_TB", "R_KEYED", "R_PYR", "R_CHALLENGE", "R_PIGGYBACK", "R_ALL_SCORING", "R_CH_SPLIT", "R_CH_COST1", "R_CH_COST2", "R_SPLIT1", "R_FLOOR", "R_TAB", "R_SIZE", "CODES", "MAX_KEEPS", "T_NK", "T_BEST", "T_MASK", "T_PTS", "T_N", "T_STR", "T_M2K", "T_LEN", "T_CNT", "T_FIRST", "T_WIDTH", "sorted_rolls_by_code",
+    "R_DICE", "R_TARGET", "R_ENTRY", "R_MIN_BANK", "R_FORCED", "R_OVERCOMING", "R_PERM_STRAIGHT", "R_BONUS", "R_ZP_COUNT", "R_ZP_POINTS", "R_ZP_MODE", "R_END", "R_TIEBREAK", "R_PLAYERS", "R_MAX_TB", "R_KEYED", "R_PYR", "R_CHALLENGE", "R_PIGGYBACK", "R_ALL_SCORING", "R_CH_SPLIT", "R_CH_COST1", "R_CH_COST2", "R_SPLIT1", "R_FLOOR", "R_TAB", "R_STRAIGHT", "R_SIZE", "CODES", "MAX_KEEPS", "T_NK", "T_BEST", "T_MASK", "T_PTS", "T_N", "T_STR", "T_M2K", "T_LEN", "T_CNT", "T_FIRST", "T_WIDTH", "sorted_rolls_by_code",
 ]
 
 # Rule parameters
@@ -42,7 +42,8 @@ R_CH_COST2 = 22  # and on its second
 R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
 R_FLOOR = R_SPLIT1 + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
 R_TAB = R_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
-R_SIZE = R_TAB + 1
+R_STRAIGHT = R_TAB + 1  # points of a straight (scoring.straight): what a permanent straight keeps through a zilch
+R_SIZE = R_STRAIGHT + 1
 
 
 #: Dice codes are uniform in [0, 6**6); a roll of n dice uses code % 6**n.
