@@ -180,8 +180,8 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         if ip[L.R_TIEBREAK]:
             K.tiebreak_tables(R, ip, rtt, rt.p_allonly, G, TB0)
         F = np.zeros((2, 2, 2, dcap + 1))
-        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[L.R_ENTRY])
-        perm_pen = bool(K.straight_units(ip) and ip[L.R_ZP_COUNT])
+        nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[L.R_ENTRY_THRESHOLD])
+        perm_pen = bool(K.straight_units(ip) and ip[L.R_ZILCH_PENALTY_COUNT])
         for fs in range(nseat):
             v = 0.5 if not ip[L.R_TIEBREAK] else (TB0[1] if fs == 0 else 1.0 - TB0[1])
             for on in ((0, 1) if entry else (1,)):
@@ -204,7 +204,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         W = np.full(total, np.nan)
         old = np.zeros(members.shape[0])
         nlev = level_ptr.shape[0] - 1
-        penalty = bool(ip[L.R_ZP_COUNT])
+        penalty = bool(ip[L.R_ZILCH_PENALTY_COUNT])
         rows = _row_arrays(ip, total) if penalty else _NO_ROWS
         sweeps, dps, change, history, linear_passes, rowless = 0, 0, 0.0, [], 0, 0
         bar = tqdm(total=nlev, desc=f"solve {rs.name}", unit="level", disable=not progress,

@@ -165,11 +165,11 @@ def after_zilch(ia, za, p, ip):
     recorded, on_after = nb_turn_record(False, 0, p, on, entry_units(ip))
     if not on_after:
         return 0, 0, 0
-    count = ip[L.R_ZP_COUNT]
+    count = ip[L.R_ZILCH_PENALTY_COUNT]
     streak, penalty = nb_zilch_streak(False, on, za, count)
     A = (ia - 1 - f if on else 0) + recorded
     if penalty:  # the game solver plays the subtract and reset penalties
-        A = max(-f, nb_penalised(A, ip[L.R_ZP_MODE], penalty_units(ip), -f))
+        A = max(-f, nb_penalised(A, ip[L.R_ZILCH_PENALTY_MODE], penalty_units(ip), -f))
     return 1 + f + A, (streak if on and count > 0 else 0), A
 
 
@@ -216,7 +216,7 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     thr = nb_bank_bar(on_a, entry_units(ip), min_bank_units(ip), False, 0)
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
     wins_at_target = nb_final_turns(seat, 2, 0, ip[L.R_END])[1] == 0  # no last turn for the other seat
-    count = ip[L.R_ZP_COUNT]
+    count = ip[L.R_ZILCH_PENALTY_COUNT]
     penb = 1 if (count > 0 and on_b and zb == count - 1) else 0
     fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
     Ff = F[fs, 1 if on_b else 0, penb]
@@ -240,7 +240,7 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     start = max(tend, thr)
     if wins_at_target:
         tcap = max(start, 1)
-    elif ip[L.R_FORCED] == 1 or ip[L.R_BONUS] > 0:
+    elif ip[L.R_FORCED_HOT_DICE] == 1 or ip[L.R_SIX_DICE_BONUS] > 0:
         tcap = max(Dcap + b - a, start, 1)
     else:
         pz = rt[6]
@@ -430,7 +430,7 @@ def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old,
 def valid_state(seat, ia, za, ib, zb, ip):
     """Whether a race state can occur: off the board means score 0 and no streak (and needs an
     entry threshold); scores are below the target."""
-    if ip[L.R_ENTRY] == 0 and (ia == 0 or ib == 0):
+    if ip[L.R_ENTRY_THRESHOLD] == 0 and (ia == 0 or ib == 0):
         return False
     if (ia == 0 and za != 0) or (ib == 0 and zb != 0):
         return False

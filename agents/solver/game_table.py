@@ -101,12 +101,12 @@ def _params(rs: Ruleset, rt: RollTables, dcap: int, players: int = 2) -> np.ndar
     ip = np.zeros(K.IP_SIZE, np.int64)
     ip[:L.R_SIZE] = compile_rules(rs).params(players)
     Tu = _ceil_div(int(ip[L.R_TARGET]), u)
-    f = -int(ip[L.R_FLOOR]) // u  # on the grid: compile's score_unit divides the floor
+    f = -int(ip[L.R_SCORE_FLOOR]) // u  # on the grid: compile's score_unit divides the floor
     ip[K.IP_UNIT] = u
     ip[K.IP_TU] = Tu
     ip[K.IP_FLOOR] = f
     ip[K.IP_NS] = Tu + 1 + f
-    ip[K.IP_NZ] = max(int(ip[L.R_ZP_COUNT]), 1)
+    ip[K.IP_NZ] = max(int(ip[L.R_ZILCH_PENALTY_COUNT]), 1)
     ip[K.IP_NSEAT] = 2 if (ip[L.R_END] == ENDS.index("finish_round") or ip[L.R_TIEBREAK]) else 1
     ip[K.IP_DCAP] = dcap
     S = int(K.straight_units(ip))
@@ -278,7 +278,7 @@ class GameTable(TurnQueries):
         ``position`` is the mover's place in the round (0 = first); ``start`` sets both players off
         the board as at the start of the game (when there is an entry threshold)."""
         ip = self.ip
-        entry = ip[L.R_ENTRY] > 0
+        entry = ip[L.R_ENTRY_THRESHOLD] > 0
         if start:
             on_board = opp_on_board = not entry
         sid = self._race_sid(position, score, bool(on_board) or not entry, streak, opp_score,
@@ -295,8 +295,8 @@ class GameTable(TurnQueries):
         if (not on and score) or (not opp_on and opp_score):
             raise ValueError("a player off the board has score 0")
         nz = int(ip[K.IP_NZ])
-        za = streak if (ip[L.R_ZP_COUNT] and on) else 0
-        zb = opp_streak if (ip[L.R_ZP_COUNT] and opp_on) else 0
+        za = streak if (ip[L.R_ZILCH_PENALTY_COUNT] and on) else 0
+        zb = opp_streak if (ip[L.R_ZILCH_PENALTY_COUNT] and opp_on) else 0
         if not (0 <= za < nz and 0 <= zb < nz):
             raise ValueError(f"zilch streaks {streak}, {opp_streak}: from 0 to {nz - 1} under this penalty")
         seat = position if ip[K.IP_NSEAT] == 2 else 0
@@ -346,7 +346,7 @@ class GameTable(TurnQueries):
                 return ("tiebreak", r)
             v = 0.5 if r >= MAX_TIEBREAK_ROUNDS else 1.0 - float(self.TB0[r + 1])
             return ("bar", (scores[opp] - scores[me]) // u, v, True, False)
-        pc = int(ip[L.R_ZP_COUNT])
+        pc = int(ip[L.R_ZILCH_PENALTY_COUNT])
         if final_queue is not None:
             on = bool(on_board[me])
             penf = bool(pc and on and zilch_streak[me] == pc - 1)
@@ -378,7 +378,7 @@ class GameTable(TurnQueries):
         lead = max(others, key=lambda q: (scores[q], -((q - me) % n)))
         mine = (me - first) % n
         pos = 0 if mine < (lead - first) % n else 1
-        pc = int(ip[L.R_ZP_COUNT])
+        pc = int(ip[L.R_ZILCH_PENALTY_COUNT])
 
         def due(q: int) -> bool:
             return bool(pc and on_board[q] and zilch_streak[q] == pc - 1)
@@ -506,7 +506,7 @@ class GameTable(TurnQueries):
         """The situation of a last turn against the leader's score, for :meth:`choices`."""
         if leader <= score:
             raise ValueError(f"a last turn is played from behind: the leader has {leader}, the player {score}")
-        pc = int(self.ip[L.R_ZP_COUNT])
+        pc = int(self.ip[L.R_ZILCH_PENALTY_COUNT])
         penf = bool(pc and on_board and streak == pc - 1)
         return ("bar", (leader - score) // self.unit, self.tie_value(position), bool(on_board), penf)
 

@@ -201,7 +201,7 @@ _RESET = PENALTY_MODES.index("reset")
 @njit(cache=True, nogil=True)
 def entry_units(ip):
     """The entry threshold in units: the least turn total (units) that reaches it (0 = none)."""
-    return -(-ip[L.R_ENTRY] // ip[IP_UNIT])
+    return -(-ip[L.R_ENTRY_THRESHOLD] // ip[IP_UNIT])
 
 
 @njit(cache=True, nogil=True)
@@ -213,26 +213,26 @@ def min_bank_units(ip):
 @njit(cache=True, nogil=True)
 def penalty_units(ip):
     """The points a ``subtract`` zilch-streak penalty takes, in units (0 under the other modes)."""
-    return ip[L.R_ZP_POINTS] // ip[IP_UNIT] if ip[L.R_ZP_MODE] == _SUBTRACT else 0
+    return ip[L.R_ZILCH_PENALTY_POINTS] // ip[IP_UNIT] if ip[L.R_ZILCH_PENALTY_MODE] == _SUBTRACT else 0
 
 
 @njit(cache=True, nogil=True)
 def penalty_resets(ip):
     """Whether the zilch-streak penalty resets the score (mode ``reset``)."""
-    return ip[L.R_ZP_MODE] == _RESET
+    return ip[L.R_ZILCH_PENALTY_MODE] == _RESET
 
 
 @njit(cache=True, nogil=True)
 def bonus_units(ip):
     """The six-dice zilch bonus in units (0 = off)."""
-    return ip[L.R_BONUS] // ip[IP_UNIT]
+    return ip[L.R_SIX_DICE_BONUS] // ip[IP_UNIT]
 
 
 @njit(cache=True, nogil=True)
 def straight_units(ip):
     """A permanent straight in units (0 when straights are not permanent): the step of the
     permanent-points grid."""
-    return ip[L.R_STRAIGHT] // ip[IP_UNIT] if ip[L.R_PERM_STRAIGHT] != 0 else 0
+    return ip[L.R_STRAIGHT] // ip[IP_UNIT] if ip[L.R_PERMANENT_STRAIGHT] != 0 else 0
 
 
 #: An empty followed value (turn_dp's ``fB``/``fZ``): the derivative with respect to ``Zv[0]``.
@@ -243,7 +243,7 @@ _NONE = np.zeros(0)
 def _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, t_from, cut):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     bonus = bonus_units(ip)
-    return turn_dp(tcap, thr, tend, ip[L.R_FORCED] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
+    return turn_dp(tcap, thr, tend, ip[L.R_FORCED_HOT_DICE] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
                    p_allonly, Q, C, dQ, dC, t_from, cut, max(ip[IP_MAXPTS], bonus),
                    np.zeros(0, np.int32), _NONE, _NONE, -1)
@@ -253,7 +253,7 @@ def _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, t_from, cut):
 def _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, cut, arg):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     bonus = bonus_units(ip)
-    return turn_dp(tcap, thr, tend, ip[L.R_FORCED] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
+    return turn_dp(tcap, thr, tend, ip[L.R_FORCED_HOT_DICE] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
                    p_allonly, Q, C, dQ, dC, 0, cut, max(ip[IP_MAXPTS], bonus), arg, _NONE, _NONE, -1)
 
@@ -266,7 +266,7 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
     permanent straights). The turn's value is ``sum(bank * B) + sum(zil * Zv)``. ``Mr`` and
     ``Mp`` are work arrays of at least ``(tcap + 1 + pad) * NP * (D + 1)`` entries."""
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
-    forced = ip[L.R_FORCED] == 1
+    forced = ip[L.R_FORCED_HOT_DICE] == 1
     bonus = bonus_units(ip)
     D, S, NP = ip[L.R_DICE], straight_units(ip), ip[IP_NP]
     ncls = cls_hi[D]

@@ -325,14 +325,14 @@ class MultiTable(TurnQueries):
     @property
     def first_player_win(self) -> float:
         """The first player's win chance at the start of the game (everyone off the board, bar 0)."""
-        entry = self.ip[L.R_ENTRY] > 0
+        entry = self.ip[L.R_ENTRY_THRESHOLD] > 0
         return float(self.start_values([0] * self.players, [not entry] * self.players)[0])
 
     # ------------------------------------------------------------------ situations
     def _race(self, scores: list[int], on_board: list[bool], bar: int) -> tuple:
         u, tu = self.unit, int(self.ip[K.IP_TU])
         idx = []
-        entry = int(self.ip[L.R_ENTRY])
+        entry = int(self.ip[L.R_ENTRY_THRESHOLD])
         for s, on in zip(scores, on_board):
             if s % u or not 0 <= s // u < tu:
                 raise ValueError(f"score {s}: race scores are multiples of {u} from 0 to {(tu - 1) * u}")
@@ -368,7 +368,7 @@ class MultiTable(TurnQueries):
         n, u = self.players, self.unit
         order = [(me + k) % n for k in range(n)]
         sc = [int(scores[q]) for q in order]
-        on = [bool(on_board[q]) or self.ip[L.R_ENTRY] == 0 for q in order]
+        on = [bool(on_board[q]) or self.ip[L.R_ENTRY_THRESHOLD] == 0 for q in order]
         bar = int(last_result) if self.ip[L.R_OVERCOMING] else 0
         if final_queue is None:
             return self._race(sc, on, bar)

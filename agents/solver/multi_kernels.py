@@ -57,7 +57,7 @@ def dp(tcap, thr, tend, ip, rt, p_allonly, B, Zv, fB, fZ, Q, C, dQ, dC, t_top, c
     ``(value, followed value)``; ``t_top >= 0`` resumes (rows above it as left by the last call)."""
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     bonus = bonus_units(ip)
-    return turn_dp(tcap, thr, tend, ip[L.R_FORCED] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
+    return turn_dp(tcap, thr, tend, ip[L.R_FORCED_HOT_DICE] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
                    B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly, Q, C, dQ, dC, 0, cut,
                    max(ip[IP_MAXPTS], bonus), np.zeros(0, np.int32), fB, fZ, t_top)
 

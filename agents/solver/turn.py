@@ -97,7 +97,7 @@ __all__ = [
 def _straight(cr: CompiledRules) -> int:
     """The points a permanent straight keeps through a zilch (0 when straights are not permanent)."""
     rp = cr.params(1)
-    return int(rp[L.R_STRAIGHT]) if rp[L.R_PERM_STRAIGHT] else 0
+    return int(rp[L.R_STRAIGHT]) if rp[L.R_PERMANENT_STRAIGHT] else 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -294,13 +294,13 @@ def _solve_policy(rs: Ruleset, on_board: bool, threshold: int, offset: float, ca
         raise SolverError(f"the turn solve needs totals up to {cap} in steps of {g}: more than "
                           f"{MAX_GRID} states per dice count")
     s = _straight(cr)
-    D, bonus = int(rp[L.R_DICE]), int(rp[L.R_BONUS])
+    D, bonus = int(rp[L.R_DICE]), int(rp[L.R_SIX_DICE_BONUS])
     J = -(-max(threshold, 0) // s) if s else 0
-    zpay = np.array([float(j * s if (on_board or j * s >= rp[L.R_ENTRY]) else 0) for j in range(J + 1)])
+    zpay = np.array([float(j * s if (on_board or j * s >= rp[L.R_ENTRY_THRESHOLD]) else 0) for j in range(J + 1)])
     z = np.array([float(x) for x in cr.zilch[:D + 1]])
     if bonus:
         z[D] = 0.0
-    R, Z = _backward(N, D, J, float(g), float(s), float(threshold), bool(rp[L.R_FORCED]),
+    R, Z = _backward(N, D, J, float(g), float(s), float(threshold), bool(rp[L.R_FORCED_HOT_DICE]),
                      bonus // g, zpay, float(offset), cr.n_start, cr.roll_p, cr.k_start,
                      cr.k_pts // g, cr.k_n, cr.k_str, s > 0, z, S, upper)
     return TurnPolicy(rs, on_board, threshold, float(offset), g, s, J, (N - 1) * g, R, Z)

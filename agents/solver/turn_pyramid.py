@@ -65,7 +65,7 @@ def pass_graph(rs: Ruleset) -> PassGraph:
     sc, D = rs.scoring, int(rp[L.R_DICE])
     table = scoring_table(rs)
     all_scoring = bool(rp[L.R_ALL_SCORING])
-    bonus = int(rp[L.R_BONUS])
+    bonus = int(rp[L.R_SIX_DICE_BONUS])
     states = [(_EMPTY, _EMPTY)]
     index = {states[0]: 0}
     dice, r_lo, r_p, k_lo, k_pts, k_next, k_left, zil = [], [0], [], [0], [], [], [], []

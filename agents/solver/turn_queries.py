@@ -151,7 +151,7 @@ class TurnQueries:
         t = turn_total // u
         pi = permanent // (S * u) if S else 0
         tv = self.turn_values(situation, max(t + int(ip[K.IP_MAXPTS]) + 1, tmin), cut)
-        forced = bool(ip[L.R_FORCED])
+        forced = bool(ip[L.R_FORCED_HOT_DICE])
         out = {}
         for k in keeps:
             t2 = t + k.points // u
@@ -175,7 +175,7 @@ class TurnQueries:
         pi = state.permanent // (S * u) if S else 0
         tv = self.turn_values(self._sit, t + int(ip[K.IP_MAXPTS]) + 1, True)
         B, C, thr = tv.B, tv.C, tv.thr
-        forced = bool(ip[L.R_FORCED])
+        forced = bool(ip[L.R_FORCED_HOT_DICE])
         left = state.dice_left
         best, bv = -1, -2.0
         for k in state.keeps():

@@ -88,7 +88,7 @@ class WinPotential:
         pi = permanent // (S * u) if S else 0
         tv = tab.turn_values(sit, max(t + int(ip[K.IP_MAXPTS]) + 1, self.table.stable_cap(sit)), True)
         B, C, thr = tv.B, tv.C, tv.thr
-        forced = bool(ip[L.R_FORCED])
+        forced = bool(ip[L.R_FORCED_HOT_DICE])
         best = -1.0
         for dt, st, n in opts:
             t2 = t + dt
@@ -134,10 +134,10 @@ class WinPotential:
             opp = 1 - me
             sc, onb, zs = games.scores[r], games.on_board[r], games.zilch_streak[r]
             k = np.arange(r.size)
-            entry = ip[L.R_ENTRY] > 0
+            entry = ip[L.R_ENTRY_THRESHOLD] > 0
             on_a = onb[k, me] | (not entry)
             on_b = onb[k, opp] | (not entry)
-            pc = ip[L.R_ZP_COUNT] > 0
+            pc = ip[L.R_ZILCH_PENALTY_COUNT] > 0
             f = int(ip[K.IP_FLOOR])
             ia = np.where(on_a, 1 + f + sc[k, me] // u, 0)
             ib = np.where(on_b, 1 + f + sc[k, opp] // u, 0)

@@ -11,7 +11,7 @@ from numba import njit
 
 from zilch_env.engine.kernels import (_bank_need, _may_bank)
 from zilch_env.engine.keeps import (_keep_next, _popcount)
-from zilch_env.engine.layout import (CHAL, CHALLENGE, CH_BR, CH_USED, CUR, FIRST, FQ, FQ_LEN, FQ_ON, FQ_POS, FZ, KEEP, LAST, LEFT, OF_DICE, OF_ON, OF_TOTAL, ONB, OVER, PERM, PHASE, PIGGYBACK, P_TURNS, ROLL, R_CHALLENGE, R_CH_SPLIT, R_DICE, R_ENTRY, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYR, R_TAB, R_TARGET, RID, SCORE, STREAK, TB_MASK, TB_ROUND, TOTAL, WIN_MASK)
+from zilch_env.engine.layout import (CHALLENGED, CHALLENGE, CHALLENGE_BRACKETS, CHALLENGES_USED, CURRENT, FIRST_SEAT, FINAL_QUEUE, FINAL_QUEUE_END, FINAL_QUEUE_ON, FINAL_QUEUE_POS, FROZEN, KEEP, LAST_RESULT, DICE_LEFT, OFFER_DICE, OFFER_ON, OFFER_TOTAL, ON_BOARD, OVER, PERMANENT, PHASE, PIGGYBACK, SEAT_TURNS, ROLL, R_CHALLENGE, R_CHALLENGE_SPLIT, R_DICE, R_ENTRY_THRESHOLD, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYRAMIDING, R_KEEP_TABLE, R_TARGET, RULES_ROW, SCORE, ZILCH_STREAK, TIEBREAK_SEATS, TIEBREAK_ROUND, TURN_TOTAL, WINNER_SEATS)
 from zilch_env.engine.decisions import ACTION_ROOM, legal_list
 from zilch_env.envs.reward import game_reward
 
@@ -34,7 +34,7 @@ def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_rewa
         pts = 0 if bad else sc - own[b]
         own[b] = sc
         points[b] = pts
-        at = st[b, P_TURNS + p]
+        at = st[b, SEAT_TURNS + p]
         agent_turns[b] = at
         term = (not bad) and st[b, PHASE] == OVER
         trunc = (not bad) and (not term) and turns_limit > 0 and at >= turns_limit
@@ -51,7 +51,7 @@ def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_rewa
         elif score_reward:
             r = float(pts)
         elif term:
-            w = st[b, WIN_MASK]
+            w = st[b, WINNER_SEATS]
             r = _game_reward((w >> p) & 1 != 0, _popcount(w))
         else:
             r = 0.0
@@ -66,8 +66,8 @@ def legal_masks(st, out, rps, tabs):
     for b in range(st.shape[0]):
         if st[b, PHASE] > KEEP:
             continue
-        rid = st[b, RID]
-        for i in range(legal_list(st, b, rps[rid], tabs[rps[rid, R_TAB]], legal)):
+        rid = st[b, RULES_ROW]
+        for i in range(legal_list(st, b, rps[rid], tabs[rps[rid, R_KEEP_TABLE]], legal)):
             out[b, legal[i]] = True
 
 
@@ -78,7 +78,7 @@ def legal_masks(st, out, rps, tabs):
 @njit(cache=True)
 def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
     """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
-    (float64, stored as float32). ``off`` holds the field offsets; per rules row (``RID``),
+    (float64, stored as float32). ``off`` holds the field offsets; per rules row (``RULES_ROW``),
     ``finv[rid]`` = (1 / target, points clip, 1 / max(zilch penalty count, 3), tie-break rounds
     limit) and ``rules_block[rid]`` the constant ``rules`` field followed by the ``rules_table``
     field (``off[30]`` values of the first). ``keep_points`` / ``keep_dice`` are read from the roll's
@@ -96,9 +96,9 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
     n_table = rules_block.shape[1] - n_rules
     out[:, :] = 0.0
     for b in range(st.shape[0]):
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
+        tab = tabs[rps[rid, R_KEEP_TABLE]]
         n = rp[R_PLAYERS]
         inv = finv[rid, 0]
         ph_ = finv[rid, 1]
@@ -109,7 +109,7 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
         seat = seats[b]
         ph = st[b, PHASE]
         over = ph == OVER
-        cur = st[b, CUR]
+        cur = st[b, CURRENT]
         mine = (not over) and cur == seat
         o = out[b]
         o[o_phase + ph] = 1.0
@@ -120,14 +120,14 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
             for i in range(o_roll_end - o_roll):
                 o[o_roll + i] = roll_blocks[r, i]
         if not over:
-            o[o_left] = st[b, LEFT] / 6
-        total = st[b, TOTAL]
+            o[o_left] = st[b, DICE_LEFT] / 6
+        total = st[b, TURN_TOTAL]
         if total != 0:
             o[o_total] = min(total * inv, ph_)
-        perm = st[b, PERM]
+        perm = st[b, PERMANENT]
         if perm != 0:
             o[o_perm] = min(perm * inv, ph_)
-        threshold = rp[R_MIN_BANK] if st[b, ONB + seat] != 0 else rp[R_ENTRY]
+        threshold = rp[R_MIN_BANK] if st[b, ON_BOARD + seat] != 0 else rp[R_ENTRY_THRESHOLD]
         if threshold != 0:
             o[o_thr] = min(threshold * inv, ph_)
             if threshold > total:
@@ -142,30 +142,30 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
                 if _may_bank(pts, kn, need, no_bank_n):
                     o[o_bank_ok] = 1.0
                     break
-        last = st[b, LAST]
+        last = st[b, LAST_RESULT]
         if last != 0:
             o[o_last] = min(last * inv, ph_)
         if rp[R_OVERCOMING] != 0 and last + 1 > total:
             o[o_overcome] = min((last + 1 - total) * inv, ph_)
-        if st[b, OF_ON] != 0 and (ph == CHALLENGE or ph == PIGGYBACK):
+        if st[b, OFFER_ON] != 0 and (ph == CHALLENGE or ph == PIGGYBACK):
             o[o_offer] = 1.0
-            o[o_offer + 1] = min(st[b, OF_TOTAL] * inv, ph_)
-            o[o_offer + 2] = st[b, OF_DICE] / 6
-        if rp[R_PYR] != 0:
+            o[o_offer + 1] = min(st[b, OFFER_TOTAL] * inv, ph_)
+            o[o_offer + 2] = st[b, OFFER_DICE] / 6
+        if rp[R_PYRAMIDING] != 0:
             for f in range(6):
-                if st[b, FZ + f] != 0:
-                    o[o_frozen + f] = st[b, FZ + f] / 6
-        queue = st[b, FQ_ON] != 0 and not over
-        qpos = st[b, FQ_POS]
-        qlen = st[b, FQ_LEN]
+                if st[b, FROZEN + f] != 0:
+                    o[o_frozen + f] = st[b, FROZEN + f] / 6
+        queue = st[b, FINAL_QUEUE_ON] != 0 and not over
+        qpos = st[b, FINAL_QUEUE_POS]
+        qlen = st[b, FINAL_QUEUE_END]
         if queue:
             o[o_final] = 1.0
             o[o_final_left] = (qlen - qpos) / 6
-        tied = st[b, TB_MASK]
+        tied = st[b, TIEBREAK_SEATS]
         if tied != 0:
             o[o_tb] = 1.0
-        if st[b, TB_ROUND] != 0:
-            o[o_tb_round] = st[b, TB_ROUND] / max_tb
+        if st[b, TIEBREAK_ROUND] != 0:
+            o[o_tb_round] = st[b, TIEBREAK_ROUND] / max_tb
         own = st[b, SCORE + seat]
         best_other = 0  # the best other score (below zero under score_floor < 0); 0 alone
         seen = False
@@ -179,16 +179,16 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
         if deficit > 0:
             o[o_deficit] = min(deficit * inv, ph_)
         if rp[R_CHALLENGE] != 0:
-            room = st[b, CH_USED + seat] < 2
-            br = st[b, CH_BR + seat]
+            room = st[b, CHALLENGES_USED + seat] < 2
+            br = st[b, CHALLENGE_BRACKETS + seat]
             if room and (br & 1) == 0:
                 o[o_challenge] = 1.0
             if room and (br & 2) == 0:
                 o[o_challenge + 1] = 1.0
-            if own >= rp[R_CH_SPLIT]:
+            if own >= rp[R_CHALLENGE_SPLIT]:
                 o[o_challenge + 2] = 1.0
-        challenged = st[b, CHAL]
-        first = st[b, FIRST]
+        challenged = st[b, CHALLENGED]
+        first = st[b, FIRST_SEAT]
         for k in range(n):
             q = (seat + k) % n
             base = o_players + k * npf
@@ -196,21 +196,21 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
             sq = st[b, SCORE + q]
             if sq > 0:  # a score below zero (score_floor < 0) shows as 0: the bounds hold (observation.py)
                 o[base + 1] = min(sq * inv, ph_)
-            if st[b, ONB + q] != 0:
+            if st[b, ON_BOARD + q] != 0:
                 o[base + 2] = 1.0
-            streak = st[b, STREAK + q]
+            streak = st[b, ZILCH_STREAK + q]
             if streak != 0:
                 o[base + 3] = min(streak * streak_scale, ph_)
             if q == cur and not over:
                 o[base + 4] = 1.0
             if queue:
                 for i in range(qpos, qlen):
-                    if st[b, FQ + i] == q:
+                    if st[b, FINAL_QUEUE + i] == q:
                         o[base + 5] = 1.0
                         break
             if challenged == q:
                 o[base + 6] = 1.0
-            used = st[b, CH_USED + q]
+            used = st[b, CHALLENGES_USED + q]
             if used != 0:
                 o[base + 7] = used / 2
             if tied != 0 and (tied >> q) & 1:
@@ -222,7 +222,7 @@ def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
         for i in range(n_table):
             o[o_rules_table + i] = rules_block[rid, n_rules + i]
         if ph == KEEP and r >= 0:
-            left = st[b, LEFT]
+            left = st[b, DICE_LEFT]
             base = st[b, SCORE + cur] + total  # the mover's score if it banked the turn so far
             best = 0  # the best other score as observation.observe takes it: the others' maximum
             seen = False  # (below zero under score_floor < 0), 0 without others

@@ -172,7 +172,7 @@ class BatchedGames(AgentPlay):
         self.dice_slots = bool(dice_slots)
         keyed = (2 if dice_slots else 1) if self.keyed else 0
         self._rp = np.stack([compile_rules(r).params(c, keyed=keyed) for r, c in zip(self.rulesets, counts)])
-        tables: dict[bytes, int] = {}  # one copy of each distinct keep table (rp[R_TAB] picks it)
+        tables: dict[bytes, int] = {}  # one copy of each distinct keep table (rp[R_KEEP_TABLE] picks it)
         stack = []
         for i, r in enumerate(self.rulesets):
             t = compile_rules(r).table
@@ -180,7 +180,7 @@ class BatchedGames(AgentPlay):
             if key not in tables:
                 tables[key] = len(stack)
                 stack.append(t)
-            self._rp[i, L.R_TAB] = tables[key]
+            self._rp[i, L.R_KEEP_TABLE] = tables[key]
         self._tabs = np.stack(stack)
         if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
                                  or seed < 0):
@@ -193,7 +193,7 @@ class BatchedGames(AgentPlay):
         check_batch_memory("num_games", G, 8 * L.WIDTH + 2 * (1 if self.keyed else 2 * self._block)
                            + 8 * (n + 2) + NUM_ACTIONS + 1 + (0 if self.keyed else 1000))
         self._st = np.zeros((G, L.WIDTH), dtype=np.int64)
-        self._st[:, L.RID] = np.arange(G) % R
+        self._st[:, L.RULES_ROW] = np.arange(G) % R
         self._dbuf = np.zeros((G, 2 * self._block if not self.keyed else 1), dtype=np.uint16)
         self._keys = np.zeros(G, dtype=np.uint64)
         self._gens: list[np.random.Generator | None] = [None] * G
@@ -228,12 +228,12 @@ class BatchedGames(AgentPlay):
     @property
     def rule_ids(self) -> np.ndarray:
         """Per game: the entry of :attr:`rulesets` (and :attr:`entry_players`) it plays."""
-        return self._col(L.RID)
+        return self._col(L.RULES_ROW)
 
     @property
     def players(self) -> np.ndarray:
         """Per game: its number of players."""
-        return self.entry_players[self._st[:, L.RID]]
+        return self.entry_players[self._st[:, L.RULES_ROW]]
 
     # ------------------------------------------------------------------ dice
 
@@ -242,7 +242,7 @@ class BatchedGames(AgentPlay):
         if keys.shape != rows.shape:
             raise ValueError(f"dice_keys: {keys.size} keys given for {rows.size} games; give one per game")
         self._keys[rows] = keys
-        self._st[rows, L.DPOS] = 0
+        self._st[rows, L.DICE_READ] = 0
 
     def _set_dice(self, rows: np.ndarray, dice: Sequence[Any]) -> None:
         if len(dice) != len(rows):
@@ -250,8 +250,8 @@ class BatchedGames(AgentPlay):
         for b, d in zip(rows, dice):
             self._gens[b] = _generator(d)
         st = self._st
-        st[rows, L.DPOS] = 0
-        st[rows, L.DFILL] = 0
+        st[rows, L.DICE_READ] = 0
+        st[rows, L.DICE_WRITTEN] = 0
         self._refill(rows)
         self._refill(rows)
 
@@ -260,9 +260,9 @@ class BatchedGames(AgentPlay):
         st, buf, gens, block = self._st, self._dbuf, self._gens, self._block
         mask = 2 * block - 1
         for b in rows:
-            at = int(st[b, L.DFILL]) & mask
+            at = int(st[b, L.DICE_WRITTEN]) & mask
             buf[b, at: at + block] = gens[b].integers(0, _CODES, size=block)
-            st[b, L.DFILL] += block
+            st[b, L.DICE_WRITTEN] += block
 
     def _service(self) -> None:
         """Numpy dice: top up every game that has one block of dice codes or less, and finish every
@@ -271,7 +271,7 @@ class BatchedGames(AgentPlay):
             return
         st = self._st
         while True:
-            low = np.flatnonzero(st[:, L.DFILL] - st[:, L.DPOS] <= self._block)
+            low = np.flatnonzero(st[:, L.DICE_WRITTEN] - st[:, L.DICE_READ] <= self._block)
             self._refill(low)
             if not (st[:, L.PHASE] == L.PENDING).any():
                 return
@@ -288,7 +288,7 @@ class BatchedGames(AgentPlay):
         :attr:`rulesets`, or one per row) changes the rules they play; else they keep theirs."""
         rows = (np.arange(self.num_games) if rows is None
                 else whole_numbers("rows", rows, 0, self.num_games - 1).reshape(-1))
-        ids = self._st[rows, L.RID]
+        ids = self._st[rows, L.RULES_ROW]
         if rules is not None:
             r = whole_numbers("rules", rules, *INT64)
             if r.ndim > 1 or (r.ndim == 1 and r.shape != rows.shape):
@@ -303,7 +303,7 @@ class BatchedGames(AgentPlay):
         if (dice is not None and self.keyed) or (dice_keys is not None and not self.keyed):
             kind = "keyed dice (dice_keys)" if self.keyed else "numpy dice (dice)"
             raise ValueError(f"this batch rolls {kind}; reset it with the same kind of dice streams")
-        self._st[rows, L.RID] = ids  # every check passed: the rows change only now
+        self._st[rows, L.RULES_ROW] = ids  # every check passed: the rows change only now
         if dice is not None:
             self._set_dice(rows, dice)
         if dice_keys is not None:
@@ -357,7 +357,7 @@ class BatchedGames(AgentPlay):
         finv, rules = self.observation_constants()
         st = self._st if rows is None else self._st[rows]
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), (len(st),))
-        if seats.size and (seats.min() < 0 or (seats >= self.entry_players[st[:, L.RID]]).any()):
+        if seats.size and (seats.min() < 0 or (seats >= self.entry_players[st[:, L.RULES_ROW]]).any()):
             raise ValueError(f"seats: a seat is 0 to the game's players - 1 ({self.num_players - 1} at most)")
         if out is None:
             out = np.empty((len(st), OBS_SIZE), dtype=np.float32)
@@ -401,11 +401,11 @@ class BatchedGames(AgentPlay):
     @property
     def current(self) -> np.ndarray:
         """The seat to move."""
-        return self._col(L.CUR)
+        return self._col(L.CURRENT)
 
     @property
     def first(self) -> np.ndarray:
-        return self._col(L.FIRST)
+        return self._col(L.FIRST_SEAT)
 
     @property
     def scores(self) -> np.ndarray:
@@ -414,35 +414,35 @@ class BatchedGames(AgentPlay):
 
     @property
     def on_board(self) -> np.ndarray:
-        return self._seats(L.ONB).astype(bool)
+        return self._seats(L.ON_BOARD).astype(bool)
 
     @property
     def zilch_streak(self) -> np.ndarray:
-        return self._seats(L.STREAK)
+        return self._seats(L.ZILCH_STREAK)
 
     @property
     def dice_left(self) -> np.ndarray:
-        return self._col(L.LEFT)
+        return self._col(L.DICE_LEFT)
 
     @property
     def turn_total(self) -> np.ndarray:
-        return self._col(L.TOTAL)
+        return self._col(L.TURN_TOTAL)
 
     @property
     def permanent(self) -> np.ndarray:
-        return self._col(L.PERM)
+        return self._col(L.PERMANENT)
 
     @property
     def last_result(self) -> np.ndarray:
-        return self._col(L.LAST)
+        return self._col(L.LAST_RESULT)
 
     @property
     def offers(self) -> np.ndarray:
         """``(num_games, 2)`` under ``piggyback``: the previous player's bank offered at the start of
         this turn, its turn total and its dice to roll (kept through the turn, taken or not, as
         ``GameState.offer``); ``(0, 0)`` where this turn had no offer."""
-        on = self._st[:, L.OF_ON] != 0
-        out = np.stack([self._st[:, L.OF_TOTAL], self._st[:, L.OF_DICE]], axis=1)
+        on = self._st[:, L.OFFER_ON] != 0
+        out = np.stack([self._st[:, L.OFFER_TOTAL], self._st[:, L.OFFER_DICE]], axis=1)
         out[~on] = 0
         return out
 
@@ -466,22 +466,22 @@ class BatchedGames(AgentPlay):
     @property
     def winners(self) -> np.ndarray:
         """``(num_games, num_players)`` bool: the seats sharing the win (all False while playing)."""
-        m = self._st[:, L.WIN_MASK]
+        m = self._st[:, L.WINNER_SEATS]
         return (m[:, None] >> np.arange(self.num_players)) & 1 == 1
 
     @property
     def turn_stats(self) -> dict[str, np.ndarray]:
         """Per game and seat: ``turns`` played, ``points`` recorded (banked totals and permanent
         points, before penalties) and ``zilches`` (turns not banked)."""
-        return {"turns": self._seats(L.P_TURNS), "points": self._seats(L.P_POINTS),
-                "zilches": self._seats(L.P_ZILCH)}
+        return {"turns": self._seats(L.SEAT_TURNS), "points": self._seats(L.SEAT_POINTS),
+                "zilches": self._seats(L.SEAT_ZILCHES)}
 
     def final_queue(self, b: int) -> list[int] | None:
         """Seats still to play in the final (or tie-break) round of game ``b``; None before."""
         s = self._st[b]
-        if not s[L.FQ_ON]:
+        if not s[L.FINAL_QUEUE_ON]:
             return None
-        return s[L.FQ + s[L.FQ_POS]: L.FQ + s[L.FQ_LEN]].tolist()
+        return s[L.FINAL_QUEUE + s[L.FINAL_QUEUE_POS]: L.FINAL_QUEUE + s[L.FINAL_QUEUE_END]].tolist()
 
     @property
     def roll_due(self) -> np.ndarray:
@@ -492,53 +492,53 @@ class BatchedGames(AgentPlay):
     @property
     def rolls_this_turn(self) -> np.ndarray:
         """Per game: rolls made so far in the current turn (0 before its first roll)."""
-        return self._col(L.RIT)
+        return self._col(L.TURN_ROLLS)
 
     @property
     def final_round(self) -> np.ndarray:
         """Per game: whether the final round (or a tie-break round) is being played: someone reached
         the target (:meth:`final_queue` is not None)."""
-        return self._st[:, L.FQ_ON] != 0
+        return self._st[:, L.FINAL_QUEUE_ON] != 0
 
     @property
     def tiebreak(self) -> np.ndarray:
         """Per game: whether tie-break turns are being played (:meth:`tiebreak_players` is not None)."""
-        return self._st[:, L.TB_MASK] != 0
+        return self._st[:, L.TIEBREAK_SEATS] != 0
 
     @property
     def tiebreak_round(self) -> np.ndarray:
         """Per game: the tie-break round being played (0 before any)."""
-        return self._col(L.TB_ROUND)
+        return self._col(L.TIEBREAK_ROUND)
 
     def tiebreak_players(self, b: int) -> tuple[int, ...] | None:
-        m = int(self._st[b, L.TB_MASK])
+        m = int(self._st[b, L.TIEBREAK_SEATS])
         return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
 
     def snapshot(self, b: int) -> dict[str, Any]:
         """Game ``b`` in the form of :meth:`GameState.snapshot`."""
         s = self._st[b]
-        n = int(self.entry_players[s[L.RID]])
+        n = int(self.entry_players[s[L.RULES_ROW]])
         over = s[L.PHASE] == L.OVER
-        m = int(s[L.WIN_MASK])
+        m = int(s[L.WINNER_SEATS])
         r = int(s[L.ROLL])
-        offer = (int(s[L.OF_TOTAL]), int(s[L.OF_DICE])) if s[L.OF_ON] else None
+        offer = (int(s[L.OFFER_TOTAL]), int(s[L.OFFER_DICE])) if s[L.OFFER_ON] else None
         return {
-            "frozen": s[L.FZ: L.FZ + 6].tolist(),
+            "frozen": s[L.FROZEN: L.FROZEN + 6].tolist(),
             "offer": offer,
-            "challenged": int(s[L.CHAL]) if s[L.CHAL] >= 0 else None,
-            "challenges_used": s[L.CH_USED: L.CH_USED + n].tolist(),
+            "challenged": int(s[L.CHALLENGED]) if s[L.CHALLENGED] >= 0 else None,
+            "challenges_used": s[L.CHALLENGES_USED: L.CHALLENGES_USED + n].tolist(),
             "scores": s[L.SCORE: L.SCORE + n].tolist(),
-            "on_board": [bool(x) for x in s[L.ONB: L.ONB + n]],
-            "zilch_streak": s[L.STREAK: L.STREAK + n].tolist(),
-            "current": int(s[L.CUR]),
+            "on_board": [bool(x) for x in s[L.ON_BOARD: L.ON_BOARD + n]],
+            "zilch_streak": s[L.ZILCH_STREAK: L.ZILCH_STREAK + n].tolist(),
+            "current": int(s[L.CURRENT]),
             "phase": int(s[L.PHASE]),
             "roll": list(self.tables.rolls[r]) if r >= 0 else [],
-            "dice_left": int(s[L.LEFT]),
-            "turn_total": int(s[L.TOTAL]),
-            "permanent": int(s[L.PERM]),
+            "dice_left": int(s[L.DICE_LEFT]),
+            "turn_total": int(s[L.TURN_TOTAL]),
+            "permanent": int(s[L.PERMANENT]),
             "final_queue": self.final_queue(b),
             "tiebreak_players": self.tiebreak_players(b),
-            "last_result": int(s[L.LAST]),
+            "last_result": int(s[L.LAST_RESULT]),
             "winners": tuple(q for q in range(n) if m >> q & 1) if over else None,
             "turns": int(s[L.TURNS]),
         }

@@ -18,8 +18,8 @@ from numba import njit
 from zilch_env._jit import INLINE
 from zilch_env.engine.kernels import (_bank_need, _may_bank, _may_challenge_seat, _move, _new_game, _place_roll)
 from zilch_env.engine.keeps import (_keep_next, _row_keeps)
-from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, KEEP, LEFT,
-                                     PENDING, PHASE, PIGGYBACK, ROLL, R_PLAYERS, T_MASK, T_N, T_PTS)
+from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, KEEP, DICE_LEFT,
+                                     PENDING, PHASE, PIGGYBACK, ROLL, R_PLAYERS, T_KEEP_MASK, T_KEEP_DICE, T_KEEP_POINTS)
 
 #: Room for every action of one game (:data:`zilch_env.engine.actions.NUM_ACTIONS`).
 ACTION_ROOM = 136
@@ -51,10 +51,10 @@ def legal_list(st, b, rp, tab, out):
     nk = _row_keeps(st, b, rp, tab, r)
     if nk > 0:  # the table's keeps, read directly (the common case)
         for k in range(nk):
-            a = tab[r, T_MASK + k] * 2
+            a = tab[r, T_KEEP_MASK + k] * 2
             out[c] = a
             c += 1
-            if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
+            if _may_bank(tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k], need, no_bank_n):
                 out[c] = a + 1
                 c += 1
         return c
@@ -133,5 +133,5 @@ def one_step(st, rp, tab, action, codes, pos, code_roll):
         return pos, -1, 0, 1
     if st[0, PHASE] != PENDING or pos >= codes.shape[0]:
         return pos, -1, 0, 0
-    r = code_roll[st[0, LEFT], codes[pos]]
+    r = code_roll[st[0, DICE_LEFT], codes[pos]]
     return pos + 1, r, _place_roll(st, 0, rp, tab, r), 0

@@ -172,7 +172,7 @@ class GameState(GameFields):
             if s0.item(L.PHASE) != L.KEEP:
                 return ()
             r = s0.item(L.ROLL)
-            if self._pyr and s0.item(L.FZN):  # pyramiding, dice frozen in this pass: the kernels' keeps
+            if self._pyr and s0.item(L.FROZEN_DICE):  # pyramiding, dice frozen in this pass: the kernels' keeps
                 roll = ROLLS[r]
                 kb = self._kbuf
                 keeps = tuple(_keep(roll, *kb[i].tolist()) for i in range(D.one_keeps(self._st, self._rp, self._tab, kb)))
@@ -250,17 +250,17 @@ class GameState(GameFields):
             self._turn_over(None)
         elif a == PIGGYBACK:
             s0 = self._s0
-            self._events.append({"kind": "piggyback", "points": s0.item(L.TOTAL), "dice": s0.item(L.LEFT)})
+            self._events.append({"kind": "piggyback", "points": s0.item(L.TURN_TOTAL), "dice": s0.item(L.DICE_LEFT)})
 
     def _roll_due(self) -> None:
         """Roll while a roll is due: the dice source rolls, the kernels place the roll (a zilch ends
         the turn, and the next turn's first roll is rolled by this same loop)."""
         s0 = self._s0
         while s0.item(L.PHASE) == L.PENDING:
-            n = s0.item(L.LEFT)
+            n = s0.item(L.DICE_LEFT)
             if self._by_slot:  # slot dice: the roll of this seat's turn and of this roll in it
-                p = s0.item(L.CUR)
-                roll = self.dice_source.roll_slot(n, p, s0.item(L.P_TURNS + p), s0.item(L.RIT))
+                p = s0.item(L.CURRENT)
+                roll = self.dice_source.roll_slot(n, p, s0.item(L.SEAT_TURNS + p), s0.item(L.TURN_ROLLS))
             else:
                 roll = self.dice_source.roll(n)
             try:
@@ -281,7 +281,7 @@ class GameState(GameFields):
         """The summary of the turn that just ended, from the row's ``END_*`` columns."""
         row = self._s0.tolist()
         banked = zilch_roll is None
-        recorded = row[L.LAST]
+        recorded = row[L.LAST_RESULT]
         events = self._events
         self._events = []
         penalty = None

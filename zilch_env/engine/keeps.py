@@ -10,7 +10,7 @@ from numba import njit
 
 from zilch_env._jit import INLINE
 from zilch_env.rules import primitives
-from zilch_env.engine.layout import (LEFT, FZ, FZP, FZN, NONE, R_DICE, R_BONUS, R_PYR, R_ALL_SCORING, R_SPLIT1, T_NK, T_MASK, T_PTS, T_N, T_STR, T_M2K, T_LEN, T_CNT, T_FIRST)
+from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST)
 
 
 # in this pass, computed face by face (zilch_env.rules.scoring.pyramid_keeps)
@@ -28,7 +28,7 @@ def _popcount(x):
 @njit(cache=True, inline=INLINE)
 def _pyramid_on(st, b, rp):
     """Whether the keeps of game ``b`` depend on frozen dice (pyramiding with dice kept this pass)."""
-    return rp[R_PYR] != 0 and st[b, FZN] > 0
+    return rp[R_PYRAMIDING] != 0 and st[b, FROZEN_DICE] > 0
 
 
 @njit(cache=True, inline=INLINE)
@@ -36,7 +36,7 @@ def _bonus_roll(st, b, rp, tab, r):
     """zilch_env.rules.scoring.pass_keeps's ``bonus``: roll ``r`` took all the dice under the six-dice zilch
     bonus and nothing in it scores, so its one keep is the keep of nothing (scoring.NO_KEEP: mask 0,
     no points, no dice), after which the player banks or rolls all the dice again."""
-    return rp[R_BONUS] > 0 and st[b, LEFT] == rp[R_DICE] and tab[r, T_NK] == 0
+    return rp[R_SIX_DICE_BONUS] > 0 and st[b, DICE_LEFT] == rp[R_DICE] and tab[r, T_KEEP_COUNT] == 0
 
 
 _pyramid_gain = primitives.nb_pyramid_gain
@@ -45,34 +45,34 @@ _pyramid_gain = primitives.nb_pyramid_gain
 @njit(cache=True, inline=INLINE)
 def _face_points(st, b, rp, f, k):
     """zilch_env.rules.scoring.pyramid_face_points from the compiled rules' points of one face's dice
-    (``R_SPLIT1``): zilch_env.rules.primitives.pyramid_gain; NONE when neither scores."""
-    alone = rp[R_SPLIT1 + f * 7 + k]
-    have = st[b, FZ + f]
-    group = rp[R_SPLIT1 + f * 7 + have + k]  # have + k <= 6: the dice of one pass
-    return _pyramid_gain(alone if alone >= 0 else NONE, group if group >= 0 else NONE, have, k,
-                         st[b, FZP + f], NONE)
+    (``R_FACE_POINTS``): zilch_env.rules.primitives.pyramid_gain; NOT_A_KEEP when neither scores."""
+    alone = rp[R_FACE_POINTS + f * 7 + k]
+    have = st[b, FROZEN + f]
+    group = rp[R_FACE_POINTS + f * 7 + have + k]  # have + k <= 6: the dice of one pass
+    return _pyramid_gain(alone if alone >= 0 else NOT_A_KEEP, group if group >= 0 else NOT_A_KEEP, have, k,
+                         st[b, FROZEN_POINTS + f], NOT_A_KEEP)
 
 
 @njit(cache=True, inline=INLINE)
 def _pyramid_keep(st, b, rp, tab, r, m):
     """zilch_env.rules.scoring.pyramid_keeps for one mask: (points, dice) of keeping the dice at the sorted
-    positions in ``m`` of roll ``r``; points NONE when ``m`` is not a canonical keep that scores."""
-    if m <= 0 or (m >> tab[r, T_LEN]) != 0:
-        return NONE, 0
+    positions in ``m`` of roll ``r``; points NOT_A_KEEP when ``m`` is not a canonical keep that scores."""
+    if m <= 0 or (m >> tab[r, T_ROLL_DICE]) != 0:
+        return NOT_A_KEEP, 0
     pts = 0
     n = 0
     for f in range(6):
-        c = tab[r, T_CNT + f]
+        c = tab[r, T_FACE_COUNT + f]
         if c == 0:
             continue
-        blk = (m >> tab[r, T_FIRST + f]) & ((1 << c) - 1)
+        blk = (m >> tab[r, T_FACE_FIRST + f]) & ((1 << c) - 1)
         k = _popcount(blk)
         if blk != (1 << k) - 1:
-            return NONE, 0
+            return NOT_A_KEEP, 0
         if k > 0:
             v = _face_points(st, b, rp, f, k)
-            if v == NONE:
-                return NONE, 0
+            if v == NOT_A_KEEP:
+                return NOT_A_KEEP, 0
             pts += v
             n += k
     return pts, n
@@ -85,9 +85,9 @@ def _pyramid_best(st, b, rp, tab, r):
     bm = -1
     bp = 0
     bn = 0
-    for m in range(1, 1 << tab[r, T_LEN]):
+    for m in range(1, 1 << tab[r, T_ROLL_DICE]):
         pts, n = _pyramid_keep(st, b, rp, tab, r, m)
-        if pts != NONE and (bm < 0 or pts > bp or (pts == bp and n > bn)):
+        if pts != NOT_A_KEEP and (bm < 0 or pts > bp or (pts == bp and n > bn)):
             bm, bp, bn = m, pts, n
     return bm, bp, bn
 
@@ -98,7 +98,7 @@ def _keep_next(st, b, rp, tab, r, c):
     ``c`` (0 to start) the next keep as (next cursor, mask, points, dice, scored as a straight); the
     next cursor is -1 when there are no more."""
     if _pyramid_on(st, b, rp):
-        top = 1 << tab[r, T_LEN]
+        top = 1 << tab[r, T_ROLL_DICE]
         if rp[R_ALL_SCORING] != 0:  # the one keep: every scoring die, for the most points
             if c != 0:
                 return -1, 0, 0, 0, False
@@ -109,54 +109,54 @@ def _keep_next(st, b, rp, tab, r, c):
         m = c + 1  # the cursor is the last mask given
         while m < top:
             pts, n = _pyramid_keep(st, b, rp, tab, r, m)
-            if pts != NONE:
+            if pts != NOT_A_KEEP:
                 return m, m, pts, n, False
             m += 1
         return -1, 0, 0, 0, False
-    if c >= tab[r, T_NK]:
+    if c >= tab[r, T_KEEP_COUNT]:
         if c == 0 and _bonus_roll(st, b, rp, tab, r):
             return 1, 0, 0, 0, False
         return -1, 0, 0, 0, False
-    return c + 1, tab[r, T_MASK + c], tab[r, T_PTS + c], tab[r, T_N + c], tab[r, T_STR + c] != 0
+    return c + 1, tab[r, T_KEEP_MASK + c], tab[r, T_KEEP_POINTS + c], tab[r, T_KEEP_DICE + c], tab[r, T_KEEP_STRAIGHT + c] != 0
 
 
 @njit(cache=True, inline=INLINE)
 def _row_keeps(st, b, rp, tab, r):
-    """How many keeps of roll ``r`` the table row holds as they are (columns T_MASK, T_PTS, T_N, in
+    """How many keeps of roll ``r`` the table row holds as they are (columns T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, in
     :func:`_keep_next`'s order): all of them unless pyramiding dice are frozen in this pass; 0 when the
     keeps come from :func:`_keep_next` alone (pyramiding, or the keep of nothing after a six-dice
     bonus). The hot loops read the row directly when it is above 0, and iterate otherwise."""
     if _pyramid_on(st, b, rp):
         return 0
-    return tab[r, T_NK]
+    return tab[r, T_KEEP_COUNT]
 
 
 @njit(cache=True, inline=INLINE)
 def _keep_of(st, b, rp, tab, r, m):
-    """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NONE when
+    """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NOT_A_KEEP when
     ``m`` is not a legal keep."""
     if m == 0 and _bonus_roll(st, b, rp, tab, r):
         return 0, 0, False
     if m <= 0 or m >= 64:
-        return NONE, 0, False
+        return NOT_A_KEEP, 0, False
     if _pyramid_on(st, b, rp):
         if rp[R_ALL_SCORING] != 0:
             bm, bp, bn = _pyramid_best(st, b, rp, tab, r)
             if bm != m:
-                return NONE, 0, False
+                return NOT_A_KEEP, 0, False
             return bp, bn, False
         pts, n = _pyramid_keep(st, b, rp, tab, r, m)
         return pts, n, False
-    k = tab[r, T_M2K + m]
+    k = tab[r, T_KEEP_OF_MASK + m]
     if k < 0:
-        return NONE, 0, False
-    return tab[r, T_PTS + k], tab[r, T_N + k], tab[r, T_STR + k] != 0
+        return NOT_A_KEEP, 0, False
+    return tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k], tab[r, T_KEEP_STRAIGHT + k] != 0
 
 
 @njit(cache=True, inline=INLINE)
 def _scores(st, b, rp, tab, r):
     """Whether roll ``r`` has a legal keep in game ``b`` (else it is a zilch)."""
-    if tab[r, T_NK] > 0:
+    if tab[r, T_KEEP_COUNT] > 0:
         return True
     return _pyramid_on(st, b, rp) and _keep_next(st, b, rp, tab, r, 0)[0] >= 0
 
@@ -166,19 +166,19 @@ def _freeze(st, b, rp, tab, r, m):
     """zilch_env.rules.scoring.pyramid_freeze: the dice kept by mask ``m`` join this pass's frozen dice,
     each face's points becoming its frozen points plus what the new dice added."""
     for f in range(6):
-        c = tab[r, T_CNT + f]
+        c = tab[r, T_FACE_COUNT + f]
         if c == 0:
             continue
-        k = _popcount((m >> tab[r, T_FIRST + f]) & ((1 << c) - 1))
+        k = _popcount((m >> tab[r, T_FACE_FIRST + f]) & ((1 << c) - 1))
         if k > 0:
-            st[b, FZP + f] += _face_points(st, b, rp, f, k)
-            st[b, FZ + f] += k
-            st[b, FZN] += k
+            st[b, FROZEN_POINTS + f] += _face_points(st, b, rp, f, k)
+            st[b, FROZEN + f] += k
+            st[b, FROZEN_DICE] += k
 
 
 @njit(cache=True, inline=INLINE)
 def _unfreeze(st, b):
     for f in range(6):
-        st[b, FZ + f] = 0
-        st[b, FZP + f] = 0
-    st[b, FZN] = 0
+        st[b, FROZEN + f] = 0
+        st[b, FROZEN_POINTS + f] = 0
+    st[b, FROZEN_DICE] = 0

@@ -5,9 +5,9 @@ them: the start of a turn and its decisions (challenge, piggyback), the roll, th
 end of the turn (record, streak, penalty, offer), the ending and the finish.
 
 The state of game ``b`` is row ``st[b]`` of one int64 matrix; :mod:`zilch_env.engine.layout` names
-its columns. Each game plays its own rules: column ``RID`` picks its row of the stacked rule parameters
+its columns. Each game plays its own rules: column ``RULES_ROW`` picks its row of the stacked rule parameters
 ``rps`` (one int64 vector ``rp`` per ruleset and player count, the ``R_*`` constants), whose
-``R_TAB`` picks its keep table in the stack ``tabs`` (one packed table ``tab`` per distinct table,
+``R_KEEP_TABLE`` picks its keep table in the stack ``tabs`` (one packed table ``tab`` per distinct table,
 :func:`zilch_env.rules.compile`: rulesets that score alike share one, and the batch's tables stay
 few enough to stay in the caches).
 The batch kernels below take the stacks; every helper takes the one game's ``rp`` and ``tab``.
@@ -21,7 +21,7 @@ from numba import njit
 from zilch_env._jit import INLINE
 
 from zilch_env.rules import primitives
-from zilch_env.engine.layout import (CUR, FIRST, PHASE, ROLL, LEFT, TOTAL, PERM, LAST, FQ_ON, FQ_POS, FQ_LEN, TB_MASK, TB_ROUND, WIN_MASK, TURNS, DECISIONS, DPOS, DFILL, SCORE, ONB, STREAK, FQ, P_TURNS, P_POINTS, P_ZILCH, RIT, FZ, FZP, FZN, CHAL, CH_USED, CH_BR, OF_ON, OF_TOTAL, OF_DICE, OF_FZ, OF_FZP, PIGGY, RID, END_SEAT, END_BANKED, END_TOTAL, END_SCORE, END_CHALLENGED, END_PIGGYBACKED, END_TAKEN, END_COST, END_PENALISED, END_PENALTY, WIDTH, CHALLENGE, PIGGYBACK, KEEP, OVER, PENDING, A_FRESH, A_PIGGYBACK, A_NO_CHALLENGE, A_CHALLENGE, NONE, R_DICE, R_TARGET, R_ENTRY, R_MIN_BANK, R_FORCED, R_OVERCOMING, R_PERM_STRAIGHT, R_BONUS, R_ZP_COUNT, R_ZP_POINTS, R_ZP_MODE, R_END, R_TIEBREAK, R_PLAYERS, R_MAX_TB, R_KEYED, R_PYR, R_CHALLENGE, R_PIGGYBACK, R_CH_SPLIT, R_CH_COST1, R_CH_COST2, R_FLOOR, R_TAB)
+from zilch_env.engine.layout import (CURRENT, FIRST_SEAT, PHASE, ROLL, DICE_LEFT, TURN_TOTAL, PERMANENT, LAST_RESULT, FINAL_QUEUE_ON, FINAL_QUEUE_POS, FINAL_QUEUE_END, TIEBREAK_SEATS, TIEBREAK_ROUND, WINNER_SEATS, TURNS, DECISIONS, DICE_READ, DICE_WRITTEN, SCORE, ON_BOARD, ZILCH_STREAK, FINAL_QUEUE, SEAT_TURNS, SEAT_POINTS, SEAT_ZILCHES, TURN_ROLLS, FROZEN, FROZEN_POINTS, FROZEN_DICE, CHALLENGED, CHALLENGES_USED, CHALLENGE_BRACKETS, OFFER_ON, OFFER_TOTAL, OFFER_DICE, OFFER_FROZEN, OFFER_FROZEN_POINTS, PIGGYBACKED, RULES_ROW, END_SEAT, END_BANKED, END_TOTAL, END_SCORE, END_CHALLENGED, END_PIGGYBACKED, END_TAKEN, END_COST, END_PENALISED, END_PENALTY, WIDTH, CHALLENGE, PIGGYBACK, KEEP, OVER, PENDING, A_FRESH, A_PIGGYBACK, A_NO_CHALLENGE, A_CHALLENGE, NOT_A_KEEP, R_DICE, R_TARGET, R_ENTRY_THRESHOLD, R_MIN_BANK, R_FORCED_HOT_DICE, R_OVERCOMING, R_PERMANENT_STRAIGHT, R_SIX_DICE_BONUS, R_ZILCH_PENALTY_COUNT, R_ZILCH_PENALTY_POINTS, R_ZILCH_PENALTY_MODE, R_END, R_TIEBREAK, R_PLAYERS, R_MAX_TIEBREAK_ROUNDS, R_DICE_SOURCE, R_PYRAMIDING, R_CHALLENGE, R_PIGGYBACK, R_CHALLENGE_SPLIT, R_CHALLENGE_COST_FIRST, R_CHALLENGE_COST_SECOND, R_SCORE_FLOOR, R_KEEP_TABLE)
 from zilch_env.engine.keeps import _freeze, _keep_of, _scores, _unfreeze
 from zilch_env.engine.splitmix import (keyed_code, slot_index)
 
@@ -34,13 +34,13 @@ from zilch_env.engine.splitmix import (keyed_code, slot_index)
 def _may_challenge(st, b, rp, p):
     """Whether seat ``p`` may challenge at the start of its turn (source 001): two challenge turns at most, one below the split and one
     at or above it, the challenger and some opponent on the board."""
-    if st[b, ONB + p] == 0 or st[b, CH_USED + p] >= 2:
+    if st[b, ON_BOARD + p] == 0 or st[b, CHALLENGES_USED + p] >= 2:
         return False
-    bracket = 1 if st[b, SCORE + p] >= rp[R_CH_SPLIT] else 0
-    if (st[b, CH_BR + p] >> bracket) & 1:
+    bracket = 1 if st[b, SCORE + p] >= rp[R_CHALLENGE_SPLIT] else 0
+    if (st[b, CHALLENGE_BRACKETS + p] >> bracket) & 1:
         return False
     for q in range(rp[R_PLAYERS]):
-        if q != p and st[b, ONB + q] != 0:
+        if q != p and st[b, ON_BOARD + q] != 0:
             return True
     return False
 
@@ -51,17 +51,17 @@ def _start_turn(st, b, rp):
     a roll of all dice is due."""
     st[b, PHASE] = PENDING
     st[b, ROLL] = -1
-    st[b, LEFT] = rp[R_DICE]
-    st[b, TOTAL] = 0
-    st[b, PERM] = 0
-    st[b, RIT] = 0
+    st[b, DICE_LEFT] = rp[R_DICE]
+    st[b, TURN_TOTAL] = 0
+    st[b, PERMANENT] = 0
+    st[b, TURN_ROLLS] = 0
     _unfreeze(st, b)
-    st[b, CHAL] = -1
-    st[b, PIGGY] = 0
-    p = st[b, CUR]
-    if rp[R_CHALLENGE] != 0 and st[b, TB_MASK] == 0 and _may_challenge(st, b, rp, p):
+    st[b, CHALLENGED] = -1
+    st[b, PIGGYBACKED] = 0
+    p = st[b, CURRENT]
+    if rp[R_CHALLENGE] != 0 and st[b, TIEBREAK_SEATS] == 0 and _may_challenge(st, b, rp, p):
         st[b, PHASE] = CHALLENGE
-    elif rp[R_PIGGYBACK] != 0 and st[b, OF_ON] != 0:
+    elif rp[R_PIGGYBACK] != 0 and st[b, OFFER_ON] != 0:
         st[b, PHASE] = PIGGYBACK
 
 
@@ -89,24 +89,24 @@ def _finish(st, b, contenders, rp):
         if (contenders >> q) & 1 and st[b, SCORE + q] == best:
             tied |= 1 << q
             count += 1
-    if count > 1 and rp[R_TIEBREAK] != 0 and st[b, TB_ROUND] < rp[R_MAX_TB]:
-        st[b, TB_ROUND] += 1
-        st[b, TB_MASK] = tied
-        first = st[b, FIRST]
+    if count > 1 and rp[R_TIEBREAK] != 0 and st[b, TIEBREAK_ROUND] < rp[R_MAX_TIEBREAK_ROUNDS]:
+        st[b, TIEBREAK_ROUND] += 1
+        st[b, TIEBREAK_SEATS] = tied
+        first = st[b, FIRST_SEAT]
         length = 0
         for i in range(n):
             q = (first + i) % n
             if (tied >> q) & 1:
-                st[b, FQ + length] = q
+                st[b, FINAL_QUEUE + length] = q
                 length += 1
-        st[b, FQ_ON] = 1
-        st[b, FQ_POS] = 0
-        st[b, FQ_LEN] = length
-        st[b, CUR] = st[b, FQ]
-        st[b, OF_ON] = 0
+        st[b, FINAL_QUEUE_ON] = 1
+        st[b, FINAL_QUEUE_POS] = 0
+        st[b, FINAL_QUEUE_END] = length
+        st[b, CURRENT] = st[b, FINAL_QUEUE]
+        st[b, OFFER_ON] = 0
         _start_turn(st, b, rp)
         return False
-    st[b, WIN_MASK] = tied
+    st[b, WINNER_SEATS] = tied
     st[b, PHASE] = OVER
     st[b, ROLL] = -1
     return True
@@ -118,19 +118,19 @@ def _end_turn(st, b, banked, rp):
     nothing below the entry threshold before the board), settle a challenge, count zilch streaks and
     apply the zilch penalty, put a bank on offer for piggyback, then the ending rules: who plays
     next, or the result. Returns True when the game is over."""
-    p = st[b, CUR]
+    p = st[b, CURRENT]
     n = rp[R_PLAYERS]
-    total = st[b, TOTAL]
-    was_on = st[b, ONB + p] != 0
-    recorded, on_after = _turn_record(banked, total, st[b, PERM], was_on, rp[R_ENTRY])
-    st[b, ONB + p] = 1 if on_after else 0
+    total = st[b, TURN_TOTAL]
+    was_on = st[b, ON_BOARD + p] != 0
+    recorded, on_after = _turn_record(banked, total, st[b, PERMANENT], was_on, rp[R_ENTRY_THRESHOLD])
+    st[b, ON_BOARD + p] = 1 if on_after else 0
     score = st[b, SCORE + p] + recorded
-    q = st[b, CHAL]
+    q = st[b, CHALLENGED]
     st[b, END_SEAT] = p
     st[b, END_BANKED] = 1 if banked else 0
     st[b, END_TOTAL] = total
     st[b, END_CHALLENGED] = q
-    st[b, END_PIGGYBACKED] = st[b, PIGGY]
+    st[b, END_PIGGYBACKED] = st[b, PIGGYBACKED]
     st[b, END_TAKEN] = 0
     st[b, END_COST] = 0
     st[b, END_PENALISED] = 0
@@ -138,66 +138,66 @@ def _end_turn(st, b, banked, rp):
     if q >= 0:
         if banked:  # the banked turn total is also taken from the challenged, down to the floor
             left = st[b, SCORE + q] - total
-            if left < rp[R_FLOOR]:
-                left = rp[R_FLOOR]
+            if left < rp[R_SCORE_FLOOR]:
+                left = rp[R_SCORE_FLOOR]
             st[b, END_TAKEN] = st[b, SCORE + q] - left
             st[b, SCORE + q] = left
         else:  # a zilch costs the challenger, by its challenge's order
-            cost = _challenge_cost(st[b, CH_USED + p], rp[R_CH_COST1], rp[R_CH_COST2])
+            cost = _challenge_cost(st[b, CHALLENGES_USED + p], rp[R_CHALLENGE_COST_FIRST], rp[R_CHALLENGE_COST_SECOND])
             st[b, END_COST] = cost
             score -= cost
-    streak, penalty = _zilch_streak(banked, was_on, st[b, STREAK + p], rp[R_ZP_COUNT])
-    st[b, STREAK + p] = streak
+    streak, penalty = _zilch_streak(banked, was_on, st[b, ZILCH_STREAK + p], rp[R_ZILCH_PENALTY_COUNT])
+    st[b, ZILCH_STREAK + p] = streak
     if penalty:
-        before = score if score > rp[R_FLOOR] else rp[R_FLOOR]
-        score = _penalised(score, rp[R_ZP_MODE], rp[R_ZP_POINTS], rp[R_FLOOR])
+        before = score if score > rp[R_SCORE_FLOOR] else rp[R_SCORE_FLOOR]
+        score = _penalised(score, rp[R_ZILCH_PENALTY_MODE], rp[R_ZILCH_PENALTY_POINTS], rp[R_SCORE_FLOOR])
         st[b, END_PENALISED] = 1
-        st[b, END_PENALTY] = before - (score if score > rp[R_FLOOR] else rp[R_FLOOR])
-    if score < rp[R_FLOOR]:
-        score = rp[R_FLOOR]
+        st[b, END_PENALTY] = before - (score if score > rp[R_SCORE_FLOOR] else rp[R_SCORE_FLOOR])
+    if score < rp[R_SCORE_FLOOR]:
+        score = rp[R_SCORE_FLOOR]
     st[b, END_SCORE] = score
     st[b, SCORE + p] = score
-    st[b, LAST] = recorded
+    st[b, LAST_RESULT] = recorded
     st[b, TURNS] += 1
-    st[b, P_TURNS + p] += 1
-    st[b, P_POINTS + p] += recorded
+    st[b, SEAT_TURNS + p] += 1
+    st[b, SEAT_POINTS + p] += recorded
     if not banked:
-        st[b, P_ZILCH + p] += 1
+        st[b, SEAT_ZILCHES + p] += 1
     # piggyback is offered on another player's bank only: a one-player game has no offer
     if banked and rp[R_PIGGYBACK] != 0 and n > 1:
-        st[b, OF_ON] = 1
-        st[b, OF_TOTAL] = total
-        st[b, OF_DICE] = st[b, LEFT]
+        st[b, OFFER_ON] = 1
+        st[b, OFFER_TOTAL] = total
+        st[b, OFFER_DICE] = st[b, DICE_LEFT]
         for f in range(6):
-            st[b, OF_FZ + f] = st[b, FZ + f]
-            st[b, OF_FZP + f] = st[b, FZP + f]
+            st[b, OFFER_FROZEN + f] = st[b, FROZEN + f]
+            st[b, OFFER_FROZEN_POINTS + f] = st[b, FROZEN_POINTS + f]
     else:
-        st[b, OF_ON] = 0
+        st[b, OFFER_ON] = 0
     st[b, ROLL] = -1
     all_seats = (1 << n) - 1
     # Ending (docs/rules.md, "Ending")
-    if st[b, TB_MASK] != 0:
-        st[b, FQ_POS] += 1
-        if st[b, FQ_POS] == st[b, FQ_LEN]:
-            return _finish(st, b, st[b, TB_MASK], rp)
-    elif st[b, FQ_ON] == 0:
+    if st[b, TIEBREAK_SEATS] != 0:
+        st[b, FINAL_QUEUE_POS] += 1
+        if st[b, FINAL_QUEUE_POS] == st[b, FINAL_QUEUE_END]:
+            return _finish(st, b, st[b, TIEBREAK_SEATS], rp)
+    elif st[b, FINAL_QUEUE_ON] == 0:
         if score >= rp[R_TARGET]:
-            start, length = _final_turns(p, n, st[b, FIRST], rp[R_END])
+            start, length = _final_turns(p, n, st[b, FIRST_SEAT], rp[R_END])
             for i in range(length):
-                st[b, FQ + i] = (start + i) % n
-            st[b, FQ_ON] = 1
-            st[b, FQ_POS] = 0
-            st[b, FQ_LEN] = length
+                st[b, FINAL_QUEUE + i] = (start + i) % n
+            st[b, FINAL_QUEUE_ON] = 1
+            st[b, FINAL_QUEUE_POS] = 0
+            st[b, FINAL_QUEUE_END] = length
             if length == 0:
                 return _finish(st, b, all_seats, rp)
     else:
-        st[b, FQ_POS] += 1
-        if st[b, FQ_POS] == st[b, FQ_LEN]:
+        st[b, FINAL_QUEUE_POS] += 1
+        if st[b, FINAL_QUEUE_POS] == st[b, FINAL_QUEUE_END]:
             return _finish(st, b, all_seats, rp)
-    if st[b, FQ_ON] != 0:
-        st[b, CUR] = st[b, FQ + st[b, FQ_POS]]
+    if st[b, FINAL_QUEUE_ON] != 0:
+        st[b, CURRENT] = st[b, FINAL_QUEUE + st[b, FINAL_QUEUE_POS]]
     else:
-        st[b, CUR] = (p + 1) % n
+        st[b, CURRENT] = (p + 1) % n
     _start_turn(st, b, rp)
     return False
 
@@ -217,24 +217,24 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
 @njit(cache=True, inline=INLINE)
 def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_advance`; with ``hold`` 1 it stops where a new turn is due (PENDING before the turn's
-    first roll, ``RIT == 0``), with ``hold`` 2 before any roll: :func:`advance_pending` resumes it."""
+    first roll, ``TURN_ROLLS == 0``), with ``hold`` 2 before any roll: :func:`advance_pending` resumes it."""
     ring_mask = dbuf.shape[1] - 1
-    mode = rp[R_KEYED]
+    mode = rp[R_DICE_SOURCE]
     while st[b, PHASE] == PENDING:
-        if hold == 2 or (hold == 1 and st[b, RIT] == 0):
+        if hold == 2 or (hold == 1 and st[b, TURN_ROLLS] == 0):
             return
-        pos = st[b, DPOS]
+        pos = st[b, DICE_READ]
         if mode == 1:
             code = keyed_code(keys[b], pos)
         elif mode == 2:
-            cur = st[b, CUR]
-            code = keyed_code(keys[b], slot_index(cur, st[b, P_TURNS + cur], st[b, RIT]))
-        elif pos == st[b, DFILL]:
+            cur = st[b, CURRENT]
+            code = keyed_code(keys[b], slot_index(cur, st[b, SEAT_TURNS + cur], st[b, TURN_ROLLS]))
+        elif pos == st[b, DICE_WRITTEN]:
             return
         else:
             code = dbuf[b, pos & ring_mask]
-        st[b, DPOS] = pos + 1
-        _place_roll(st, b, rp, tab, code_roll[st[b, LEFT], code])
+        st[b, DICE_READ] = pos + 1
+        _place_roll(st, b, rp, tab, code_roll[st[b, DICE_LEFT], code])
 
 
 @njit(cache=True, inline=INLINE)
@@ -244,13 +244,13 @@ def _place_roll(st, b, rp, tab, r):
     bonus and waits for the player's bank or roll (the keep of nothing, :func:`_bonus_roll`); any
     other zilch ends the turn (the next turn then starts: a decision, or PENDING for its first roll).
     Returns 0 for a scoring roll, 2 for a bonus, 1 when the roll ended the turn."""
-    st[b, RIT] += 1
+    st[b, TURN_ROLLS] += 1
     if _scores(st, b, rp, tab, r):
         st[b, ROLL] = r
         st[b, PHASE] = KEEP
         return 0
-    if st[b, LEFT] == rp[R_DICE] and rp[R_BONUS] > 0:  # the bonus joins the turn total; then bank or roll again
-        st[b, TOTAL] += rp[R_BONUS]
+    if st[b, DICE_LEFT] == rp[R_DICE] and rp[R_SIX_DICE_BONUS] > 0:  # the bonus joins the turn total; then bank or roll again
+        st[b, TURN_TOTAL] += rp[R_SIX_DICE_BONUS]
         st[b, ROLL] = r
         st[b, PHASE] = KEEP
         return 2
@@ -267,9 +267,9 @@ _may_bank = primitives.nb_may_bank  # scalars only: helpers taking arrays cost r
 def _bank_need(st, b, rp):
     """(need, no_bank_n) of game ``b``: zilch_env.rules.primitives.bank_need at the bar of
     primitives.bank_bar for the player to move."""
-    p = st[b, CUR]
-    bar = _bank_bar(st[b, ONB + p] != 0, rp[R_ENTRY], rp[R_MIN_BANK], rp[R_OVERCOMING] != 0, st[b, LAST])
-    return _bank_need_of(bar, st[b, TOTAL], st[b, LEFT], rp[R_FORCED] != 0)
+    p = st[b, CURRENT]
+    bar = _bank_bar(st[b, ON_BOARD + p] != 0, rp[R_ENTRY_THRESHOLD], rp[R_MIN_BANK], rp[R_OVERCOMING] != 0, st[b, LAST_RESULT])
+    return _bank_need_of(bar, st[b, TURN_TOTAL], st[b, DICE_LEFT], rp[R_FORCED_HOT_DICE] != 0)
 
 
 @njit(cache=True, inline=INLINE)
@@ -278,7 +278,7 @@ def _may_challenge_seat(st, b, rp, action):
     the board."""
     n = rp[R_PLAYERS]
     k = action - A_CHALLENGE + 1
-    return 1 <= k < n and st[b, ONB + (st[b, CUR] + k) % n] != 0
+    return 1 <= k < n and st[b, ON_BOARD + (st[b, CURRENT] + k) % n] != 0
 
 
 @njit(cache=True, inline=INLINE)
@@ -292,7 +292,7 @@ def _legal(st, b, action, rp, tab):
     if ph != KEEP or action < 0 or action >= 128:
         return False
     pts, kn, _ = _keep_of(st, b, rp, tab, st[b, ROLL], action >> 1)
-    if pts == NONE:
+    if pts == NOT_A_KEEP:
         return False
     if action & 1:
         need, no_bank_n = _bank_need(st, b, rp)
@@ -321,35 +321,35 @@ def _move(st, b, action, rp, tab):
     ph = st[b, PHASE]
     if ph == CHALLENGE:
         if action != A_NO_CHALLENGE:
-            p = st[b, CUR]
-            st[b, CHAL] = (p + action - A_CHALLENGE + 1) % rp[R_PLAYERS]
-            st[b, CH_BR + p] |= 1 << (1 if st[b, SCORE + p] >= rp[R_CH_SPLIT] else 0)
-            st[b, CH_USED + p] += 1
-        st[b, PHASE] = PIGGYBACK if (rp[R_PIGGYBACK] != 0 and st[b, OF_ON] != 0) else PENDING
+            p = st[b, CURRENT]
+            st[b, CHALLENGED] = (p + action - A_CHALLENGE + 1) % rp[R_PLAYERS]
+            st[b, CHALLENGE_BRACKETS + p] |= 1 << (1 if st[b, SCORE + p] >= rp[R_CHALLENGE_SPLIT] else 0)
+            st[b, CHALLENGES_USED + p] += 1
+        st[b, PHASE] = PIGGYBACK if (rp[R_PIGGYBACK] != 0 and st[b, OFFER_ON] != 0) else PENDING
     elif ph == PIGGYBACK:
         if action == A_PIGGYBACK:  # play on from the previous player's bank: its pass goes on
-            st[b, TOTAL] = st[b, OF_TOTAL]
-            st[b, LEFT] = st[b, OF_DICE]
+            st[b, TURN_TOTAL] = st[b, OFFER_TOTAL]
+            st[b, DICE_LEFT] = st[b, OFFER_DICE]
             for f in range(6):
-                st[b, FZ + f] = st[b, OF_FZ + f]
-                st[b, FZP + f] = st[b, OF_FZP + f]
-                st[b, FZN] += st[b, OF_FZ + f]
-            st[b, PIGGY] = 1
+                st[b, FROZEN + f] = st[b, OFFER_FROZEN + f]
+                st[b, FROZEN_POINTS + f] = st[b, OFFER_FROZEN_POINTS + f]
+                st[b, FROZEN_DICE] += st[b, OFFER_FROZEN + f]
+            st[b, PIGGYBACKED] = 1
         st[b, PHASE] = PENDING
     else:
         r = st[b, ROLL]
         m = action >> 1
         pts, kn, straight = _keep_of(st, b, rp, tab, r, m)
-        st[b, TOTAL] += pts
-        if straight and rp[R_PERM_STRAIGHT] != 0:
-            st[b, PERM] += pts
-        left = st[b, LEFT] - kn
+        st[b, TURN_TOTAL] += pts
+        if straight and rp[R_PERMANENT_STRAIGHT] != 0:
+            st[b, PERMANENT] += pts
+        left = st[b, DICE_LEFT] - kn
         if left == 0:  # hot dice: the next roll takes all dice and starts a new pass
             left = rp[R_DICE]
             _unfreeze(st, b)
-        elif rp[R_PYR] != 0:
+        elif rp[R_PYRAMIDING] != 0:
             _freeze(st, b, rp, tab, r, m)
-        st[b, LEFT] = left
+        st[b, DICE_LEFT] = left
         if action & 1:
             _end_turn(st, b, True, rp)
             return 1
@@ -361,17 +361,17 @@ def _move(st, b, action, rp, tab):
 @njit(cache=True)
 def _new_game(st, b, first, rp):
     """A fresh game in row ``b`` (up to its first decision or its first roll); the dice columns stay."""
-    for c in range(DPOS):
+    for c in range(DICE_READ):
         st[b, c] = 0
-    for c in range(SCORE, RID):
+    for c in range(SCORE, RULES_ROW):
         st[b, c] = 0
-    for c in range(RID + 1, WIDTH):
+    for c in range(RULES_ROW + 1, WIDTH):
         st[b, c] = 0
-    on = 1 if rp[R_ENTRY] == 0 else 0
+    on = 1 if rp[R_ENTRY_THRESHOLD] == 0 else 0
     for q in range(rp[R_PLAYERS]):
-        st[b, ONB + q] = on
-    st[b, FIRST] = first
-    st[b, CUR] = first
+        st[b, ON_BOARD + q] = on
+    st[b, FIRST_SEAT] = first
+    st[b, CURRENT] = first
     _start_turn(st, b, rp)
 
 
@@ -384,9 +384,9 @@ def new_games(st, rows, firsts, rps, dbuf, keys, code_roll, tabs):
     """Start new games in ``rows`` with first seats ``firsts`` and roll their first dice."""
     for i in range(rows.shape[0]):
         b = rows[i]
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         _new_game(st, b, firsts[i], rps[rid])
-        _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_TAB]])
+        _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_KEEP_TABLE]])
 
 
 @njit(cache=True)
@@ -394,8 +394,8 @@ def advance_pending(st, rps, dbuf, keys, code_roll, tabs):
     """Resume every game whose roll is due (after a refill of its dice codes)."""
     for b in range(st.shape[0]):
         if st[b, PHASE] == PENDING:
-            rid = st[b, RID]
-            _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_TAB]])
+            rid = st[b, RULES_ROW]
+            _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_KEEP_TABLE]])
 
 
 @njit(cache=True, inline=INLINE)
@@ -405,9 +405,9 @@ def _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
         if st[b, PHASE] > KEEP:
             continue
         a = actions[b]
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
+        tab = tabs[rps[rid, R_KEEP_TABLE]]
         if not _legal(st, b, a, rp, tab):
             illegal[b] = True
             continue
@@ -425,7 +425,7 @@ def step(st, actions, illegal, rps, dbuf, keys, code_roll, tabs):
 def step_hold(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     """:func:`step`, but stopping short of some rolls, so that the state there can be read, PENDING;
     :func:`advance_pending` then rolls on. ``hold`` 1: a game whose turn ends (a bank, or a zilch of
-    the dice rolled on) stops before the next turn's first roll (``RIT == 0``); 2: every game stops
+    the dice rolled on) stops before the next turn's first roll (``TURN_ROLLS == 0``); 2: every game stops
     before its next roll (right after the move: the turn's next roll, or the next turn's first)."""
     _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold)
 
@@ -439,9 +439,9 @@ def step_rows(st, rows, actions, illegal, rps, dbuf, keys, code_roll, tabs):
         if st[b, PHASE] > KEEP:
             continue
         a = actions[i]
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
+        tab = tabs[rps[rid, R_KEEP_TABLE]]
         if not _legal(st, b, a, rp, tab):
             illegal[i] = True
             continue

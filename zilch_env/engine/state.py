@@ -53,7 +53,7 @@ class GameFields:
 
     @property
     def current(self) -> int:
-        return self._s0.item(L.CUR)
+        return self._s0.item(L.CURRENT)
 
     @property
     def phase(self) -> Phase:
@@ -73,19 +73,19 @@ class GameFields:
 
     @property
     def on_board(self) -> list[bool]:
-        return SeatList([x != 0 for x in self._seats(L.ONB)], "on_board")
+        return SeatList([x != 0 for x in self._seats(L.ON_BOARD)], "on_board")
 
     @on_board.setter
     def on_board(self, values: Sequence[bool]) -> None:
-        self._set_seats(L.ONB, [bool(v) for v in values])
+        self._set_seats(L.ON_BOARD, [bool(v) for v in values])
 
     @property
     def zilch_streak(self) -> list[int]:
-        return self._seat_list(L.STREAK, "zilch_streak")
+        return self._seat_list(L.ZILCH_STREAK, "zilch_streak")
 
     @zilch_streak.setter
     def zilch_streak(self, values: Sequence[int]) -> None:
-        self._set_seats(L.STREAK, values)
+        self._set_seats(L.ZILCH_STREAK, values)
 
     def _set_seats(self, col: int, values: Sequence[Any]) -> None:
         values = list(values)
@@ -106,72 +106,72 @@ class GameFields:
 
     @property
     def dice_left(self) -> int:
-        return self._s0.item(L.LEFT)
+        return self._s0.item(L.DICE_LEFT)
 
     @property
     def turn_total(self) -> int:
-        return self._s0.item(L.TOTAL)
+        return self._s0.item(L.TURN_TOTAL)
 
     @turn_total.setter
     def turn_total(self, value: int) -> None:
-        self._s0[L.TOTAL] = int(value)
+        self._s0[L.TURN_TOTAL] = int(value)
         self._changed()
 
     @property
     def permanent(self) -> int:
-        return self._s0.item(L.PERM)
+        return self._s0.item(L.PERMANENT)
 
     @property
     def frozen(self) -> list[int]:
-        return self._s0[L.FZ: L.FZ + 6].tolist()
+        return self._s0[L.FROZEN: L.FROZEN + 6].tolist()
 
     @property
     def frozen_points(self) -> list[int]:
-        return self._s0[L.FZP: L.FZP + 6].tolist()
+        return self._s0[L.FROZEN_POINTS: L.FROZEN_POINTS + 6].tolist()
 
     @property
     def final_queue(self) -> list[int] | None:
         s0 = self._s0
-        if not s0.item(L.FQ_ON):
+        if not s0.item(L.FINAL_QUEUE_ON):
             return None
-        return SeatList(s0[L.FQ + s0.item(L.FQ_POS): L.FQ + s0.item(L.FQ_LEN)].tolist(), "final_queue")
+        return SeatList(s0[L.FINAL_QUEUE + s0.item(L.FINAL_QUEUE_POS): L.FINAL_QUEUE + s0.item(L.FINAL_QUEUE_END)].tolist(), "final_queue")
 
     @final_queue.setter
     def final_queue(self, seats: Sequence[int] | None) -> None:
         s0 = self._s0
         if seats is None:
-            s0[L.FQ_ON] = s0[L.FQ_POS] = s0[L.FQ_LEN] = 0
+            s0[L.FINAL_QUEUE_ON] = s0[L.FINAL_QUEUE_POS] = s0[L.FINAL_QUEUE_END] = 0
         else:
             seats = [int(q) for q in seats]
-            s0[L.FQ: L.FQ + len(seats)] = seats
-            s0[L.FQ_ON], s0[L.FQ_POS], s0[L.FQ_LEN] = 1, 0, len(seats)
+            s0[L.FINAL_QUEUE: L.FINAL_QUEUE + len(seats)] = seats
+            s0[L.FINAL_QUEUE_ON], s0[L.FINAL_QUEUE_POS], s0[L.FINAL_QUEUE_END] = 1, 0, len(seats)
         self._changed()
 
     @property
     def tiebreak_players(self) -> tuple[int, ...] | None:
-        m = self._s0.item(L.TB_MASK)
+        m = self._s0.item(L.TIEBREAK_SEATS)
         return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
 
     @property
     def tiebreak_round(self) -> int:
-        return self._s0.item(L.TB_ROUND)
+        return self._s0.item(L.TIEBREAK_ROUND)
 
     @property
     def last_result(self) -> int:
-        return self._s0.item(L.LAST)
+        return self._s0.item(L.LAST_RESULT)
 
     @property
     def offer(self) -> tuple[int, int] | None:
         s0 = self._s0
-        return (s0.item(L.OF_TOTAL), s0.item(L.OF_DICE)) if s0.item(L.OF_ON) else None
+        return (s0.item(L.OFFER_TOTAL), s0.item(L.OFFER_DICE)) if s0.item(L.OFFER_ON) else None
 
     @offer.setter
     def offer(self, value: tuple[int, int] | None) -> None:
         s0 = self._s0
         if value is None:
-            s0[L.OF_ON] = 0
+            s0[L.OFFER_ON] = 0
         else:
-            s0[L.OF_ON], s0[L.OF_TOTAL], s0[L.OF_DICE] = 1, int(value[0]), int(value[1])
+            s0[L.OFFER_ON], s0[L.OFFER_TOTAL], s0[L.OFFER_DICE] = 1, int(value[0]), int(value[1])
         self._changed()
 
     @property
@@ -179,34 +179,34 @@ class GameFields:
         """With a piggyback offer under pyramiding: the dice frozen in the pass it takes over, by
         face, and their points (as :attr:`frozen` and :attr:`frozen_points`); None without an offer."""
         s0 = self._s0
-        if not s0.item(L.OF_ON):
+        if not s0.item(L.OFFER_ON):
             return None
-        return s0[L.OF_FZ: L.OF_FZ + 6].tolist(), s0[L.OF_FZP: L.OF_FZP + 6].tolist()
+        return s0[L.OFFER_FROZEN: L.OFFER_FROZEN + 6].tolist(), s0[L.OFFER_FROZEN_POINTS: L.OFFER_FROZEN_POINTS + 6].tolist()
 
     @property
     def challenged(self) -> int | None:
-        q = self._s0.item(L.CHAL)
+        q = self._s0.item(L.CHALLENGED)
         return None if q < 0 else q
 
     @property
     def piggybacked(self) -> bool:
         """Whether this turn took over the previous player's offer."""
-        return self._s0.item(L.PIGGY) != 0
+        return self._s0.item(L.PIGGYBACKED) != 0
 
     @property
     def challenges_used(self) -> list[int]:
-        return self._seats(L.CH_USED)
+        return self._seats(L.CHALLENGES_USED)
 
     @property
     def challenge_brackets(self) -> list[list[bool]]:
-        return [[bool(b & 1), bool(b & 2)] for b in self._seats(L.CH_BR)]
+        return [[bool(b & 1), bool(b & 2)] for b in self._seats(L.CHALLENGE_BRACKETS)]
 
     @property
     def winners(self) -> tuple[int, ...] | None:
         s0 = self._s0
         if s0.item(L.PHASE) != L.OVER:
             return None
-        m = s0.item(L.WIN_MASK)
+        m = s0.item(L.WINNER_SEATS)
         return tuple(q for q in range(self.num_players) if m >> q & 1)
 
     @property

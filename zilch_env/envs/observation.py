@@ -270,21 +270,21 @@ def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
     kinds = []
     for f in range(FACES):
         for m in range(1, FACES + 1):
-            pts = rp[L.R_SPLIT1 + f * 7 + m]  # m dice of face f scored alone, -1 for none
+            pts = rp[L.R_FACE_POINTS + f * 7 + m]  # m dice of face f scored alone, -1 for none
             kinds.append(0.0 if pts < 0 else min(pts * inv, _P))
     partial = sc.partial_straights
-    penalised = rp[L.R_ZP_COUNT] > 0
+    penalised = rp[L.R_ZILCH_PENALTY_COUNT] > 0
     vals = [
-        rp[L.R_DICE] / 6, min(rp[L.R_TARGET] / 20000, 5.0), min(rp[L.R_ENTRY] * inv, _P),
-        min(rp[L.R_MIN_BANK] * inv, _P), rp[L.R_ALL_SCORING], rp[L.R_FORCED],
-        rp[L.R_END] == ENDS.index("finish_round"), rp[L.R_TIEBREAK], rp[L.R_PYR], rp[L.R_CHALLENGE],
-        rp[L.R_OVERCOMING], rp[L.R_PIGGYBACK], min(rp[L.R_BONUS] * inv, _P), min(rp[L.R_ZP_COUNT] / 10, 1.0),
-        min(rp[L.R_ZP_POINTS] * inv, _P), penalised and rp[L.R_ZP_MODE] == PENALTY_MODES.index("halve"),
-        penalised and rp[L.R_ZP_MODE] == PENALTY_MODES.index("reset"), rp[L.R_PLAYERS] / 6,
+        rp[L.R_DICE] / 6, min(rp[L.R_TARGET] / 20000, 5.0), min(rp[L.R_ENTRY_THRESHOLD] * inv, _P),
+        min(rp[L.R_MIN_BANK] * inv, _P), rp[L.R_ALL_SCORING], rp[L.R_FORCED_HOT_DICE],
+        rp[L.R_END] == ENDS.index("finish_round"), rp[L.R_TIEBREAK], rp[L.R_PYRAMIDING], rp[L.R_CHALLENGE],
+        rp[L.R_OVERCOMING], rp[L.R_PIGGYBACK], min(rp[L.R_SIX_DICE_BONUS] * inv, _P), min(rp[L.R_ZILCH_PENALTY_COUNT] / 10, 1.0),
+        min(rp[L.R_ZILCH_PENALTY_POINTS] * inv, _P), penalised and rp[L.R_ZILCH_PENALTY_MODE] == PENALTY_MODES.index("halve"),
+        penalised and rp[L.R_ZILCH_PENALTY_MODE] == PENALTY_MODES.index("reset"), rp[L.R_PLAYERS] / 6,
         *kinds, min(rp[L.R_STRAIGHT] * inv, _P), min(sc.three_pairs * inv, _P), min(sc.two_triplets * inv, _P),
         sc.four_and_pair_is_three_pairs, min(partial.get(12345, 0) * inv, _P),
         min(partial.get(23456, 0) * inv, _P), sc.permanent_straight, rp[L.R_END] == ENDS.index("instant"),
-        min(-rp[L.R_FLOOR] * inv, _P),
+        min(-rp[L.R_SCORE_FLOOR] * inv, _P),
     ]
     out = np.array(vals, dtype=np.float32)
     out.flags.writeable = False
@@ -293,7 +293,7 @@ def rules_block(rs: Ruleset, num_players: int) -> np.ndarray:
 
 class KernelConstants(NamedTuple):
     """What the observation kernel takes besides the state, for one ruleset and player count, each
-    as the kernels' stack of one (a row with ``RID`` 0): the rule parameters (``rp``) and keep table
+    as the kernels' stack of one (a row with ``RULES_ROW`` 0): the rule parameters (``rp``) and keep table
     (``tab``) of :func:`zilch_env.rules.compile`, the scales ``finv`` (1 / target, the points clip,
     1 / max(zilch penalty count, 3), the tie-break rounds limit) and the ``rules`` and
     ``rules_table`` fields (:func:`rules_block`). Shared: not to be written (they stay writeable arrays so that the
@@ -330,7 +330,7 @@ def kernel_constants(rs: Ruleset, num_players: int) -> KernelConstants:
 
 
 _EMPTY_ROW = np.zeros(L.WIDTH, dtype=np.int64)
-_EMPTY_ROW[L.CHAL] = -1
+_EMPTY_ROW[L.CHALLENGED] = -1
 
 
 def state_row(state: GameState) -> np.ndarray:
@@ -339,49 +339,49 @@ def state_row(state: GameState) -> np.ndarray:
     are left at zero; the row is for reading, not for stepping."""
     n = state.num_players
     st = _EMPTY_ROW.copy()
-    st[L.CUR] = state.current
-    st[L.FIRST] = state.first
+    st[L.CURRENT] = state.current
+    st[L.FIRST_SEAT] = state.first
     st[L.PHASE] = state.phase
     roll = state.roll
     if roll:
         st[L.ROLL] = _ROLL_ID[roll]
     else:
         st[L.ROLL] = -1
-    st[L.LEFT] = state.dice_left
-    st[L.TOTAL] = state.turn_total
-    st[L.PERM] = state.permanent
-    st[L.LAST] = state.last_result
+    st[L.DICE_LEFT] = state.dice_left
+    st[L.TURN_TOTAL] = state.turn_total
+    st[L.PERMANENT] = state.permanent
+    st[L.LAST_RESULT] = state.last_result
     queue = state.final_queue
     if queue is not None:
-        st[L.FQ_ON] = 1
-        st[L.FQ_LEN] = len(queue)
-        st[L.FQ: L.FQ + len(queue)] = queue
+        st[L.FINAL_QUEUE_ON] = 1
+        st[L.FINAL_QUEUE_END] = len(queue)
+        st[L.FINAL_QUEUE: L.FINAL_QUEUE + len(queue)] = queue
     tied = state.tiebreak_players
     if tied is not None:
         m = 0
         for q in tied:
             m |= 1 << q
-        st[L.TB_MASK] = m
-    st[L.TB_ROUND] = state.tiebreak_round
+        st[L.TIEBREAK_SEATS] = m
+    st[L.TIEBREAK_ROUND] = state.tiebreak_round
     st[L.SCORE: L.SCORE + n] = state.scores
-    st[L.ONB: L.ONB + n] = state.on_board
-    st[L.STREAK: L.STREAK + n] = state.zilch_streak
+    st[L.ON_BOARD: L.ON_BOARD + n] = state.on_board
+    st[L.ZILCH_STREAK: L.ZILCH_STREAK + n] = state.zilch_streak
     variants = state.ruleset.variants
     if variants.pyramiding:
         frozen = state.frozen
-        st[L.FZ: L.FZ + FACES] = frozen
-        st[L.FZP: L.FZP + FACES] = state.frozen_points
-        st[L.FZN] = sum(frozen)
+        st[L.FROZEN: L.FROZEN + FACES] = frozen
+        st[L.FROZEN_POINTS: L.FROZEN_POINTS + FACES] = state.frozen_points
+        st[L.FROZEN_DICE] = sum(frozen)
     if variants.challenge:
         if state.challenged is not None:
-            st[L.CHAL] = state.challenged
-        st[L.CH_USED: L.CH_USED + n] = state.challenges_used
-        st[L.CH_BR: L.CH_BR + n] = [int(lo) | int(hi) << 1 for lo, hi in state.challenge_brackets]
+            st[L.CHALLENGED] = state.challenged
+        st[L.CHALLENGES_USED: L.CHALLENGES_USED + n] = state.challenges_used
+        st[L.CHALLENGE_BRACKETS: L.CHALLENGE_BRACKETS + n] = [int(lo) | int(hi) << 1 for lo, hi in state.challenge_brackets]
     offer = state.offer
     if offer is not None:
-        st[L.OF_ON] = 1
-        st[L.OF_TOTAL] = offer[0]
-        st[L.OF_DICE] = offer[1]
+        st[L.OFFER_ON] = 1
+        st[L.OFFER_TOTAL] = offer[0]
+        st[L.OFFER_DICE] = offer[1]
     return st
 
 

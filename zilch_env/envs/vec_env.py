@@ -338,7 +338,7 @@ class BatchedZilchVecEnv(VecEnv):
         """The TableSet opponents of ``rows``: the table of each game's rules."""
         rows = np.intersect1d(rows, self._set_envs)
         if rows.size:
-            rid = self.games._st[rows, L.RID]
+            rid = self.games._st[rows, L.RULES_ROW]
             self._kinds[rows, :] = self._set_kind[rows, rid][:, None]
             self._thr[rows, :] = self._set_thr[rows, rid][:, None]
 
@@ -352,7 +352,7 @@ class BatchedZilchVecEnv(VecEnv):
             if not waiting:
                 return
             st = g._st
-            to_move = np.flatnonzero((st[:, L.PHASE] <= L.KEEP) & (st[:, L.CUR] != self.seats))
+            to_move = np.flatnonzero((st[:, L.PHASE] <= L.KEEP) & (st[:, L.CURRENT] != self.seats))
             bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move], self._obs_size)
             if bad is not None:
                 j, env, action = bad
@@ -387,7 +387,7 @@ class BatchedZilchVecEnv(VecEnv):
                 break
         else:
             raise RuntimeError(f"{MAX_EMPTY_EPISODES} games in a row ended before the agent's first decision "
-                               f"(target {self.rulesets[int(g._st[rows[0], L.RID])].target} is reached in one turn?)")
+                               f"(target {self.rulesets[int(g._st[rows[0], L.RULES_ROW])].target} is reached in one turn?)")
         st = g._st
         self._own[:] = st[np.arange(self.num_envs), L.SCORE + self.seats]
         if self.potential is not None:
@@ -441,7 +441,7 @@ class BatchedZilchVecEnv(VecEnv):
             K.step_hold(st, self._actions, g._illegal, g._rp, *g._kargs, 1 if self.luck else 2)
             illegal = g._illegal
             if self.luck:  # where the agent's turn ended
-                turn_over = np.flatnonzero((((st[:, L.PHASE] == L.PENDING) & (st[:, L.RIT] == 0))
+                turn_over = np.flatnonzero((((st[:, L.PHASE] == L.PENDING) & (st[:, L.TURN_ROLLS] == 0))
                                             | (st[:, L.PHASE] == L.OVER)) & ~illegal)
                 phi_end = self._potential(turn_over)
             else:  # every move: the value right after it, before any dice
@@ -495,7 +495,7 @@ class BatchedZilchVecEnv(VecEnv):
         ended = np.flatnonzero(dones)
         if ended.size:
             for i in ended:
-                players = int(g.entry_players[st[i, L.RID]])  # this game's seats
+                players = int(g.entry_players[st[i, L.RULES_ROW]])  # this game's seats
                 f = int(flags[i])
                 info = infos[i]
                 info["terminal_observation"] = obs[i].copy()
@@ -506,7 +506,7 @@ class BatchedZilchVecEnv(VecEnv):
                 info["game_turns"] = int(st[i, L.TURNS])
                 info["illegal_action"] = bool(f & 4)
                 over = bool(st[i, L.PHASE] == L.OVER)
-                w = int(st[i, L.WIN_MASK]) if over else 0
+                w = int(st[i, L.WINNER_SEATS]) if over else 0
                 winners = (w >> np.arange(players)) & 1 == 1
                 info["game_over"] = over
                 info["winners"] = winners

@@ -246,7 +246,7 @@ class ZilchVectorEnv(VectorEnv):
         # the ended (next_step) rows show their final state; an illegal ending shows the mask
         ended_ok = (flags != 0) & ((flags & 4) == 0)
         mask[ended_ok] = False
-        winners = ((st[:, L.WIN_MASK][:, None] >> np.arange(n)) & 1 == 1) & over[:, None]
+        winners = ((st[:, L.WINNER_SEATS][:, None] >> np.arange(n)) & 1 == 1) & over[:, None]
         scores = st[:, L.SCORE: L.SCORE + n].copy()
         seats = v.seats.copy()
         illegal = (flags & 4) != 0
@@ -258,9 +258,9 @@ class ZilchVectorEnv(VectorEnv):
             "action_mask": mask.astype(np.int8),
             "seat": seats,
             "scores": scores,
-            "turn_total": st[:, L.TOTAL].copy(),
+            "turn_total": st[:, L.TURN_TOTAL].copy(),
             "turn_points": np.array(points, dtype=np.int64),
-            "agent_turns": st[np.arange(N), L.P_TURNS + seats].copy(),
+            "agent_turns": st[np.arange(N), L.SEAT_TURNS + seats].copy(),
             "game_turns": st[:, L.TURNS].copy(),
             "illegal_action": illegal,
             "illegal_reason": reason,

@@ -13,8 +13,8 @@ from zilch_env._jit import INLINE
 
 from zilch_env.engine.kernels import (_advance, _apply, _bank_need, _bank_need_of, _may_bank, _may_challenge_seat, _new_game)
 from zilch_env.engine.keeps import (_row_keeps, _bonus_roll, _keep_next, _pyramid_best, _pyramid_on)
-from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, CUR, DECISIONS, DFILL, DPOS, KEEP, LEFT, OF_DICE, OF_TOTAL, ONB, OVER, PENDING, PERM, PHASE, PIGGYBACK, ROLL, R_DICE, R_FORCED, R_KEYED, R_PLAYERS, R_TAB, RID, STREAK, TOTAL, T_MASK, T_N, T_PTS)
-from zilch_env.engine.layout import MARGIN, T_BEST
+from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, CURRENT, DECISIONS, DICE_WRITTEN, DICE_READ, KEEP, DICE_LEFT, OFFER_DICE, OFFER_TOTAL, ON_BOARD, OVER, PENDING, PERMANENT, PHASE, PIGGYBACK, ROLL, R_DICE, R_FORCED_HOT_DICE, R_DICE_SOURCE, R_PLAYERS, R_KEEP_TABLE, RULES_ROW, ZILCH_STREAK, TURN_TOTAL, T_KEEP_MASK, T_KEEP_DICE, T_KEEP_POINTS)
+from zilch_env.engine.layout import MARGIN, T_BEST_KEEP
 from zilch_env.engine.splitmix import _below
 
 
@@ -30,12 +30,12 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
     waiting = 0
     for b in range(st.shape[0]):
         seat = seats[b]
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
+        tab = tabs[rps[rid, R_KEEP_TABLE]]
         n = rp[R_PLAYERS]
-        while st[b, PHASE] <= KEEP and st[b, CUR] != seat:
-            p = st[b, CUR]
+        while st[b, PHASE] <= KEEP and st[b, CURRENT] != seat:
+            p = st[b, CURRENT]
             k = (p - seat + n) % n
             kind = kinds[b, k]
             if kind == 2:
@@ -67,11 +67,11 @@ def _greedy_action(st, b, rp, tab, threshold, min_dice):
     elif _bonus_roll(st, b, rp, tab, r):
         mask, pts, kept = 0, 0, 0
     else:
-        k = tab[r, T_BEST]
-        mask, pts, kept = tab[r, T_MASK + k], tab[r, T_PTS + k], tab[r, T_N + k]
+        k = tab[r, T_BEST_KEEP]
+        mask, pts, kept = tab[r, T_KEEP_MASK + k], tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k]
     a = mask * 2
-    total = st[b, TOTAL] + pts
-    left = st[b, LEFT] - kept
+    total = st[b, TURN_TOTAL] + pts
+    left = st[b, DICE_LEFT] - kept
     need, no_bank_n = _bank_need(st, b, rp)
     if _may_bank(pts, kept, need, no_bank_n) and (
         total >= threshold or (left > 0 and left < min_dice)
@@ -108,15 +108,15 @@ def _random_action(st, b, rp, rng, stream, tab):
         count = 0
         for k in range(nk):
             count += 1
-            if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
+            if _may_bank(tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k], need, no_bank_n):
                 count += 1
         j = _below(rng, stream, count)
         for k in range(nk):
-            a = tab[r, T_MASK + k] * 2
+            a = tab[r, T_KEEP_MASK + k] * 2
             if j == 0:
                 return a
             j -= 1
-            if _may_bank(tab[r, T_PTS + k], tab[r, T_N + k], need, no_bank_n):
+            if _may_bank(tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k], need, no_bank_n):
                 if j == 0:
                     return a + 1
                 j -= 1
@@ -170,9 +170,9 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     ph = st[b, PHASE]
     if ph == CHALLENGE:
         return A_NO_CHALLENGE
-    p = st[b, CUR]
-    on = 1 if st[b, ONB + p] != 0 else 0
-    streak = st[b, STREAK + p]
+    p = st[b, CURRENT]
+    on = 1 if st[b, ON_BOARD + p] != 0 else 0
+    streak = st[b, ZILCH_STREAK + p]
     if streak > vsel.shape[2] - 1:
         streak = vsel.shape[2] - 1
     q = vsel[t, on, streak]
@@ -183,15 +183,15 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     s = vint[q, V_STRAIGHT]
     dice = rp[R_DICE]
     if ph == PIGGYBACK:  # TurnPolicy.roll_value of the offer against a fresh turn's
-        i = st[b, OF_TOTAL] // unit
-        take = vals[q, 0, st[b, OF_DICE], i] if i < size else vbeyond[q, 0]
+        i = st[b, OFFER_TOTAL] // unit
+        take = vals[q, 0, st[b, OFFER_DICE], i] if i < size else vbeyond[q, 0]
         fresh = vals[q, 0, dice, 0] if size > 0 else vbeyond[q, 0]
         return A_PIGGYBACK if take > fresh else A_FRESH
     r = st[b, ROLL]
-    total = st[b, TOTAL]
-    perm = st[b, PERM]
-    n = st[b, LEFT]
-    need, no_bank_n = _bank_need_of(thr, total, n, rp[R_FORCED] != 0)
+    total = st[b, TURN_TOTAL]
+    perm = st[b, PERMANENT]
+    n = st[b, DICE_LEFT]
+    need, no_bank_n = _bank_need_of(thr, total, n, rp[R_FORCED_HOT_DICE] != 0)
     best_a = -1
     best_v = 0.0
     best_bank = False
@@ -239,9 +239,9 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
         if st[b, PHASE] > KEEP:
             out[b] = -1
             continue
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
+        tab = tabs[rps[rid, R_KEEP_TABLE]]
         if kinds[b] == 0:
             out[b] = _random_action(st, b, rp, rng, b, tab)
         elif kinds[b] == 1:
@@ -262,9 +262,9 @@ def play_random(st, sweeps, rng, rps, dbuf, keys, code_roll, tabs, firsts):
         low = False
         for b in range(st.shape[0]):
             ph = st[b, PHASE]
-            rid = st[b, RID]
+            rid = st[b, RULES_ROW]
             rp = rps[rid]
-            tab = tabs[rps[rid, R_TAB]]
+            tab = tabs[rps[rid, R_KEEP_TABLE]]
             if ph == OVER:
                 finished += 1
                 _new_game(st, b, firsts[b], rp)
@@ -275,7 +275,7 @@ def play_random(st, sweeps, rng, rps, dbuf, keys, code_roll, tabs, firsts):
                 a = _random_action(st, b, rp, rng, b, tab)
                 _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
                 decisions += 1
-            if rp[R_KEYED] == 0 and st[b, DFILL] - st[b, DPOS] < MARGIN:
+            if rp[R_DICE_SOURCE] == 0 and st[b, DICE_WRITTEN] - st[b, DICE_READ] < MARGIN:
                 low = True
         if low:
             return t + 1, decisions, finished
@@ -294,13 +294,13 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
     S = rng.shape[0] // st.shape[0]
     waiting = 0
     for b in range(st.shape[0]):
-        rid = st[b, RID]
+        rid = st[b, RULES_ROW]
         rp = rps[rid]
-        tab = tabs[rps[rid, R_TAB]]
+        tab = tabs[rps[rid, R_KEEP_TABLE]]
         while st[b, PHASE] <= KEEP:
             if st[b, DECISIONS] >= max_decisions:
                 return b, waiting
-            p = st[b, CUR]
+            p = st[b, CURRENT]
             ag = seat_agent[b, p]
             kind = kinds[ag]
             if kind == 2:

@@ -63,7 +63,7 @@ class AgentPlay:
         kind_of = np.array([1 if t is None else 3 for t in table.tables], dtype=np.int64)
         thr_of = np.full(len(table.tables), table.fallback_threshold, dtype=np.int64)
         thr_of[kind_of == 3] = np.arange(len(solved))
-        rid = self._st[:, L.RID]
+        rid = self._st[:, L.RULES_ROW]
         return self._agent_actions(kind_of[rid], thr_of[rid], np.full(G, KernelAgent.min_dice, dtype=np.int64),
                                    _pack_value_tables(solved, self.rulesets) if solved else None)
 
@@ -126,7 +126,7 @@ class AgentPlay:
             self._service()
             if waiting:
                 to_move = np.flatnonzero(st[:, L.PHASE] <= L.KEEP)
-                bad = self.step_batch_policies(outside, to_move, seats[to_move, st[to_move, L.CUR]])
+                bad = self.step_batch_policies(outside, to_move, seats[to_move, st[to_move, L.CURRENT]])
                 if bad is not None:
                     j, game, action = bad
                     raise RuntimeError(f"agent {agents[j]!r} chose the illegal action {action} in game {game}")

@@ -145,34 +145,34 @@ class CompiledRules:
         rp = np.zeros(L.R_SIZE, dtype=np.int64)
         rp[L.R_DICE] = rs.dice
         rp[L.R_TARGET] = rs.target
-        rp[L.R_ENTRY] = rs.entry_threshold
+        rp[L.R_ENTRY_THRESHOLD] = rs.entry_threshold
         rp[L.R_MIN_BANK] = rs.min_bank
-        rp[L.R_FORCED] = rs.hot_dice == "forced"
+        rp[L.R_FORCED_HOT_DICE] = rs.hot_dice == "forced"
         rp[L.R_OVERCOMING] = v.overcoming
-        rp[L.R_PERM_STRAIGHT] = permanent_straight(rs)
-        rp[L.R_BONUS] = v.six_dice_zilch_bonus
-        rp[L.R_ZP_COUNT] = zp.count
-        rp[L.R_ZP_POINTS] = zp.points
-        rp[L.R_ZP_MODE] = PENALTY_MODES.index(zp.mode)
+        rp[L.R_PERMANENT_STRAIGHT] = permanent_straight(rs)
+        rp[L.R_SIX_DICE_BONUS] = v.six_dice_zilch_bonus
+        rp[L.R_ZILCH_PENALTY_COUNT] = zp.count
+        rp[L.R_ZILCH_PENALTY_POINTS] = zp.points
+        rp[L.R_ZILCH_PENALTY_MODE] = PENALTY_MODES.index(zp.mode)
         rp[L.R_END] = ENDS.index(rs.end)
         rp[L.R_TIEBREAK] = rs.tie == "tiebreak"
         rp[L.R_PLAYERS] = num_players
-        rp[L.R_MAX_TB] = MAX_TIEBREAK_ROUNDS
-        rp[L.R_KEYED] = keyed
-        rp[L.R_PYR] = v.pyramiding
+        rp[L.R_MAX_TIEBREAK_ROUNDS] = MAX_TIEBREAK_ROUNDS
+        rp[L.R_DICE_SOURCE] = keyed
+        rp[L.R_PYRAMIDING] = v.pyramiding
         rp[L.R_CHALLENGE] = v.challenge
         rp[L.R_PIGGYBACK] = v.piggyback
         rp[L.R_ALL_SCORING] = rs.keep == "all_scoring"
-        rp[L.R_CH_SPLIT] = CHALLENGE_SPLIT
-        rp[L.R_CH_COST1], rp[L.R_CH_COST2] = CHALLENGE_ZILCH_COST
-        rp[L.R_FLOOR] = rs.score_floor
+        rp[L.R_CHALLENGE_SPLIT] = CHALLENGE_SPLIT
+        rp[L.R_CHALLENGE_COST_FIRST], rp[L.R_CHALLENGE_COST_SECOND] = CHALLENGE_ZILCH_COST
+        rp[L.R_SCORE_FLOOR] = rs.score_floor
         rp[L.R_STRAIGHT] = rs.scoring.straight
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6
                 c[f] = m
                 pts = split_points(rs.scoring, tuple(c))  # type: ignore[arg-type]
-                rp[L.R_SPLIT1 + f * 7 + m] = -1 if pts is None else pts
+                rp[L.R_FACE_POINTS + f * 7 + m] = -1 if pts is None else pts
         return rp
 
 
@@ -216,26 +216,26 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
 def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None]) -> np.ndarray:
     """The kernels' keep table: one int32 row per roll id (columns ``T_*``)."""
     table = np.zeros((len(ROLLS), L.T_WIDTH), dtype=np.int32)
-    table[:, L.T_BEST] = -1
-    table[:, L.T_M2K: L.T_M2K + 64] = -1
+    table[:, L.T_BEST_KEEP] = -1
+    table[:, L.T_KEEP_OF_MASK: L.T_KEEP_OF_MASK + 64] = -1
     for r, roll in enumerate(ROLLS):
         ks = keeps[r]
         if len(ks) > L.MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
             raise ValueError(f"roll {roll} has {len(ks)} keeps; the tables hold {L.MAX_KEEPS}")
-        table[r, L.T_NK] = len(ks)
+        table[r, L.T_KEEP_COUNT] = len(ks)
         for k, keep in enumerate(ks):
-            table[r, L.T_MASK + k] = keep.mask
-            table[r, L.T_PTS + k] = keep.points
-            table[r, L.T_N + k] = keep.n
-            table[r, L.T_STR + k] = keep.straight
-            table[r, L.T_M2K + keep.mask] = k
+            table[r, L.T_KEEP_MASK + k] = keep.mask
+            table[r, L.T_KEEP_POINTS + k] = keep.points
+            table[r, L.T_KEEP_DICE + k] = keep.n
+            table[r, L.T_KEEP_STRAIGHT + k] = keep.straight
+            table[r, L.T_KEEP_OF_MASK + keep.mask] = k
             if keep == best[r]:
-                table[r, L.T_BEST] = k
-        table[r, L.T_LEN] = len(roll)
+                table[r, L.T_BEST_KEEP] = k
+        table[r, L.T_ROLL_DICE] = len(roll)
         for i, d in enumerate(roll):
-            if table[r, L.T_CNT + d - 1] == 0:
-                table[r, L.T_FIRST + d - 1] = i
-            table[r, L.T_CNT + d - 1] += 1
+            if table[r, L.T_FACE_COUNT + d - 1] == 0:
+                table[r, L.T_FACE_FIRST + d - 1] = i
+            table[r, L.T_FACE_COUNT + d - 1] += 1
     return table
 
 
@@ -273,14 +273,14 @@ def batch_tables(ruleset: Ruleset) -> BatchTables:
     cr = compile(ruleset)
     t = cr.table
     R = len(ROLLS)
-    roll_n = t[:, L.T_LEN].astype(np.int8)
+    roll_n = t[:, L.T_ROLL_DICE].astype(np.int8)
     faces = np.zeros((R, 6), dtype=np.int8)
     for r, roll in enumerate(ROLLS):
         faces[r, : len(roll)] = roll
-    cols = (t[:, L.T_NK].astype(np.int8), t[:, L.T_MASK: L.T_MASK + L.MAX_KEEPS].astype(np.int8),
-            t[:, L.T_PTS: L.T_PTS + L.MAX_KEEPS].copy(), t[:, L.T_N: L.T_N + L.MAX_KEEPS].astype(np.int8),
-            t[:, L.T_STR: L.T_STR + L.MAX_KEEPS].astype(np.bool_), t[:, L.T_M2K: L.T_M2K + 64].astype(np.int8),
-            t[:, L.T_BEST].astype(np.int8))
+    cols = (t[:, L.T_KEEP_COUNT].astype(np.int8), t[:, L.T_KEEP_MASK: L.T_KEEP_MASK + L.MAX_KEEPS].astype(np.int8),
+            t[:, L.T_KEEP_POINTS: L.T_KEEP_POINTS + L.MAX_KEEPS].copy(), t[:, L.T_KEEP_DICE: L.T_KEEP_DICE + L.MAX_KEEPS].astype(np.int8),
+            t[:, L.T_KEEP_STRAIGHT: L.T_KEEP_STRAIGHT + L.MAX_KEEPS].astype(np.bool_), t[:, L.T_KEEP_OF_MASK: L.T_KEEP_OF_MASK + 64].astype(np.int8),
+            t[:, L.T_BEST_KEEP].astype(np.int8))
     arrays = (roll_n, faces, *cols)
     for a in arrays:
         a.flags.writeable = False

@@ -11,38 +11,45 @@ from __future__ import annotations
 import functools
 
 __all__ = [
-    "R_DICE", "R_TARGET", "R_ENTRY", "R_MIN_BANK", "R_FORCED", "R_OVERCOMING", "R_PERM_STRAIGHT", "R_BONUS", "R_ZP_COUNT", "R_ZP_POINTS", "R_ZP_MODE", "R_END", "R_TIEBREAK", "R_PLAYERS", "R_MAX_TB", "R_KEYED", "R_PYR", "R_CHALLENGE", "R_PIGGYBACK", "R_ALL_SCORING", "R_CH_SPLIT", "R_CH_COST1", "R_CH_COST2", "R_SPLIT1", "R_FLOOR", "R_TAB", "R_STRAIGHT", "R_SIZE", "CODES", "MAX_KEEPS", "T_NK", "T_BEST", "T_MASK", "T_PTS", "T_N", "T_STR", "T_M2K", "T_LEN", "T_CNT", "T_FIRST", "T_WIDTH", "sorted_rolls_by_code",
+    "R_DICE", "R_TARGET", "R_ENTRY_THRESHOLD", "R_MIN_BANK", "R_FORCED_HOT_DICE", "R_OVERCOMING",
+    "R_PERMANENT_STRAIGHT", "R_SIX_DICE_BONUS", "R_ZILCH_PENALTY_COUNT", "R_ZILCH_PENALTY_POINTS",
+    "R_ZILCH_PENALTY_MODE", "R_END", "R_TIEBREAK", "R_PLAYERS", "R_MAX_TIEBREAK_ROUNDS", "R_DICE_SOURCE",
+    "R_PYRAMIDING", "R_CHALLENGE", "R_PIGGYBACK", "R_ALL_SCORING", "R_CHALLENGE_SPLIT",
+    "R_CHALLENGE_COST_FIRST", "R_CHALLENGE_COST_SECOND", "R_FACE_POINTS", "R_SCORE_FLOOR", "R_KEEP_TABLE",
+    "R_STRAIGHT", "R_SIZE", "CODES", "MAX_KEEPS", "T_KEEP_COUNT", "T_BEST_KEEP", "T_KEEP_MASK",
+    "T_KEEP_POINTS", "T_KEEP_DICE", "T_KEEP_STRAIGHT", "T_KEEP_OF_MASK", "T_ROLL_DICE", "T_FACE_COUNT",
+    "T_FACE_FIRST", "T_WIDTH", "sorted_rolls_by_code",
 ]
 
 # Rule parameters
 R_DICE = 0
 R_TARGET = 1
-R_ENTRY = 2
+R_ENTRY_THRESHOLD = 2
 R_MIN_BANK = 3
-R_FORCED = 4
+R_FORCED_HOT_DICE = 4
 R_OVERCOMING = 5
-R_PERM_STRAIGHT = 6
-R_BONUS = 7
-R_ZP_COUNT = 8
-R_ZP_POINTS = 9
-R_ZP_MODE = 10  # 0 subtract, 1 halve, 2 reset
+R_PERMANENT_STRAIGHT = 6
+R_SIX_DICE_BONUS = 7
+R_ZILCH_PENALTY_COUNT = 8
+R_ZILCH_PENALTY_POINTS = 9
+R_ZILCH_PENALTY_MODE = 10  # 0 subtract, 1 halve, 2 reset
 R_END = 11  # end: 0 others_one_turn, 1 finish_round, 2 instant (rules.schema.ENDS)
 R_TIEBREAK = 12
 R_PLAYERS = 13
-R_MAX_TB = 14
-R_KEYED = 15  # dice codes: 0 from the ring buffers (numpy streams); from per-game SplitMix64 keys:
+R_MAX_TIEBREAK_ROUNDS = 14
+R_DICE_SOURCE = 15  # dice codes: 0 from the ring buffers (numpy streams); from per-game SplitMix64 keys:
 # 1 the game's rolls in order, 2 by turn slot (seat, that seat's turn, roll of the turn)
-R_PYR = 16  # pyramiding
+R_PYRAMIDING = 16  # pyramiding
 R_CHALLENGE = 17  # challenge
 R_PIGGYBACK = 18  # piggyback
 R_ALL_SCORING = 19  # keep = "all_scoring"
-R_CH_SPLIT = 20  # the score that splits the two challenge brackets
-R_CH_COST1 = 21  # what a zilch costs the challenger on its first challenge
-R_CH_COST2 = 22  # and on its second
-R_SPLIT1 = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
-R_FLOOR = R_SPLIT1 + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
-R_TAB = R_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
-R_STRAIGHT = R_TAB + 1  # points of a straight (scoring.straight): what a permanent straight keeps through a zilch
+R_CHALLENGE_SPLIT = 20  # the score that splits the two challenge brackets
+R_CHALLENGE_COST_FIRST = 21  # what a zilch costs the challenger on its first challenge
+R_CHALLENGE_COST_SECOND = 22  # and on its second
+R_FACE_POINTS = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
+R_SCORE_FLOOR = R_FACE_POINTS + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
+R_KEEP_TABLE = R_SCORE_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
+R_STRAIGHT = R_KEEP_TABLE + 1  # points of a straight (scoring.straight): what a permanent straight keeps through a zilch
 R_SIZE = R_STRAIGHT + 1
 
 
@@ -53,17 +60,17 @@ CODES = 6**6
 # helpers take one table array instead of seven, because every array passed to a compiled helper
 # costs reference counting on each call, which dominated the step time.
 MAX_KEEPS = 63  # the most keeps any roll can have: six different faces, every one scoring (2**6 - 1)
-T_NK = 0  # legal keeps of the roll (0: a zilch)
-T_BEST = 1  # the best keep (all_scoring's keep, the greedy choice), -1 for a zilch
-T_MASK = 2  # MAX_KEEPS columns each: canonical mask, points, dice, scored as a straight
-T_PTS = T_MASK + MAX_KEEPS
-T_N = T_PTS + MAX_KEEPS
-T_STR = T_N + MAX_KEEPS
-T_M2K = T_STR + MAX_KEEPS  # 64 columns: the keep with this mask, -1 for none
-T_LEN = T_M2K + 64  # dice in the roll
-T_CNT = T_LEN + 1  # 6 columns: dice showing each face
-T_FIRST = T_CNT + 6  # 6 columns: the sorted position of each face's first die (0 when absent)
-T_WIDTH = T_FIRST + 6
+T_KEEP_COUNT = 0  # legal keeps of the roll (0: a zilch)
+T_BEST_KEEP = 1  # the best keep (all_scoring's keep, the greedy choice), -1 for a zilch
+T_KEEP_MASK = 2  # MAX_KEEPS columns each: canonical mask, points, dice, scored as a straight
+T_KEEP_POINTS = T_KEEP_MASK + MAX_KEEPS
+T_KEEP_DICE = T_KEEP_POINTS + MAX_KEEPS
+T_KEEP_STRAIGHT = T_KEEP_DICE + MAX_KEEPS
+T_KEEP_OF_MASK = T_KEEP_STRAIGHT + MAX_KEEPS  # 64 columns: the keep with this mask, -1 for none
+T_ROLL_DICE = T_KEEP_OF_MASK + 64  # dice in the roll
+T_FACE_COUNT = T_ROLL_DICE + 1  # 6 columns: dice showing each face
+T_FACE_FIRST = T_FACE_COUNT + 6  # 6 columns: the sorted position of each face's first die (0 when absent)
+T_WIDTH = T_FACE_FIRST + 6
 
 
 @functools.lru_cache(maxsize=1)

@@ -188,7 +188,7 @@ def test_totals_near_and_past_the_solvers_cap(preset):
             for g, s in enumerate(singles):
                 if not s.done:
                     s.turn_total = s.permanent + x
-                    bg._st[g, L.TOTAL] = s.turn_total
+                    bg._st[g, L.TURN_TOTAL] = s.turn_total
             acts = bg.value_actions(table)
             for g, s in enumerate(singles):
                 if not s.done:
@@ -196,7 +196,7 @@ def test_totals_near_and_past_the_solvers_cap(preset):
                     checked += 1
         for g, s in enumerate(singles):  # back to the real totals, and one real move
             s.turn_total = real[g]
-            bg._st[g, L.TOTAL] = real[g]
+            bg._st[g, L.TURN_TOTAL] = real[g]
         acts = bg.value_actions(table)
         for g, s in enumerate(singles):
             if not s.done:

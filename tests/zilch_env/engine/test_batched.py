@@ -53,18 +53,18 @@ def _batched_rows(bg: BatchedGames, rows: np.ndarray) -> np.ndarray:
 
     n = bg.num_players
     st = bg._st[rows]
-    qpos, qlen = st[:, L.FQ_POS], st[:, L.FQ_LEN] - st[:, L.FQ_POS]
+    qpos, qlen = st[:, L.FINAL_QUEUE_POS], st[:, L.FINAL_QUEUE_END] - st[:, L.FINAL_QUEUE_POS]
     i = np.arange(6)
-    queue = np.take_along_axis(st[:, L.FQ: L.FQ + 6], np.minimum(qpos[:, None] + i, 5), axis=1)
+    queue = np.take_along_axis(st[:, L.FINAL_QUEUE: L.FINAL_QUEUE + 6], np.minimum(qpos[:, None] + i, 5), axis=1)
     queue = np.where(i < qlen[:, None], queue, -1)
-    fq = np.where(st[:, L.FQ_ON, None] != 0, np.concatenate([qlen[:, None], queue], axis=1), -1)
+    fq = np.where(st[:, L.FINAL_QUEUE_ON, None] != 0, np.concatenate([qlen[:, None], queue], axis=1), -1)
     faces = bg.tables.faces[np.maximum(st[:, L.ROLL], 0)] * (st[:, L.ROLL, None] >= 0)
-    cols = [st[:, L.SCORE: L.SCORE + n], st[:, L.ONB: L.ONB + n], st[:, L.STREAK: L.STREAK + n]]
-    cols += [st[:, [L.CUR, L.PHASE, L.LEFT, L.TOTAL, L.PERM, L.LAST, L.TURNS, L.DECISIONS]], faces, fq,
-             st[:, [L.TB_MASK, L.TB_ROUND]], np.where(st[:, L.PHASE] == L.OVER, st[:, L.WIN_MASK], 0)[:, None]]
-    offer = np.where(st[:, L.OF_ON, None] != 0, st[:, [L.OF_ON, L.OF_TOTAL, L.OF_DICE]], 0)
-    cols += [st[:, L.FZ: L.FZ + 6], st[:, L.FZP: L.FZP + 6], offer, st[:, [L.CHAL, L.PIGGY]],
-             st[:, L.CH_USED: L.CH_USED + n], st[:, L.CH_BR: L.CH_BR + n]]
+    cols = [st[:, L.SCORE: L.SCORE + n], st[:, L.ON_BOARD: L.ON_BOARD + n], st[:, L.ZILCH_STREAK: L.ZILCH_STREAK + n]]
+    cols += [st[:, [L.CURRENT, L.PHASE, L.DICE_LEFT, L.TURN_TOTAL, L.PERMANENT, L.LAST_RESULT, L.TURNS, L.DECISIONS]], faces, fq,
+             st[:, [L.TIEBREAK_SEATS, L.TIEBREAK_ROUND]], np.where(st[:, L.PHASE] == L.OVER, st[:, L.WINNER_SEATS], 0)[:, None]]
+    offer = np.where(st[:, L.OFFER_ON, None] != 0, st[:, [L.OFFER_ON, L.OFFER_TOTAL, L.OFFER_DICE]], 0)
+    cols += [st[:, L.FROZEN: L.FROZEN + 6], st[:, L.FROZEN_POINTS: L.FROZEN_POINTS + 6], offer, st[:, [L.CHALLENGED, L.PIGGYBACKED]],
+             st[:, L.CHALLENGES_USED: L.CHALLENGES_USED + n], st[:, L.CHALLENGE_BRACKETS: L.CHALLENGE_BRACKETS + n]]
     return np.concatenate(cols, axis=1)
 
 
@@ -242,9 +242,9 @@ def test_slot_dice_give_each_turn_slot_the_same_dice():
         first_rolls: dict[tuple[int, int, int], tuple] = {}
         while not bg.done.all():
             st = bg._st
-            for g in np.flatnonzero((st[:, L.PHASE] == L.KEEP) & (st[:, L.RIT] == 1)):
-                q = int(st[g, L.CUR])
-                first_rolls.setdefault((int(g), q, int(st[g, L.P_TURNS + q])), tuple(bg.rolls[g]))
+            for g in np.flatnonzero((st[:, L.PHASE] == L.KEEP) & (st[:, L.TURN_ROLLS] == 1)):
+                q = int(st[g, L.CURRENT])
+                first_rolls.setdefault((int(g), q, int(st[g, L.SEAT_TURNS + q])), tuple(bg.rolls[g]))
             bg.step(bg.greedy_actions(thr))
         res[thr] = first_rolls
     common = set(res[300]) & set(res[1000])

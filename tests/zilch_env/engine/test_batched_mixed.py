@@ -52,7 +52,7 @@ def test_mixed_batch_plays_each_game_as_its_own_rules_do():
         for r in range(R):
             rows, one = where[r], alone[r]
             n = players[r]
-            a, b = mixed._st[rows][:, : L.RID], one._st[:, : L.RID]
+            a, b = mixed._st[rows][:, : L.RULES_ROW], one._st[:, : L.RULES_ROW]
             assert np.array_equal(a, b), f"step {step}: rules entry {r} ({ENTRIES[r][0]}) differs"
             assert np.array_equal(masks[rows], one.legal_masks()), f"step {step}: entry {r}'s legal actions"
             for seat in range(n):

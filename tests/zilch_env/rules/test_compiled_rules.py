@@ -29,9 +29,9 @@ def test_compiled_rolls_keeps_and_chances(preset):
         want = (info.best,) if rs.keep == "all_scoring" and info.best else info.keeps
         assert cr.keeps[r] == want and cr.best[r] == info.best
         row = cr.table[r]
-        assert row[L.T_NK] == len(want) and row[L.T_LEN] == len(roll)
-        assert [row[L.T_MASK + k] for k in range(len(want))] == [k.mask for k in want]
-        assert [row[L.T_CNT + f] for f in range(6)] == [roll.count(f + 1) for f in range(6)]
+        assert row[L.T_KEEP_COUNT] == len(want) and row[L.T_ROLL_DICE] == len(roll)
+        assert [row[L.T_KEEP_MASK + k] for k in range(len(want))] == [k.mask for k in want]
+        assert [row[L.T_FACE_COUNT + f] for f in range(6)] == [roll.count(f + 1) for f in range(6)]
 
 
 def test_roll_probability_is_exact_multinomial():
@@ -46,8 +46,8 @@ def test_units_and_params():
     odd = compile(load_ruleset("zonk", {"variants.zilch_penalty": {"count": 3, "points": 25, "mode": "subtract"}}))
     assert odd.unit == 50 and odd.score_unit == 25
     rp = farkle.params(3, keyed=1)
-    assert rp[L.R_PLAYERS] == 3 and rp[L.R_KEYED] == 1 and rp[L.R_ZP_COUNT] == 3
+    assert rp[L.R_PLAYERS] == 3 and rp[L.R_DICE_SOURCE] == 1 and rp[L.R_ZILCH_PENALTY_COUNT] == 3
     # pyramiding's per-face scoring: three 2s are 200, two 2s score nothing, four 1s double the triple
-    assert rp[L.R_SPLIT1 + 1 * 7 + 3] == 200 and rp[L.R_SPLIT1 + 1 * 7 + 2] == -1
-    assert rp[L.R_SPLIT1 + 0 * 7 + 4] == 2000
+    assert rp[L.R_FACE_POINTS + 1 * 7 + 3] == 200 and rp[L.R_FACE_POINTS + 1 * 7 + 2] == -1
+    assert rp[L.R_FACE_POINTS + 0 * 7 + 4] == 2000
     assert not farkle.table.flags.writeable and np.array_equal(farkle.code_roll[6][:3], farkle.code_roll[6][:3])
