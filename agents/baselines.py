@@ -35,7 +35,7 @@ from zilch_env import (
     CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK, GameState, GreedyMover, Phase, RandomMover, Ruleset,
     keep_action, scoring_table,
 )
-from zilch_env.rules.scoring import Keep
+from zilch_env.rules.scoring import Keep, best_of
 
 from agents.base import AgentSpecError, register_agent
 
@@ -50,7 +50,7 @@ class RandomAgent(RandomMover):
 
 def _most_points(keeps: Sequence[Keep]) -> Keep:
     """The keep of the most points; ties to the most dice (as ``all_scoring`` sets dice aside)."""
-    return max(keeps, key=lambda k: (k.points, k.n, -k.mask))
+    return best_of(keeps)  # type: ignore[return-value]
 
 
 # --------------------------------------------------------------------------------------------

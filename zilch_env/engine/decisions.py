@@ -17,7 +17,7 @@ from numba import njit
 
 from zilch_env._jit import INLINE
 from zilch_env.engine.kernels import (_bank_need, _may_bank, _may_challenge_seat, _move, _new_game, _place_roll)
-from zilch_env.engine.keeps import (_keep_next, _row_keeps)
+from zilch_env.engine.keeps import (_best_keep, _keep_next, _row_keeps)
 from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, KEEP, DICE_LEFT,
                                      PENDING, PHASE, PIGGYBACK, ROLL, R_PLAYERS, T_KEEP_MASK, T_KEEP_DICE, T_KEEP_POINTS)
 
@@ -106,6 +106,12 @@ def one_legal(st, rp, tab, out):
 def one_keeps(st, rp, tab, out):
     """:func:`keep_list` of the one game."""
     return keep_list(st, 0, rp, tab, out)
+
+
+@njit(cache=True)
+def one_best_keep(st, rp, tab):
+    """The one game's best keep (:func:`zilch_env.engine.keeps._best_keep`): (mask, points, dice)."""
+    return _best_keep(st, 0, rp, tab, st[0, ROLL])
 
 
 @njit(cache=True)

@@ -181,6 +181,14 @@ class GameState(GameFields):
             self._keeps = keeps
         return keeps
 
+    def best_keep(self) -> Keep:
+        """The keep of the most points, ties to more dice, then the lower mask: the keep of
+        ``keep = "all_scoring"`` and of the greedy mover (one choice of the kernels, for both views)."""
+        if self.phase != Phase.KEEP:
+            raise ValueError(f"no roll to keep from: the player decides {self.phase.name.lower()}")
+        mask = D.one_best_keep(self._st, self._rp, self._tab)[0]
+        return next(k for k in self.keeps() if k.mask == mask)
+
     def can_bank(self, total: int, left_after: int) -> bool:
         """Whether a turn total may be banked with ``left_after`` dice not set aside (0 = hot dice)."""
         rs, p = self.ruleset, self.current

@@ -10,7 +10,7 @@ from numba import njit
 
 from zilch_env._jit import INLINE
 from zilch_env.rules import primitives
-from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST)
+from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST, T_BEST_KEEP)
 
 
 # in this pass, computed face by face (zilch_env.rules.scoring.pyramid_keeps)
@@ -182,3 +182,16 @@ def _unfreeze(st, b):
         st[b, FROZEN + f] = 0
         st[b, FROZEN_POINTS + f] = 0
     st[b, FROZEN_DICE] = 0
+
+
+@njit(cache=True, inline=INLINE)
+def _best_keep(st, b, rp, tab, r):
+    """The keep of the most points of game ``b``'s roll ``r``, ties to more dice, then the lower mask
+    (``all_scoring``'s keep and the greedy mover's choice): (mask, points, dice); the keep of nothing
+    after a six-dice zilch bonus."""
+    if _pyramid_on(st, b, rp):
+        return _pyramid_best(st, b, rp, tab, r)
+    if _bonus_roll(st, b, rp, tab, r):
+        return 0, 0, 0
+    k = tab[r, T_BEST_KEEP]
+    return tab[r, T_KEEP_MASK + k], tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k]

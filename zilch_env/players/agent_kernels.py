@@ -12,9 +12,9 @@ from numba import njit
 from zilch_env._jit import INLINE
 
 from zilch_env.engine.kernels import (_advance, _apply, _bank_need, _bank_need_of, _may_bank, _may_challenge_seat, _new_game)
-from zilch_env.engine.keeps import (_row_keeps, _bonus_roll, _keep_next, _pyramid_best, _pyramid_on)
+from zilch_env.engine.keeps import (_best_keep, _row_keeps, _keep_next)
 from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, CURRENT, DECISIONS, DICE_WRITTEN, DICE_READ, KEEP, DICE_LEFT, OFFER_DICE, OFFER_TOTAL, ON_BOARD, OVER, PENDING, PERMANENT, PHASE, PIGGYBACK, ROLL, R_DICE, R_FORCED_HOT_DICE, R_DICE_SOURCE, R_PLAYERS, R_KEEP_TABLE, RULES_ROW, ZILCH_STREAK, TURN_TOTAL, T_KEEP_MASK, T_KEEP_DICE, T_KEEP_POINTS)
-from zilch_env.engine.layout import MARGIN, T_BEST_KEEP
+from zilch_env.engine.layout import MARGIN
 from zilch_env.engine.splitmix import _below
 
 
@@ -61,14 +61,7 @@ def _greedy_action(st, b, rp, tab, threshold, min_dice):
         return A_NO_CHALLENGE
     if ph == PIGGYBACK:
         return A_FRESH
-    r = st[b, ROLL]
-    if _pyramid_on(st, b, rp):
-        mask, pts, kept = _pyramid_best(st, b, rp, tab, r)
-    elif _bonus_roll(st, b, rp, tab, r):
-        mask, pts, kept = 0, 0, 0
-    else:
-        k = tab[r, T_BEST_KEEP]
-        mask, pts, kept = tab[r, T_KEEP_MASK + k], tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k]
+    mask, pts, kept = _best_keep(st, b, rp, tab, st[b, ROLL])
     a = mask * 2
     total = st[b, TURN_TOTAL] + pts
     left = st[b, DICE_LEFT] - kept

@@ -76,7 +76,7 @@ class GreedyMover:
             return NO_CHALLENGE
         if state.phase == Phase.PIGGYBACK:
             return FRESH
-        k = max(state.keeps(), key=lambda k: (k.points, k.n, -k.mask))
+        k = state.best_keep()
         roll, bank = k.mask * 2, k.mask * 2 + 1
         total, left = state.turn_total + k.points, state.dice_left - k.n
         if bank in legal and (total >= self.thresholds[left or state.ruleset.dice] or 0 < left < self.min_dice):

@@ -164,6 +164,13 @@ def score_dice(ruleset: Ruleset | Scoring, dice: Sequence[int]) -> int | None:
     return score_counts(scoring, to_counts(dice))[0]
 
 
+def best_of(keeps: Iterable[Keep]) -> Keep | None:
+    """The keep of the most points, ties to more dice, then the lower mask (None among no keeps): the
+    keep ``all_scoring`` sets aside and the greedy mover takes. The kernels choose by the same order
+    (:func:`zilch_env.engine.keeps._best_keep`, from the table's best keep and, under pyramiding, in order)."""
+    return max(keeps, key=lambda k: (k.points, k.n, -k.mask), default=None)
+
+
 class ScoringTable:
     """Every sorted roll of 1 to 6 dice with its legal keeps, for one scoring rule."""
 
@@ -193,7 +200,7 @@ class ScoringTable:
                     mask |= 1 << (first[f + 1] + j)
             keeps.append(Keep(mask, sub, n, points, straight))  # type: ignore[arg-type]
         keeps.sort(key=lambda k: k.mask)
-        best = max(keeps, key=lambda k: (k.points, k.n, -k.mask), default=None)
+        best = best_of(keeps)
         return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best)
 
     def info(self, dice: Sequence[int]) -> RollInfo:
@@ -305,7 +312,7 @@ def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_p
     if pyramiding and any(frozen):
         keeps = pyramid_keeps(scoring, info, frozen, frozen_points)
         if all_scoring and keeps:
-            keeps = (max(keeps, key=lambda k: (k.points, k.n, -k.mask)),)
+            keeps = (best_of(keeps),)  # type: ignore[assignment]
         return keeps
     if all_scoring:
         return (info.best,) if info.best is not None else ()
