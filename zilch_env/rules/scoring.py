@@ -177,6 +177,9 @@ class ScoringTable:
     def __init__(self, scoring: Scoring):
         self.scoring = scoring
         self.rolls: dict[tuple[int, ...], RollInfo] = {}
+        # the points of a kept set depend on its face counts alone, and each set of counts is a keep of
+        # many rolls: scored once here (924 sets of at most six dice, against some 75,000 keeps)
+        self._scored: dict[tuple[int, ...], tuple[int | None, bool]] = {}
         for n in range(1, 7):
             for roll in itertools.combinations_with_replacement(range(1, 7), n):
                 self.rolls[roll] = self._roll_info(roll)
@@ -191,7 +194,10 @@ class ScoringTable:
             n = sum(sub)
             if n == 0:
                 continue
-            points, straight = score_counts(self.scoring, sub)  # type: ignore[arg-type]
+            scored = self._scored.get(sub)
+            if scored is None:
+                scored = self._scored[sub] = score_counts(self.scoring, sub)  # type: ignore[arg-type]
+            points, straight = scored
             if points is None:
                 continue
             mask = 0

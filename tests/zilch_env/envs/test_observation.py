@@ -298,7 +298,9 @@ def test_training_starts_from_a_layout_1_checkpoint(tmp_path):
     argv = ["--ruleset", "zonk", "--init", str(LAYOUT1), "--timesteps", "64", "--critic-warmup", "1000",
             "--n-envs", "1", "--n-steps", "64", "--batch-size", "64", "--opponents", "greedy", "--no-export",
             "--no-progress", "--final-games", "0", "--final-solo-turns", "0", "--eval-every", "100000",
-            "--out", str(tmp_path / "ck"), "--runs", str(tmp_path / "runs")]
+            "--out", str(tmp_path / "ck"), "--runs", str(tmp_path / "runs"),
+            # what is checked is the actor: no shaping by the solved game, a two-game evaluation
+            "--shaping", "none", "--eval-games", "2", "--eval-opponent", "greedy"]
     assert ppo.main(argv) == 0
     old = MaskablePPO.load(LAYOUT1 / "best" / "model.zip", device="cpu")
     new = MaskablePPO.load(tmp_path / "ck" / "latest" / "model.zip", device="cpu")

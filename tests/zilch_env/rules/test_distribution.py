@@ -14,7 +14,7 @@ from zilch_env.rules.distribution import P_PRESET, TARGETS, held_out_rules, samp
 def test_draws_are_seeded_loadable_and_playable():
     a, b = sample_rules(60, seed=5), sample_rules(60, seed=5)
     assert [d.ruleset for d in a] == [d.ruleset for d in b] and [d.players for d in a] == [d.players for d in b]
-    assert [d.ruleset for d in sample_rules(60, seed=6)] != [d.ruleset for d in a]
+    assert [d.ruleset for d in sample_rules(10, seed=6)] != [d.ruleset for d in a[:10]]  # another seed, others
     for d in a:
         assert d.ruleset == load_ruleset(d.preset, d.overrides)  # the loader's own ruleset
         assert d.preset in PRESETS and 2 <= d.players <= 4 and 2000 <= d.ruleset.target <= 20000
