@@ -223,6 +223,22 @@ def take_turn(page, g, bank_from=300, try_bad_tap=False):
 # ------------------------------------------------------------------------------------ whole games
 
 
+def open_new_game(page, base_url: str, body: dict) -> str:
+    """Create a game with ``POST /api/games`` from the page (its seats remembered as the page does)
+    and open it; returns the game's id."""
+    gid = page.evaluate("""async (body) => {
+      const r = await fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
+        body: JSON.stringify(body)});
+      const d = await r.json();
+      const all = JSON.parse(localStorage.getItem('zilchSeats') || '{}');
+      all[d.id] = {token: d.token, seats: d.seats};
+      localStorage.setItem('zilchSeats', JSON.stringify(all));
+      return d.id;
+    }""", body)
+    page.goto(f"{base_url}/g/{gid}")
+    return gid
+
+
 def test_game_against_the_computer_to_the_end(page, base_url):
     page.goto(base_url + "/")
     page.wait_for_selector("#screen-new:not([hidden])")
@@ -652,17 +668,8 @@ def test_six_dice_zilch_bonus_choice(page, base_url):
     page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
     page.goto(base_url + "/")
     page.wait_for_selector("#screen-new:not([hidden])")
-    gid = page.evaluate("""async () => {
-      const r = await fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({ruleset: 'zonk', seed: 530, players: [{name: 'You'}],
-                              set: {'variants.six_dice_zilch_bonus': 500, 'entry_threshold': 0}})});
-      const d = await r.json();
-      const all = JSON.parse(localStorage.getItem('zilchSeats') || '{}');
-      all[d.id] = {token: d.token, seats: d.seats};
-      localStorage.setItem('zilchSeats', JSON.stringify(all));
-      return d.id;
-    }""")
-    page.goto(f"{base_url}/g/{gid}")
+    open_new_game(page, base_url, {"ruleset": "zonk", "seed": 530, "players": [{"name": "You"}],
+                                   "set": {"variants.six_dice_zilch_bonus": 500, "entry_threshold": 0}})
     g = settle(page)
     assert g["roll"] == [2, 3, 3, 4, 4, 6] and g["turn_total"] == 500
     sel = page.inner_text("#selection")

@@ -8,27 +8,16 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import warnings
 
 import pytest
 
-from agents.base import register_agent
 from zilch_cli import main
-from zilch_env import GreedyMover, replay
+from zilch_env import replay
 from zilch_web.fair import commitment, commitment_text, verify_record, VerifyError
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
 from zilch_web.app import create_app
 
-register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for the web tests")
-
-
-@pytest.fixture
-def client(tmp_path):
-    return TestClient(create_app(str(tmp_path / "g.sqlite3"), cpu_specs=["test-greedy"]))
+from .test_web_live import TestClient, client  # noqa: F401  (the app with the test-greedy computer)
 
 
 def new(client, players=({"name": "Ann"}, {"cpu": "test-greedy"}), **body):

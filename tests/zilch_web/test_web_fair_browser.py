@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from .test_web_a11y import axe_violations
-from .test_web_browser import PHONE, base_url, browser, make_page, settle, start, take_turn  # noqa: F401
+from .test_web_browser import PHONE, base_url, browser, make_page, open_new_game, settle, start, take_turn  # noqa: F401
 
 
 def test_commitment_from_the_start_and_the_seed_verified_at_the_end(browser, base_url):  # noqa: F811
@@ -63,16 +63,7 @@ def test_commitment_from_the_start_and_the_seed_verified_at_the_end(browser, bas
         for seed, k, n in ((0, 0, 6), (2**63 - 1, 5, 3), (8787142350809848730, 41, 1)):
             assert page.evaluate(f"zilchFair.keyedRoll({seed}n, {k}, {n})") == list(keyed_roll(seed, k, n))
         # A practice game (a seed chosen through the API): "Practice dice: seed N" on its screens.
-        gid = page.evaluate("""async () => {
-          const r = await fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
-            body: JSON.stringify({ruleset: 'zonk', seed: 77, players: [{name: 'Ann'}, {name: 'Bob'}]})});
-          const d = await r.json();
-          const all = JSON.parse(localStorage.getItem('zilchSeats') || '{}');
-          all[d.id] = {token: d.token, seats: d.seats};
-          localStorage.setItem('zilchSeats', JSON.stringify(all));
-          return d.id;
-        }""")
-        page.goto(f"{base_url}/g/{gid}")
+        open_new_game(page, base_url, {"ruleset": "zonk", "seed": 77, "players": [{"name": "Ann"}, {"name": "Bob"}]})
         settle(page)
         assert page.locator("#screen-pass").is_visible()
         assert page.inner_text("#screen-pass .fair .practice") == "Practice dice: seed 77"

@@ -39,10 +39,9 @@ def catalogues() -> dict[str, dict[str, str]]:
 CAT = catalogues()
 
 
-def english_left(page, lang):
-    """The English catalogue's texts (their parts between placeholders, of two words or more) that
-    are on screen, where `lang` has its own text for the key."""
-    text = page.evaluate("document.body.innerText")
+def english_texts(text: str, lang: str) -> list[str]:
+    """The English catalogue's texts (their parts between placeholders, of two words or more) found
+    in ``text``, where ``lang`` has its own text for the key."""
     found = []
     for key, en in CAT["en"].items():
         if CAT[lang].get(key, en) == en:
@@ -52,6 +51,12 @@ def english_left(page, lang):
             if " " in part and len(part) >= 8 and part in text:
                 found.append(f"{key}: {part!r}")
     return found
+
+
+def english_left(page, lang):
+    """The English catalogue's texts (their parts between placeholders, of two words or more) that
+    are on screen, where `lang` has its own text for the key."""
+    return english_texts(page.evaluate("document.body.innerText"), lang)
 
 
 def test_the_catalogues_have_the_same_keys_and_placeholders():

@@ -24,7 +24,7 @@ from zilch_web.setup_form import TOGGLE_CHOICES, TOGGLES
 from zilch_web.words import LANGS, Words, catalogue, pick_lang
 
 from .test_web_api import client, db, new  # noqa: F401
-from .test_web_language import CAT
+from .test_web_language import CAT, english_texts  # noqa: F401
 
 #: Words of English prose that Portuguese and Swedish never use (the game's own terms such as zilch
 #: and preset names aside): one of them on a translated screen is an English text left over.
@@ -35,20 +35,6 @@ ENGLISH_WORDS = ["the", "and", "of", "with", "score", "scores", "points", "dice"
 
 def english_words(text: str) -> list[str]:
     return sorted({w for w in re.findall(r"[A-Za-z]+", text) if w.lower() in ENGLISH_WORDS})
-
-
-def english_texts(text: str, lang: str) -> list[str]:
-    """The English catalogue's texts (their parts between placeholders, of two words or more) found
-    in ``text``, where ``lang`` has its own text for the key."""
-    found = []
-    for key, en in CAT["en"].items():
-        if CAT[lang].get(key, en) == en:
-            continue
-        for part in re.split(r"\{\w+\}", en):
-            part = part.strip(" .,:;()·")
-            if " " in part and len(part) >= 8 and part in text:
-                found.append(f"{key}: {part!r}")
-    return found
 
 
 def visible_text(page: str) -> str:

@@ -41,12 +41,8 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
             if kind == 2:
                 waiting += 1
                 break
-            if kind == 0:
-                a = _random_action(st, b, rp, rng, b * S + p, tab)
-            elif kind == 1:
-                a = _greedy_action(st, b, rp, tab, thresholds[b, k], min_dice[b, k])
-            else:
-                a = _value_action(st, b, rp, tab, thresholds[b, k], vals, vbeyond, vint, vsel)
+            a = _agent_action(st, b, rp, tab, kind, rng, b * S + p, thresholds[b, k], min_dice[b, k], vals, vbeyond,
+                              vint, vsel)
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return waiting
 
@@ -222,6 +218,17 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     return best_a
 
 
+@njit(cache=True, inline=INLINE)
+def _agent_action(st, b, rp, tab, kind, rng, stream, threshold, min_dice, vals, vbeyond, vint, vsel):
+    """The move of a built-in agent of ``kind`` (0 random from decision stream ``stream``, 1 greedy at
+    ``threshold`` and ``min_dice``, 3 the turn-value table ``threshold``) in game ``b``."""
+    if kind == 0:
+        return _random_action(st, b, rp, rng, stream, tab)
+    if kind == 1:
+        return _greedy_action(st, b, rp, tab, threshold, min_dice)
+    return _value_action(st, b, rp, tab, threshold, vals, vbeyond, vint, vsel)
+
+
 @njit(cache=True)
 def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rps, tabs):
     """The built-in agents' actions for the player to move in every game waiting for a decision:
@@ -235,12 +242,7 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
         rid = st[b, RULES_ROW]
         rp = rps[rid]
         tab = tabs[rps[rid, R_KEEP_TABLE]]
-        if kinds[b] == 0:
-            out[b] = _random_action(st, b, rp, rng, b, tab)
-        elif kinds[b] == 1:
-            out[b] = _greedy_action(st, b, rp, tab, thresholds[b], min_dice[b])
-        else:
-            out[b] = _value_action(st, b, rp, tab, thresholds[b], vals, vbeyond, vint, vsel)
+        out[b] = _agent_action(st, b, rp, tab, kinds[b], rng, b, thresholds[b], min_dice[b], vals, vbeyond, vint, vsel)
 
 
 @njit(cache=True)
@@ -299,12 +301,8 @@ def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond,
             if kind == 2:
                 waiting += 1
                 break
-            if kind == 0:
-                a = _random_action(st, b, rp, rng, b * S + p, tab)
-            elif kind == 1:
-                a = _greedy_action(st, b, rp, tab, thresholds[ag], min_dice[ag])
-            else:
-                a = _value_action(st, b, rp, tab, thresholds[ag], vals, vbeyond, vint, vsel)
+            a = _agent_action(st, b, rp, tab, kind, rng, b * S + p, thresholds[ag], min_dice[ag], vals, vbeyond, vint,
+                              vsel)
             _apply(st, b, a, rp, dbuf, keys, code_roll, tab)
     return -1, waiting
 
