@@ -228,9 +228,12 @@ class GameState(GameFields):
 
     def _play(self, a: int) -> None:
         """Move ``a`` (none when negative), then the rolls due, with the summary of every turn that ends."""
+        if a == PIGGYBACK:  # the offer taken over, as it stands before the move (the kernels roll on at once)
+            self._events.append({"kind": "piggyback", "points": self._s0.item(L.OFFER_TOTAL),
+                                 "dice": self._s0.item(L.OFFER_DICE)})
         if not self._random:
-            if a >= 0:
-                self._moved(a, D.one_move(self._st, self._rp, self._tab, a))
+            if a >= 0 and D.one_move(self._st, self._rp, self._tab, a):
+                self._turn_over(None)
             return self._roll_due()
         ds = self.dice_source
         code_roll = self._cr.code_roll
@@ -238,9 +241,9 @@ class GameState(GameFields):
         while True:
             pos, r, placed, ended = _one_step(self._st, self._rp, self._tab, a, ds._codes, ds._pos, code_roll)
             ds._pos = pos
-            if a >= 0:
-                self._moved(a, ended)
-                a = -1
+            if ended:
+                self._turn_over(None)
+            a = -1
             if r >= 0:
                 roll = ROLLS[r]
                 self.rolls.append(roll)
@@ -252,13 +255,6 @@ class GameState(GameFields):
                 return
             if pos >= len(ds._buf):
                 ds.refill()
-
-    def _moved(self, a: int, ended: int) -> None:
-        if ended:
-            self._turn_over(None)
-        elif a == PIGGYBACK:
-            s0 = self._s0
-            self._events.append({"kind": "piggyback", "points": s0.item(L.TURN_TOTAL), "dice": s0.item(L.DICE_LEFT)})
 
     def _roll_due(self) -> None:
         """Roll while a roll is due: the dice source rolls, the kernels place the roll (a zilch ends
