@@ -15,10 +15,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_ctrl_c_stops_a_game_solve_at_once_and_writes_nothing(tmp_path):
     env = dict(os.environ, ZILCH_SOLVER_CACHE=str(tmp_path))
-    p = subprocess.Popen([sys.executable, "-m", "zilch_cli", "solve", "--ruleset", "zonk", "--set", "target=3000",
+    p = subprocess.Popen([sys.executable, "-m", "zilch_cli", "solve", "--ruleset", "zonk", "--set", "target=10000",
                           "--objective", "win", "--force", "--json"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(6)  # imports done, the solve under way (it takes tens of seconds)
+    time.sleep(6)  # imports done, the solve under way (to 10,000 it takes about half a minute here)
     assert p.poll() is None, p.communicate()
     t0 = time.perf_counter()
     os.kill(p.pid, signal.SIGINT)
