@@ -116,7 +116,7 @@ class GameState(GameFields):
         dice: Iterable[Sequence[int]] | RandomDice | ScriptedDice | None = None,
         first: int = 0,
     ):
-        self.ruleset = rs = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
+        self.ruleset = load_ruleset(ruleset) if not isinstance(ruleset, Ruleset) else ruleset
         num_players = player_count(num_players)
         if (isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer))
                 or not 0 <= first < num_players):
@@ -132,30 +132,36 @@ class GameState(GameFields):
         else:
             self.dice_source = ScriptedDice(dice)
         announce_compile(D.__file__, "the engine")
-        self._cr = cr = compile_rules(rs)
-        self._tab = cr.table
-        self._rp = _params(cr, num_players)
-        self._table = scoring_table(rs)
-        self._pyr = rs.variants.pyramiding
-        self._bonus = rs.variants.six_dice_zilch_bonus
         self.num_players = num_players
         self.first = first
         self.turns: list[dict[str, Any]] = []
         self.rolls: list[tuple[int, ...]] = []
         self.actions: list[int] = []
-        self._by_slot = bool(getattr(self.dice_source, "by_slot", False))
-        self._random = type(self.dice_source) is RandomDice  # its codes go to the kernels directly
         self._events: list[dict[str, Any]] = []
+        self._st = np.zeros((1, L.WIDTH), dtype=np.int64)
+        self._bind_rules()
+        self._bind_row()
+        D.one_new(self._st, first, self._rp)
+        self._play(-1)
+
+    def _bind_rules(self) -> None:
+        """What the kernels read of the rules, from ``ruleset`` and ``num_players`` (cached, shared)."""
+        rs = self.ruleset
+        self._cr = cr = compile_rules(rs)
+        self._tab, self._rp, self._table = cr.table, _params(cr, self.num_players), scoring_table(rs)
+        self._pyr, self._bonus = rs.variants.pyramiding, rs.variants.six_dice_zilch_bonus
+
+    def _bind_row(self) -> None:
+        """The view over its row and its dice source: the row, the kernels' buffers, empty caches."""
+        self._s0 = self._st[0]
         self._buf = np.empty(D.ACTION_ROOM, dtype=np.int64)
         self._kbuf = np.empty((D.KEEP_ROOM, 4), dtype=np.int64)
-        self._st = np.zeros((1, L.WIDTH), dtype=np.int64)
-        self._s0 = self._st[0]
         self._legal: list[int] | None = None
         self._keeps: tuple[Keep, ...] | None = None
         self._mask_of: list[int] | None = None
         self._mask: np.ndarray | None = None
-        D.one_new(self._st, first, self._rp)
-        self._play(-1)
+        self._by_slot = bool(getattr(self.dice_source, "by_slot", False))
+        self._random = type(self.dice_source) is RandomDice  # its codes go to the kernels directly
 
     # ------------------------------------------------------------------ queries
 
@@ -245,12 +251,7 @@ class GameState(GameFields):
                 self._turn_over(None)
             a = -1
             if r >= 0:
-                roll = ROLLS[r]
-                self.rolls.append(roll)
-                if placed == 1:
-                    self._turn_over(roll)
-                elif placed == 2:  # docs/rules.md, the six-dice zilch bonus
-                    self._events.append({"kind": "bonus", "points": self._bonus})
+                self._rolled(ROLLS[r], placed)
             if s0.item(L.PHASE) != L.PENDING:
                 return
             if pos >= len(ds._buf):
@@ -273,13 +274,16 @@ class GameState(GameFields):
                 r, roll = _roll_id(roll, n)
             if len(roll) != n:
                 raise ValueError(f"the dice source rolled {list(roll)} for a roll of {n} dice")
-            self.rolls.append(roll)
-            placed = D.one_roll(self._st, self._rp, self._tab, r)
-            if placed == 1:
-                self._turn_over(roll)
-            elif placed == 2:  # docs/rules.md, the six-dice zilch bonus
-                self._events.append({"kind": "bonus", "points": self._bonus})
-        self._keeps = None
+            self._rolled(roll, D.one_roll(self._st, self._rp, self._tab, r))
+
+    def _rolled(self, roll: tuple[int, ...], placed: int) -> None:
+        """A roll the kernels placed (:func:`zilch_env.engine.decisions.one_roll`): recorded, and the
+        end of the turn it zilched or the six-dice bonus it scored (docs/rules.md)."""
+        self.rolls.append(roll)
+        if placed == 1:
+            self._turn_over(roll)
+        elif placed == 2:
+            self._events.append({"kind": "bonus", "points": self._bonus})
 
     def _turn_over(self, zilch_roll: tuple[int, ...] | None) -> None:
         """The summary of the turn that just ended, from the row's ``END_*`` columns."""
@@ -386,19 +390,15 @@ class GameState(GameFields):
         for name in ("ruleset", "num_players", "first", "_rp", "_tab", "_cr", "_table", "_pyr", "_bonus"):
             setattr(new, name, getattr(self, name))  # immutable, shared
         new._st = self._st.copy()
-        new._s0 = new._st[0]
         new.rolls, new.actions = list(self.rolls), list(self.actions)
         new.turns = [dict(t) for t in self.turns]
         new._events = list(self._events)
         new.dice_source = copy.deepcopy(self.dice_source)
-        new._by_slot = bool(getattr(new.dice_source, "by_slot", False))
-        new._buf = np.empty(D.ACTION_ROOM, dtype=np.int64)
-        new._kbuf = np.empty((D.KEEP_ROOM, 4), dtype=np.int64)
-        new._legal = new._keeps = new._mask_of = new._mask = None
-        new._random = type(new.dice_source) is RandomDice
+        new._bind_row()
         return new
 
-    _DERIVED = ("_s0", "_rp", "_tab", "_cr", "_table", "_buf", "_kbuf", "_legal", "_keeps", "_mask", "_mask_of")
+    _DERIVED = ("_s0", "_rp", "_tab", "_cr", "_table", "_pyr", "_bonus", "_buf", "_kbuf", "_legal", "_keeps", "_mask",
+                "_mask_of", "_by_slot", "_random")
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled: the row and what the view keeps; the compiled rules are rebuilt from the ruleset."""
@@ -407,12 +407,8 @@ class GameState(GameFields):
     def __setstate__(self, state: dict[str, Any]) -> None:
         for name, value in state.items():
             setattr(self, name, value)
-        self._cr = cr = compile_rules(self.ruleset)
-        self._tab, self._rp, self._table = cr.table, _params(cr, self.num_players), scoring_table(self.ruleset)
-        self._s0 = self._st[0]
-        self._buf = np.empty(D.ACTION_ROOM, dtype=np.int64)
-        self._kbuf = np.empty((D.KEEP_ROOM, 4), dtype=np.int64)
-        self._legal = self._keeps = self._mask_of = self._mask = None
+        self._bind_rules()
+        self._bind_row()
 
     def __deepcopy__(self, memo: dict) -> "GameState":
         """``copy.deepcopy`` is :meth:`clone`: the ruleset and its scoring tables are immutable and
