@@ -13,11 +13,30 @@ from __future__ import annotations
 import copy
 import tomllib
 from collections.abc import Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 import tomli_w
 from zilch_env.rules.playable import why_unplayable
-from zilch_env.rules.schema import (ENDS, HOT_DICE, KEEPS, KINDS, MAX_KIND_FACTOR, MAX_NAME, MAX_PENALTY_COUNT, MAX_POINTS, MAX_TARGET, OPTIONAL_KEYS, PENALTY_MODES, PRESETS, PRESET_DIR, Ruleset, RulesetError, Scoring, TIES, Variants, ZilchPenalty, _ARTICLE, _MAP, _PENALTY, _SCORING, _SECTIONS, _TOP, _VARIANTS, _check_choice, _check_keys, _check_points, _check_range, _int_map, _partial_straights, toml_repr)
+from zilch_env.rules.schema import (ENDS, HOT_DICE, KEEPS, KINDS, MAX_KIND_FACTOR, MAX_NAME, MAX_PENALTY_COUNT, MAX_POINTS, MAX_TARGET, OPTIONAL_KEYS, PENALTY_MODES, POINT_KEYS, PRESETS, PRESET_DIR, Ruleset, RulesetError, Scoring, TIES, Variants, ZilchPenalty, _ARTICLE, _MAP, _PENALTY, _SCORING, _SECTIONS, _TOP, _VARIANTS, _check_choice, _check_keys, _check_points, _check_range, _int_map, _partial_straights, toml_repr)
+
+
+def _value(data: Mapping[str, Any], dotted: str) -> Any:
+    """The value of a dotted key in checked ruleset data, or its default when it is an optional key
+    left out (:data:`~zilch_env.rules.schema.OPTIONAL_KEYS`)."""
+    node: Any = data
+    for part in dotted.split("."):
+        if part not in node:
+            return OPTIONAL_KEYS[dotted]
+        node = node[part]
+    return node
+
+
+def _section(data: Mapping[str, Any], section: str, cls: type) -> dict[str, Any]:
+    """The checked values of one section (``""`` the top level) by field name, for its dataclass
+    ``cls``; the caller replaces the fields it builds itself (point maps, nested sections)."""
+    where = f"{section}." if section else ""
+    return {f.name: _value(data, where + f.name) for f in fields(cls)}
 
 
 def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
@@ -49,17 +68,14 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     _check_range("target", data["target"], 1, MAX_TARGET, "so that every score fits the engines' integers")
     _check_choice("end", data["end"], ENDS)
     _check_choice("tie", data["tie"], TIES)
-    _check_points("entry_threshold", data["entry_threshold"])
-    _check_points("min_bank", data["min_bank"])
     _check_choice("keep", data["keep"], KEEPS)
     _check_choice("hot_dice", data["hot_dice"], HOT_DICE)
     _check_choice("scoring.kinds", sc["kinds"], KINDS)
-    for k in ("straight", "three_pairs", "two_triplets"):
-        _check_points(f"scoring.{k}", sc[k])
-    floor = data.get("score_floor", 0)
+    for key in POINT_KEYS:
+        _check_points(key, _value(data, key))
+    floor = _value(data, "score_floor")
     _check_range("score_floor", floor, -MAX_POINTS, 0, "penalties may take a banked score down to this "
                  "floor, 0 or below; 0 = no score goes below zero")
-    _check_points("variants.six_dice_zilch_bonus", va["six_dice_zilch_bonus"])
     _check_range("variants.zilch_penalty.count", zp["count"], 0, MAX_PENALTY_COUNT)
     _check_points("variants.zilch_penalty.points", zp["points"])
     _check_choice("variants.zilch_penalty.mode", zp["mode"], PENALTY_MODES)
@@ -91,38 +107,11 @@ def ruleset_from_dict(data: Mapping[str, Any]) -> Ruleset:
     ):
         raise RulesetError("scoring: no combination scores anything; at least one single, triple "
                            "or special combination must be worth points")
-    rs = Ruleset(
-        name=data["name"],
-        dice=data["dice"],
-        target=data["target"],
-        end=data["end"],
-        tie=data["tie"],
-        entry_threshold=data["entry_threshold"],
-        min_bank=data["min_bank"],
-        keep=data["keep"],
-        hot_dice=data["hot_dice"],
-        score_floor=floor,
-        scoring=Scoring(
-            singles=singles,
-            triples=triples,
-            kinds=sc["kinds"],
-            kind_values=kind_values,
-            straight=sc["straight"],
-            permanent_straight=sc["permanent_straight"],
-            three_pairs=sc["three_pairs"],
-            four_and_pair_is_three_pairs=sc["four_and_pair_is_three_pairs"],
-            two_triplets=sc["two_triplets"],
-            partial_straights=partial,
-        ),
-        variants=Variants(
-            pyramiding=va["pyramiding"],
-            challenge=va["challenge"],
-            overcoming=va["overcoming"],
-            piggyback=va["piggyback"],
-            six_dice_zilch_bonus=va["six_dice_zilch_bonus"],
-            zilch_penalty=ZilchPenalty(count=zp["count"], points=zp["points"], mode=zp["mode"]),
-        ),
-    )
+    scoring = Scoring(**{**_section(data, "scoring", Scoring), "singles": singles, "triples": triples,
+                         "kind_values": kind_values, "partial_straights": partial})
+    variants = Variants(**{**_section(data, "variants", Variants),
+                           "zilch_penalty": ZilchPenalty(count=zp["count"], points=zp["points"], mode=zp["mode"])})
+    rs = Ruleset(**{**_section(data, "", Ruleset), "scoring": scoring, "variants": variants})
 
     reason = why_unplayable(rs)
     if reason:

@@ -11,7 +11,7 @@ allowed. :func:`ruleset_to_toml` writes a ruleset back; loading that text gives 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -176,48 +176,26 @@ class Ruleset:
     variants: Variants = field(default_factory=Variants)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ruleset as plain TOML-ready data (the layout of docs/rules.md, "The ruleset file")."""
-        s, v = self.scoring, self.variants
-        out = {
-            "name": self.name,
-            "dice": self.dice,
-            "target": self.target,
-            "end": self.end,
-            "tie": self.tie,
-            "entry_threshold": self.entry_threshold,
-            "min_bank": self.min_bank,
-            "keep": self.keep,
-            "hot_dice": self.hot_dice,
-            "scoring": {
-                "singles": {str(k): x for k, x in s.singles.items()},
-                "triples": {str(k): x for k, x in s.triples.items()},
-                "kinds": s.kinds,
-                "kind_values": {str(k): x for k, x in s.kind_values.items()},
-                "straight": s.straight,
-                "permanent_straight": s.permanent_straight,
-                "three_pairs": s.three_pairs,
-                "four_and_pair_is_three_pairs": s.four_and_pair_is_three_pairs,
-                "two_triplets": s.two_triplets,
-            },
-            "variants": {
-                "pyramiding": v.pyramiding,
-                "challenge": v.challenge,
-                "overcoming": v.overcoming,
-                "piggyback": v.piggyback,
-                "six_dice_zilch_bonus": v.six_dice_zilch_bonus,
-                "zilch_penalty": {
-                    "count": v.zilch_penalty.count,
-                    "points": v.zilch_penalty.points,
-                    "mode": v.zilch_penalty.mode,
-                },
-            },
-        }
-        if self.score_floor != 0:  # OPTIONAL_KEYS: written only when not at their defaults
-            out = {**{k: x for k, x in out.items() if k not in _SECTIONS}, "score_floor": self.score_floor,
-                   "scoring": out["scoring"], "variants": out["variants"]}
-        if s.partial_straights:
-            out["scoring"]["partial_straights"] = {str(k): x for k, x in s.partial_straights.items()}
-        return out
+        """The ruleset as plain TOML-ready data (the layout of docs/rules.md, "The ruleset file"): every
+        field in its order, point maps with text keys, the keys of :data:`OPTIONAL_KEYS` left out at
+        their defaults."""
+        return _plain(self, "")
+
+
+def _plain(obj: Any, where: str) -> dict[str, Any]:
+    """A ruleset section (a frozen dataclass) as plain data, field by field (see :meth:`Ruleset.to_dict`)."""
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        key = f"{where}{f.name}"
+        value = getattr(obj, f.name)
+        if key in OPTIONAL_KEYS and value == OPTIONAL_KEYS[key]:
+            continue
+        if isinstance(value, FrozenMap):
+            value = {str(k): x for k, x in value.items()}
+        elif is_dataclass(value):
+            value = _plain(value, f"{key}.")
+        out[f.name] = value
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,6 +234,12 @@ _SCORING = {
 #: Keys added after the first layout, with the default each takes when a ruleset leaves it out (and
 #: :meth:`Ruleset.to_dict` leaves out at that default).
 OPTIONAL_KEYS = {"score_floor": 0, "scoring.partial_straights": {}}
+#: The integer keys that hold a number of points: each is checked to lie in 0 to :data:`MAX_POINTS`.
+#: The loader checks every other key by its own rule (ranges, choices, point maps). A ruleset field
+#: of plain points needs its type above, its line here, and (when added after the first layout) its
+#: default in :data:`OPTIONAL_KEYS`: the loader and :meth:`Ruleset.to_dict` then take it as they are.
+POINT_KEYS = ("entry_threshold", "min_bank", "scoring.straight", "scoring.three_pairs", "scoring.two_triplets",
+              "variants.six_dice_zilch_bonus")
 _VARIANTS = {
     "pyramiding": _BOOL,
     "challenge": _BOOL,
