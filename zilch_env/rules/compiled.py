@@ -140,33 +140,23 @@ class CompiledRules:
 
     def _build_params(self, num_players: int, keyed: int) -> np.ndarray:
         rs = self.ruleset
-        v = rs.variants
-        zp = v.zilch_penalty
         rp = np.zeros(L.R_SIZE, dtype=np.int64)
-        rp[L.R_DICE] = rs.dice
-        rp[L.R_TARGET] = rs.target
-        rp[L.R_ENTRY_THRESHOLD] = rs.entry_threshold
-        rp[L.R_MIN_BANK] = rs.min_bank
+        for i, key in L.COPIED.items():
+            node = rs
+            for part in key.split("."):
+                node = getattr(node, part)
+            rp[i] = node
         rp[L.R_FORCED_HOT_DICE] = rs.hot_dice == "forced"
-        rp[L.R_OVERCOMING] = v.overcoming
         rp[L.R_PERMANENT_STRAIGHT] = permanent_straight(rs)
-        rp[L.R_SIX_DICE_BONUS] = v.six_dice_zilch_bonus
-        rp[L.R_ZILCH_PENALTY_COUNT] = zp.count
-        rp[L.R_ZILCH_PENALTY_POINTS] = zp.points
-        rp[L.R_ZILCH_PENALTY_MODE] = PENALTY_MODES.index(zp.mode)
+        rp[L.R_ZILCH_PENALTY_MODE] = PENALTY_MODES.index(rs.variants.zilch_penalty.mode)
         rp[L.R_END] = ENDS.index(rs.end)
         rp[L.R_TIEBREAK] = rs.tie == "tiebreak"
         rp[L.R_PLAYERS] = num_players
         rp[L.R_MAX_TIEBREAK_ROUNDS] = MAX_TIEBREAK_ROUNDS
         rp[L.R_DICE_SOURCE] = keyed
-        rp[L.R_PYRAMIDING] = v.pyramiding
-        rp[L.R_CHALLENGE] = v.challenge
-        rp[L.R_PIGGYBACK] = v.piggyback
         rp[L.R_ALL_SCORING] = rs.keep == "all_scoring"
         rp[L.R_CHALLENGE_SPLIT] = CHALLENGE_SPLIT
         rp[L.R_CHALLENGE_COST_FIRST], rp[L.R_CHALLENGE_COST_SECOND] = CHALLENGE_ZILCH_COST
-        rp[L.R_SCORE_FLOOR] = rs.score_floor
-        rp[L.R_STRAIGHT] = rs.scoring.straight
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6
