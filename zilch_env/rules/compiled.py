@@ -157,6 +157,10 @@ class CompiledRules:
         rp[L.R_ALL_SCORING] = rs.keep == "all_scoring"
         rp[L.R_CHALLENGE_SPLIT] = CHALLENGE_SPLIT
         rp[L.R_CHALLENGE_COST_FIRST], rp[L.R_CHALLENGE_COST_SECOND] = CHALLENGE_ZILCH_COST
+        # the points of the keep that scores roll 1-6 as a straight, as the engine adds them at risk
+        # and, for a permanent straight, keeps them through a zilch (scoring.straight when none does)
+        rp[L.R_STRAIGHT] = next((k.points for k in self.keeps[ROLL_ID[(1, 2, 3, 4, 5, 6)]] if k.straight),
+                                rs.scoring.straight)
         for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
             for m in range(7):
                 c = [0] * 6

@@ -49,7 +49,7 @@ R_CHALLENGE_COST_SECOND = 22  # and on its second
 R_FACE_POINTS = 23  # 6 x 7: points of m dice of one face scored alone (scoring._split), -1 for none
 R_SCORE_FLOOR = R_FACE_POINTS + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
 R_KEEP_TABLE = R_SCORE_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
-R_STRAIGHT = R_KEEP_TABLE + 1  # points of a straight (scoring.straight): what a permanent straight keeps through a zilch
+R_STRAIGHT = R_KEEP_TABLE + 1  # points of the keep of a straight (roll 1-6): what a permanent straight keeps through a zilch
 R_SIZE = R_STRAIGHT + 1
 
 #: The parameters that hold one ruleset value as it is (true and false as 1 and 0), by dotted key:
@@ -57,7 +57,7 @@ R_SIZE = R_STRAIGHT + 1
 #: ``R_*`` index above and its line here. The others are derived (:meth:`CompiledRules.params`).
 COPIED = {
     R_DICE: "dice", R_TARGET: "target", R_ENTRY_THRESHOLD: "entry_threshold", R_MIN_BANK: "min_bank",
-    R_SCORE_FLOOR: "score_floor", R_STRAIGHT: "scoring.straight", R_OVERCOMING: "variants.overcoming",
+    R_SCORE_FLOOR: "score_floor", R_OVERCOMING: "variants.overcoming",
     R_PYRAMIDING: "variants.pyramiding", R_CHALLENGE: "variants.challenge", R_PIGGYBACK: "variants.piggyback",
     R_SIX_DICE_BONUS: "variants.six_dice_zilch_bonus", R_ZILCH_PENALTY_COUNT: "variants.zilch_penalty.count",
     R_ZILCH_PENALTY_POINTS: "variants.zilch_penalty.points",
