@@ -27,7 +27,7 @@ from zilch_web.setup_form import TOGGLE_CHOICES, TOGGLES, toggle_texts
 from zilch_web.words import LANGS, STATIC, Words, catalogue, pick_lang, rule_texts
 
 from .test_web_api import client, db, new  # noqa: F401
-from .test_web_language import CAT, PAGE_CAT, english_texts  # noqa: F401
+from .test_web_language import CAT, PAGE_CAT, english_texts
 
 #: Words of English prose that Portuguese and Swedish never use (the game's own terms such as zilch
 #: and preset names aside): one of them on a translated screen is an English text left over.
