@@ -21,6 +21,7 @@ import pytest
 
 from zilch_env import PRESETS, load_ruleset
 from zilch_env.engine.text import RULES_TEXT, rules_lines, rules_summary, say_line
+from zilch_env.rules import words as rules_words
 from zilch_env.rules.words import rule_words
 from zilch_web.hints import HINT_TEXT
 from zilch_web.setup_form import TOGGLE_CHOICES, TOGGLES, toggle_texts
@@ -74,6 +75,7 @@ def test_the_english_the_server_keeps_is_the_catalogues_word_for_word():
 def test_the_rules_words_live_only_in_the_rules_catalogue():
     """The rules' lines and the variant toggles are in zilch_env/rules/words.toml alone: no page
     catalogue holds their keys and no script of the page reads them (the server says them)."""
+    assert LANGS == rules_words.LANGS  # the rules' words are in every language the page speaks
     for lang in LANGS:
         assert not [k for k in PAGE_CAT[lang] if k.startswith(("rules.line.", "variant."))], lang
         words = Words(lang)
