@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from zilch_env import Ruleset, RulesetError
+from zilch_env.rules.words import rule_words
 
 #: Errors a ruleset can raise when it is loaded or played that are the rules' fault, not the
 #: server's: answered 4xx with their message. The loader raises RulesetError; values the engine or
@@ -18,42 +19,17 @@ RULES_ERRORS = (RulesetError, ValueError, OverflowError, RecursionError)
 #: fault, so a 422 naming the overrides, never a 500.
 LOAD_ERRORS = RULES_ERRORS + (TypeError, KeyError, AttributeError, IndexError)
 
-#: Ways a variant toggle can be on, shown as a choice beside it: key -> [(label, value when on)].
-TOGGLE_CHOICES = {
-    "variants.zilch_penalty": [
-        ("cost 500", {"count": 3, "points": 500, "mode": "subtract"}),
-        ("halve the score", {"count": 3, "points": 500, "mode": "halve"}),
-        ("reset the score to 0", {"count": 3, "points": 500, "mode": "reset"}),
-    ],
-}
-
-#: The variant toggles of the new-game screen: (override key, value when on, value when off, label, help).
-TOGGLES = [
-    ("end", "instant", "others_one_turn", "Instant win",
-     "The first to bank the target wins at once: the others get no last turn."),
-    ("scoring.partial_straights", {"12345": 500, "23456": 750}, {}, "Partial straights",
-     "1-2-3-4-5 scores 500 and 2-3-4-5-6 750 in one roll; a sixth die may score beside it as a single."),
-    ("score_floor", -2500, 0, "Scores below zero",
-     "Penalties (three zilches in a row, a challenge's zilch) may take a score down to -2500."),
-    ("variants.piggyback", True, False, "Piggyback",
-     "After a bank, the next player may play on from that turn total and the dice left."),
-    ("variants.challenge", True, False, "Challenges",
-     "Twice a game a player on the board may challenge another: banked points are taken from them."),
-    ("variants.overcoming", True, False, "Overcoming", "To bank, beat the previous player's last turn."),
-    ("variants.pyramiding", True, False, "Pyramiding",
-     "New dice may join dice of the same face kept earlier in this pass to make a bigger group."),
-    ("variants.six_dice_zilch_bonus", 500, 0, "Six-dice zilch bonus",
-     "Six dice and no score: 500 points instead of a zilch; then bank, or roll all six again."),
-    ("variants.zilch_penalty", {"count": 3, "points": 500, "mode": "subtract"},
-     {"count": 0, "points": 0, "mode": "subtract"}, "Three zilches in a row",
-     "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it."),
-]
+#: The variant toggles of the new-game screen, from the rules' catalogue (zilch_env/rules/words.toml,
+#: ``[[toggles]]``): (override key, value when on, value when off, English label, English help).
+TOGGLES = [(tg.key, tg.on, tg.off, tg.label["en"], tg.help["en"]) for tg in rule_words().toggles]
+#: Ways a variant toggle can be on, shown as a choice beside it: key -> [(English label, value when on)].
+TOGGLE_CHOICES = {tg.key: list(zip(tg.choice_labels["en"], tg.choices)) for tg in rule_words().toggles if tg.choices}
 
 
 def toggle_texts(w: Any) -> list[dict[str, Any]]:
     """The toggles as /api/setup sends them, their label, help and choices in the language of ``w``
-    (a :class:`zilch_web.words.Words`; catalogue keys ``variant.KEY.label``, ``.help`` and
-    ``.choice.N``, the English word for word the texts above)."""
+    (a :class:`zilch_web.words.Words`, keys ``variant.KEY.label``, ``.help`` and ``.choice.N``:
+    the rules' words of its language, :func:`zilch_web.words.rule_texts`)."""
     return [{"key": k, "on": on, "off": off, "label": w.t(f"variant.{k}.label"), "help": w.t(f"variant.{k}.help"),
              "choices": [{"label": w.t(f"variant.{k}.choice.{i}"), "value": cv}
                          for i, (_, cv) in enumerate(TOGGLE_CHOICES.get(k, []))]}

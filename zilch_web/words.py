@@ -1,7 +1,8 @@
 """The server's words in the player's language: the page's own catalogues (static/text-en.js,
-text-pt-BR.js, text-sv.js), read here too, so that the pages the server writes (the rules page and
-its scoring table) and the texts it sends (a preset's summary, the variants of the new-game form)
-speak the language the page speaks, from one catalogue per language.
+text-pt-BR.js, text-sv.js), read here too, and the rules' words (zilch_env/rules/words.toml: the
+rules' lines and the variant toggles of the new-game form, :func:`rule_texts`), so that the pages
+the server writes (the rules page and its scoring table) and the texts it sends (a preset's summary,
+the variants of the new-game form) speak the language the page speaks.
 
 The language of a request (:func:`request_lang`): ``?lang=`` if it names one, else the cookie
 ``zilchLang`` (the page sets it when the player picks a language on it), else the browser's
@@ -15,6 +16,8 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+
+from zilch_env.rules.words import rule_words
 
 LANGS = ("en", "pt-BR", "sv")
 STATIC = Path(__file__).with_name("static")
@@ -39,21 +42,37 @@ def catalogue(lang: str) -> dict[str, str]:
         raise ValueError(f"{path}: the catalogue is not a plain object of double-quoted strings ({e})") from None
 
 
+@functools.cache
+def rule_texts(lang: str) -> dict[str, str]:
+    """The rules' words of ``lang`` (zilch_env.rules.words) under the keys the server says them by:
+    ``rules.line.KEY`` a line of the rules, ``variant.KEY.label``, ``variant.KEY.help`` and
+    ``variant.KEY.choice.N`` a toggle of the new-game form (KEY its override key, N its choice)."""
+    words = rule_words()
+    out = {f"rules.line.{key}": text for key, text in words.lines[lang].items()}
+    for tg in words.toggles:
+        out[f"variant.{tg.key}.label"] = tg.label[lang]
+        out[f"variant.{tg.key}.help"] = tg.help[lang]
+        out.update({f"variant.{tg.key}.choice.{i}": x for i, x in enumerate(tg.choice_labels[lang])})
+    return out
+
+
 class Words:
     """The words of one language: :meth:`t` a text by key (English where the language has none),
-    :meth:`number` a whole number as the language writes it."""
+    :meth:`number` a whole number as the language writes it. ``text`` is the page's catalogue of the
+    language with the rules' words of the language (:func:`rule_texts`)."""
 
     def __init__(self, lang: str = "en") -> None:
         if lang not in LANGS:
             raise ValueError(f"language {lang!r} is not offered; the languages are {', '.join(LANGS)}")
         self.lang = lang
-        self.text = {**catalogue("en"), **catalogue(lang)}
+        self.text = {**catalogue("en"), **catalogue(lang), **rule_texts(lang)}
 
     def t(self, key: str, **values: Any) -> str:
         """The text of ``key`` with ``{name}`` replaced by ``values[name]`` (as the page's t() does);
         KeyError names a key that no catalogue has."""
         if key not in self.text:
-            raise KeyError(f"no text {key!r} in the catalogues (zilch_web/static/text-en.js)")
+            raise KeyError(f"no text {key!r} in the catalogues (zilch_web/static/text-en.js, "
+                           f"zilch_env/rules/words.toml)")
         return re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]) if m[1] in values else m[0], self.text[key])
 
     def number(self, n: int) -> str:

@@ -2,9 +2,9 @@
 Portuguese (Brazil) and Swedish, chosen from the browser's language (``navigator.languages``) or the
 switch on the page (remembered in localStorage ``zilchLang``).
 
-Covered: the catalogues have the same keys and placeholders; the first screen and a game at
-360 x 740 (and spot checks at 320 x 568 and 740 x 360) show none of the English catalogue's texts
-in pt-BR and sv (a scan of the visible text for every English text that the language translates);
+Covered: the catalogues (the page's, and the rules' words of zilch_env/rules/words.toml) have the
+same keys and placeholders; the first screen and a game at 360 x 740 (and spot checks at 320 x 568
+and 740 x 360) show none of the English catalogue's texts in pt-BR and sv (a scan of the visible text for every English text that the language translates);
 the switch changes the language and is remembered across reloads; the server's refusals are shown
 by their code in the page's language. The rules notes under the scores come with keys
 (``note_keys`` of the game view) and are written by the page. The texts the server writes (the rules
@@ -19,6 +19,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from zilch_web.words import rule_texts
 
 from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, settle, shot  # noqa: F401
 
@@ -36,7 +38,11 @@ def catalogues() -> dict[str, dict[str, str]]:
     return json.loads(subprocess.run(["node", "-e", script], check=True, capture_output=True, text=True).stdout)
 
 
-CAT = catalogues()
+#: The page's catalogues as node reads them.
+PAGE_CAT = catalogues()
+#: Every text the player may see by key: the page's catalogues and the rules' words the server says
+#: (zilch_env/rules/words.toml under the keys ``rules.line.KEY`` and ``variant.KEY.*``).
+CAT = {lang: {**PAGE_CAT[lang], **rule_texts(lang)} for lang in LANGS}
 
 
 def english_texts(text: str, lang: str) -> list[str]:

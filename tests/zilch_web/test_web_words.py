@@ -2,8 +2,10 @@
 table, the presets' summaries and the variants of the new-game form, written from the page's own
 catalogues (zilch_web.words); the hint's explanation sent as keys the page says.
 
-Covered here without a browser: the server reads the catalogues as node does; the English texts that
-the engine, the hint and the form keep for themselves are the English catalogue's word for word;
+Covered here without a browser: the server reads the catalogues as node does, and says the rules'
+words (the rules' lines and the form's variants) from zilch_env/rules/words.toml alone, under the
+keys it said them by from the page's catalogues; the English texts that the engine, the hint and the
+form keep for themselves are the English catalogue's word for word;
 the language of a request (?lang=, the cookie, Accept-Language); the rules page of every preset in
 pt-BR and sv shows no English text of the catalogues and none of a list of common English words;
 /api/setup?lang= answers the summaries and variants in that language; a hint's ``explain_keys`` say
@@ -19,12 +21,14 @@ import pytest
 
 from zilch_env import PRESETS, load_ruleset
 from zilch_env.engine.text import RULES_TEXT, rules_lines, rules_summary, say_line
+from zilch_env.rules import words as rules_words
+from zilch_env.rules.words import rule_words
 from zilch_web.hints import HINT_TEXT
-from zilch_web.setup_form import TOGGLE_CHOICES, TOGGLES
-from zilch_web.words import LANGS, Words, catalogue, pick_lang
+from zilch_web.setup_form import TOGGLE_CHOICES, TOGGLES, toggle_texts
+from zilch_web.words import LANGS, STATIC, Words, catalogue, pick_lang, rule_texts
 
 from .test_web_api import client, db, new  # noqa: F401
-from .test_web_language import CAT, english_texts  # noqa: F401
+from .test_web_language import CAT, PAGE_CAT, english_texts
 
 #: Words of English prose that Portuguese and Swedish never use (the game's own terms such as zilch
 #: and preset names aside): one of them on a translated screen is an English text left over.
@@ -46,7 +50,7 @@ def visible_text(page: str) -> str:
 
 def test_the_server_reads_the_catalogues_as_node_does():
     for lang in LANGS:
-        assert catalogue(lang) == CAT[lang]
+        assert catalogue(lang) == PAGE_CAT[lang]
     with pytest.raises(ValueError, match="'fr'.*en, pt-BR, sv"):
         catalogue("fr")
     with pytest.raises(KeyError, match="no.such"):
@@ -66,6 +70,37 @@ def test_the_english_the_server_keeps_is_the_catalogues_word_for_word():
     for lang in ("pt-BR", "sv"):  # every line of the rules said in the language, none in English
         for key in RULES_TEXT:
             assert CAT[lang]["rules.line." + key] != RULES_TEXT[key] or key == "partial.item", (lang, key)
+
+
+def test_the_rules_words_live_only_in_the_rules_catalogue():
+    """The rules' lines and the variant toggles are in zilch_env/rules/words.toml alone: no page
+    catalogue holds their keys and no script of the page reads them (the server says them)."""
+    assert LANGS == rules_words.LANGS  # the rules' words are in every language the page speaks
+    for lang in LANGS:
+        assert not [k for k in PAGE_CAT[lang] if k.startswith(("rules.line.", "variant."))], lang
+        words = Words(lang)
+        for key, text in rule_texts(lang).items():
+            assert words.text[key] == text
+        assert words.prefixed("rules.line.") == rule_words().lines[lang]
+    for script in STATIC.glob("*.js"):
+        code = script.read_text(encoding="utf-8")
+        assert "rules.line" not in code and '"variant.' not in code and "`variant." not in code, script.name
+
+
+def test_the_setup_forms_toggles_are_the_catalogues():
+    toggles = rule_words().toggles
+    assert TOGGLES == [(tg.key, tg.on, tg.off, tg.label["en"], tg.help["en"]) for tg in toggles]
+    assert TOGGLE_CHOICES == {tg.key: list(zip(tg.choice_labels["en"], tg.choices)) for tg in toggles if tg.choices}
+    assert TOGGLE_CHOICES["variants.zilch_penalty"][1] == ("halve the score", {"count": 3, "points": 500, "mode": "halve"})
+    assert ("scoring.partial_straights", {"12345": 500, "23456": 750}, {}) in [t[:3] for t in TOGGLES]
+    assert ("score_floor", -2500, 0) in [t[:3] for t in TOGGLES]
+    for lang in LANGS:
+        said = toggle_texts(Words(lang))
+        assert [(t["key"], t["on"], t["off"]) for t in said] == [(tg.key, tg.on, tg.off) for tg in toggles]
+        assert [t["label"] for t in said] == [tg.label[lang] for tg in toggles]
+        assert [t["help"] for t in said] == [tg.help[lang] for tg in toggles]
+        assert [[(c["label"], c["value"]) for c in t["choices"]] for t in said] == \
+            [list(zip(tg.choice_labels[lang], tg.choices)) for tg in toggles]
 
 
 def test_rules_summary_is_its_lines_said_in_english():

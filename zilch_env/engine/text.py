@@ -9,56 +9,12 @@ import numpy as np
 
 from zilch_env.engine.game import GameState
 from zilch_env.rules.schema import Ruleset
+from zilch_env.rules.words import is_set, rule_words, ruleset_value
 
-#: The English of each line of :func:`rules_lines`, by key: ``{name}`` is a value of the line. The
-#: web game's catalogues (zilch_web/static/text-*.js, keys ``rules.line.KEY``) hold the same keys,
-#: the English word for word, so that its rules page says these lines in the player's language.
-RULES_TEXT = {
-    "title": "{name}: {dice} dice, first to {target} points.",
-    "turn": "Each turn starts by rolling all dice. After every roll keep at least one scoring die, then bank "
-            "the turn total or roll the rest. A roll with no scoring die is a zilch: the turn's points are lost.",
-    "keep.all_scoring": "Keep: every scoring die is set aside automatically, for the most points.",
-    "keep.choose": "Keep: choose any dice that score together.",
-    "hot.forced": "Hot dice: when every die has scored, all of them must be rolled again.",
-    "hot.optional": "Hot dice: when every die has scored, you may roll all of them again or bank.",
-    "entry": "Getting on the board: the first banked turn needs at least {n} points.",
-    "entry.none": "No entry threshold: any turn may be banked.",
-    "min_bank": "Once on the board, a turn needs at least {n} points to bank.",
-    "singles": "Singles: {singles}. Three of a kind: {triples}.",
-    "kinds.none": "Four or more of a kind score no bonus (a triple plus the rest).",
-    "kinds.double": "Each die beyond three of a kind doubles the triple.",
-    "kinds.flat": "Four/five/six of a kind: {values} points.",
-    "kinds.multiple": "Four/five/six of a kind: the triple times {values}.",
-    "specials": "In one roll of all six dice: {items}.",
-    "special.straight": "straight 1-6 = {points}",
-    "special.straight_permanent": "straight 1-6 = {points} (permanent: survives a zilch)",
-    "special.three_pairs": "three pairs = {points}",
-    "special.three_pairs_four": "three pairs = {points} (four of a kind and a pair count)",
-    "special.two_triplets": "two triplets = {points}",
-    "partial": "Partial straights in one roll of five or six dice: {items}.",
-    "partial.six": "Partial straights in one roll of five or six dice: {items} (a sixth die may score beside "
-                   "it as a single).",
-    "partial.item": "{run} = {points}",
-    "floor": "Penalties may take a score below zero, down to {n}.",
-    "no_span": "Combinations never span rolls.",
-    "pyramiding": "Pyramiding: new dice may join dice of the same face kept earlier in this pass.",
-    "end.others_one_turn": "Ending: once a player ends a turn at or above the target, every other player "
-                           "gets one more turn.",
-    "end.finish_round": "Ending: once a player ends a turn at or above the target, the round is finished.",
-    "end.instant": "Ending: the first player to end a turn at or above the target wins at once; the others "
-                   "get no last turn.",
-    "tie.tiebreak": "Ties are broken by extra turns.",
-    "tie.draw": "A tie is a draw.",
-    "penalty.subtract": "{count} zilches in a row (once on the board): lose {points} points.",
-    "penalty.halve": "{count} zilches in a row (once on the board): lose half their score.",
-    "penalty.reset": "{count} zilches in a row (once on the board): lose their whole score.",
-    "bonus": "Six dice and no score: {n} points instead of a zilch, then bank or roll six fresh dice.",
-    "piggyback": "Piggyback: after a bank, the next player may play on from that turn total and dice.",
-    "overcoming": "Overcoming: to bank, beat the previous player's last turn.",
-    "challenge": "Challenge: twice a game (once below 5000, once above) a player on the board may "
-                 "challenge another: banked points are also taken from them; a zilch costs 600, then 2000.",
-    "none": "none",
-}
+#: The English of each line of :func:`rules_lines`, by key: ``{name}`` is a value of the line. Every
+#: language's lines are in the rules' catalogue (zilch_env/rules/words.toml, ``[lines.LANG]``), which
+#: the web game's rules page says in the player's language.
+RULES_TEXT = rule_words().lines["en"]
 
 #: A line of :func:`rules_lines`: its key in :data:`RULES_TEXT` and its values (numbers, strings,
 #: ``{face: points}`` maps, or lists of lines joined with "; ").
@@ -67,7 +23,9 @@ Line = tuple[str, dict[str, Any]]
 
 def rules_lines(rs: Ruleset) -> list[Line]:
     """The rules of ``rs`` as keyed lines: which lines apply and their figures, said in words by
-    :func:`say_line` (English by :data:`RULES_TEXT`, another language by its own texts)."""
+    :func:`say_line` (English by :data:`RULES_TEXT`, another language by its own texts). The last
+    are the catalogue's lines said whenever their key is set (``[[said_when_set]]`` of
+    zilch_env/rules/words.toml), with ``n`` the key's value."""
     s, v = rs.scoring, rs.variants
     lines: list[Line] = [
         ("title", {"name": rs.name, "dice": rs.dice, "target": rs.target}),
@@ -104,11 +62,9 @@ def rules_lines(rs: Ruleset) -> list[Line]:
     zp = v.zilch_penalty
     if zp.count:
         lines.append(("penalty." + zp.mode, {"count": zp.count, "points": zp.points}))
-    if v.six_dice_zilch_bonus:
-        lines.append(("bonus", {"n": v.six_dice_zilch_bonus}))
-    for on, key in ((v.piggyback, "piggyback"), (v.overcoming, "overcoming"), (v.challenge, "challenge")):
-        if on:
-            lines.append((key, {}))
+    for key, line in rule_words().said_when_set:  # the catalogue's lines said whenever their key is set
+        if is_set(rs, key):
+            lines.append((line, {"n": ruleset_value(rs, key)}))
     return lines
 
 

@@ -12,6 +12,8 @@
 - :mod:`~zilch_env.rules.compiled`: :func:`compile`, one ruleset as the tables the engine's kernels, the
   observation and the solvers read.
 - :mod:`~zilch_env.rules.distribution`: the ruleset distribution ``any`` and the rulesets held out of it.
+- :mod:`~zilch_env.rules.words`: the rules' words in every language (``words.toml``): the lines of a
+  ruleset's summary and the variant toggles of the web game's new-game form.
 """
 
 from zilch_env.rules.schema import PRESETS, Ruleset, RulesetError, UnsupportedRulesError

@@ -1,6 +1,8 @@
 // The page's words in English, by key: app.js shows every text it adds through t(key, values)
 // ({name} in a text is replaced by values.name). Another language is another file like this one
 // that sets ZILCH_TEXT[its code]; the code of the page does not change.
+// The words the server says of the rules (the rules' lines, the variant toggles of the new-game
+// form) are in every language in zilch_env/rules/words.toml.
 "use strict";
 window.ZILCH_TEXT = window.ZILCH_TEXT || {};
 window.ZILCH_TEXT.en = {
@@ -262,29 +264,6 @@ window.ZILCH_TEXT.en = {
   "hint.opt.rollOne": "keep {dice} ({points}), roll 1 die",
   "hint.opt.rollHot": "keep {dice} ({points}), roll all {n} again (hot dice)",
 
-  // The variants of the new-game form (zilch_web.setup_form.TOGGLES: the English word for word)
-  "variant.end.label": "Instant win",
-  "variant.end.help": "The first to bank the target wins at once: the others get no last turn.",
-  "variant.scoring.partial_straights.label": "Partial straights",
-  "variant.scoring.partial_straights.help": "1-2-3-4-5 scores 500 and 2-3-4-5-6 750 in one roll; a sixth die may score beside it as a single.",
-  "variant.score_floor.label": "Scores below zero",
-  "variant.score_floor.help": "Penalties (three zilches in a row, a challenge's zilch) may take a score down to -2500.",
-  "variant.variants.piggyback.label": "Piggyback",
-  "variant.variants.piggyback.help": "After a bank, the next player may play on from that turn total and the dice left.",
-  "variant.variants.challenge.label": "Challenges",
-  "variant.variants.challenge.help": "Twice a game a player on the board may challenge another: banked points are taken from them.",
-  "variant.variants.overcoming.label": "Overcoming",
-  "variant.variants.overcoming.help": "To bank, beat the previous player's last turn.",
-  "variant.variants.pyramiding.label": "Pyramiding",
-  "variant.variants.pyramiding.help": "New dice may join dice of the same face kept earlier in this pass to make a bigger group.",
-  "variant.variants.six_dice_zilch_bonus.label": "Six-dice zilch bonus",
-  "variant.variants.six_dice_zilch_bonus.help": "Six dice and no score: 500 points instead of a zilch; then bank, or roll all six again.",
-  "variant.variants.zilch_penalty.label": "Three zilches in a row",
-  "variant.variants.zilch_penalty.help": "Three zilches in a row (once on the board) cost 500 points, halve the score or reset it.",
-  "variant.variants.zilch_penalty.choice.0": "cost 500",
-  "variant.variants.zilch_penalty.choice.1": "halve the score",
-  "variant.variants.zilch_penalty.choice.2": "reset the score to 0",
-
   // The hint's explanation (zilch_web.hints.HINT_TEXT: the English word for word)
   "hint.explain.keep": "Exact turn solver: the points this turn is expected to record, playing perfectly from here (turn total now {total}).",
   "hint.explain.piggyback": "Exact turn solver: the points this turn is expected to record either way.",
@@ -345,45 +324,4 @@ window.ZILCH_TEXT.en = {
   "blurb.penalty.reset": "{count} zilches in a row reset the score",
   "blurb.keptForYou": "scoring dice kept for you",
   "blurb.hotForced": "hot dice must be rolled",
-
-  // How a turn goes (zilch_env.engine.text.RULES_TEXT: the English word for word)
-  "rules.line.title": "{name}: {dice} dice, first to {target} points.",
-  "rules.line.turn": "Each turn starts by rolling all dice. After every roll keep at least one scoring die, then bank the turn total or roll the rest. A roll with no scoring die is a zilch: the turn's points are lost.",
-  "rules.line.keep.all_scoring": "Keep: every scoring die is set aside automatically, for the most points.",
-  "rules.line.keep.choose": "Keep: choose any dice that score together.",
-  "rules.line.hot.forced": "Hot dice: when every die has scored, all of them must be rolled again.",
-  "rules.line.hot.optional": "Hot dice: when every die has scored, you may roll all of them again or bank.",
-  "rules.line.entry": "Getting on the board: the first banked turn needs at least {n} points.",
-  "rules.line.entry.none": "No entry threshold: any turn may be banked.",
-  "rules.line.min_bank": "Once on the board, a turn needs at least {n} points to bank.",
-  "rules.line.singles": "Singles: {singles}. Three of a kind: {triples}.",
-  "rules.line.kinds.none": "Four or more of a kind score no bonus (a triple plus the rest).",
-  "rules.line.kinds.double": "Each die beyond three of a kind doubles the triple.",
-  "rules.line.kinds.flat": "Four/five/six of a kind: {values} points.",
-  "rules.line.kinds.multiple": "Four/five/six of a kind: the triple times {values}.",
-  "rules.line.specials": "In one roll of all six dice: {items}.",
-  "rules.line.special.straight": "straight 1-6 = {points}",
-  "rules.line.special.straight_permanent": "straight 1-6 = {points} (permanent: survives a zilch)",
-  "rules.line.special.three_pairs": "three pairs = {points}",
-  "rules.line.special.three_pairs_four": "three pairs = {points} (four of a kind and a pair count)",
-  "rules.line.special.two_triplets": "two triplets = {points}",
-  "rules.line.partial": "Partial straights in one roll of five or six dice: {items}.",
-  "rules.line.partial.six": "Partial straights in one roll of five or six dice: {items} (a sixth die may score beside it as a single).",
-  "rules.line.partial.item": "{run} = {points}",
-  "rules.line.floor": "Penalties may take a score below zero, down to {n}.",
-  "rules.line.no_span": "Combinations never span rolls.",
-  "rules.line.pyramiding": "Pyramiding: new dice may join dice of the same face kept earlier in this pass.",
-  "rules.line.end.others_one_turn": "Ending: once a player ends a turn at or above the target, every other player gets one more turn.",
-  "rules.line.end.finish_round": "Ending: once a player ends a turn at or above the target, the round is finished.",
-  "rules.line.end.instant": "Ending: the first player to end a turn at or above the target wins at once; the others get no last turn.",
-  "rules.line.tie.tiebreak": "Ties are broken by extra turns.",
-  "rules.line.tie.draw": "A tie is a draw.",
-  "rules.line.penalty.subtract": "{count} zilches in a row (once on the board): lose {points} points.",
-  "rules.line.penalty.halve": "{count} zilches in a row (once on the board): lose half their score.",
-  "rules.line.penalty.reset": "{count} zilches in a row (once on the board): lose their whole score.",
-  "rules.line.bonus": "Six dice and no score: {n} points instead of a zilch, then bank or roll six fresh dice.",
-  "rules.line.piggyback": "Piggyback: after a bank, the next player may play on from that turn total and dice.",
-  "rules.line.overcoming": "Overcoming: to bank, beat the previous player's last turn.",
-  "rules.line.challenge": "Challenge: twice a game (once below 5000, once above) a player on the board may challenge another: banked points are also taken from them; a zilch costs 600, then 2000.",
-  "rules.line.none": "none",
 };
