@@ -10,18 +10,23 @@ several times the compile time, since each kernel types the helpers' code again
 
 Numba's cache does not tell the two compilations apart, so each setting has a folder of its own:
 :func:`cache_dir` is ``$NUMBA_CACHE_DIR`` (else ``$XDG_CACHE_HOME/zilch-rl/numba``, else
-``~/.cache/zilch-rl/numba``) followed by ``inline-always`` or ``inline-never``; every kernel of the
-project (the engine's and the solvers') is cached there. The first use of the fast engine with an
-empty cache says so on stderr, once (:func:`announce_compile`).
+``~/.cache/zilch-rl/numba``) followed by ``inline-always`` or ``inline-never`` and a hash of the
+source (:func:`source_key`); every kernel of the project (the engine's and the solvers') is cached
+there. Numba checks only the file of the function it loads, while a kernel's compiled code holds the
+helpers it calls from other files and the constants it reads (the packed rule layout): the hash of
+every source file they may come from gives a changed source a fresh folder, so a kernel never runs
+with a helper or a constant of an older source. The first use of the fast engine with an empty cache
+says so on stderr, once (:func:`announce_compile`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from pathlib import Path
 
-__all__ = ["INLINE", "INLINE_CHOICES", "announce_compile", "cache_dir"]
+__all__ = ["INLINE", "INLINE_CHOICES", "announce_compile", "cache_dir", "source_key"]
 
 #: The values ``ZILCH_NUMBA_INLINE`` may take.
 INLINE_CHOICES = ("always", "never")
@@ -41,13 +46,29 @@ def _inline() -> str:
 INLINE = _inline()
 
 
+def source_key(package: Path | None = None) -> str:
+    """12 hex digits of a SHA-256 of the source files the compiled kernels come from: every module
+    of ``zilch_env`` and of the solvers (``agents/solver``, and ``agents/learned.py``), read from where
+    the package is (``package``: the ``zilch_env`` folder of a checkout or an installed wheel, this
+    one by default), by path and content."""
+    here = (package or Path(__file__)).resolve()
+    here = here if here.is_dir() else here.parent
+    agents = here.parent / "agents"
+    files = sorted(here.rglob("*.py")) + sorted((agents / "solver").glob("*.py")) + [agents / "learned.py"]
+    h = hashlib.sha256()
+    for f in files:
+        if f.is_file():
+            h.update(f.relative_to(here.parent).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
 def cache_dir() -> Path:
-    """The folder numba caches this setting's compiled kernels in."""
+    """The folder numba caches this setting's compiled kernels of this source in."""
     base = os.environ.get("NUMBA_CACHE_DIR", "").strip()
     if not base:
         xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
         base = str(Path(xdg) / "zilch-rl" / "numba" if xdg else Path.home() / ".cache" / "zilch-rl" / "numba")
-    return Path(base) / f"inline-{INLINE}"
+    return Path(base) / f"inline-{INLINE}-{_SOURCE_KEY}"
 
 
 def _use_cache_dir() -> None:
@@ -58,6 +79,7 @@ def _use_cache_dir() -> None:
     config.CACHE_DIR = str(cache_dir())
 
 
+_SOURCE_KEY = source_key()
 _use_cache_dir()
 
 _announced = False

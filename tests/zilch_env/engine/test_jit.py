@@ -47,8 +47,30 @@ def test_the_suite_compiles_as_conftest_says():
     from numba.core import config
 
     assert _jit.INLINE == os.environ["ZILCH_NUMBA_INLINE"]
-    assert _jit.cache_dir() == Path(os.environ["NUMBA_CACHE_DIR"]) / f"inline-{_jit.INLINE}"
+    assert _jit.cache_dir() == Path(os.environ["NUMBA_CACHE_DIR"]) / f"inline-{_jit.INLINE}-{_jit.source_key()}"
     assert config.CACHE_DIR == str(_jit.cache_dir())
+
+
+def test_a_changed_source_gets_a_cache_folder_of_its_own(tmp_path):
+    """A kernel's compiled code holds its helpers from other files and the packed rule constants, which
+    numba's own check (the kernel's file) misses: any change to the engine's or the solvers' source
+    changes the folder's key, and an unchanged copy keeps it."""
+    import shutil
+
+    src = Path(_jit.__file__).resolve().parent
+    shutil.copytree(src, tmp_path / "zilch_env", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(src.parent / "agents" / "solver", tmp_path / "agents" / "solver",
+                    ignore=shutil.ignore_patterns("__pycache__", "game_tables"))
+    shutil.copy(src.parent / "agents" / "learned.py", tmp_path / "agents" / "learned.py")
+    key = _jit.source_key(tmp_path / "zilch_env")
+    assert key == _jit.source_key()
+    for changed in ("zilch_env/rules/packed.py", "agents/solver/game_turn.py"):
+        path = tmp_path / changed
+        text = path.read_text()
+        path.write_text(text + "\n# changed\n")
+        assert _jit.source_key(tmp_path / "zilch_env") != key, changed
+        path.write_text(text)
+    assert _jit.source_key(tmp_path / "zilch_env") == key
 
 
 def test_the_kernels_are_cached_where_the_announcement_looks():
@@ -69,8 +91,8 @@ def test_a_cold_cache_is_announced_once_on_stderr(tmp_path, monkeypatch, capsys)
     _jit.announce_compile("/somewhere/kernels.py")
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiling the fast engine once" in err
-    assert str(tmp_path / f"inline-{_jit.INLINE}") in err
-    warm = tmp_path / f"inline-{_jit.INLINE}" / "engine_0123"
+    assert str(tmp_path / f"inline-{_jit.INLINE}-{_jit.source_key()}") in err
+    warm = tmp_path / f"inline-{_jit.INLINE}-{_jit.source_key()}" / "engine_0123"
     warm.mkdir(parents=True)
     (warm / "kernels.step-10.py311.nbi").touch()
     monkeypatch.setattr(_jit, "_announced", False)
