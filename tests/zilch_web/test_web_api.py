@@ -710,3 +710,18 @@ def test_rules_page_and_form_know_the_issue_23_keys(client):
     rules = created["game"]["ruleset"]
     assert rules["end"] == "instant" and rules["score_floor"] == -2500
     assert rules["scoring"]["partial_straights"] == {"12345": 500, "23456": 750}
+
+
+def test_the_hot_dice_bonus_is_offered_said_and_played(client):
+    """A rule declared in the rules (schema, keeps) and its words (zilch_env/rules/words.toml) reaches
+    the form, the rules page in each language and a game against the computer."""
+    toggle = next(t for t in client.get("/api/setup").json()["toggles"] if t["key"] == "scoring.hot_dice_bonus")
+    assert toggle["on"] == 500 and toggle["off"] == 0 and toggle["label"] == "Hot dice bonus"
+    assert "Bonus för heta tärningar" in client.get("/api/setup?lang=sv").text
+    page = client.get("/rules/zonk?set.scoring.hot_dice_bonus=500").text
+    assert "Hot dice bonus: a keep that sets aside every die rolled adds 500 points." in page
+    assert "Hot dice bonus" not in client.get("/rules/zonk").text
+    assert "dados quentes" in client.get("/rules/zonk?set.scoring.hot_dice_bonus=500&lang=pt-BR").text
+    created = new(client, seed=3, **{"scoring.hot_dice_bonus": 500})
+    game = client.get(f"/api/games/{created['id']}").json()
+    assert game["ruleset"]["scoring"]["hot_dice_bonus"] == 500

@@ -10,7 +10,7 @@ from numba import njit
 
 from zilch_env._jit import INLINE
 from zilch_env.rules import primitives
-from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST, T_BEST_KEEP)
+from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_HOT_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST, T_BEST_KEEP)
 
 
 # in this pass, computed face by face (zilch_env.rules.scoring.pyramid_keeps)
@@ -75,6 +75,8 @@ def _pyramid_keep(st, b, rp, tab, r, m):
                 return NOT_A_KEEP, 0
             pts += v
             n += k
+    if n == tab[r, T_ROLL_DICE]:  # hot dice: every die rolled is set aside
+        pts += rp[R_HOT_DICE_BONUS]
     return pts, n
 
 

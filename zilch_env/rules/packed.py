@@ -16,7 +16,7 @@ __all__ = [
     "R_ZILCH_PENALTY_MODE", "R_END", "R_TIEBREAK", "R_PLAYERS", "R_MAX_TIEBREAK_ROUNDS", "R_DICE_SOURCE",
     "R_PYRAMIDING", "R_CHALLENGE", "R_PIGGYBACK", "R_ALL_SCORING", "R_CHALLENGE_SPLIT",
     "R_CHALLENGE_COST_FIRST", "R_CHALLENGE_COST_SECOND", "R_FACE_POINTS", "R_SCORE_FLOOR", "R_KEEP_TABLE",
-    "R_STRAIGHT", "R_SIZE", "COPIED", "CODES", "MAX_KEEPS", "T_KEEP_COUNT", "T_BEST_KEEP", "T_KEEP_MASK",
+    "R_STRAIGHT", "R_HOT_DICE_BONUS", "R_SIZE", "COPIED", "CODES", "MAX_KEEPS", "T_KEEP_COUNT", "T_BEST_KEEP", "T_KEEP_MASK",
     "T_KEEP_POINTS", "T_KEEP_DICE", "T_KEEP_STRAIGHT", "T_KEEP_OF_MASK", "T_ROLL_DICE", "T_FACE_COUNT",
     "T_FACE_FIRST", "T_WIDTH", "sorted_rolls_by_code",
 ]
@@ -50,14 +50,15 @@ R_FACE_POINTS = 23  # 6 x 7: points of m dice of one face scored alone (scoring.
 R_SCORE_FLOOR = R_FACE_POINTS + 42  # score_floor: the lowest a penalty takes a banked score (0 or below)
 R_KEEP_TABLE = R_SCORE_FLOOR + 1  # the rules' keep table in the stack ``tabs`` (rulesets of one scoring share one)
 R_STRAIGHT = R_KEEP_TABLE + 1  # points of the keep of a straight (roll 1-6): what a permanent straight keeps through a zilch
-R_SIZE = R_STRAIGHT + 1
+R_HOT_DICE_BONUS = R_STRAIGHT + 1  # scoring.hot_dice_bonus: what a keep of every die rolled adds
+R_SIZE = R_HOT_DICE_BONUS + 1
 
 #: The parameters that hold one ruleset value as it is (true and false as 1 and 0), by dotted key:
 #: :func:`zilch_env.rules.compile` copies them from the ruleset, so such a parameter needs its
 #: ``R_*`` index above and its line here. The others are derived (:meth:`CompiledRules.params`).
 COPIED = {
     R_DICE: "dice", R_TARGET: "target", R_ENTRY_THRESHOLD: "entry_threshold", R_MIN_BANK: "min_bank",
-    R_SCORE_FLOOR: "score_floor", R_OVERCOMING: "variants.overcoming",
+    R_SCORE_FLOOR: "score_floor", R_HOT_DICE_BONUS: "scoring.hot_dice_bonus", R_OVERCOMING: "variants.overcoming",
     R_PYRAMIDING: "variants.pyramiding", R_CHALLENGE: "variants.challenge", R_PIGGYBACK: "variants.piggyback",
     R_SIX_DICE_BONUS: "variants.six_dice_zilch_bonus", R_ZILCH_PENALTY_COUNT: "variants.zilch_penalty.count",
     R_ZILCH_PENALTY_POINTS: "variants.zilch_penalty.points",

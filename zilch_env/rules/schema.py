@@ -137,6 +137,9 @@ class Scoring:
     #: Five dice in a run in one roll (``12345``, ``23456``) -> points; the sixth die of a roll of six
     #: may join as a single. Empty: no partial straights.
     partial_straights: FrozenMap = field(default_factory=FrozenMap)
+    #: Points a keep adds when it sets aside every die rolled (hot dice: all the dice are then set
+    #: aside), on top of its combinations; 0 = off.
+    hot_dice_bonus: int = 0
 
 
 @dataclass(frozen=True)
@@ -230,16 +233,17 @@ _SCORING = {
     "four_and_pair_is_three_pairs": _BOOL,
     "two_triplets": _INT,
     "partial_straights": _MAP,
+    "hot_dice_bonus": _INT,
 }
 #: Keys added after the first layout, with the default each takes when a ruleset leaves it out (and
 #: :meth:`Ruleset.to_dict` leaves out at that default).
-OPTIONAL_KEYS = {"score_floor": 0, "scoring.partial_straights": {}}
+OPTIONAL_KEYS = {"score_floor": 0, "scoring.partial_straights": {}, "scoring.hot_dice_bonus": 0}
 #: The integer keys that hold a number of points: each is checked to lie in 0 to :data:`MAX_POINTS`.
 #: The loader checks every other key by its own rule (ranges, choices, point maps). A ruleset field
 #: of plain points needs its type above, its line here, and (when added after the first layout) its
 #: default in :data:`OPTIONAL_KEYS`: the loader and :meth:`Ruleset.to_dict` then take it as they are.
 POINT_KEYS = ("entry_threshold", "min_bank", "scoring.straight", "scoring.three_pairs", "scoring.two_triplets",
-              "variants.six_dice_zilch_bonus")
+              "scoring.hot_dice_bonus", "variants.six_dice_zilch_bonus")
 _VARIANTS = {
     "pyramiding": _BOOL,
     "challenge": _BOOL,

@@ -200,6 +200,8 @@ class ScoringTable:
             points, straight = scored
             if points is None:
                 continue
+            if n == len(roll):  # hot dice: every die rolled is set aside
+                points += self.scoring.hot_dice_bonus
             mask = 0
             for f in range(6):
                 for j in range(sub[f]):
@@ -275,6 +277,8 @@ def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
                 break
             pts += v
         else:
+            if n == len(info.dice):  # hot dice: every die rolled is set aside
+                pts += scoring.hot_dice_bonus
             mask = 0
             for f in range(6):
                 for j in range(sub[f]):

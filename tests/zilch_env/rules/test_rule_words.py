@@ -71,7 +71,7 @@ def test_the_keys_are_ruleset_keys_whose_values_load(preset):
 def test_a_said_when_set_line_appears_exactly_when_its_key_is_set():
     """After every other line, in the catalogue's order, with ``n`` the key's value."""
     said = [line for _, line in WORDS.said_when_set]
-    assert said == ["bonus", "piggyback", "overcoming", "challenge"]
+    assert said == ["bonus", "piggyback", "overcoming", "challenge", "hot_bonus"]
     seen = set()
     for name in PRESETS:
         for tg in WORDS.toggles:

@@ -146,7 +146,7 @@ def test_optional_keys_default_and_round_trip(tmp_path):
     zonk = load_ruleset("zonk")
     assert zonk.score_floor == 0 and dict(zonk.scoring.partial_straights) == {}
     assert "score_floor" not in zonk.to_dict() and "partial_straights" not in zonk.to_dict()["scoring"]
-    assert set(OPTIONAL_KEYS) == {"score_floor", "scoring.partial_straights"}
+    assert set(OPTIONAL_KEYS) == {"score_floor", "scoring.partial_straights", "scoring.hot_dice_bonus"}
     rs = load_ruleset("zonk", parse_overrides(["score_floor=-2500", "scoring.partial_straights={12345 = 500}",
                                                "scoring.partial_straights.23456=750"]))
     assert rs.score_floor == -2500 and dict(rs.scoring.partial_straights) == {12345: 500, 23456: 750}
