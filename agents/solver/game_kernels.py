@@ -32,7 +32,7 @@ from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns, nb_penalised, nb_turn_record, nb_zilch_streak
 
 from agents.solver.game_turn import (  # noqa: F401 - the solve's vector names and unit helpers, re-exported
-    IP_DCAP, IP_FLOOR, IP_MAXPTS, IP_NP, IP_NS, IP_NSEAT, IP_NZ, IP_SIZE, IP_TU, IP_UNIT, _dp, _dp_arg, bonus_units,
+    IP_DCAP, IP_FLOOR, IP_MAXPTS, IP_NP, IP_NS, IP_NSEAT, IP_NZ, IP_SIZE, IP_TU, IP_UNIT, _dp, _dp_arg, bonus_units, ip_names, stored_ip,
     entry_units, min_bank_units, penalty_resets, penalty_units, scratch, straight_units, turn_dp, turn_forward)
 
 

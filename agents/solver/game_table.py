@@ -540,6 +540,7 @@ class GameTable(TurnQueries):
         """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
         return save_npz_whole(
             path, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
+            ip_names=np.array(K.ip_names()),
             unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
             key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
 
@@ -550,12 +551,10 @@ class GameTable(TurnQueries):
 
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
-            ip = z["ip"].astype(np.int64)
             unit = int(z["unit"])
-            # the vector is the rules' and the grid's: one of other rules or another layout is stale
-            if ip.size != K.IP_SIZE or not np.array_equal(
-                    ip, _params(rs, roll_tables(rs, unit), int(ip[K.IP_DCAP]))):
-                raise ValueError(f"{path}: the table's parameters are not this solver's for its rules")
+            # the vector is the rules' and the grid's, matched by name: one of other rules is stale
+            ip = K.stored_ip(z["ip"].astype(np.int64), z["ip_names"] if "ip_names" in z.files else None,
+                             lambda dcap: _params(rs, roll_tables(rs, unit), dcap), str(path))
             t = cls(ruleset=rs, unit=unit, ip=ip, W=z["W"],
                     F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path))
             if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:

@@ -194,6 +194,37 @@ IP_NP = L.R_SIZE + 7  # permanent-straight counts tracked (1 = none)
 IP_MAXPTS = L.R_SIZE + 8  # most units one keep can score (at least 1): the padding rows of a turn DP
 IP_SIZE = L.R_SIZE + 9
 
+
+def ip_names() -> tuple[str, ...]:
+    """The name of each entry of the solve's vector: the rule parameters' names
+    (:func:`zilch_env.rules.packed.param_names`), then the grid's (``IP_*``)."""
+    grid = sorted(((v, k) for k, v in globals().items() if k.startswith("IP_") and k != "IP_SIZE"))
+    return L.param_names() + tuple(k for _, k in grid)
+
+
+def stored_ip(stored: np.ndarray, names: np.ndarray | None, fresh, where: str) -> np.ndarray:
+    """The solve's vector of a table file, checked: ``stored`` its vector, ``names`` the names of its
+    entries (None in a file that does not name them: then the layout must be this one), ``fresh``
+    a function of the lead cap giving the solver's own vector for the table's rules. Entries are
+    matched by name, so a table solved before a rule parameter was added stays valid while that
+    parameter is at 0 (its rule off) for the table's rules. Returns the solver's vector; ValueError
+    names the first entry that differs."""
+    if names is None:
+        named = dict(zip(ip_names(), stored.tolist())) if stored.size == IP_SIZE else {}
+    else:
+        named = dict(zip((str(n) for n in names), stored.tolist()))
+    if "IP_DCAP" not in named:
+        raise ValueError(f"{where}: the table's parameters are in a layout this solver does not read")
+    ip = fresh(int(named["IP_DCAP"]))
+    for name, value in zip(ip_names(), ip.tolist()):
+        if named.get(name, 0) != value:
+            raise ValueError(f"{where}: the table's parameter {name} is {named.get(name, 'missing')}, this solver's "
+                             f"for its rules {value}: the table is stale")
+    unknown = sorted(set(named) - set(ip_names()))
+    if unknown:
+        raise ValueError(f"{where}: the table has parameters this solver does not know ({', '.join(unknown)})")
+    return ip
+
 _SUBTRACT = PENALTY_MODES.index("subtract")
 _RESET = PENALTY_MODES.index("reset")
 

@@ -412,6 +412,7 @@ class MultiTable(TurnQueries):
         """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
         return save_npz_whole(
             path, W0=self.W0, W1=self.W1, LV=self.LV, LW=self.LW, F3a=self.F3a, F3b=self.F3b, ip=self.ip, mp=self.mp,
+            ip_names=np.array(K.ip_names()),
             players=np.int64(self.players), unit=np.int64(self.unit), tail_eps=np.float64(self.tail_eps),
             ruleset=np.array(ruleset_to_toml(self.ruleset)),
             key=np.array(self._key), version=np.int64(MULTI_VERSION), meta=np.array(json.dumps(self.meta)))
@@ -423,10 +424,11 @@ class MultiTable(TurnQueries):
 
         with np.load(path, allow_pickle=False) as z:
             rs = ruleset_from_dict(tomllib.loads(str(z["ruleset"])))
-            players, unit, ip, mp = int(z["players"]), int(z["unit"]), z["ip"].astype(np.int64), z["mp"].astype(np.int64)
-            # the vector is the rules' and the grid's: one of other rules or another layout is stale
-            if ip.size != K.IP_SIZE or mp.size != M.MP_SIZE or not np.array_equal(
-                    ip, _params(rs, roll_tables(rs, unit), int(ip[K.IP_DCAP]), players)):
+            players, unit, mp = int(z["players"]), int(z["unit"]), z["mp"].astype(np.int64)
+            # the vector is the rules' and the grid's, matched by name: one of other rules is stale
+            ip = K.stored_ip(z["ip"].astype(np.int64), z["ip_names"] if "ip_names" in z.files else None,
+                             lambda dcap: _params(rs, roll_tables(rs, unit), dcap, players), str(path))
+            if mp.size != M.MP_SIZE:
                 raise ValueError(f"{path}: the table's parameters are not this solver's for its rules")
             t = cls(ruleset=rs, players=players, unit=unit, ip=ip, mp=mp, W0=z["W0"], W1=z["W1"], LV=z["LV"], LW=z["LW"], F3a=z["F3a"],
                     F3b=z["F3b"], meta=json.loads(str(z["meta"])), tail_eps=float(z["tail_eps"]), path=Path(path))

@@ -16,7 +16,7 @@ __all__ = [
     "R_ZILCH_PENALTY_MODE", "R_END", "R_TIEBREAK", "R_PLAYERS", "R_MAX_TIEBREAK_ROUNDS", "R_DICE_SOURCE",
     "R_PYRAMIDING", "R_CHALLENGE", "R_PIGGYBACK", "R_ALL_SCORING", "R_CHALLENGE_SPLIT",
     "R_CHALLENGE_COST_FIRST", "R_CHALLENGE_COST_SECOND", "R_FACE_POINTS", "R_SCORE_FLOOR", "R_KEEP_TABLE",
-    "R_STRAIGHT", "R_HOT_DICE_BONUS", "R_SIZE", "COPIED", "CODES", "MAX_KEEPS", "T_KEEP_COUNT", "T_BEST_KEEP", "T_KEEP_MASK",
+    "R_STRAIGHT", "R_HOT_DICE_BONUS", "R_SIZE", "COPIED", "param_names", "CODES", "MAX_KEEPS", "T_KEEP_COUNT", "T_BEST_KEEP", "T_KEEP_MASK",
     "T_KEEP_POINTS", "T_KEEP_DICE", "T_KEEP_STRAIGHT", "T_KEEP_OF_MASK", "T_ROLL_DICE", "T_FACE_COUNT",
     "T_FACE_FIRST", "T_WIDTH", "sorted_rolls_by_code",
 ]
@@ -63,6 +63,20 @@ COPIED = {
     R_SIX_DICE_BONUS: "variants.six_dice_zilch_bonus", R_ZILCH_PENALTY_COUNT: "variants.zilch_penalty.count",
     R_ZILCH_PENALTY_POINTS: "variants.zilch_penalty.points",
 }
+
+
+
+def param_names() -> tuple[str, ...]:
+    """The name of each entry of the rule-parameter vector, by index (``R_FACE_POINTS+k`` for the
+    entries of that block): what a file that stores a vector names its entries by, so that a reader
+    with another layout can match them."""
+    names = [""] * R_SIZE
+    for name, value in globals().items():
+        if name.startswith("R_") and name != "R_SIZE" and isinstance(value, int):
+            names[value] = name
+    for k in range(1, 42):
+        names[R_FACE_POINTS + k] = f"R_FACE_POINTS+{k}"
+    return tuple(names)
 
 
 #: Dice codes are uniform in [0, 6**6); a roll of n dice uses code % 6**n.
