@@ -156,13 +156,11 @@ def test_unsupported_rules_and_bad_input_are_named():
         TurnValueTable(t.ruleset, "x", t.values, t.beyond, t.sizes, t.tops, t.thresholds, [[0], [5]], 50)
 
 
-def test_table_builds_fast_and_is_cached():
-    import time
-
+def test_table_is_built_once_and_cached():
+    """The second ask gives the same table object (how fast it builds is bench/, not a timed test)."""
     rs = load_ruleset("zilch10k")
-    t0 = time.perf_counter()
     a = turn_value_table(rs)
-    assert turn_value_table(rs) is a and time.perf_counter() - t0 < 10
+    assert turn_value_table(rs) is a
     assert a.values.dtype == np.float64 and not a.values.flags.writeable
 
 
