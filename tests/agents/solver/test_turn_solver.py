@@ -374,3 +374,12 @@ def test_partial_straights_and_the_instant_ending_in_the_turn_solver():
     assert bank.value == 500 and adv.best == bank  # rolling the one die left is worth less
     instant = load_ruleset("zonk", {"end": "instant"})
     assert solve_turn(instant).expected_points == solve_turn(zonk).expected_points
+
+
+def test_freds_last_roll_in_source_000():
+    """Source 000: Fred, on the board, rolls 1 1 1 6 6 5 (1100 under its scoring: the 5 scores nothing)
+    and rolls the last die on: "He should have stopped and kept the 1100 points". The turn solver
+    agrees: banking is worth 1100 expected points, rolling the one die on 499.36 (docs/rules.md)."""
+    sol = solve_turn(load_ruleset("zilch"), True)
+    advice = sol.decide((1, 1, 1, 5, 6, 6), 0)
+    assert [(c.bank, round(c.value, 2)) for c in advice.choices] == [(True, 1100.0), (False, 499.36)]
