@@ -53,6 +53,7 @@ def review_record(record: dict[str, Any] | str, progress: Callable[[int, int], N
     game = replay(record)  # refuses a record that does not replay, naming the fault
     rs, n = game.ruleset, game.num_players
     table, why = luck_table(rs, n)
+    why = _reworded(why)
     walker = Walker(rs, n, table, _reach(game))
     walker.run(record, progress)
     measure = "win" if table is not None else "points"
@@ -76,6 +77,15 @@ def _parsed(text: str | bytes) -> dict[str, Any]:
         return json.loads(text)
     except ValueError as e:
         raise RecordError(f"a game record is JSON text, and this is not JSON: {e}") from None
+
+
+def _reworded(why: str) -> str:
+    """The luck adjustment's reason for having no table (:func:`agents.evaluate.luck.luck_table`),
+    in the words of a review."""
+    for old, new in (("luck adjustment needs", "win chances need"), (", so there is no table to adjust with", ""),
+                     ("then evaluate again", "then review again")):
+        why = why.replace(old, new)
+    return why
 
 
 def _reach(game) -> int:

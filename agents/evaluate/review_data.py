@@ -50,6 +50,7 @@ class Decision:
     action: int
     move: str
     kind: str = "keep"  # "keep" (a keep, then bank or roll) or "turn_start" (challenge, piggyback)
+    roll_index: int | None = None  # the roll it answers (index into Review.rolls; None at a turn start)
     win: Valued | None = None
     points: Valued | None = None
     #: Why a measure could not value this decision, per measure (absent when it did).
@@ -137,6 +138,7 @@ class Review:
         score's definition."""
         out = {"format": REVIEW_FORMAT, **asdict(self)}
         out["win_line"] = [[i, v] for i, v in self.win_line]
+        out["half_loss"] = HALF_LOSS[self.measure]
         out["score_definition"] = (f"100 * 2 ** (-accuracy / {HALF_LOSS[self.measure]}), accuracy = mean "
                                    f"{'win chance' if self.measure == 'win' else 'expected points'} given up "
                                    f"per decision")

@@ -155,6 +155,7 @@ class Walker:
             self._rolling_on = False
             self._q_win = self._q_points = None
             return
+        d.roll_index = len(self.rolls) - 1
         if self.table is not None:
             d.win = self._win(g, a)
         else:
