@@ -134,8 +134,8 @@ class Walker:
         if g.done:
             self._close(roll, True, g.result()[roll.seat] if self.table is not None else None, self._recorded(roll))
         elif g.phase == Phase.KEEP and g.current == roll.seat and len(g.turns) == roll.turn:
-            win = self._win(g, None)
-            points = self._points(g, None)
+            win = self._win(g, None) if self.table is not None else None
+            points = self._points(g, None) if self._points_problem(g) is None else None
             self._close(roll, False, win.best if win else None, points.best if points else None)
         else:  # a zilch, and the next turn starts with a decision the record does not hold yet
             self._close(roll, True, None, self._recorded(roll))

@@ -14,12 +14,13 @@ from agents.evaluate.review import REVIEW_FORMAT, review_record, score_of
 from zilch_env import GameState, RecordError, ScriptedDice, keep_action, load_ruleset
 
 
-def _played(rs, specs, seed):
-    """A seeded game of ``specs`` (agent specs, one per seat) played to its end, as a record."""
+def _played(rs, specs, seed, decisions=10_000):
+    """A seeded game of ``specs`` (agent specs, one per seat) played to its end (or its first
+    ``decisions`` decisions), as a record."""
     agents = [make_agent(s, rs) for s in specs]
     g = GameState(rs, len(specs), seed=seed)
     rng = np.random.default_rng(seed)
-    while not g.done:
+    while not g.done and g.decisions < decisions:
         g.apply(agents[g.current].act(g, g.legal_actions(), rng))
     return g.to_record()
 
@@ -91,6 +92,13 @@ def test_rules_without_a_stored_table_are_reviewed_in_points_and_say_why(tmp_pat
     for s in review.seats:  # per turn: expected points at its first roll + luck + play = points recorded
         assert s.start + s.luck + s.play == pytest.approx(s.result, abs=1e-6)
         assert s.result == sum(t["recorded"] for t in turns if t["player"] == s.seat)
+
+
+def test_an_unfinished_game_of_three_is_reviewed_in_points_up_to_its_last_action():
+    review = review_record(_played(load_ruleset("zonk"), ["greedy", "random", "optimal-turn"], seed=1, decisions=9))
+    assert review.measure == "points" and "two-player" in review.why_points and review.winners is None
+    assert len(review.decisions) == 9 and review.rolls[-1].points_after is not None
+    assert all(s.result is not None for s in review.seats)  # the points of the finished turns
 
 
 def test_turn_start_decisions_are_not_valued():
