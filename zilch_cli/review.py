@@ -72,12 +72,15 @@ def _review(path: str, record: Any) -> dict[str, Any]:
 
     from agents.evaluate.review import review_record
 
-    if isinstance(record, dict) and isinstance(record.get("dice"), dict) and record["dice"].get("seed") is not None:
+    if not isinstance(record, dict):
+        raise RecordError(f"{path}: a game record is a JSON object, not {type(record).__name__}")
+    if isinstance(record.get("dice"), dict) and record["dice"].get("seed") is not None:
         try:
             verify_record(record)
         except VerifyError as e:
             raise RecordError(f"{path}: its dice do not follow from its revealed seed: {e}") from None
-    bar = _progress_bar(len(record.get("actions", ())) if isinstance(record, dict) else 0)
+    actions = record.get("actions")
+    bar = _progress_bar(len(actions) if isinstance(actions, list) else 0)
     try:
         review = review_record(record, progress=(lambda done, total: bar.update(1)) if bar else None)
     except RecordError as e:

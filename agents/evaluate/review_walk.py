@@ -96,11 +96,10 @@ class Walker:
                 win = self.table.start_value(sit)
             else:
                 win = self._q_win
-        if self._points_problem(g) is None:
-            if first:
-                points = self._policy(g).roll_value(g.turn_total, n, g.permanent, g.frozen, g.frozen_points)
-            else:
-                points = self._q_points
+        pol, _ = self._points_policy(g)
+        if pol is not None:
+            points = (pol.roll_value(g.turn_total, n, g.permanent, g.frozen, g.frozen_points) if first
+                      else self._q_points)
         if self._pending is not None:  # the previous roll zilched: a scoring roll leads to a decision first
             prev = self._pending
             after = None if win is None else (win if prev.seat == seat else 1.0 - win)
@@ -135,7 +134,7 @@ class Walker:
             self._close(roll, True, g.result()[roll.seat] if self.table is not None else None, self._recorded(roll))
         elif g.phase == Phase.KEEP and g.current == roll.seat and len(g.turns) == roll.turn:
             win = self._win(g, None) if self.table is not None else None
-            points = self._points(g, None) if self._points_problem(g) is None else None
+            points = self._points(g, None) if self._points_policy(g)[0] is not None else None
             self._close(roll, False, win.best if win else None, points.best if points else None)
         else:  # a zilch, and the next turn starts with a decision the record does not hold yet
             self._close(roll, True, None, self._recorded(roll))
@@ -160,11 +159,10 @@ class Walker:
             d.win = self._win(g, a)
         else:
             d.not_valued["win"] = "no win chance: see why_points"
-        why = self._points_problem(g)
-        if why is None:
-            d.points = self._points(g, a)
-        else:
-            d.not_valued["points"] = why
+        why = self._points_policy(g)[1]
+        d.points = self._points(g, a) if why is None else None
+        if d.points is None:
+            d.not_valued["points"] = why or "the move made is not among the turn solver's choices"
         if self._pending is not None:
             roll, self._pending = self._pending, None
             self._close(roll, False, d.win.best if d.win else None, d.points.best if d.points else None)
@@ -194,7 +192,7 @@ class Walker:
     def _points(self, g: GameState, a: int | None) -> Valued | None:
         """The decision valued by the turn optimum's expected points of the turn (``a`` None: only the
         best move); None if the choice made is not among the solver's choices."""
-        advice = self._policy(g).advise(g)
+        advice = self._points_policy(g)[0].advise(g)
         best = advice.choices[0]
         if a is None:
             return Valued(best.value, best.value, 0.0, best.action, g.describe(best.action))
@@ -210,14 +208,21 @@ class Walker:
             return Valued(q, q, 0.0, a, g.describe(a))
         return Valued(q, best, loss, best_a, g.describe(best_a))
 
-    def _points_problem(self, g: GameState) -> str | None:
-        """Why the turn solver does not value the position of ``g``, or None."""
+    def _points_policy(self, g: GameState) -> tuple[Any, str | None]:
+        """The turn optimum that values the position of ``g`` and None, or None and why there is none."""
+        from zilch_env import UnsupportedRulesError
+
+        from agents.solver import SolverError
+
         if self.why_no_points is not None:
-            return self.why_no_points
+            return None, self.why_no_points
         if g.challenged is not None:
-            return ("a challenged turn: a bank takes points from the challenged player and a zilch costs "
-                    "points, which the turn solver's expected points of the turn do not count")
-        return None
+            return None, ("a challenged turn: a bank takes points from the challenged player and a zilch costs "
+                          "points, which the turn solver's expected points of the turn do not count")
+        try:
+            return self._policy(g), None
+        except (SolverError, UnsupportedRulesError, ValueError) as e:
+            return None, f"the turn solver cannot value this position: {e}"
 
     def _policy(self, g: GameState):
         """The turn optimum for the mover: its board status, and under overcoming the previous turn's

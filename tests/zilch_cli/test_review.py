@@ -88,3 +88,17 @@ def test_help_explains_the_figures(capsys):
     out = capsys.readouterr().out
     for word in ("accuracy", "score", "luck", "loss", "100 * 2 ** (-accuracy / H)", "--json"):
         assert word in out
+
+
+@pytest.mark.parametrize("change", [
+    {"actions": ["x"]}, {"actions": [True]}, {"rolls": [[7, 7, 7, 7, 7, 7]]}, {"rolls": "abc"}, {"first": 9},
+    {"num_players": 99}, {"ruleset": {"target": "x"}}, {"format": "zz"}, {"final": "x"},
+])
+def test_malformed_records_are_refused_not_crashed_on(capsys, tmp_path, change):
+    path, record = _record(tmp_path)
+    path.write_text(json.dumps({**record, **change}))
+    code, out, err = run(capsys, "review", str(path))
+    assert code == 2 and out == "" and "zilch review: error:" in err and "Traceback" not in err
+    path.write_text(json.dumps([record]))
+    code, _, err = run(capsys, "review", str(path))
+    assert code == 2 and "a JSON object, not list" in err
