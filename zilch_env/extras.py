@@ -22,7 +22,7 @@ EXTRAS = {
     "eval": "the evaluation's plots (zilch eval --out) and the rgb_array frames: matplotlib, pillow",
     "web": "the web game (zilch serve): fastapi, uvicorn, and the agents extra",
     "openspiel": "the OpenSpiel game python_zilch: open-spiel, dm-tree",
-    "train": "training and SB3 checkpoints: torch, stable-baselines3, sb3-contrib, tensorboard, onnx",
+    "train": "training and SB3 checkpoints: torch, stable-baselines3, sb3-contrib, tensorboard, onnx, agents",
     "ray": "Ray Tune sweeps and zilch eval --ray: ray[tune]",
     "all": "every extra above",
 }
