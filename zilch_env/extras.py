@@ -5,7 +5,7 @@ command; each feature that needs a larger library names its extra (pyproject.tom
 ``[project.optional-dependencies]``). :func:`require` imports such a library, or raises
 :class:`MissingExtraError` saying which feature needs which extra and the command that installs it:
 
->>> require("json", "eval", "the plots").__name__
+>>> require("json", "eval", "writing the plots").__name__
 'json'
 """
 

@@ -320,7 +320,7 @@ class Report:
         """Write the PNG plots into ``out``; returns their file names."""
         from zilch_env.extras import require
 
-        matplotlib = require("matplotlib", "eval", "the plots", otherwise="or write the report without "
+        matplotlib = require("matplotlib", "eval", "writing the plots", otherwise="or write the report without "
                              "them: --no-plots")
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
