@@ -68,7 +68,8 @@ from zilch_env.extras import MissingExtraError, require
 from agents.base import AgentSpecError, register_agent
 
 __all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "DenseMLP", "MissingAgentExtraError", "PolicyMismatchError",
-           "load_policy", "policies_folder", "resolve_policy_path", "shipped_policies", "check_compatible", "policy_obs_size", "rule_differences", "TIE_MARGIN"]
+           "POLICY_FILES", "load_policy", "policies_folder", "resolve_policy_path", "shipped_policies",
+           "check_compatible", "policy_obs_size", "rule_differences", "TIE_MARGIN"]
 
 
 #: The repository root: a relative PATH not found from the current directory is looked up here.
