@@ -15,7 +15,7 @@ $(BIN)/python:
 # torch==2.13.0 first: that pin takes the CPU wheel on disk. An unpinned torch would pull a CUDA build.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install torch==2.13.0
-	$(BIN)/pip install -e '.[train,ray,dev]'
+	$(BIN)/pip install -e '.[all,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -1,18 +1,28 @@
-"""The trained agents: ``ppo:PATH``, the CPU opponent exported by :mod:`agents.export`.
+"""The trained agents: ``ppo:NAME`` (a policy shipped with the package) and ``ppo:PATH``, the CPU
+opponent exported by :mod:`agents.export`.
 
-    make_agent("ppo:checkpoints/zonk", "zonk")            # its policy.onnx
+    make_agent("ppo:zonk", "zonk")                         # the shipped zonk policy
+    make_agent("ppo:checkpoints/zonk", "zonk")             # a checkpoint directory: its policy.onnx
     make_agent("ppo:checkpoints/zonk/policy.onnx", "zonk")
     make_agent("ppo:checkpoints/zonk/best/model.zip", "zonk")   # an SB3 checkpoint (needs torch)
+
+``NAME`` is the name of a shipped policy (:func:`shipped_policies`: ``zonk``, ``zonk-score``,
+``any``, ...; each checkpoint of the repository's ``checkpoints/NAME/`` with a ``policy.onnx``). An
+installed package holds them in ``agents/policies/NAME/`` (setup.py copies them into the wheel); a
+source checkout reads ``checkpoints/NAME/``. A bare name means the shipped policy even when the
+current directory has a folder of that name (``ppo:./zonk`` names the folder).
 
 ``PATH`` (relative to the current directory, else to the repository root) is a directory (its
 ``policy.onnx`` if present, else its best SB3 checkpoint ``best/model.zip``, else
 ``latest/model.zip``), an ``.onnx`` file (with its ``.json`` beside it), or an SB3 ``.zip`` (with the
-``train.json`` that ``train/ppo.py`` writes beside it).
+``train.json`` that ``train/ppo.py`` writes beside it). ``checkpoints/NAME[/FILE]`` also finds a
+shipped policy's files in an installed package, which has no ``checkpoints/`` folder.
 
-An ONNX policy is played without torch or stable-baselines3 (the web game and the terminal game
-need neither): by onnxruntime, and one decision at a time by a compiled loop (below). An SB3
-checkpoint loads torch and sb3-contrib (the ``train`` extra) and plays the same deterministic masked
-action.
+An ONNX policy is played with onnxruntime (the ``agents`` extra) and without torch or
+stable-baselines3 (the web game and the terminal game need neither): one decision at a time by a
+compiled loop (below). An SB3 checkpoint loads torch and sb3-contrib (the ``train`` extra) and plays
+the same deterministic masked action. Without its extra, a policy raises
+:class:`MissingAgentExtraError` naming the extra and the command that installs it.
 
 Each decision: the observation of the seat to move (:func:`zilch_env.observe`) and the legal mask
 go in, the policy's highest-scoring legal action comes out (deterministic: the ``rng`` is unused).
@@ -53,19 +63,46 @@ from numba import njit
 
 from zilch_env import NUM_ACTIONS, GameState, Ruleset
 from zilch_env.envs.observation import OBS_SIZES, OBS_VERSION, observe
+from zilch_env.extras import MissingExtraError, require
 
 from agents.base import AgentSpecError, register_agent
 
-__all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "DenseMLP", "PolicyMismatchError", "load_policy",
-           "resolve_policy_path", "check_compatible", "policy_obs_size", "rule_differences", "TIE_MARGIN"]
+__all__ = ["LearnedAgent", "OnnxPolicy", "SB3Policy", "DenseMLP", "MissingAgentExtraError", "PolicyMismatchError",
+           "POLICY_FILES", "load_policy", "policies_folder", "resolve_policy_path", "shipped_policies",
+           "check_compatible", "policy_obs_size", "rule_differences", "TIE_MARGIN"]
 
 
 #: The repository root: a relative PATH not found from the current directory is looked up here.
 _ROOT = Path(__file__).resolve().parents[1]
+#: The shipped policies in an installed package, one folder per name (setup.py fills it in the wheel).
+_PACKAGED = Path(__file__).resolve().parent / "policies"
+#: The files of a shipped policy.
+POLICY_FILES = ("policy.onnx", "policy.json")
 
 
 class PolicyMismatchError(AgentSpecError):
     """A policy trained for other rules or another observation layout than the game's."""
+
+
+class MissingAgentExtraError(AgentSpecError, MissingExtraError):
+    """A policy whose runtime (onnxruntime: the ``agents`` extra; sb3-contrib: ``train``) is not
+    installed: an agent that cannot be made here (AgentSpecError) and a missing extra (ImportError)."""
+
+
+def policies_folder() -> Path:
+    """The folder of the shipped policies (a folder per name): the installed package's
+    ``agents/policies/``, else (a source checkout) the repository's ``checkpoints/``."""
+    return _PACKAGED if _PACKAGED.is_dir() else _ROOT / "checkpoints"
+
+
+def shipped_policies() -> dict[str, Path]:
+    """``{name: folder}`` of the trained policies shipped with the package, by name: each folder (in
+    :func:`policies_folder`) holds a ``policy.onnx`` and its ``policy.json``."""
+    base = policies_folder()
+    if not base.is_dir():
+        return {}
+    return {d.name: d for d in sorted(base.iterdir())
+            if d.is_dir() and all((d / f).is_file() for f in POLICY_FILES)}
 
 
 def _read_meta(meta_path: Path, policy: Path) -> dict:
@@ -104,8 +141,14 @@ def resolve_policy_path(path: str | Path) -> Path:
     """The file a ``ppo:PATH`` names: an ``.onnx`` or ``.zip`` as given; for a directory its
     ``policy.onnx``, else ``best/model.zip``, ``latest/model.zip``, ``model.zip``."""
     p = Path(path)
-    if not p.exists() and not p.is_absolute() and (_ROOT / p).exists():
-        p = _ROOT / p  # checkpoints/zonk names the repository's checkpoint from any directory
+    shipped = shipped_policies()
+    if str(path) in shipped:
+        p = shipped[str(path)]  # ppo:zonk: the shipped policy (the folder zonk here is ppo:./zonk)
+    elif not p.exists() and not p.is_absolute():
+        if (_ROOT / p).exists():
+            p = _ROOT / p  # checkpoints/zonk names the repository's checkpoint from any directory
+        elif len(p.parts) >= 2 and p.parts[0] == "checkpoints" and p.parts[1] in shipped:
+            p = shipped[p.parts[1]].joinpath(*p.parts[2:])  # the same path in an installed package
     if p.is_file():
         if p.suffix not in (".onnx", ".zip"):
             raise AgentSpecError(f"ppo:{path}: give a policy .onnx, an SB3 .zip or a checkpoint directory")
@@ -116,7 +159,8 @@ def resolve_policy_path(path: str | Path) -> Path:
                 return cand
         raise AgentSpecError(f"ppo:{path}: no policy.onnx, best/model.zip, latest/model.zip or model.zip "
                              "in this directory")
-    raise AgentSpecError(f"ppo:{path}: no such file or directory")
+    raise AgentSpecError(f"ppo:{path}: no such file or directory, nor a shipped policy's name "
+                         f"({', '.join(shipped) or 'none shipped'})")
 
 
 def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
@@ -297,8 +341,7 @@ class OnnxPolicy:
     already cut to the policy's ``obs_size``: the policy reads the first ``obs_size`` values."""
 
     def __init__(self, path: str | Path):
-        import onnxruntime as ort
-
+        ort = require("onnxruntime", "agents", f"the trained policy {path}", error=MissingAgentExtraError)
         self.path = Path(path)
         meta_path = self.path.with_suffix(".json")
         if not meta_path.is_file():
@@ -348,8 +391,8 @@ class SB3Policy:
     Reads the first ``obs_size`` values of each observation (the model's observation space)."""
 
     def __init__(self, path: str | Path):
-        from sb3_contrib import MaskablePPO
-
+        MaskablePPO = require("sb3_contrib", "train", f"the SB3 checkpoint {path}",
+                              error=MissingAgentExtraError).MaskablePPO
         self.path = Path(path)
         meta_path = self.path.parent / "train.json"
         if not meta_path.is_file():
@@ -407,10 +450,12 @@ class LearnedAgent:
 
 def _make_ppo(ruleset: Ruleset, arg: str | None) -> LearnedAgent:
     if not arg:
-        raise AgentSpecError("ppo needs a path: ppo:checkpoints/zonk (a checkpoint directory), "
-                             "ppo:PATH.onnx or ppo:PATH.zip")
+        raise AgentSpecError("ppo needs a shipped policy's name or a path: ppo:zonk (the shipped zonk "
+                             "policy), ppo:checkpoints/zonk (a checkpoint directory), ppo:PATH.onnx or "
+                             "ppo:PATH.zip")
     return LearnedAgent(arg, ruleset)
 
 
-register_agent("ppo", _make_ppo, "a trained policy: ppo:DIR (its policy.onnx, else best/model.zip), "
-                                 "ppo:FILE.onnx (onnxruntime only) or ppo:FILE.zip (SB3, needs torch)")
+register_agent("ppo", _make_ppo, "a trained policy: ppo:NAME (a shipped policy: zonk, any, zonk-score, ...), "
+                                 "ppo:DIR (its policy.onnx, else best/model.zip), ppo:FILE.onnx (the agents "
+                                 "extra: onnxruntime) or ppo:FILE.zip (SB3: the train extra)")

@@ -1,6 +1,8 @@
 """``python -m build`` makes an sdist and a wheel (built from the sdist, so the sdist
-is complete) that install into a fresh venv and run ``zilch --help`` and a Zilch-v1 episode, with the
-package data (presets, game tables, web pages) inside. ``make build-check`` runs this file alone.
+is complete) that install into a fresh venv and run ``zilch --help``, a Zilch-v1 episode and a game of
+the shipped trained agent (``ppo:zonk``), with the package data (presets, game tables, web pages, the
+shipped policies: each checkpoints/NAME/policy.onnx and policy.json as agents/policies/NAME/) inside.
+``make build-check`` runs this file alone.
 
 Fast by design (about 15 s): the fresh venv has no pip and no dependencies of its own; it sees the
 project venv's installed dependencies through a ``.pth`` file (whose own ``.pth`` files, such as the
@@ -22,6 +24,8 @@ import zilch_env
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ("zilch_env/rules/presets/zonk.toml", "agents/solver/game_tables/README.md", "zilch_web/static/")
+#: The shipped policies: every checkpoint folder with an exported ONNX policy.
+POLICIES = sorted(d.name for d in (ROOT / "checkpoints").iterdir() if (d / "policy.onnx").is_file())
 
 
 def run(cmd, **kw):
@@ -43,9 +47,16 @@ def test_wheel_and_sdist_install_into_a_fresh_venv_and_run(tmp_path):
         assert any(n.startswith(want) for n in names), f"the wheel lacks {want}"
     assert any(n.startswith("agents/solver/game_tables/game-zonk-") for n in names)
     assert f"zilch_rl-{v}.dist-info/licenses/LICENSE" in names
+    assert "zonk" in POLICIES and "any" in POLICIES
+    shipped = {n for n in names if n.startswith("agents/policies/")}
+    assert shipped == {f"agents/policies/{d}/{f}" for d in POLICIES for f in ("policy.json", "policy.onnx")}
+    with zipfile.ZipFile(wheel) as z:  # the build's copy is checkpoints/' file
+        assert z.read("agents/policies/zonk/policy.onnx") == (ROOT / "checkpoints/zonk/policy.onnx").read_bytes()
     snames = tarfile.open(sdist).getnames()
-    for want in DATA + ("LICENSE", "pyproject.toml", "README.md"):
+    for want in DATA + ("LICENSE", "pyproject.toml", "README.md", "setup.py", "checkpoints/zonk/policy.onnx",
+                        "checkpoints/any/policy.json"):
         assert any(n.startswith(f"zilch_rl-{v}/{want}") for n in snames), f"the sdist lacks {want}"
+    assert not any(n.endswith("model.zip") for n in names + snames), "a training checkpoint was packaged"
 
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
@@ -75,3 +86,23 @@ print("episode", r, info["game_turns"])
 """
     out = run([str(py), "-c", check], cwd=tmp_path)
     assert out.startswith("episode ")
+
+    # the shipped agent, by its name and as the bare cpu's default (ppo:checkpoints/zonk), from the wheel
+    shipped = f"""
+import pathlib
+from agents import make_agent
+from agents.learned import shipped_policies
+here = pathlib.Path({str(env_dir)!r}).resolve()
+assert sorted(shipped_policies()) == {POLICIES!r}
+for spec in ("ppo:zonk", "ppo:checkpoints/zonk", "ppo:any"):
+    path = make_agent(spec, "zonk").policy.path.resolve()
+    assert path.is_relative_to(here / "lib") and path.parent.parent.name == "policies", (spec, path)
+from zilch_env import load_ruleset
+from zilch_web.levels import default_cpu
+assert default_cpu(load_ruleset("zonk")) == "ppo:checkpoints/zonk"  # a bare cpu: the shipped agent
+print("shipped ok")
+"""
+    assert run([str(py), "-c", shipped], cwd=tmp_path).strip() == "shipped ok"
+    game = run([str(env_dir / "bin" / "zilch"), "play", "--ruleset", "zonk", "--players", "cpu:ppo:zonk,cpu",
+                "--seed", "1", "--delay", "0"], cwd=tmp_path)
+    assert "Final standings" in game, game[-2000:]

@@ -148,6 +148,7 @@ def ruleset_from_args(args: argparse.Namespace):
 def main(argv: list[str] | None = None) -> int:
     import signal
 
+    from zilch_env.extras import MissingExtraError
     from zilch_env.rules.schema import RulesetError
 
     # `zilch simulate | head` ends quietly; the old handler comes back when main returns, so a
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         try:
             return int(args.func(args) or 0)
-        except RulesetError as e:
+        except (RulesetError, MissingExtraError) as e:  # (a feature whose extra is not installed)
             print(f"zilch {args.command}: error: {e}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:

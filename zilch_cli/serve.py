@@ -1,4 +1,4 @@
-"""``zilch serve``: the web game on a phone or a browser (FastAPI and uvicorn).
+"""``zilch serve``: the web game on a phone or a browser (FastAPI and uvicorn: the ``web`` extra).
 
 Open the printed address, pick the rules and the players (people for hot seat, computer players
 by level: Easy, Medium, Hard, Perfect) and play. Games are kept in a SQLite file and survive a restart of the server.
@@ -59,6 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from zilch_env.extras import require
+
+    for module in ("fastapi", "uvicorn"):
+        require(module, "web", "zilch serve")
     import uvicorn
 
     from agents.base import AgentSpecError

@@ -12,9 +12,9 @@ Perfect   ``optimal-win``                 the solved game's best move (two playe
                                           two under overcoming, where agents.solver.multi solved it)
 ========  ==============================  ======================================================
 
-Hard exists for rules a shipped trained agent was trained on (a preset's rules, whatever the
-ruleset is called: :func:`agents.learned.check_compatible` decides), and for any other rules and
-player count when the agent for any ruleset is shipped (``checkpoints/any``); Perfect where the solved
+Hard exists (with the ``agents`` extra installed) for rules a shipped trained agent was trained on
+(a preset's rules, whatever the ruleset is called: :func:`agents.learned.check_compatible` decides),
+and for any other rules and player count when the agent for any ruleset is shipped (``checkpoints/any``); Perfect where the solved
 game of the rules and player count is stored (:func:`has_game_table`; solving one takes minutes, so a
 server never solves one for a request). The default computer player is Hard where it exists (the
 rules' own trained agent, else the agent for any ruleset, which wins more than half its games
@@ -26,16 +26,19 @@ bare ``cpu`` and the web game's new-game form use the same default.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
 from zilch_env import PRESETS, Ruleset
 
-#: The repository's trained agents, one directory per preset (``checkpoints/<preset>/policy.json``).
-CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+from agents.learned import policies_folder
+
+#: The shipped trained agents, one directory per preset (``<preset>/policy.json``): the repository's
+#: ``checkpoints/``, or the installed package's copy (where ``ppo:checkpoints/<preset>`` finds them too).
+CHECKPOINTS = policies_folder()
 
 #: (label, spec or None when it depends on the rules, the line shown under the choice).
 LEVELS = [
@@ -55,7 +58,10 @@ _HARD: "OrderedDict[Ruleset, str | None]" = OrderedDict()
 
 def trained_agent_spec(ruleset: Ruleset) -> str | None:
     """``ppo:checkpoints/<preset>`` of the shipped trained agent that plays exactly these rules, else
-    ``ppo:checkpoints/any`` (the agent for any ruleset) when it is shipped, else None."""
+    ``ppo:checkpoints/any`` (the agent for any ruleset) when it is shipped, else None (also when
+    onnxruntime, the ``agents`` extra that plays them, is not installed)."""
+    if importlib.util.find_spec("onnxruntime") is None:
+        return None
     with _LOCK:
         if ruleset in _HARD:
             _HARD.move_to_end(ruleset)

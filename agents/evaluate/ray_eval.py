@@ -80,8 +80,9 @@ class RayRunner:
         try:
             import ray
         except ImportError:
-            raise RuntimeError("--ray needs Ray: pip install 'ray[tune]' (the project's extra: "
-                               "pip install -e '.[ray]')") from None
+            from zilch_env.extras import install_command
+
+            raise RuntimeError(f"--ray needs the ray extra: {install_command('ray')}") from None
         self._ray = ray
         self._started = False
         if not ray.is_initialized():

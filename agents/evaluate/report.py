@@ -318,12 +318,10 @@ class Report:
 
     def plot(self, out: str | Path) -> list[str]:
         """Write the PNG plots into ``out``; returns their file names."""
-        try:
-            import matplotlib
-        except ImportError:
-            raise ImportError("the plots need matplotlib (pip install matplotlib, or the package's "
-                              "'train' extra); without it, write the report with --no-plots") from None
+        from zilch_env.extras import require
 
+        matplotlib = require("matplotlib", "eval", "writing the plots", otherwise="or write the report without "
+                             "them: --no-plots")
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 

@@ -63,3 +63,10 @@ def test_help_for_every_command():
     for cmd in ([], ["rules"], ["score"], ["simulate"]):
         out = subprocess.run([sys.executable, "-m", "zilch_cli", *cmd, "--help"], capture_output=True, text=True)
         assert out.returncode == 0 and "usage: zilch" in out.stdout
+
+
+def test_serve_without_the_web_extra_says_which_to_install(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the web extra were not installed
+    code, _, err = run(capsys, "serve", "--port", "8765")
+    assert code == 2
+    assert err.strip() == "zilch serve: error: zilch serve needs the web extra: pip install 'zilch-rl[web]'"

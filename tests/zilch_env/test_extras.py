@@ -1,0 +1,41 @@
+"""Issue 36: a feature whose extra is not installed says which extra and the command that installs
+it (zilch_env.extras.require), as an ImportError, never a bare ModuleNotFoundError."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from zilch_env.extras import EXTRAS, MissingExtraError, install_command, require
+
+
+def test_an_installed_module_is_returned():
+    assert require("json", "eval", "the plots") is sys.modules["json"]
+
+
+def test_a_missing_module_names_the_feature_the_extra_and_the_command(monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # importing it raises ModuleNotFoundError
+    with pytest.raises(MissingExtraError) as e:
+        require("matplotlib.pyplot", "eval", "writing the plots", otherwise="or skip them: --no-plots")
+    assert str(e.value) == "writing the plots needs the eval extra: pip install 'zilch-rl[eval]' (or skip them: --no-plots)"
+    assert isinstance(e.value, ImportError) and e.value.extra == "eval" and e.value.name == "matplotlib.pyplot"
+
+
+def test_a_module_that_fails_inside_is_not_a_missing_extra(tmp_path, monkeypatch):
+    (tmp_path / "zilch_broken_mod.py").write_text("import zilch_no_such_dependency\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError) as e:
+        require("zilch_broken_mod", "web", "the test")
+    assert not isinstance(e.value, MissingExtraError) and e.value.name == "zilch_no_such_dependency"
+
+
+def test_the_extras_are_pyprojects():
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    assert set(EXTRAS) == set(project["optional-dependencies"]) - {"dev"}
+    assert install_command("web") == "pip install 'zilch-rl[web]'"
+    with pytest.raises(ValueError, match="not an extra"):
+        require("json", "plots", "the plots")
