@@ -44,3 +44,29 @@ def test_envs_seat_every_agent_spec(opponent_providers):
         gym.make_vec("Zilch-v2", num_envs=2, ruleset="zonk", opponents="heuristic")
     with pytest.raises(OpponentSpecError, match="unknown opponent 'nobody'; known opponents: .*heuristic.*optimal-win"):
         gym.make("Zilch-v2", opponents="nobody")
+
+
+def test_vector_env_plays_a_trained_policy_as_a_batch_policy(opponent_providers):
+    """``ppo:PATH`` has no kernel form; its ``act_batch`` moves every game's opponent in one call, the
+    moves its ``act`` makes one game at a time."""
+    import numpy as np
+
+    from zilch_env.engine.batched import BatchedGames
+
+    path = ROOT / "checkpoints" / "zonk"
+    envs = gym.make_vec("Zilch-v2", num_envs=4, ruleset="zonk", opponents=f"ppo:{path}")
+    venv = envs.unwrapped._venv
+    assert (venv._kinds[:, 1] == 2).all()  # played from Python
+    obs, infos = envs.reset(seed=1)
+    for _ in range(30):
+        obs, r, te, tr, infos = envs.step(infos["action_mask"].argmax(axis=1))
+        assert not infos["illegal_action"].any()
+    agent = venv._opp_policies[0]
+    games = BatchedGames("zonk", 3, 2, seed=4)
+    rows = np.arange(3)
+    games.reset(rows)
+    batch = agent.act_batch(games, rows)
+    obs, masks = games.observe(games.current[rows], rows=rows), games.legal_masks(rows=rows)
+    for i in rows:  # the decision act() takes on the same observation and mask, one game at a time
+        assert batch[i] == agent.policy.action(obs[i], masks[i])
+    assert all(games.legal_masks(rows=rows)[i, batch[i]] for i in rows)

@@ -34,8 +34,8 @@ What it has of the batched env
       :mod:`zilch_env.envs.opponents` ``"optimal-turn"`` and others) or agent objects, one for every
       seat or a list of ``num_players - 1``. An agent with a form in the kernels (random, greedy,
       optimal-turn's solved turn values, a ``TurnValueTable``) plays there; a batch policy
-      (``(obs, masks) -> actions``, self-play, or an object with ``act_batch(games, rows)``) from
-      Python; any other agent (``heuristic``, ``optimal-win``, ...) is refused by name: play it with
+      (``(obs, masks) -> actions``, self-play, or an object with ``act_batch(games, rows)``, as
+      ``ppo:PATH`` has) from Python; any other agent (``heuristic``, ``optimal-win``, ...) is refused by name: play it with
       ``gymnasium.make``.
     - ``reward``, ``turns``, ``seat``, ``illegal_action``, ``max_turns``, ``overrides`` as Zilch-v1.
 
