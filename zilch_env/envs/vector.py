@@ -1,12 +1,12 @@
 """``ZilchVectorEnv``: ``Zilch-v1`` for ``num_envs`` games at once as a native
-``gymnasium.vector.VectorEnv`` over the batched engine, the vector entry point of ``Zilch-v1``::
+``gymnasium.vector.VectorEnv`` over the batched engine, the vector entry point of ``Zilch-v1`` and ``Zilch-v2``::
 
     import gymnasium as gym
     import zilch_env
 
-    envs = gym.make_vec("Zilch-v1", num_envs=64, vectorization_mode="vector_entry_point",
+    envs = gym.make_vec("Zilch-v2", num_envs=64, vectorization_mode="vector_entry_point",
                         ruleset="farkle", num_players=2, opponents="greedy")
-    obs, infos = envs.reset(seed=0)                  # obs (64, 471), infos["action_mask"] (64, 136)
+    obs, infos = envs.reset(seed=0)                  # obs (64, 516), infos["action_mask"] (64, 136)
     obs, rewards, terminations, truncations, infos = envs.step(actions)
 
 It is a ``SyncVectorEnv`` of ``Zilch-v1`` (same spaces, observations, masks, rewards, terminations,

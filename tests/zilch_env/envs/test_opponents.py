@@ -102,6 +102,8 @@ def test_vector_env_seats_a_per_seat_list():
     assert asked and all((k == 2).all() for k in asked)
     envs = gym.make_vec("Zilch-v2", num_envs=3, ruleset="farkle", num_players=3, opponents=["greedy:400", "random"])
     assert envs.unwrapped._venv._thr[0, 1] == 400 and envs.unwrapped._venv._kinds[0, 2] == 0
+    again = gym.make_vec(envs.spec).unwrapped._venv  # the spec kwargs make the same vector env
+    assert np.array_equal(again._kinds, envs.unwrapped._venv._kinds) and np.array_equal(again._thr, envs.unwrapped._venv._thr)
     with pytest.raises(ValueError, match="3 given, but a game of 3 players has 2 other seats"):
         BatchedZilchVecEnv("farkle", 2, 3, opponents=["random"] * 3)
     with pytest.raises(ValueError, match="not both"):
