@@ -205,7 +205,7 @@ class BatchedZilchVecEnv(VecEnv):
         # checks the rules and num_players
         self.games = BatchedGames(rulesets if self.mixed else rs, n_envs, num_players, seed=seed)
         self.rulesets = self.games.rulesets
-        n = self.num_players = self.games.num_players
+        self.num_players = self.games.num_players
         if self.mixed and reward == "score":
             raise ValueError("reward = 'score' pays points on one ruleset's scale; with a list of rulesets use "
                              "reward = 'win'")
