@@ -18,7 +18,8 @@ from typing import Callable
 
 from zilch_env import Policy, Ruleset, load_ruleset
 
-__all__ = ["Agent", "Policy", "AgentSpecError", "register_agent", "make_agent", "agent_names", "kernel_agent"]
+__all__ = ["Agent", "Policy", "AgentSpecError", "register_agent", "make_agent", "agent_names", "kernel_agent",
+           "opponent_factory"]
 
 
 #: What every agent is: :class:`zilch_env.Policy`, the one player protocol (one name for it here).
@@ -60,6 +61,17 @@ def make_agent(spec: str | Agent, ruleset: Ruleset | str) -> Agent:
         mod, _, fn = factory.partition(":")
         factory = getattr(importlib.import_module(mod), fn)
     return factory(rs, arg or None)
+
+
+def opponent_factory(spec: str, ruleset: Ruleset) -> Agent:
+    """The environments' opponent provider: ``pyproject.toml`` declares it as the entry point
+    ``agents`` of the group ``zilch_rl.opponents`` (:mod:`zilch_env.envs.opponents`), so that
+    ``gymnasium.make("Zilch-v2", opponents="heuristic")`` and the vector envs build every agent spec
+    of this module without ``zilch_env`` importing ``agents``. Its ``names()`` lists the specs."""
+    return make_agent(spec, ruleset)
+
+
+opponent_factory.names = agent_names  # type: ignore[attr-defined]
 
 
 _BUILTINS_LOADED = False

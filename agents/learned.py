@@ -440,6 +440,13 @@ class LearnedAgent:
             return policy.action(obs, mask)
         return int(policy.actions(obs.reshape(1, -1), mask.reshape(1, -1))[0])
 
+    def act_batch(self, games: Any, rows: np.ndarray) -> np.ndarray:
+        """The policy's moves for the player to move in games ``rows`` of a
+        :class:`zilch_env.engine.batched.BatchedGames`, in one call (how the vector envs play a
+        ``ppo:PATH`` opponent): the same observation and mask :meth:`act` reads, a batch at once."""
+        obs = games.observe(games.current[rows], rows=rows)
+        return np.asarray(self.policy.actions(obs, games.legal_masks(rows=rows)), dtype=np.int64).reshape(-1)
+
     # An onnxruntime session does not pickle: evaluation workers get the path and reload it.
     def __getstate__(self) -> dict[str, Any]:
         return {"source": self.source, "ruleset": self.ruleset}

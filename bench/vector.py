@@ -57,10 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opponent", default="greedy", help="opponent of both envs: greedy or random (default greedy)")
     a = ap.parse_args(argv)
     kw = {"ruleset": a.ruleset, "num_players": a.players}
-    opp = {"greedy": zilch_env.GreedyMover(), "random": zilch_env.RandomMover()}[a.opponent]
     native = gym.make_vec("Zilch-v1", num_envs=a.num_envs, vectorization_mode="vector_entry_point",
-                          opponent=a.opponent, **kw)
-    sync = gym.make_vec("Zilch-v1", num_envs=a.num_envs, vectorization_mode="sync", opponents=opp, **kw)
+                          opponents=a.opponent, **kw)
+    sync = gym.make_vec("Zilch-v1", num_envs=a.num_envs, vectorization_mode="sync", opponents=a.opponent, **kw)
     rng = np.random.default_rng(0)
     sn, ss = {}, {}
     run(native, min(a.steps, 10 * a.num_envs), rng, sn)  # compile and warm up

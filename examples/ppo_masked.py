@@ -1,9 +1,9 @@
-"""Masked PPO in one file, CleanRL style, on Zilch-v1's native vector env.
+"""Masked PPO in one file, CleanRL style, on Zilch-v2's native vector env.
 
     python examples/ppo_masked.py [--total-timesteps 500000] [--num-envs 64] [--ruleset zonk]
                                   [--opponent greedy] [--eval-games 1000] [--seed 1]
 
-The environments are ``gymnasium.make_vec("Zilch-v1", vectorization_mode="vector_entry_point")``
+The environments are ``gymnasium.make_vec("Zilch-v2", vectorization_mode="vector_entry_point")``
 (the batched engine: one compiled call steps all games, the greedy opponent's moves included) with
 ``autoreset_mode="same_step"``: the observation after an episode's last step is already the next
 game's first decision, so every stored step is a real decision with a non-empty action mask, and
@@ -30,13 +30,14 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
-import zilch_env  # noqa: E402,F401  (registers Zilch-v1)
+import zilch_env  # noqa: E402,F401  (registers Zilch-v2)
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ruleset", default="zonk")
-    p.add_argument("--opponent", default="greedy", help="the vector env's opponent (greedy, random, greedy:N)")
+    p.add_argument("--opponent", default="greedy", help="the vector env's opponents: an agent spec (greedy, random, greedy:N; "
+                   "optimal-turn with the agents package installed)")
     p.add_argument("--total-timesteps", type=int, default=500_000)
     p.add_argument("--num-envs", type=int, default=64)
     p.add_argument("--num-steps", type=int, default=64, help="steps per env per rollout")
@@ -78,8 +79,8 @@ class Agent(nn.Module):
 
 
 def make_envs(args, n: int, seed: int):
-    envs = gym.make_vec("Zilch-v1", num_envs=n, vectorization_mode="vector_entry_point", ruleset=args.ruleset,
-                        opponent=args.opponent, autoreset_mode="same_step")
+    envs = gym.make_vec("Zilch-v2", num_envs=n, vectorization_mode="vector_entry_point", ruleset=args.ruleset,
+                        opponents=args.opponent, autoreset_mode="same_step")
     return envs, envs.reset(seed=seed)
 
 
@@ -172,7 +173,7 @@ def main(argv=None) -> dict:
     seconds = time.perf_counter() - t0
     steps = iterations * batch
     after = evaluate(agent, args, args.eval_games, seed=10_000)
-    print(f"masked PPO on Zilch-v1 ({args.ruleset}) against {args.opponent}: {steps} env steps in {seconds:.0f} s "
+    print(f"masked PPO on Zilch-v2 ({args.ruleset}) against {args.opponent}: {steps} env steps in {seconds:.0f} s "
           f"({steps / seconds:,.0f} steps/s with updates)")
     print(f"  win rate before training: {before:.3f}   after: {after:.3f}   ({args.eval_games} games each)")
     return {"before": before, "after": after, "steps": steps, "seconds": seconds}

@@ -84,3 +84,38 @@ def keep(game: GameState, dice: Sequence[int], bank: bool = False) -> None:
 @pytest.fixture
 def kp():
     return keep
+
+
+@pytest.fixture
+def opponent_providers(monkeypatch):
+    """The opponent providers ``pyproject.toml`` declares (entry points ``zilch_rl.opponents``), as
+    an install of this tree would list them: the tests' venv may hold an older install of the package
+    (editable installs read entry points at install time), so the test sets them itself. Yields a
+    function that replaces them with others (``set(name=factory, ...)``; none: no providers)."""
+    import importlib.metadata as md
+    import tomllib
+
+    from zilch_env.envs.opponents import ENTRY_POINT_GROUP
+
+    meta = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    declared = meta["project"]["entry-points"][ENTRY_POINT_GROUP]
+    eps = [md.EntryPoint(name=k, value=v, group=ENTRY_POINT_GROUP) for k, v in declared.items()]
+    real = md.entry_points
+
+    def entry_points(**kw):
+        if kw.get("group") == ENTRY_POINT_GROUP:
+            return list(eps)
+        return real(**kw)
+
+    class _Stub:
+        def __init__(self, name, obj):
+            self.name, self._obj = name, obj
+
+        def load(self):
+            return self._obj
+
+    def set_providers(**factories):
+        eps[:] = [_Stub(k, f) for k, f in factories.items()]
+
+    monkeypatch.setattr(md, "entry_points", entry_points)
+    yield set_providers

@@ -7,5 +7,6 @@ load the others' libraries):
 - :mod:`~zilch_env.envs.aec`, :mod:`~zilch_env.envs.zilch_v1`, :mod:`~zilch_env.envs.zilch_v2`: PettingZoo;
 - :mod:`~zilch_env.envs.openspiel`: the OpenSpiel game ``python_zilch``;
 - :mod:`~zilch_env.envs.observation`, :mod:`~zilch_env.envs.reward`, :mod:`~zilch_env.envs.render`,
-  :mod:`~zilch_env.envs.wrappers`: what they share.
+  :mod:`~zilch_env.envs.wrappers`, :mod:`~zilch_env.envs.opponents` (``opponents=``: agent specs and
+  the entry points that provide them): what they share.
 """

@@ -14,7 +14,8 @@ from gymnasium import spaces
 
 from zilch_env.engine.game import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from zilch_env.envs.observation import OBS_SIZES, check_obs_version, observation_bounds, observe
-from zilch_env.players.policy import GreedyMover, Policy
+from zilch_env.envs.opponents import seat_opponents
+from zilch_env.players.policy import Policy
 from zilch_env.envs.reward import game_reward
 from zilch_env.rules.schema import Ruleset
 from zilch_env.rules.load import load_ruleset
@@ -255,10 +256,14 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     ```
     - ``ruleset="zonk"``: a preset name, the path of a TOML ruleset file, or a ``Ruleset``.
     - ``num_players=2``: 1 to 6.
-    - ``opponents=None``: the policies of the other seats: one object for all, or a list of
+    - ``opponents=None``: the other seats' players: agent specs (the strings of ``zilch play
+      --opponent``: ``"random"``, ``"greedy"``, ``"greedy:500"``, and with the ``agents`` package
+      installed ``"heuristic"``, ``"optimal-turn"``, ``"optimal-win"``, ``"ppo:PATH"``, ...;
+      :mod:`zilch_env.envs.opponents`) or policy objects: one for all, or a list of
       ``num_players - 1``, the first playing the seat right after the agent's, the next the seat
-      after that, and so on. Default: ``zilch_env.GreedyMover()`` (keeps the most points, banks
-      from 300). Their ``rng`` argument is the environment's ``np_random``.
+      after that, and so on. Default: ``"greedy"`` (keeps the most points, banks from 300). Their
+      ``rng`` argument is the environment's ``np_random``. Specs keep ``env.spec.kwargs`` JSON, so
+      ``gymnasium.make(env.spec)`` makes the same env.
     - ``seat=None``: the agent's seat; None draws it at every reset.
     - ``reward="win"``: ``"win"`` or ``"score"`` (see Rewards).
     - ``turns=None``: agent turns per episode (see Episode End).
@@ -301,7 +306,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self,
         ruleset: Ruleset | str | Path = "zonk",
         num_players: int = 2,
-        opponents: Policy | Sequence[Policy] | None = None,
+        opponents: str | Policy | Sequence[str | Policy] | None = None,
         seat: int | None = None,
         reward: str = "win",
         turns: int | None = None,
@@ -340,7 +345,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
                                   f"{', '.join(map(repr, self.metadata['render_modes']))}")
         self.render_mode = render_mode
         self._last_move: tuple[str, int, tuple[int, ...]] = ("", 0, ())
-        self.opponents = self._check_opponents(opponents, n)
+        self.opponents = seat_opponents(opponents, n, self.ruleset)
         self.illegal_reward = -1.0 if reward == "win" else -float(self.ruleset.target)
 
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -356,23 +361,6 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         self._agent_turns = 0
         self._n_turns = 0
         self._log: list[str] = []
-
-    @staticmethod
-    def _check_opponents(opponents: Any, n: int) -> list[Policy]:
-        if opponents is None:
-            return [GreedyMover()] * (n - 1)
-        if isinstance(opponents, (list, tuple)):
-            if len(opponents) != n - 1:
-                raise ValueError(f"opponents: {len(opponents)} given, but a game of {n} players has "
-                                 f"{n - 1} other seats (give one policy for all, or a list of {n - 1})")
-            out = list(opponents)
-        else:
-            out = [opponents] * (n - 1)
-        for i, o in enumerate(out):
-            if not callable(getattr(o, "act", None)):
-                raise TypeError(f"opponents[{i}] = {o!r} is not a policy: it needs a method "
-                                f"act(state, legal, rng) -> action (see zilch_env.Policy)")
-        return out
 
     # ------------------------------------------------------------------ the Gymnasium API
 

@@ -39,7 +39,9 @@ The game
       zilch bonus's re-roll) is followed by one chance node per roll.
     - Returns at the end: +1 to a sole winner, -1 to every seat that does not win, 0 to the seats
       sharing a draw (the rewards of ``Zilch-v1`` and the AEC env); 0 for all after the horizon.
-      ``GENERAL_SUM`` (zero-sum for two players).
+      Two players: ``ZERO_SUM`` (+1 / -1, or 0 / 0), what ``game.get_type().utility`` says and
+      algorithms for two-player zero-sum games require; other counts ``GENERAL_SUM`` (the type
+      registered, :func:`game_type`).
     - Observation tensor: ``zilch_env.observe(state, player)``, the 516 values of ``Zilch-v2`` from
       that player's seat (of the state before the pending roll at a chance node; zeros before the
       first roll); the observation string is the engine's text picture.
@@ -70,7 +72,7 @@ from zilch_env.envs.reward import game_rewards
 from zilch_env.rules.load import load_ruleset, parse_override_value
 from zilch_env.rules.compiled import ROLLS, roll_probability
 
-__all__ = ["GAME_TYPE", "ROLLS", "ZilchGame", "ZilchState", "parse_game_overrides", "roll_probability"]
+__all__ = ["GAME_TYPE", "ROLLS", "game_type", "ZilchGame", "ZilchState", "parse_game_overrides", "roll_probability"]
 
 _ROLL_ID = {r: i for i, r in enumerate(ROLLS)}  # chance action ids are the compiled rules' roll ids
 _BY_N = {n: [i for i, r in enumerate(ROLLS) if len(r) == n] for n in range(1, 7)}
@@ -101,6 +103,21 @@ GAME_TYPE = pyspiel.GameType(
     parameter_specification={"ruleset": "zonk", "players": 2, "max_turns": DEFAULT_MAX_TURNS, "overrides": ""},
     default_loadable=True,
 )
+
+
+def game_type(players: int) -> pyspiel.GameType:
+    """The game type of a game of ``players`` players: :data:`GAME_TYPE` (what is registered,
+    ``GENERAL_SUM``), ``ZERO_SUM`` at two players. Two players' returns are +1 / -1 for a win and a
+    loss, 0 / 0 for a draw or the horizon: they always sum to 0. With three or more a sole winner's
+    +1 meets -1 for each other seat (the sum is 2 - n), and a lone player's +1 or -1 sums to itself."""
+    if players != 2:
+        return GAME_TYPE
+    spec = {k: getattr(GAME_TYPE, k) for k in (
+        "short_name", "long_name", "dynamics", "chance_mode", "information", "reward_model", "max_num_players",
+        "min_num_players", "provides_information_state_string", "provides_information_state_tensor",
+        "provides_observation_string", "provides_observation_tensor", "provides_factored_observation_string",
+        "parameter_specification", "default_loadable")}
+    return pyspiel.GameType(utility=pyspiel.GameType.Utility.ZERO_SUM, **spec)
 
 
 def parse_game_overrides(text: str) -> dict[str, Any]:
@@ -179,16 +196,17 @@ class ZilchGame(pyspiel.Game):
             raise ValueError(f"players = {n!r}: a game has 1 to {MAX_PLAYERS} players")
         self.max_turns = check_max_turns(p["max_turns"])
         self.num_seats = n
+        zero_sum = n == 2
         info = pyspiel.GameInfo(
             num_distinct_actions=NUM_ACTIONS,
             max_chance_outcomes=len(ROLLS),
             num_players=n,
             min_utility=-1.0,
             max_utility=1.0,
-            utility_sum=None,  # GENERAL_SUM (the returns of two players do sum to 0)
+            utility_sum=0.0 if zero_sum else None,
             max_game_length=MOVES_PER_TURN * self.max_turns,
         )
-        super().__init__(GAME_TYPE, info, {"ruleset": self.ruleset_name, "players": n,
+        super().__init__(game_type(n), info, {"ruleset": self.ruleset_name, "players": n,
                                            "max_turns": self.max_turns, "overrides": self.overrides})
 
     def new_initial_state(self) -> "ZilchState":

@@ -13,7 +13,7 @@ on this class; this one is Stable-Baselines3's VecEnv API (it subclasses SB3's `
     from sb3_contrib import MaskablePPO
     from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
-    venv = BatchedZilchVecEnv("zonk", num_envs=64, num_players=2, seed=1, opponent="greedy")
+    venv = BatchedZilchVecEnv("zonk", num_envs=64, num_players=2, seed=1, opponents="greedy")
     model = MaskablePPO("MlpPolicy", venv, n_steps=128, seed=1)
     model.learn(100_000)
 
@@ -22,15 +22,18 @@ What differs from a ``DummyVecEnv`` of ``Zilch-v0``
       agent's next decision), one fills every observation.
     - Rules: every ruleset, every variant (the challenge and piggyback decisions at turn start are
       the agent's actions 128-135, as in Zilch-v0).
-    - Opponents: the built-in baselines, ``"greedy"`` / ``"greedy:THRESHOLD"`` (:class:`GreedyMover`)
-      and ``"random"`` (uniform among the legal actions), a solved turn policy played in the kernels
-      (a :class:`zilch_env.engine.batched.TurnValueTable`: ``agents.solver.turn_value_table(ruleset)`` is
-      ``optimal-turn``, move for move; ``train/ppo.py`` builds it from the spec), or any *batch policy*
-      (:func:`zilch_env.engine.batched.batch_policy_actions`): a callable taking ``(obs, masks)`` of the
-      games where that opponent is to move (arrays ``(k, n)`` of the env's layout from the opponent's seat and
-      ``(k, 136)``) and returning their ``k`` actions, e.g. a snapshot of the agent's own network
-      for self-play, or an object with ``act_batch(games, rows)`` reading the batched state. ``opponent`` is one of these for every env and seat, or a
-      list assigned to the envs round-robin (env ``i`` plays ``opponent[i % len(opponent)]`` in every
+    - Opponents: ``opponents=`` as ``gymnasium.make("Zilch-v2", opponents=...)``: agent specs
+      (``"random"``, ``"greedy"``, ``"greedy:500"``, and through the opponent providers
+      (:mod:`zilch_env.envs.opponents`) ``"optimal-turn"`` and the rest) or agent objects, one for every
+      seat or one per seat. The kernels play the built-in baselines, a solved turn policy (a
+      :class:`zilch_env.engine.batched.TurnValueTable`, what ``optimal-turn``'s ``kernel_form()`` gives,
+      move for move) and any agent with a ``kernel_form()``; any *batch policy*
+      (:func:`zilch_env.engine.batched.batch_policy_actions`) plays from Python: a callable taking
+      ``(obs, masks)`` of the games where that opponent is to move (arrays ``(k, n)`` of the env's
+      layout from the opponent's seat and ``(k, 136)``) and returning their ``k`` actions, e.g. a
+      snapshot of the agent's own network for self-play, or an object with ``act_batch(games, rows)``
+      reading the batched state. ``opponent=`` (instead of ``opponents=``) takes a list of these
+      assigned to the envs round-robin (env ``i`` plays ``opponent[i % len(opponent)]`` in every
       other seat), as ``train/ppo.py --opponents`` does.
     - Horizon: ``max_turns`` (default 1000, ``zilch_env.envs.gym_env.DEFAULT_MAX_TURNS``) completed game
       turns, all seats counted, truncate an episode whose game is not over, as in Zilch-v0.
@@ -99,9 +102,9 @@ from zilch_env.engine import layout as L
 from zilch_env.engine import batch_kernels as BK
 from zilch_env.players import agent_kernels as AK
 from zilch_env.engine.batched import BatchedGames, stream_keys
-from zilch_env.players.kernel_agents import (KernelAgent, TableSet, TurnValueTable, _kernel_agents, is_batch_policy, builtin_kernel_agent)
 from zilch_env.engine.game import NUM_ACTIONS, IllegalActionError
 from zilch_env.envs.gym_env import (DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset)
+from zilch_env.envs.opponents import pack_opponents
 from zilch_env.envs.observation import (KERNEL_OFFSETS, OBS_SIZE, OBS_SIZES, ROLL_BLOCKS, check_obs_version, observation_bounds)
 from zilch_env.rules.schema import Ruleset
 
@@ -126,12 +129,17 @@ class BatchedZilchVecEnv(VecEnv):
         num_players: 1 to 6; with a list of rulesets, one count or one per ruleset (the episode
             plays its ruleset's count).
         seed: seeds the dice, seats and random opponents (``None``: fresh entropy).
-        opponent: ``"greedy"`` (default), ``"greedy:THRESHOLD"``, ``"random"``, a ``GreedyMover`` /
-            ``RandomMover``, a :class:`~zilch_env.engine.batched.KernelAgent`, a
+        opponent: the entrants of the other seats assigned to the envs round-robin (env ``i`` plays
+            ``opponent[i % len(opponent)]`` in every other seat; training's mixes): each an agent spec
+            or object as below, a :class:`~zilch_env.engine.batched.KernelAgent`, a
             :class:`~zilch_env.engine.batched.TurnValueTable` (e.g. ``optimal-turn``'s), with a list of
             rulesets a :class:`~zilch_env.players.kernel_agents.TableSet` (a table per ruleset, each game's
-            own), a batch policy ``(obs, masks) -> actions``, or a list of these assigned to the envs
-            round-robin.
+            own), or a batch policy ``(obs, masks) -> actions``. Default ``"greedy"``.
+        opponents: the other seats as ``gymnasium.make("Zilch-v2", opponents=...)`` takes them: an
+            agent spec (``"random"``, ``"greedy"``, ``"greedy:500"``, ``"optimal-turn"``, ...;
+            :mod:`zilch_env.envs.opponents`) or object for every seat, or a list of ``num_players - 1``
+            (the seat right after the agent's first). Played in the kernels where the agent has a form
+            there, else as a batch policy; an agent with neither is refused by name. Not with ``opponent``.
         reward: ``"win"`` or ``"score"``, as Zilch-v0.
         turns: agent turns per episode (truncation), as Zilch-v0 (default: 10 under ``"score"``).
         max_turns: the horizon, completed game turns of all seats (truncation), as Zilch-v0
@@ -167,9 +175,10 @@ class BatchedZilchVecEnv(VecEnv):
         num_envs: int = 8,
         num_players: int = 2,
         seed: int | None = None,
-        opponent: Any = "greedy",
+        opponent: Any = None,
         reward: str = "win",
         *,
+        opponents: Any = None,
         turns: int | None = None,
         seat: int | None = None,
         illegal_action: str = "penalty",
@@ -196,7 +205,7 @@ class BatchedZilchVecEnv(VecEnv):
         # checks the rules and num_players
         self.games = BatchedGames(rulesets if self.mixed else rs, n_envs, num_players, seed=seed)
         self.rulesets = self.games.rulesets
-        n = self.num_players = self.games.num_players
+        self.num_players = self.games.num_players
         if self.mixed and reward == "score":
             raise ValueError("reward = 'score' pays points on one ruleset's scale; with a list of rulesets use "
                              "reward = 'win'")
@@ -226,7 +235,13 @@ class BatchedZilchVecEnv(VecEnv):
         self.potential = potential
         self.luck = bool(luck)
         self.render_mode = None
-        self._set_opponents(opponent, n_envs)
+        if opponent is not None and opponents is not None:
+            raise ValueError("give opponents= (the other seats, as gymnasium.make) or opponent= (entrants "
+                             "assigned to the envs round-robin), not both")
+        if opponents is not None:
+            self._set_opponents(opponents, n_envs, per_seat=True)
+        else:
+            self._set_opponents("greedy" if opponent is None else opponent, n_envs)
 
         self.seats = np.zeros(n_envs, dtype=np.int64)
         self._own = np.zeros(n_envs, dtype=np.int64)  # the agent's score at its last observation
@@ -262,74 +277,11 @@ class BatchedZilchVecEnv(VecEnv):
         ``i`` playing ``rulesets[games.rule_ids[i]]``): its games' (:attr:`BatchedGames.ruleset`)."""
         return self.games.ruleset
 
-    def _set_opponents(self, opponent: Any, n_envs: int) -> None:
-        """Per env and seat offset k (1 .. players-1): kind 0 random, 1 greedy, 2 a batch policy,
-        3 a turn-value table (its index in the packed value arrays as threshold). A TableSet's
-        env takes the kind and table of each game's rules when its episode starts (``_seat_tables``)."""
-        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
-        if not specs:
-            raise ValueError("opponent: an empty list; give one opponent or a list of them")
-        agents, policies, sets = [], [], []
-        for spec in specs:
-            if isinstance(spec, TableSet):
-                if len(spec.tables) != len(self.rulesets):
-                    raise ValueError(f"opponent {spec!r}: {len(spec.tables)} tables for the env's "
-                                     f"{len(self.rulesets)} rulesets; give one per ruleset (None where unsolved)")
-                for e, t in enumerate(spec.tables):
-                    if t is not None and t.ruleset != self.rulesets[e]:
-                        raise ValueError(f"opponent {spec!r}: table {e} was solved for {t.ruleset.name!r}, not "
-                                         f"for the env's ruleset {e} ({self.rulesets[e].name!r})")
-                agents.append(KernelAgent("greedy", spec.fallback_threshold))
-                policies.append(None)
-                sets.append(spec)
-                continue
-            if self.mixed and (isinstance(spec, TurnValueTable)
-                               or (isinstance(spec, KernelAgent) and spec.table is not None)):
-                raise ValueError(f"opponent {spec!r}: one turn-value table plays one ruleset; with a list "
-                                 f"of rulesets give a TableSet (a table per ruleset)")
-            sets.append(None)
-            if is_batch_policy(spec):
-                agents.append(KernelAgent("outside"))
-                policies.append(spec)
-                continue
-            if isinstance(spec, str) and spec.partition(":")[0] == "optimal-turn":
-                raise ValueError(f"opponent {spec!r}: zilch_env does not solve turns itself; pass the solved "
-                                 f"table, agents.solver.turn_value_table(ruleset) (train/ppo.py --vec batched "
-                                 f"builds it from the spec 'optimal-turn')")
-            try:
-                agents.append(builtin_kernel_agent(spec))
-            except ValueError:
-                raise ValueError(f"opponent {spec!r}: give 'greedy', 'greedy:THRESHOLD', 'random', a "
-                                 f"GreedyMover/RandomMover, a TurnValueTable (optimal-turn: "
-                                 f"agents.solver.turn_value_table(ruleset)), or a batch policy (an object "
-                                 f"with act_batch(games, rows), or a callable (obs, masks) -> actions)") from None
-            policies.append(None)
-        # the TableSets' tables are packed after the specs' own agents
-        extra = [KernelAgent("values", table=t) for ts in sets if ts is not None for t in ts.tables if t is not None]
-        kinds, thr, md, *values = _kernel_agents(agents + extra, self.rulesets)
-        which = np.arange(n_envs) % len(specs)
-        n = self.num_players
-        self._opp_of_env = which
-        self._opp_policies = policies
-        self._kinds = np.repeat(kinds[which][:, None], n, axis=1)
-        self._thr = np.repeat(thr[which][:, None], n, axis=1)
-        self._md = np.repeat(md[which][:, None], n, axis=1)
-        self._values = tuple(values)
-        # per TableSet env: the (kind, threshold) of each rules entry
-        self._set_envs = np.flatnonzero([sets[w] is not None for w in which])
-        self._set_kind = np.zeros((n_envs, len(self.rulesets)), dtype=np.int64)
-        self._set_thr = np.zeros((n_envs, len(self.rulesets)), dtype=np.int64)
-        at = len(agents)
-        for j, ts in enumerate(sets):
-            if ts is None:
-                continue
-            envs = np.flatnonzero(which == j)
-            for e, t in enumerate(ts.tables):
-                if t is None:
-                    self._set_kind[envs, e], self._set_thr[envs, e] = 1, ts.fallback_threshold
-                else:
-                    self._set_kind[envs, e], self._set_thr[envs, e] = 3, thr[at]
-                    at += 1
+    def _set_opponents(self, opponent: Any, n_envs: int, per_seat: bool = False) -> None:
+        """Seat ``opponent`` (:func:`zilch_env.envs.opponents.pack_opponents`)."""
+        packed = pack_opponents(opponent, n_envs, self.num_players, self.rulesets, self.mixed, per_seat)
+        for k, v in packed.items():
+            setattr(self, k, v)
         self.opponent = opponent
         if getattr(self, "_started", False):
             self._seat_tables(np.arange(n_envs))
@@ -353,7 +305,8 @@ class BatchedZilchVecEnv(VecEnv):
                 return
             st = g._st
             to_move = np.flatnonzero((st[:, L.PHASE] <= L.KEEP) & (st[:, L.CURRENT] != self.seats))
-            bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_of_env[to_move], self._obs_size)
+            offset = (st[to_move, L.CURRENT] - self.seats[to_move]) % self.num_players
+            bad = g.step_batch_policies(self._opp_policies, to_move, self._opp_who[to_move, offset], self._obs_size)
             if bad is not None:
                 j, env, action = bad
                 raise IllegalActionError(f"opponent policy {self._opp_policies[j]!r} chose the illegal action "
@@ -576,11 +529,12 @@ class BatchedZilchVecEnv(VecEnv):
         return [value for _ in idx]
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
-        """Only ``opponent`` can be set (for every env at once: ``indices`` must be None)."""
-        if attr_name != "opponent" or indices is not None:
-            raise AttributeError(f"BatchedZilchVecEnv.set_attr: only 'opponent', for all envs (indices=None), "
-                                 f"can be set, not {attr_name!r}")
-        self._set_opponents(value, self.num_envs)
+        """Only ``opponents`` (as the argument) or ``opponent`` (round-robin) can be set, for every env
+        at once: ``indices`` must be None."""
+        if attr_name not in ("opponent", "opponents") or indices is not None:
+            raise AttributeError(f"BatchedZilchVecEnv.set_attr: only 'opponents' or 'opponent', for all envs "
+                                 f"(indices=None), can be set, not {attr_name!r}")
+        self._set_opponents(value, self.num_envs, per_seat=attr_name == "opponents")
 
     def env_method(self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs) -> list[Any]:
         """``action_masks``: each env's mask (what sb3-contrib's ``get_action_masks`` stacks)."""

@@ -1,12 +1,12 @@
 """``ZilchVectorEnv``: ``Zilch-v1`` for ``num_envs`` games at once as a native
-``gymnasium.vector.VectorEnv`` over the batched engine, the vector entry point of ``Zilch-v1``::
+``gymnasium.vector.VectorEnv`` over the batched engine, the vector entry point of ``Zilch-v1`` and ``Zilch-v2``::
 
     import gymnasium as gym
     import zilch_env
 
-    envs = gym.make_vec("Zilch-v1", num_envs=64, vectorization_mode="vector_entry_point",
-                        ruleset="farkle", num_players=2, opponent="greedy")
-    obs, infos = envs.reset(seed=0)                  # obs (64, 471), infos["action_mask"] (64, 136)
+    envs = gym.make_vec("Zilch-v2", num_envs=64, vectorization_mode="vector_entry_point",
+                        ruleset="farkle", num_players=2, opponents="greedy")
+    obs, infos = envs.reset(seed=0)                  # obs (64, 516), infos["action_mask"] (64, 136)
     obs, rewards, terminations, truncations, infos = envs.step(actions)
 
 It is a ``SyncVectorEnv`` of ``Zilch-v1`` (same spaces, observations, masks, rewards, terminations,
@@ -29,11 +29,14 @@ Autoreset (Gymnasium 1.x, ``autoreset_mode``; https://farama.org/Vector-Autorese
 What it has of the batched env
     - Rules: every ruleset and every variant, as the batched engine (the challenge and piggyback
       decisions at turn start are the actions 128-135, as in Zilch-v1).
-    - Opponents (``opponent``): ``"greedy"``, ``"greedy:THRESHOLD"``, ``"random"``, a
-      ``GreedyMover`` / ``RandomMover``, a ``TurnValueTable`` (``agents.solver.turn_value_table``:
-      optimal-turn), a batch policy ``(obs, masks) -> actions`` (self-play), or a list of these
-      assigned to the envs round-robin. ``opponents=`` (Zilch-v1's name) is taken too when it is
-      one policy for every seat.
+    - Opponents (``opponents``, as ``Zilch-v2``'s): agent specs (``"greedy"`` the default,
+      ``"greedy:THRESHOLD"``, ``"random"``, and through the opponent providers of
+      :mod:`zilch_env.envs.opponents` ``"optimal-turn"`` and others) or agent objects, one for every
+      seat or a list of ``num_players - 1``. An agent with a form in the kernels (random, greedy,
+      optimal-turn's solved turn values, a ``TurnValueTable``) plays there; a batch policy
+      (``(obs, masks) -> actions``, self-play, or an object with ``act_batch(games, rows)``, as
+      ``ppo:PATH`` has) from Python; any other agent (``heuristic``, ``optimal-win``, ...) is refused by name: play it with
+      ``gymnasium.make``.
     - ``reward``, ``turns``, ``seat``, ``illegal_action``, ``max_turns``, ``overrides`` as Zilch-v1.
 
 Seeding: ``reset(seed=s)`` (an int) seeds every env (env ``i`` rolls the keyed dice stream ``i``
@@ -85,8 +88,7 @@ class ZilchVectorEnv(VectorEnv):
         num_envs: games stepped together.
         ruleset, num_players, reward, turns, seat, illegal_action, max_turns, overrides,
             obs_version: as ``Zilch-v1`` (:class:`zilch_env.ZilchEnv`).
-        opponent: the other seats' policy (see the module docstring); ``opponents`` is the same
-            argument under Zilch-v1's name (one policy, not a per-seat list).
+        opponents: the other seats, as ``Zilch-v2``'s ``opponents`` (see the module docstring).
         autoreset_mode: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``, or an
             ``AutoresetMode``.
         render_mode: None only (render one game with ``gym.make("Zilch-v1", render_mode=...)``).
@@ -100,7 +102,7 @@ class ZilchVectorEnv(VectorEnv):
         num_envs: int = 8,
         ruleset: Ruleset | str | Path = "zonk",
         num_players: int = 2,
-        opponent: Any = "greedy",
+        opponents: Any = None,
         reward: str = "win",
         turns: int | None = None,
         seat: int | None = None,
@@ -110,19 +112,13 @@ class ZilchVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         render_mode: str | None = None,
         seed: int | None = None,
-        opponents: Any = None,
         obs_version: int | None = None,
     ):
-        if opponents is not None:
-            if isinstance(opponents, (list, tuple)):
-                raise ValueError("opponents: the vector env takes one policy for every seat (opponent=...; "
-                                 "a list there assigns policies to the envs round-robin), not a per-seat list")
-            opponent = opponents
         if render_mode is not None:
             raise ValueError(f"render_mode = {render_mode!r}: the vector env does not render; make one "
                              f'env with gym.make("Zilch-v1", render_mode="rgb_array") to render')
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
-        self._venv = v = BatchedZilchVecEnv(ruleset, num_envs, num_players, seed=seed, opponent=opponent,
+        self._venv = v = BatchedZilchVecEnv(ruleset, num_envs, num_players, seed=seed, opponents=opponents,
                                             reward=reward, turns=turns, seat=seat, illegal_action=illegal_action,
                                             overrides=overrides, max_turns=max_turns, obs_version=obs_version)
         v._sb3_infos = False
@@ -276,4 +272,4 @@ class ZilchVectorEnv(VectorEnv):
 
     def __repr__(self) -> str:
         return (f"ZilchVectorEnv({self.ruleset.name!r}, num_envs={self.num_envs}, num_players={self.num_players}, "
-                f"opponent={self._venv.opponent!r}, autoreset_mode={self.autoreset_mode.value!r})")
+                f"opponents={self._venv.opponent!r}, autoreset_mode={self.autoreset_mode.value!r})")

@@ -126,7 +126,8 @@ def test_vec_env_mixed_opponents_run():
     assert venv._thr[0, 1] != venv._thr[2, 1]  # two tables packed side by side
 
 
-def test_unsupported_rules_and_bad_input_are_named():
+def test_unsupported_rules_and_bad_input_are_named(opponent_providers):
+    opponent_providers()  # none: the spec then names no opponent
     over = load_ruleset("zonk", {"variants.overcoming": True})
     with pytest.raises(UnsupportedRulesError, match="overcoming"):
         turn_value_table(over)
@@ -138,7 +139,7 @@ def test_unsupported_rules_and_bad_input_are_named():
 
     from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
-    with pytest.raises(ValueError, match="turn_value_table"):
+    with pytest.raises(ValueError, match="unknown opponent 'optimal-turn'"):  # no opponent provider installed
         BatchedZilchVecEnv("zonk", 2, 2, opponent="optimal-turn")
     with pytest.raises(ValueError, match="solved for ruleset 'farkle'.*'zonk'"):
         BatchedZilchVecEnv("zonk", 2, 2, opponent=turn_value_table("farkle"))

@@ -369,8 +369,10 @@ def test_bad_arguments_name_the_value():
         ZilchEnv(render_mode="rgb")
     with pytest.raises(ValueError, match="3 given"):
         ZilchEnv(num_players=3, opponents=[GreedyMover()] * 3)
-    with pytest.raises(TypeError, match="not a policy"):
-        ZilchEnv(opponents="greedy")
+    with pytest.raises(TypeError, match="opponent 3 is not a policy"):
+        ZilchEnv(opponents=3)
+    with pytest.raises(ValueError, match="unknown opponent 'greedy:fast'"):
+        ZilchEnv(opponents="greedy:fast")
     with pytest.raises(RuntimeError, match="reset"):
         ZilchEnv().step(0)
 

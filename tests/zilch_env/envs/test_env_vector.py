@@ -144,7 +144,7 @@ def test_disabled_autoreset_needs_a_reset_mask():
 
 def test_seeded_runs_repeat():
     def run():
-        envs = make_vec(5, ruleset="farkle", opponent="random")
+        envs = make_vec(5, ruleset="farkle", opponents="random")
         obs, infos = envs.reset(seed=11)
         out = [obs]
         for _ in range(100):
@@ -159,8 +159,8 @@ def test_every_opponent_kind_and_variant_of_the_batched_engine():
     def first_legal(obs, masks):
         return np.array([np.flatnonzero(m)[0] for m in masks])
 
-    for kw in ({"opponent": "random"}, {"opponent": "greedy:500"}, {"opponents": GreedyMover(400)},
-               {"opponent": ["greedy", "random", first_legal]},
+    for kw in ({"opponents": "random"}, {"opponents": "greedy:500"}, {"opponents": GreedyMover(400)},
+               {"opponents": ["greedy", "random", first_legal], "num_players": 4},
                {"overrides": {"variants.six_dice_zilch_bonus": 500, "variants.overcoming": True,
                               "variants.zilch_penalty": {"count": 3, "points": 500, "mode": "subtract"}}},
                {"ruleset": "zilch", "num_players": 6}):
@@ -180,8 +180,10 @@ def test_every_opponent_kind_and_variant_of_the_batched_engine():
 def test_bad_arguments_name_the_value():
     with pytest.raises(ValueError, match="autoreset_mode = 'sometimes'"):
         make_vec(2, autoreset_mode="sometimes")
-    with pytest.raises(ValueError, match="per-seat list"):
-        make_vec(2, opponents=[GreedyMover()])
+    with pytest.raises(ValueError, match="opponents: 2 given, but a game of 2 players has 1 other seats"):
+        make_vec(2, opponents=[GreedyMover()] * 2)
+    with pytest.raises(ValueError, match="opponent 'nobody'"):
+        make_vec(2, opponents="nobody")
     envs = make_vec(2)
     with pytest.raises(ValueError, match="one int"):
         envs.reset(seed=[1, 2])

@@ -197,3 +197,45 @@ def test_openspiels_pytorch_algorithms_import():
     env = rl_environment.Environment(pyspiel.load_game("python_zilch", {"overrides": "target:1000"}))
     step = env.reset()
     assert step.observations["legal_actions"][step.observations["current_player"]]
+
+
+def test_two_players_are_zero_sum_other_counts_general_sum():
+    """Two players' returns are +1 / -1 or 0 / 0, so the game says ZERO_SUM (what value_iteration and
+    the other two-player zero-sum algorithms check); with 1 or 3+ players they need not sum to 0."""
+    zero, general = pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.GENERAL_SUM
+    two = pyspiel.load_game("python_zilch", {"players": 2, "overrides": "target:500"})
+    assert two.get_type().utility == zero and two.utility_sum() == 0.0
+    assert pyspiel.load_game("python_zilch(players=2,ruleset=farkle)").get_type().utility == zero
+    for n in (1, 3, 6):
+        assert pyspiel.load_game("python_zilch", {"players": n}).get_type().utility == general
+    rng = np.random.default_rng(0)
+    for game, total in ((two, 0.0), (pyspiel.load_game("python_zilch", {"players": 3, "overrides": "target:500"}), None)):
+        for _ in range(5):
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes, probs = zip(*state.chance_outcomes())
+                    state.apply_action(int(rng.choice(outcomes, p=np.asarray(probs) / sum(probs))))
+                else:
+                    state.apply_action(state.legal_actions()[-1])
+            if total is not None:
+                assert sum(state.returns()) == total and sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
+    again, _ = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(two, two.new_initial_state()))
+    assert again.get_type().utility == zero  # the game a serialization loads again
+
+
+def _doc_snippets():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "environment.md").read_text()
+    section = text.split("### What OpenSpiel's algorithms can do")[1].split("\n## ")[0]
+    return [block.split("```")[0] for block in section.split("```python\n")[1:]]
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["whole-tree-and-instead", "sampling-and-rl"])
+def test_documented_openspiel_snippets_run(index, capsys):
+    snippets = _doc_snippets()
+    assert len(snippets) == 2
+    exec(compile(snippets[index], f"docs/environment.md snippet {index}", "exec"), {"__name__": "snippet"})
+    out = capsys.readouterr().out
+    assert ("MCTS game:" in out and "RL episode:" in out) if index else out.strip()
