@@ -39,3 +39,29 @@ def test_the_extras_are_pyprojects():
     assert install_command("web") == "pip install 'zilch-rl[web]'"
     with pytest.raises(ValueError, match="not an extra"):
         require("json", "plots", "the plots")
+
+
+_BLOCK = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {blocked!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+sys.meta_path.insert(0, Block())
+"""
+
+
+@pytest.mark.parametrize("blocked, code, extra", [
+    (("pyspiel",), "import zilch_env.envs.openspiel", "openspiel"),
+    (("PIL",), "import gymnasium as gym, zilch_env; e = gym.make('Zilch-v2', render_mode='rgb_array'); "
+               "e.reset(seed=0); e.render()", "eval"),
+])
+def test_features_without_their_extra_name_it(blocked, code, extra):
+    """Without its library (hidden from the import system here) a feature names its extra."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _BLOCK.format(blocked=set(blocked)) + code],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode != 0
+    assert "MissingExtraError" in out.stderr and f"pip install 'zilch-rl[{extra}]'" in out.stderr, out.stderr[-800:]

@@ -63,7 +63,6 @@ import functools
 from typing import Any
 
 import numpy as np
-import pyspiel
 
 from zilch_env.engine.game import MAX_PLAYERS, NUM_ACTIONS, GameState
 from zilch_env.envs.gym_env import DEFAULT_MAX_TURNS, check_max_turns
@@ -71,6 +70,9 @@ from zilch_env.envs.observation import OBS_SIZE, observe
 from zilch_env.envs.reward import game_rewards
 from zilch_env.rules.load import load_ruleset, parse_override_value
 from zilch_env.rules.compiled import ROLLS, roll_probability
+from zilch_env.extras import require
+
+pyspiel = require("pyspiel", "openspiel", "the OpenSpiel game python_zilch (zilch_env.envs.openspiel)")
 
 __all__ = ["GAME_TYPE", "ROLLS", "game_type", "ZilchGame", "ZilchState", "parse_game_overrides", "roll_probability"]
 

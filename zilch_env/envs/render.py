@@ -14,6 +14,8 @@ from typing import Sequence
 
 import numpy as np
 
+from zilch_env.extras import require
+
 WIDTH, HEIGHT = 640, 400
 _BG = (24, 92, 52)  # felt green
 _DIE = (250, 248, 240)
@@ -51,7 +53,9 @@ def draw(state, names: Sequence[str], last_move: str = "", kept: int = 0, kept_r
     """The frame of ``state`` (a :class:`~zilch_env.GameState`): ``(HEIGHT, WIDTH, 3)`` uint8.
 
     ``last_move`` is the last move in words; ``kept`` the keep mask of the last keep and
-    ``kept_roll`` the roll it was made from (its dice are outlined when that roll is shown)."""
+    ``kept_roll`` the roll it was made from (its dice are outlined when that roll is shown).
+    Pillow draws it: without it, :class:`zilch_env.extras.MissingExtraError` names the eval extra."""
+    require("PIL", "eval", "render_mode='rgb_array' (the frames are drawn with Pillow)")
     from PIL import Image, ImageDraw
 
     img = Image.new("RGB", (WIDTH, HEIGHT), _BG)
