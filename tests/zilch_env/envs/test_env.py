@@ -371,8 +371,10 @@ def test_bad_arguments_name_the_value():
         ZilchEnv(num_players=3, opponents=[GreedyMover()] * 3)
     with pytest.raises(TypeError, match="opponent 3 is not a policy"):
         ZilchEnv(opponents=3)
-    with pytest.raises(ValueError, match="unknown opponent 'greedy:fast'"):
-        ZilchEnv(opponents="greedy:fast")
+    with pytest.raises(ValueError, match="greedy:fast: expected a turn total"):
+        ZilchEnv(opponents="greedy:fast")  # a greedy spec whose threshold does not read
+    with pytest.raises(ValueError, match="unknown opponent 'fastest'"):
+        ZilchEnv(opponents="fastest")
     with pytest.raises(RuntimeError, match="reset"):
         ZilchEnv().step(0)
 
