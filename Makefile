@@ -42,7 +42,7 @@ $(AXE):
 # Before pytest, one process compiles the engine's numba kernels (the batched engine, the vector env,
 # the single-game view) into the cache the suite reads, with the suite's setting (tests/conftest.py:
 # ZILCH_NUMBA_INLINE=never, NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the workers
-# then load them from the cache instead of each compiling them (about 19 s of CPU per worker).
+# then load them from the cache instead of each compiling them (about 45 s of CPU each from an empty cache).
 WARM_UP := import numpy as np, gymnasium as gym, zilch_env; from zilch_env.engine.batched import BatchedGames; \
 	b = BatchedGames("zonk", 8, 2, seed=0); b.step(b.random_actions()); b.observe(np.zeros(8, dtype=np.int64)); \
 	b.play_random(1); v = gym.make_vec("Zilch-v2", num_envs=2, vectorization_mode="vector_entry_point", ruleset="zonk"); \
