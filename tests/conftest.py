@@ -62,6 +62,19 @@ def solve_once():
     return solve
 
 
+@pytest.fixture(scope="session")
+def shared_solves(tmp_path_factory):
+    """A folder for the solvers' on-disk caches (``directory=``) shared by the run's xdist workers:
+    a test file that solves the game another file solved, with the same arguments, loads that table
+    if the other file came first. The solvers write a table whole or not at all, so two workers
+    solving it at once each get a whole table."""
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = root / "shared-solves"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 class FirstLegal:
     """A mover that plays the lowest legal action (as :func:`first_legal_batch` does for a batch)."""
 

@@ -500,7 +500,7 @@ def test_decisions_concat_keeps_the_newest_in_order():
     assert rows(1, 2).joined(rows(3), 2).obs[:, 0].tolist() == [2, 3]
 
 
-def test_a_solved_game_of_three_labels_its_own_games(tmp_path):
+def test_a_solved_game_of_three_labels_its_own_games(shared_solves):
     """Given a multi-player solved game (agents.solver.multi), the teacher labels games of exactly its rules
     and players by it: every legal action's label is the table's value of the same position (the race
     under overcoming's bar, the next player's last turn knowing who follows, the last turn); other player
@@ -510,7 +510,8 @@ def test_a_solved_game_of_three_labels_its_own_games(tmp_path):
     from zilch_env.engine.batched import BatchedGames, KeyedDice, stream_keys
 
     rs = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
-    tab = solve_multi(rs, 3, directory=tmp_path, progress=False, tail_eps=1e-2)  # a loose tail: seconds
+    # a loose tail: seconds (tests/agents/solver/test_multi_solver.py's table, solved once per run)
+    tab = solve_multi(rs, 3, directory=shared_solves, progress=False, tail_eps=1e-2)
     t = teacher.WinTeacher(rs, table=tab)
     with pytest.raises(teacher.TeachError, match="this solved game is of 3"):
         t.action_values(BatchedGames(rs, 2, 2, seed=1), np.arange(2))

@@ -31,7 +31,7 @@ def test_the_batchable_presets_are_all_covered():
 
 @pytest.mark.parametrize("preset", [*BATCHABLE, "zonk+piggyback+challenge"])
 def test_evaluation_games_are_the_same_on_both_engines(preset):
-    """2,000 evaluation games (1,000 deals in both seat orders) of optimal-turn against greedy, played by
+    """500 evaluation games (250 deals in both seat orders) of optimal-turn against greedy, played by
     agents.evaluate on the single-game engine and on the batched engine: every game's scores, result,
     turns, points and zilches per agent, and length, are equal (off and on the board, every zilch
     streak, permanent straights, hot dice; the piggyback offers and the challenges it declines)."""
@@ -41,9 +41,9 @@ def test_evaluation_games_are_the_same_on_both_engines(preset):
     kernels = [_kernel_or_none(a) for a in ctx.agents]
     assert kernels[0].kind == "values" and kernels[0].name == "optimal-turn"
     orders = seat_orders(2)
-    single = _play_table_chunk(ctx, (0, 1), orders, 0, 1000)
-    batched = _play_batch_chunk(ctx, (0, 1), orders, 0, 1000, kernels)
-    assert len(single["length"]) == 2000
+    single = _play_table_chunk(ctx, (0, 1), orders, 0, 250)
+    batched = _play_batch_chunk(ctx, (0, 1), orders, 0, 250, kernels)
+    assert len(single["length"]) == 500
     for k in single:
         np.testing.assert_array_equal(batched[k], single[k], err_msg=f"{preset}: {k}")
 

@@ -20,10 +20,11 @@ FAST_EPS = 1e-2
 
 
 @pytest.fixture(scope="module")
-def three_over(tmp_path_factory):
-    """Zilch to 1,000 with overcoming, three players."""
+def three_over(shared_solves):
+    """Zilch to 1,000 with overcoming, three players (tests/train/test_teach.py labels games by the
+    same table: solved once per run)."""
     rs = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
-    return MS.solve_multi(rs, 3, directory=tmp_path_factory.mktemp("multi"), progress=False, tail_eps=FAST_EPS)
+    return MS.solve_multi(rs, 3, directory=shared_solves, progress=False, tail_eps=FAST_EPS)
 
 
 def _turn(rs_name: str, **over):

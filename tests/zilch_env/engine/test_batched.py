@@ -163,8 +163,8 @@ def differential(ruleset, players: int, games: int, seed: int, keyed: bool = Fal
 @pytest.mark.parametrize("preset", PRESETS)
 def test_differential_presets(preset):
     # two players with numpy dice streams, three with keyed dice
-    counts = [differential(preset, players, 400, seed=players, keyed=players == 3) for players in (2, 3)]
-    assert sum(c["games"] for c in counts) == 800
+    counts = [differential(preset, players, 150, seed=players, keyed=players == 3) for players in (2, 3)]
+    assert sum(c["games"] for c in counts) == 300
     rs = load_ruleset(preset)
     if rs.variants.zilch_penalty.count:
         assert sum(c["penalties"] for c in counts) > 0  # the zilch penalty was applied in these games
@@ -439,8 +439,8 @@ def test_observations_equal_observe(preset):
                                     "variants.zilch_penalty": {"count": 1, "points": 400, "mode": "subtract"},
                                     "scoring.partial_straights": {"12345": 500}})):
         rs = load_ruleset(preset, overrides)
-        keys = stream_keys(players, 40)
-        bg = BatchedGames(rs, 40, players, dice_keys=keys)
+        keys = stream_keys(players, 16)
+        bg = BatchedGames(rs, 16, players, dice_keys=keys)
         singles = [GameState(rs, players, dice=KeyedDice(k)) for k in keys]
         rng = np.random.default_rng(0)
         while True:
@@ -458,7 +458,7 @@ def test_observations_equal_observe(preset):
             below += sum(min(s.scores) < 0 for s in singles)
             if bg.done.all():
                 break
-            actions = np.zeros(40, np.int64)
+            actions = np.zeros(16, np.int64)
             for g, s in enumerate(singles):
                 if not s.done:
                     legal = s.legal_actions()
