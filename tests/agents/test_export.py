@@ -119,7 +119,7 @@ def test_path_forms(trained, exported):
         assert a in game.legal_actions()
     with pytest.raises(ValueError, match="no such file"):
         make_agent("ppo:/nonexistent/dir", rs)
-    with pytest.raises(ValueError, match="needs a path"):
+    with pytest.raises(ValueError, match="needs a shipped policy's name or a path"):
         make_agent("ppo", rs)
 
 
