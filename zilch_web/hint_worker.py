@@ -82,10 +82,16 @@ class _Worker:
             os.setpriority(os.PRIO_PROCESS, self.proc.pid, os.getpriority(os.PRIO_PROCESS, 0) + NICE)
         except (AttributeError, OSError):  # pragma: no cover - not on this system
             pass
-        if not self.conn.poll(START_SECONDS):
+        try:
+            started = self.conn.poll(START_SECONDS)
+            if started:
+                self.conn.recv()
+        except (EOFError, OSError) as e:  # the worker died while starting (an import failed, out of memory)
+            self.kill()
+            raise HintFailed("error", f"the hint worker stopped while starting ({type(e).__name__})") from None
+        if not started:
             self.kill()
             raise HintFailed("error", f"the hint worker did not start within {START_SECONDS:.0f} s")
-        self.conn.recv()
 
     def ask(self, saved: dict[str, Any], seconds: float) -> Any:
         try:

@@ -84,7 +84,10 @@ def test_a_heavy_hint_is_stopped_and_never_stalls_other_requests(tmp_path):
     t0 = time.perf_counter()
     again = client.get(f"/api/games/{heavy['id']}/hint")
     assert again.status_code == 409 and again.json()["error"] == "no_hint" and time.perf_counter() - t0 < 0.5
-    # the other game's hint works (a fresh worker)
+    # the other game's hint works (a fresh worker). Its first solve of zonk is what is checked here, not
+    # the budget (the heavy hint checked that): on a machine whose cores the other test workers hold,
+    # the fresh worker at its lower priority may take longer than 1.5 s for it.
+    client.app.state.hints.limits.hint_seconds = 60
     ok = client.get(f"/api/games/{light['id']}/hint")
     assert ok.status_code == 200 and ok.json()["options"], ok.text
 

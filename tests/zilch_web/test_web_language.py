@@ -150,20 +150,20 @@ def test_the_switch_changes_the_language_and_is_remembered(browser, base_url):  
     try:
         home(pg, base_url)
         assert pg.inner_text("#start") == CAT["en"]["form.start"]
-        pg.select_option("#lang", "sv")
-        pg.wait_for_load_state()
+        with pg.expect_navigation():  # the switch reloads the page: wait for that load, not the one before it
+            pg.select_option("#lang", "sv")
         home(pg, base_url)
         assert pg.inner_text("#start") == CAT["sv"]["form.start"]
         assert pg.evaluate("document.documentElement.lang") == "sv"
         pg.reload()
         home(pg, base_url)
         assert pg.inner_text("#start") == CAT["sv"]["form.start"]  # remembered
-        pg.select_option("#lang", "pt-BR")
-        pg.wait_for_load_state()
+        with pg.expect_navigation():  # the switch reloads the page: wait for that load, not the one before it
+            pg.select_option("#lang", "pt-BR")
         home(pg, base_url)
         assert pg.inner_text("#start") == CAT["pt-BR"]["form.start"]
-        pg.select_option("#lang", "en")
-        pg.wait_for_load_state()
+        with pg.expect_navigation():  # the switch reloads the page: wait for that load, not the one before it
+            pg.select_option("#lang", "en")
         home(pg, base_url)
         assert pg.inner_text("#start") == CAT["en"]["form.start"]
         assert not pg.errors, pg.errors
