@@ -15,7 +15,9 @@ def test_an_installed_module_is_returned():
 
 
 def test_a_missing_module_names_the_feature_the_extra_and_the_command(monkeypatch):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # importing it raises ModuleNotFoundError
+    # importing them raises ModuleNotFoundError (both: an earlier test may have imported pyplot)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(MissingExtraError) as e:
         require("matplotlib.pyplot", "eval", "writing the plots", otherwise="or skip them: --no-plots")
     assert str(e.value) == "writing the plots needs the eval extra: pip install 'zilch-rl[eval]' (or skip them: --no-plots)"
