@@ -1,28 +1,21 @@
 """The keeps of a roll in the engine's kernels: the keep table's row as it is, or, under pyramiding
-with dice frozen in this pass, computed face by face from the compiled rules' points of one face's
-dice (:func:`zilch_env.rules.primitives.pyramid_gain`); the keep of nothing after a six-dice zilch
-bonus; and the frozen dice a keep adds. The turn flow (:mod:`zilch_env.engine.kernels`), the legal
+with dice frozen in this pass, scored by :func:`zilch_env.rules.primitives.pass_keep` from the
+compiled rules' points of one face's dice (as the loader's check and the turn solver score them);
+the keep of nothing after a six-dice zilch bonus; and the frozen dice a keep adds. The turn flow (:mod:`zilch_env.engine.kernels`), the legal
 actions (:mod:`zilch_env.engine.decisions`) and the agents' kernels read a roll's keeps here only."""
 
 from __future__ import annotations
 
 from numba import njit
 
-from zilch_env._jit import INLINE
+from zilch_env.jit import INLINE
 from zilch_env.rules import primitives
 from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_HOT_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST, T_BEST_KEEP)
 
 
-# in this pass, computed face by face (zilch_env.rules.scoring.pyramid_keeps)
-
-
-@njit(cache=True, inline=INLINE)
-def _popcount(x):
-    c = 0
-    while x:
-        x &= x - 1
-        c += 1
-    return c
+_popcount = primitives.nb_popcount
+_pass_keep = primitives.nb_pass_keep
+_pass_freeze = primitives.nb_pass_freeze
 
 
 @njit(cache=True, inline=INLINE)
@@ -39,45 +32,14 @@ def _bonus_roll(st, b, rp, tab, r):
     return rp[R_SIX_DICE_BONUS] > 0 and st[b, DICE_LEFT] == rp[R_DICE] and tab[r, T_KEEP_COUNT] == 0
 
 
-_pyramid_gain = primitives.nb_pyramid_gain
-
-
-@njit(cache=True, inline=INLINE)
-def _face_points(st, b, rp, f, k):
-    """zilch_env.rules.scoring.pyramid_face_points from the compiled rules' points of one face's dice
-    (``R_FACE_POINTS``): zilch_env.rules.primitives.pyramid_gain; NOT_A_KEEP when neither scores."""
-    alone = rp[R_FACE_POINTS + f * 7 + k]
-    have = st[b, FROZEN + f]
-    group = rp[R_FACE_POINTS + f * 7 + have + k]  # have + k <= 6: the dice of one pass
-    return _pyramid_gain(alone if alone >= 0 else NOT_A_KEEP, group if group >= 0 else NOT_A_KEEP, have, k,
-                         st[b, FROZEN_POINTS + f], NOT_A_KEEP)
-
-
 @njit(cache=True, inline=INLINE)
 def _pyramid_keep(st, b, rp, tab, r, m):
-    """zilch_env.rules.scoring.pyramid_keeps for one mask: (points, dice) of keeping the dice at the sorted
-    positions in ``m`` of roll ``r``; points NOT_A_KEEP when ``m`` is not a canonical keep that scores."""
-    if m <= 0 or (m >> tab[r, T_ROLL_DICE]) != 0:
-        return NOT_A_KEEP, 0
-    pts = 0
-    n = 0
-    for f in range(6):
-        c = tab[r, T_FACE_COUNT + f]
-        if c == 0:
-            continue
-        blk = (m >> tab[r, T_FACE_FIRST + f]) & ((1 << c) - 1)
-        k = _popcount(blk)
-        if blk != (1 << k) - 1:
-            return NOT_A_KEEP, 0
-        if k > 0:
-            v = _face_points(st, b, rp, f, k)
-            if v == NOT_A_KEEP:
-                return NOT_A_KEEP, 0
-            pts += v
-            n += k
-    if n == tab[r, T_ROLL_DICE]:  # hot dice: every die rolled is set aside
-        pts += rp[R_HOT_DICE_BONUS]
-    return pts, n
+    """(points, dice) of keeping the dice at the sorted positions in ``m`` of roll ``r`` with game
+    ``b``'s frozen dice (:func:`zilch_env.rules.primitives.pass_keep`); points NOT_A_KEEP when ``m``
+    is not a canonical keep that scores."""
+    return _pass_keep(rp[R_FACE_POINTS: R_FACE_POINTS + 42], tab[r, T_FACE_COUNT: T_FACE_COUNT + 6],
+                      tab[r, T_FACE_FIRST: T_FACE_FIRST + 6], tab[r, T_ROLL_DICE], m, st[b, FROZEN: FROZEN + 6],
+                      st[b, FROZEN_POINTS: FROZEN_POINTS + 6], rp[R_HOT_DICE_BONUS], NOT_A_KEEP)
 
 
 @njit(cache=True, inline=INLINE)
@@ -165,17 +127,11 @@ def _scores(st, b, rp, tab, r):
 
 @njit(cache=True, inline=INLINE)
 def _freeze(st, b, rp, tab, r, m):
-    """zilch_env.rules.scoring.pyramid_freeze: the dice kept by mask ``m`` join this pass's frozen dice,
-    each face's points becoming its frozen points plus what the new dice added."""
-    for f in range(6):
-        c = tab[r, T_FACE_COUNT + f]
-        if c == 0:
-            continue
-        k = _popcount((m >> tab[r, T_FACE_FIRST + f]) & ((1 << c) - 1))
-        if k > 0:
-            st[b, FROZEN_POINTS + f] += _face_points(st, b, rp, f, k)
-            st[b, FROZEN + f] += k
-            st[b, FROZEN_DICE] += k
+    """The dice kept by mask ``m`` join game ``b``'s frozen dice of this pass
+    (:func:`zilch_env.rules.primitives.pass_freeze`)."""
+    st[b, FROZEN_DICE] += _pass_freeze(rp[R_FACE_POINTS: R_FACE_POINTS + 42], tab[r, T_FACE_COUNT: T_FACE_COUNT + 6],
+                                       tab[r, T_FACE_FIRST: T_FACE_FIRST + 6], m, st[b, FROZEN: FROZEN + 6],
+                                       st[b, FROZEN_POINTS: FROZEN_POINTS + 6])
 
 
 @njit(cache=True, inline=INLINE)

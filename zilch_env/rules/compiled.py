@@ -30,7 +30,7 @@ from zilch_env.rules.primitives import CHALLENGE_SPLIT, CHALLENGE_ZILCH_COST, MA
 from zilch_env.rules.packed import sorted_rolls_by_code
 from zilch_env.rules.schema import ENDS, PENALTY_MODES
 from zilch_env.rules.schema import Ruleset
-from zilch_env.rules.scoring import Keep, pass_keeps, permanent_straight, scoring_table, split_points
+from zilch_env.rules.scoring import Keep, face_points, pass_keeps, permanent_straight, scoring_table
 
 __all__ = ["CompiledRules", "compile", "roll_probability", "ROLLS", "ROLL_ID"]
 
@@ -161,12 +161,7 @@ class CompiledRules:
         # and, for a permanent straight, keeps them through a zilch (scoring.straight when none does)
         rp[L.R_STRAIGHT] = next((k.points for k in self.keeps[ROLL_ID[(1, 2, 3, 4, 5, 6)]] if k.straight),
                                 rs.scoring.straight)
-        for f in range(6):  # dice of one face scored alone: what pyramiding's kernels score
-            for m in range(7):
-                c = [0] * 6
-                c[f] = m
-                pts = split_points(rs.scoring, tuple(c))  # type: ignore[arg-type]
-                rp[L.R_FACE_POINTS + f * 7 + m] = -1 if pts is None else pts
+        rp[L.R_FACE_POINTS: L.R_FACE_POINTS + 42] = face_points(rs.scoring)  # what pyramiding scores
         return rp
 
 

@@ -4,7 +4,7 @@ Plain Python that numba compiles as it is: the engine's views (:class:`zilch_env
 ``can_bank``), the loader's playability check (:mod:`zilch_env.rules.playable`) and the turn solver's policy call them as
 Python functions, and the fast kernels (:mod:`zilch_env.engine.kernels`) and the turn solver's
 backward induction compile the same source with ``numba.njit``, inlined where called
-(:data:`zilch_env._jit.INLINE`). A change of the rule here reaches all of them.
+(:data:`zilch_env.jit.INLINE`). A change of the rule here reaches all of them.
 
 The bank rule has two parts: :func:`bank_bar` (which turn total may bank) and :func:`bank_need` (what
 a keep of this roll must then bring, and which keep may not bank under forced hot dice); a keep of
@@ -14,7 +14,10 @@ keeps may write out as ``points >= need and n != no_bank_n``.
 The end of a turn: :func:`turn_record` (what it records, and whether the player is then on the
 board), :func:`zilch_streak` and :func:`penalised` (the zilch penalty), :func:`challenge_cost`;
 the end of the game: :func:`final_turns` (who plays the last turns once a score reaches the target);
-the pyramiding variant's points of newly kept dice: :func:`pyramid_gain`.
+the pyramiding variant's keeps within a pass of the dice: :func:`pyramid_gain` (one face's new dice),
+:func:`pass_keep` (the points of a keep, its hot-dice bonus included) and :func:`pass_freeze` (the
+dice it freezes). The loader's playability check, the pyramiding turn solver and the engine's
+kernels all score a pyramiding keep with these.
 """
 
 from __future__ import annotations
@@ -136,10 +139,76 @@ def pyramid_gain(alone, group, have: int, k: int, have_points: int, none):
     return best
 
 
+def face_gain(face_points, f: int, k: int, have: int, have_points: int, none):
+    """:func:`pyramid_gain` of ``k`` new dice of face index ``f`` from ``face_points``, the points of
+    ``m`` dice of each face scored alone (entry ``f * 7 + m``; -1 where they do not score: the
+    compiled rules' ``R_FACE_POINTS``, :func:`zilch_env.rules.scoring.face_points`); ``have`` dice of
+    that face frozen with ``have_points`` (``have + k`` is at most six: the dice of one pass)."""
+    alone = face_points[f * 7 + k]
+    group = face_points[f * 7 + have + k]
+    return pyramid_gain(alone if alone >= 0 else none, group if group >= 0 else none, have, k, have_points, none)
+
+
+def popcount(x: int) -> int:
+    """The number of bits set in ``x`` (dice in a keep mask)."""
+    c = 0
+    while x:
+        x &= x - 1
+        c += 1
+    return c
+
+
+def pass_keep(face_points, counts, first, rolled: int, mask: int, frozen, frozen_points, hot_bonus: int, none):
+    """``(points, dice)`` of keeping the dice at the sorted positions in ``mask`` of a roll of
+    ``rolled`` dice (``counts[f]`` dice of face index ``f``, the first at position ``first[f]``)
+    while ``frozen[f]`` dice of each face, worth ``frozen_points[f]``, are frozen in this pass
+    (pyramiding; docs/rules.md, the variants): each face's new dice score alone or join their frozen
+    dice (:func:`face_gain`), and a keep of every die rolled adds ``hot_bonus``. Points ``none``
+    when ``mask`` is not a canonical keep (each face's lowest positions) that scores."""
+    if mask <= 0 or (mask >> rolled) != 0:
+        return none, 0
+    pts = 0
+    n = 0
+    for f in range(6):
+        c = counts[f]
+        if c == 0:
+            continue
+        block = (mask >> first[f]) & ((1 << c) - 1)
+        k = popcount(block)
+        if block != (1 << k) - 1:
+            return none, 0
+        if k > 0:
+            v = face_gain(face_points, f, k, frozen[f], frozen_points[f], none)
+            if v == none:
+                return none, 0
+            pts += v
+            n += k
+    if n == rolled:  # hot dice: every die rolled is set aside
+        pts += hot_bonus
+    return pts, n
+
+
+def pass_freeze(face_points, counts, first, mask: int, frozen, frozen_points) -> int:
+    """The dice kept by ``mask`` (a keep :func:`pass_keep` scores) join this pass's frozen dice, in
+    place: each face's points become its frozen points plus what its new dice added. Returns the
+    dice frozen."""
+    n = 0
+    for f in range(6):
+        c = counts[f]
+        if c == 0:
+            continue
+        k = popcount((mask >> first[f]) & ((1 << c) - 1))
+        if k > 0:
+            frozen_points[f] += face_gain(face_points, f, k, frozen[f], frozen_points[f], -1)
+            frozen[f] += k
+            n += k
+    return n
+
+
 # The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
 from numba import njit as _njit  # noqa: E402
 
-from zilch_env._jit import INLINE  # noqa: E402
+from zilch_env.jit import INLINE  # noqa: E402
 
 nb_bank_bar = _njit(cache=True, inline=INLINE)(bank_bar)
 nb_bank_need = _njit(cache=True, inline=INLINE)(bank_need)
@@ -150,6 +219,24 @@ nb_penalised = _njit(cache=True, inline=INLINE)(penalised)
 nb_challenge_cost = _njit(cache=True, inline=INLINE)(challenge_cost)
 nb_final_turns = _njit(cache=True, inline=INLINE)(final_turns)
 nb_pyramid_gain = _njit(cache=True, inline=INLINE)(pyramid_gain)
+
+
+def _compiled(func, **calls):
+    """``func`` compiled for numba code, the plain functions it calls by name replaced by their
+    compiled forms ``calls`` (numba code calls compiled functions only): the same source, once."""
+    import types
+
+    g = dict(func.__globals__)
+    g.update(calls)
+    f = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
+    f.__qualname__, f.__module__, f.__doc__ = func.__qualname__, func.__module__, func.__doc__
+    return _njit(cache=True, inline=INLINE)(f)
+
+
+nb_face_gain = _compiled(face_gain, pyramid_gain=nb_pyramid_gain)
+nb_popcount = _njit(cache=True, inline=INLINE)(popcount)
+nb_pass_keep = _compiled(pass_keep, face_gain=nb_face_gain, popcount=nb_popcount)
+nb_pass_freeze = _compiled(pass_freeze, face_gain=nb_face_gain, popcount=nb_popcount)
 
 
 @_njit(cache=True, inline=INLINE)

@@ -20,7 +20,7 @@ from typing import Iterable, NamedTuple, Sequence
 import numpy as np
 
 from zilch_env.rules.schema import Ruleset, Scoring
-from zilch_env.rules.primitives import pyramid_gain
+from zilch_env.rules.primitives import pass_freeze, pass_keep
 
 Counts = tuple[int, int, int, int, int, int]  # how many dice show each face 1..6
 
@@ -240,49 +240,46 @@ def legal_keeps(ruleset: Ruleset | Scoring, roll: Sequence[int]) -> tuple[Keep, 
 # the engine and the loader's playability check both use.
 
 
-def pyramid_face_points(scoring: Scoring, f: int, k: int, have: int, have_points: int) -> int | None:
-    """Points of ``k`` newly kept dice of face index ``f`` under pyramiding: alone, or joining the
-    ``have`` dice of that face frozen earlier in this pass (the group's points replace their
-    ``have_points``), whichever is worth more; ``None`` when neither scores."""
-    c = [0] * 6
-    c[f] = k
-    alone = _split(scoring, tuple(c))  # type: ignore[arg-type]
-    group = None
-    if have and have + k >= 3:
-        c[f] = have + k
-        group = score_counts(scoring, tuple(c))[0]  # type: ignore[arg-type]
-    return pyramid_gain(alone, group, have, k, have_points, None)
+@lru_cache(maxsize=64)
+def face_points(scoring: Scoring) -> tuple[int, ...]:
+    """The points of ``m`` dice of one face scored alone, entry ``f * 7 + m`` for face index ``f``
+    (-1 where they do not score): what pyramiding scores a face's new dice from
+    (:func:`zilch_env.rules.primitives.face_gain`; the compiled rules' ``R_FACE_POINTS``)."""
+    out = []
+    for f in range(6):
+        for m in range(7):
+            c = [0] * 6
+            c[f] = m
+            pts = split_points(scoring, tuple(c))  # type: ignore[arg-type]
+            out.append(-1 if pts is None else pts)
+    return tuple(out)
+
+
+def _firsts(counts: Sequence[int]) -> list[int]:
+    """The sorted position of each face's first die in a roll of these face counts."""
+    out, at = [], 0
+    for c in counts:
+        out.append(at)
+        at += c
+    return out
 
 
 def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
                   frozen_points: Sequence[int]) -> tuple[Keep, ...]:
     """Legal keeps of a roll when dice are frozen in this pass (so fewer than all dice were rolled and
-    the six-dice combinations cannot occur): each face scores alone or joins its frozen dice."""
-    per_face: list[list[int | None]] = []
-    for f in range(6):
-        per_face.append([0] + [pyramid_face_points(scoring, f, k, frozen[f], frozen_points[f])
-                               for k in range(1, info.counts[f] + 1)])
-    first: dict[int, int] = {}
-    for i, d in enumerate(info.dice):
-        first.setdefault(d - 1, i)
+    the six-dice combinations cannot occur): each canonical keep scored by
+    :func:`zilch_env.rules.primitives.pass_keep`, as the engine's kernels score it."""
+    fp = face_points(scoring)
+    first = _firsts(info.counts)
+    rolled = len(info.dice)
     out = []
     for sub in itertools.product(*(range(c + 1) for c in info.counts)):
-        n = sum(sub)
-        if not n:
-            continue
-        pts = 0
+        mask = 0
         for f in range(6):
-            v = per_face[f][sub[f]]
-            if v is None:
-                break
-            pts += v
-        else:
-            if n == len(info.dice):  # hot dice: every die rolled is set aside
-                pts += scoring.hot_dice_bonus
-            mask = 0
-            for f in range(6):
-                for j in range(sub[f]):
-                    mask |= 1 << (first[f] + j)
+            mask |= ((1 << sub[f]) - 1) << first[f]
+        pts, n = pass_keep(fp, info.counts, first, rolled, mask, frozen, frozen_points,
+                           scoring.hot_dice_bonus, None)
+        if pts is not None:
             out.append(Keep(mask, sub, n, pts, False))  # type: ignore[arg-type]
     out.sort(key=lambda k: k.mask)
     return tuple(out)
@@ -332,11 +329,7 @@ def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_p
 def pyramid_freeze(scoring: Scoring, keep: Keep, frozen: Sequence[int],
                    frozen_points: Sequence[int]) -> tuple[list[int], list[int]]:
     """Pyramiding bookkeeping: the kept dice join this pass's frozen dice; each face's points become
-    its frozen points plus what the new dice added (alone or as the larger group)."""
+    its frozen points plus what the new dice added (:func:`zilch_env.rules.primitives.pass_freeze`)."""
     fz, fp = list(frozen), list(frozen_points)
-    for f in range(6):
-        k = keep.counts[f]
-        if k:
-            fp[f] += pyramid_face_points(scoring, f, k, fz[f], fp[f])  # type: ignore[operator]
-            fz[f] += k
+    pass_freeze(face_points(scoring), keep.counts, _firsts(keep.counts), (1 << keep.n) - 1, fz, fp)
     return fz, fp
