@@ -58,7 +58,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from zilch_env._jit import announce_compile
+from zilch_env.jit import announce_compile
 from zilch_env.engine import kernels as K
 
 from zilch_env.engine import layout as L
@@ -69,6 +69,8 @@ from zilch_env.rules.load import load_ruleset
 from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.players.batched_play import AgentPlay
 from zilch_env.players.kernel_agents import (KernelAgent, TurnValueTable, _check_int, batch_policy_actions, is_batch_policy, builtin_kernel_agent)
+from zilch_env.engine.state import RowFields
+from zilch_env.rules.scoring import scoring_table
 from zilch_env.engine.checks import INT64, UINT64, check_batch_memory, whole_numbers
 from zilch_env.engine.dice import KeyedDice, KeyedSlotDice, _generator, stream_keys  # noqa: F401  (KeyedDice: the batch's dice for one game)
 from zilch_env.rules.compiled import BatchTables, batch_tables  # noqa: F401
@@ -352,7 +354,7 @@ class BatchedGames(AgentPlay):
         """``(games, OBS_SIZE)`` float32: row ``i`` is ``zilch_env.observe(game b, seats[i])`` for the
         games ``b`` in ``rows`` (default: all), the observation the single-game environments give
         (the same values, bit for bit; tested)."""
-        from zilch_env.envs.observation import KERNEL_OFFSETS, OBS_SIZE, ROLL_BLOCKS
+        from zilch_env.engine.observation import KERNEL_OFFSETS, OBS_SIZE, ROLL_BLOCKS
 
         finv, rules = self.observation_constants()
         st = self._st if rows is None else self._st[rows]
@@ -368,9 +370,9 @@ class BatchedGames(AgentPlay):
     def observation_constants(self) -> tuple[np.ndarray, np.ndarray]:
         """What the observation kernel reads per rules entry besides the state: the scales ``finv``
         and the constant ``rules`` and ``rules_table`` fields, stacked
-        (:func:`zilch_env.envs.observation.kernel_constants`, one entry per row)."""
+        (:func:`zilch_env.engine.observation.kernel_constants`, one entry per row)."""
         if self._obs_consts is None:
-            from zilch_env.envs.observation import kernel_constants
+            from zilch_env.engine.observation import kernel_constants
 
             cs = [kernel_constants(r, int(c)) for r, c in zip(self.rulesets, self.entry_players)]
             self._obs_consts = (np.concatenate([c.finv for c in cs]), np.concatenate([c.rules for c in cs]))
@@ -476,12 +478,16 @@ class BatchedGames(AgentPlay):
         return {"turns": self._seats(L.SEAT_TURNS), "points": self._seats(L.SEAT_POINTS),
                 "zilches": self._seats(L.SEAT_ZILCHES)}
 
+    def fields(self, b: int) -> RowFields:
+        """Game ``b``'s fields as :class:`zilch_env.GameState` shows them (``final_queue``,
+        ``tiebreak_players``, ``offer``, ``winners``, ``snapshot()``, ...), read from its row:
+        a read-only view, current until the next step or reset."""
+        n = int(self.entry_players[self._st[b, L.RULES_ROW]])
+        return RowFields(self._st[b], n, scoring_table(self.rulesets[self._st[b, L.RULES_ROW]]))
+
     def final_queue(self, b: int) -> list[int] | None:
         """Seats still to play in the final (or tie-break) round of game ``b``; None before."""
-        s = self._st[b]
-        if not s[L.FINAL_QUEUE_ON]:
-            return None
-        return s[L.FINAL_QUEUE + s[L.FINAL_QUEUE_POS]: L.FINAL_QUEUE + s[L.FINAL_QUEUE_END]].tolist()
+        return self.fields(b).final_queue
 
     @property
     def roll_due(self) -> np.ndarray:
@@ -511,37 +517,12 @@ class BatchedGames(AgentPlay):
         return self._col(L.TIEBREAK_ROUND)
 
     def tiebreak_players(self, b: int) -> tuple[int, ...] | None:
-        m = int(self._st[b, L.TIEBREAK_SEATS])
-        return tuple(q for q in range(self.num_players) if m >> q & 1) if m else None
+        """The seats playing tie-break turns in game ``b``; None without a tie-break."""
+        return self.fields(b).tiebreak_players
 
     def snapshot(self, b: int) -> dict[str, Any]:
         """Game ``b`` in the form of :meth:`GameState.snapshot`."""
-        s = self._st[b]
-        n = int(self.entry_players[s[L.RULES_ROW]])
-        over = s[L.PHASE] == L.OVER
-        m = int(s[L.WINNER_SEATS])
-        r = int(s[L.ROLL])
-        offer = (int(s[L.OFFER_TOTAL]), int(s[L.OFFER_DICE])) if s[L.OFFER_ON] else None
-        return {
-            "frozen": s[L.FROZEN: L.FROZEN + 6].tolist(),
-            "offer": offer,
-            "challenged": int(s[L.CHALLENGED]) if s[L.CHALLENGED] >= 0 else None,
-            "challenges_used": s[L.CHALLENGES_USED: L.CHALLENGES_USED + n].tolist(),
-            "scores": s[L.SCORE: L.SCORE + n].tolist(),
-            "on_board": [bool(x) for x in s[L.ON_BOARD: L.ON_BOARD + n]],
-            "zilch_streak": s[L.ZILCH_STREAK: L.ZILCH_STREAK + n].tolist(),
-            "current": int(s[L.CURRENT]),
-            "phase": int(s[L.PHASE]),
-            "roll": list(self.tables.rolls[r]) if r >= 0 else [],
-            "dice_left": int(s[L.DICE_LEFT]),
-            "turn_total": int(s[L.TURN_TOTAL]),
-            "permanent": int(s[L.PERMANENT]),
-            "final_queue": self.final_queue(b),
-            "tiebreak_players": self.tiebreak_players(b),
-            "last_result": int(s[L.LAST_RESULT]),
-            "winners": tuple(q for q in range(n) if m >> q & 1) if over else None,
-            "turns": int(s[L.TURNS]),
-        }
+        return self.fields(b).snapshot()
 
     def __repr__(self) -> str:
         rules = (f"{len(self.rulesets)} rulesets" if self.mixed else repr(self.rulesets[0].name))

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from zilch_env._jit import announce_compile
+from zilch_env.jit import announce_compile
 from zilch_env.engine import decisions as D
 from zilch_env.engine import layout as L
 from zilch_env.engine.state import GameFields, SeatList  # noqa: F401
@@ -423,19 +423,6 @@ class GameState(GameFields):
         if self.winners is None:
             raise RuntimeError("the game is not over")
         return [1.0 / len(self.winners) if q in self.winners else 0.0 for q in range(self.num_players)]
-
-    def snapshot(self) -> dict[str, Any]:
-        """The observable state as plain data (compared by replay tests)."""
-        return {
-            "scores": list(self.scores), "on_board": list(self.on_board),
-            "zilch_streak": list(self.zilch_streak), "current": self.current, "phase": int(self.phase),
-            "roll": list(self.roll), "dice_left": self.dice_left, "turn_total": self.turn_total,
-            "permanent": self.permanent, "frozen": list(self.frozen), "final_queue": self.final_queue,
-            "tiebreak_players": self.tiebreak_players, "last_result": self.last_result,
-            "offer": self.offer, "challenged": self.challenged,
-            "challenges_used": list(self.challenges_used), "winners": self.winners,
-            "turns": len(self.turns),
-        }
 
     def to_record(self) -> dict[str, Any]:
         """The game record: rules, players, every roll and every action. :func:`replay` plays it back."""

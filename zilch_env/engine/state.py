@@ -1,9 +1,11 @@
 """The fields of one game, read from its row of the engine's state (:mod:`zilch_env.engine.layout`).
 
-:class:`GameFields` is what :class:`zilch_env.GameState` shows of its row: every field a property
-that reads the columns the kernels write, as Python values (ints, bools, lists, tuples, None). A
-few fields may be assigned, to put a game at a position for tests and analysis; per-seat lists
-refuse item assignment (:class:`SeatList`), since setting one item of a copy would change nothing.
+:class:`GameFields` is what :class:`zilch_env.GameState` shows of its row, and :class:`RowFields`
+what :meth:`zilch_env.engine.batched.BatchedGames.fields` shows of one game of a batch: every field a
+property that reads the columns the kernels write, as Python values (ints, bools, lists, tuples,
+None), written once for both views. A few fields of a ``GameState`` may be assigned, to put a game
+at a position for tests and analysis; per-seat lists refuse item assignment (:class:`SeatList`),
+since setting one item of a copy would change nothing.
 """
 
 from __future__ import annotations
@@ -212,3 +214,29 @@ class GameFields:
     @property
     def decisions(self) -> int:
         return self._s0.item(L.DECISIONS)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The observable state as plain data (compared by replay and differential tests)."""
+        return {
+            "scores": list(self.scores), "on_board": list(self.on_board),
+            "zilch_streak": list(self.zilch_streak), "current": self.current, "phase": int(self.phase),
+            "roll": list(self.roll), "dice_left": self.dice_left, "turn_total": self.turn_total,
+            "permanent": self.permanent, "frozen": list(self.frozen), "final_queue": self.final_queue,
+            "tiebreak_players": self.tiebreak_players, "last_result": self.last_result,
+            "offer": self.offer, "challenged": self.challenged,
+            "challenges_used": list(self.challenges_used), "winners": self.winners,
+            "turns": self._s0.item(L.TURNS),
+        }
+
+
+class RowFields(GameFields):
+    """The fields of game ``b`` of a batch, read from its row (a read-only view: the batch changes
+    its games only by ``step`` and ``reset``)."""
+
+    __slots__ = ("_s0", "num_players", "_table")
+
+    def __init__(self, row: Any, num_players: int, table: Any):
+        self._s0 = row.view()
+        self._s0.flags.writeable = False
+        self.num_players = num_players
+        self._table = table
