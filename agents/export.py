@@ -18,7 +18,7 @@ The graph
 
 The JSON file (``policy.json`` beside ``policy.onnx``)
     ``ruleset`` (the full rules, :meth:`Ruleset.to_dict`), ``obs_version`` / ``obs_size`` (the
-    observation layout the model was trained on, ``zilch_env.envs.observation``: read from the model's
+    observation layout the model was trained on, ``zilch_env.engine.observation``: read from the model's
     observation space, so a layout 1 zip exports as layout 1; layouts extend each other at the end, so
     :mod:`agents.learned` feeds it the first ``obs_size`` values), ``action_layout``
     (``num_actions`` and what each number means), ``training`` (the commands that trained it, timesteps, players, objective,
@@ -47,7 +47,7 @@ import numpy as np
 
 from zilch_env import NUM_ACTIONS, GameState, load_ruleset
 from zilch_env.engine.game import CHALLENGE_BASE, FRESH, NO_CHALLENGE, PIGGYBACK
-from zilch_env.envs.observation import OBS_SIZES, observe
+from zilch_env.engine.observation import OBS_SIZES, observe
 
 __all__ = ["export", "resolve_checkpoint", "train_metadata", "update_metadata", "action_layout",
            "sample_states", "check_export", "main", "POLICY_FORMAT", "MASKED_LOGIT"]

@@ -46,7 +46,7 @@ for.
 Observation layouts: every layout extends the one before it at the end (layout 2 = layout 1's 151
 values + ``keep_points`` and ``keep_dice``; layout 3 = layout 2's 279 + ``keep_lead``, ``keep_ahead``
 and ``keep_target``), so a policy of an older layout ``v`` reads the first
-``zilch_env.envs.observation.OBS_SIZES[v]`` values of each observation. The shipped score agents
+``zilch_env.engine.observation.OBS_SIZES[v]`` values of each observation. The shipped score agents
 (``obs_version`` 2) play this way. A layout this code does not know (newer, or no ``obs_version``)
 is refused, naming the versions.
 """
@@ -62,7 +62,7 @@ import numpy as np
 from numba import njit
 
 from zilch_env import NUM_ACTIONS, GameState, Ruleset
-from zilch_env.envs.observation import OBS_SIZES, OBS_VERSION, observe
+from zilch_env.engine.observation import OBS_SIZES, OBS_VERSION, observe
 from zilch_env.extras import MissingExtraError, require
 
 from agents.base import AgentSpecError, register_agent
@@ -337,7 +337,7 @@ class DenseMLP:
 class OnnxPolicy:
     """An exported policy run by onnxruntime: ``actions(obs, masks)`` for a batch, one thread.
 
-    ``obs`` may be current observations (:data:`~zilch_env.envs.observation.OBS_SIZE` values) or
+    ``obs`` may be current observations (:data:`~zilch_env.engine.observation.OBS_SIZE` values) or
     already cut to the policy's ``obs_size``: the policy reads the first ``obs_size`` values."""
 
     def __init__(self, path: str | Path):

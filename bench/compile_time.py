@@ -1,6 +1,6 @@
 """What numba's inlining of the engine's helpers costs and buys: the cold compile time of the
 batched engine and its fused speed, with ``ZILCH_NUMBA_INLINE=always`` and ``never`` (the default,
-:mod:`zilch_env._jit`).
+:mod:`zilch_env.jit`).
 
     python bench/compile_time.py [--ruleset zonk] [--players 2] [--seconds 1] [--rounds 3]
 

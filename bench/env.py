@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 
 from zilch_env import NUM_ACTIONS, GreedyMover, RandomMover, ZilchEnv, load_ruleset  # noqa: E402
-from zilch_env.envs.observation import OBS_HIGH, OBS_LOW, OBS_SIZE  # noqa: E402
+from zilch_env.engine.observation import OBS_HIGH, OBS_LOW, OBS_SIZE  # noqa: E402
 from zilch_env.rules.load import parse_overrides  # noqa: E402
 
 

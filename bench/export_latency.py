@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from zilch_env import GameState  # noqa: E402
-from zilch_env.envs.observation import observe  # noqa: E402
+from zilch_env.engine.observation import observe  # noqa: E402
 from zilch_env.rules.load import load_ruleset, ruleset_from_dict  # noqa: E402
 
 

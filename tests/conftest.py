@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Sequence
 
 # Before zilch_env is imported: the suite compiles the engine without numba's own inlining (the
-# default: quick to compile; zilch_env._jit) unless the shell says otherwise, and caches it under
-# .numba-test-cache in that setting's folder (zilch_env._jit.cache_dir) unless NUMBA_CACHE_DIR names
+# default: quick to compile; zilch_env.jit) unless the shell says otherwise, and caches it under
+# .numba-test-cache in that setting's folder (zilch_env.jit.cache_dir) unless NUMBA_CACHE_DIR names
 # another place. ZILCH_NUMBA_INLINE=always pytest ... tests the inlined compilation.
 os.environ.setdefault("ZILCH_NUMBA_INLINE", "never")
 os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".numba-test-cache"))

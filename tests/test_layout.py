@@ -133,6 +133,31 @@ def test_layers_import_one_way():
     assert not wrong, wrong
 
 
+#: The layers inside ``zilch_env``: each may import those listed for it (and the package's own
+#: top-level modules: ``zilch_env.jit``, ``zilch_env.extras``). The engine and the players stand side
+#: by side (the many-game view seats the built-in agents; the agents' kernels read the engine's state).
+INSIDE_ZILCH_ENV = {
+    "rules": set(),
+    "engine": {"rules", "players"},
+    "players": {"rules", "engine"},
+    "envs": {"rules", "engine", "players"},
+}
+
+
+def test_zilch_envs_layers_import_one_way():
+    wrong = []
+    for m in MODULES:
+        parts = m.split(".")
+        if parts[0] != "zilch_env" or len(parts) < 3:
+            continue
+        for target, _ in _imports(m):
+            t = (_project_module(target) or "").split(".")
+            if len(t) >= 2 and t[0] == "zilch_env" and t[1] in INSIDE_ZILCH_ENV and t[1] != parts[1]:
+                if t[1] not in INSIDE_ZILCH_ENV[parts[1]]:
+                    wrong.append(f"{m} imports {'.'.join(t)}")
+    assert not wrong, wrong
+
+
 def test_no_module_imports_another_packages_private_module():
     wrong = []
     for m in MODULES:

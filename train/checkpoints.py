@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from zilch_env import Ruleset
-from zilch_env.envs.observation import OBS_VERSION
+from zilch_env.engine.observation import OBS_VERSION
 
 if TYPE_CHECKING:  # the Args dataclass of train/args.py
     from train.args import Args

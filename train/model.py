@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zilch_env.envs.observation import OBS_SIZE, OBS_SIZES, OBS_VERSION
+from zilch_env.engine.observation import OBS_SIZE, OBS_SIZES, OBS_VERSION
 
 if TYPE_CHECKING:  # the Args dataclass of train/args.py
     from train.args import Args

@@ -24,7 +24,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import NUM_ACTIONS, GameState
-from zilch_env.envs.observation import observe
+from zilch_env.engine.observation import observe
 
 __all__ = ["PolicySnapshot", "SelfPlayPool", "SelfPlayOpponent"]
 

@@ -48,7 +48,7 @@ def turn_returns(venv: Any) -> Any:
     from stable_baselines3.common.vec_env import VecEnvWrapper
 
     from zilch_env.engine.game import Phase
-    from zilch_env.envs.observation import LAYOUT
+    from zilch_env.engine.observation import LAYOUT
 
     at = {f.name: f.index.start for f in LAYOUT}
     keep_col, total_col = at["phase"] + int(Phase.KEEP), at["turn_total"]

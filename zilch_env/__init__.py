@@ -35,7 +35,7 @@ import gymnasium as _gym
 from zilch_env.envs import zilch_v1, zilch_v2
 from zilch_env.envs.aec import aec_env
 from zilch_env.envs.gym_env import V1_PINS, V2_PINS, ZilchEnv
-from zilch_env.envs.observation import OBS_SIZE, observe
+from zilch_env.engine.observation import OBS_SIZE, observe
 
 # disable_env_checker: gymnasium's PassiveEnvChecker keeps no data when the first reset fails (say
 # reset(seed=-1), refused), and its first step then fails with a TypeError whatever the env does (issue

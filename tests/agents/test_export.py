@@ -46,7 +46,7 @@ def exported(trained) -> Path:
 
 def test_json_beside_the_onnx(exported, trained):
     meta = json.loads(exported.with_suffix(".json").read_text())
-    from zilch_env.envs.observation import OBS_SIZE, OBS_VERSION
+    from zilch_env.engine.observation import OBS_SIZE, OBS_VERSION
 
     assert meta["ruleset"] == json.loads(json.dumps(load_ruleset("zonk").to_dict()))
     assert meta["obs_version"] == OBS_VERSION and meta["obs_size"] == OBS_SIZE

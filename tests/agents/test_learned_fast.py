@@ -15,7 +15,7 @@ pytest.importorskip("onnxruntime")
 from agents.export import sample_states  # noqa: E402
 from agents.learned import TIE_MARGIN, DenseMLP, LearnedAgent, OnnxPolicy, _mlp_action  # noqa: E402
 from zilch_env import GameState, load_ruleset  # noqa: E402
-from zilch_env.envs.observation import OBS_SIZES  # noqa: E402
+from zilch_env.engine.observation import OBS_SIZES  # noqa: E402
 
 #: a win agent (layout 3), a score agent (layout 2: it reads a prefix), another scoring table
 POLICIES = [("checkpoints/zonk", "zonk"), ("checkpoints/zilch-score", "zilch"), ("checkpoints/farkle", "farkle")]

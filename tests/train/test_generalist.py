@@ -218,7 +218,7 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
     from zilch_env.engine import kernels as K
     from zilch_env.engine import layout as L
     from zilch_env.players.kernel_agents import TableSet
-    from zilch_env.envs.observation import _AT
+    from zilch_env.engine.observation import _AT
     from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
     class Flat:  # the network before teaching: every legal action alike

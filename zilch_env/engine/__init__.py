@@ -7,15 +7,20 @@
 - Two views over the same state and kernels: :mod:`~zilch_env.engine.game`: :class:`GameState`, one
   game stepped action by action, with its record and turn summaries; :mod:`~zilch_env.engine.batched`:
   :class:`~zilch_env.engine.batched.BatchedGames`, many games stepped together (with
-  :mod:`~zilch_env.engine.batch_kernels`: every game's legal mask, the VecEnv outcome, the observation).
+  :mod:`~zilch_env.engine.batch_kernels`: every game's legal mask and observation).
+- :mod:`~zilch_env.engine.observation`: a game seen from a seat, as the numbers every environment
+  observes (its layout, field by field, and its bounds).
 - :mod:`~zilch_env.engine.records`: :func:`replay` and :class:`Match`; :mod:`~zilch_env.engine.actions`:
   the action numbering every component shares.
 - :mod:`~zilch_env.engine.dice`, :mod:`~zilch_env.engine.splitmix`: where the dice come from.
 - :mod:`~zilch_env.engine.text`: a ruleset and a game in words.
 
 The agents that decide in compiled code are :mod:`zilch_env.players.agent_kernels`: the engine steps,
-agents decide. The many-game view is imported from its module
-(``from zilch_env.engine.batched import BatchedGames``).
+agents decide; the many-game view seats them (``play_to_end``), so :mod:`zilch_env.players` stands
+beside the engine, under the environments. The layers, each importing only those before it:
+:mod:`zilch_env.rules`, then :mod:`zilch_env.engine` with :mod:`zilch_env.players`, then
+:mod:`zilch_env.envs` (``tests/test_layout.py`` checks it). The many-game view is imported from its
+module (``from zilch_env.engine.batched import BatchedGames``).
 """
 
 from zilch_env.engine.dice import RandomDice, ScriptedDice

@@ -1,5 +1,6 @@
-"""The batch's kernels beyond the turn flow: every game's legal-action mask, the VecEnv step's
-outcome (rewards, terminated, truncated), and the observation of many games at once. They stand on the
+"""The batch's kernels beyond the turn flow: every game's legal-action mask and the observation of
+many games at once (the VecEnv step's outcome, which needs the environments' reward, is
+:func:`zilch_env.envs.reward.vec_outcome`). They stand on the
 turn-flow kernels of :mod:`zilch_env.engine.kernels`; the agents' kernels that decide moves are
 :mod:`zilch_env.players.agent_kernels`."""
 
@@ -8,54 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 from zilch_env.engine.kernels import (_bank_need, _may_bank)
 from zilch_env.engine.keeps import (_keep_next, _popcount)
 from zilch_env.engine.layout import (CHALLENGED, CHALLENGE, CHALLENGE_BRACKETS, CHALLENGES_USED, CURRENT, FIRST_SEAT, FINAL_QUEUE, FINAL_QUEUE_END, FINAL_QUEUE_ON, FINAL_QUEUE_POS, FROZEN, KEEP, LAST_RESULT, DICE_LEFT, OFFER_DICE, OFFER_ON, OFFER_TOTAL, ON_BOARD, OVER, PERMANENT, PHASE, PIGGYBACK, SEAT_TURNS, ROLL, R_CHALLENGE, R_CHALLENGE_SPLIT, R_DICE, R_ENTRY_THRESHOLD, R_MIN_BANK, R_OVERCOMING, R_PLAYERS, R_PYRAMIDING, R_KEEP_TABLE, R_TARGET, RULES_ROW, SCORE, ZILCH_STREAK, TIEBREAK_SEATS, TIEBREAK_ROUND, TURN_TOTAL, WINNER_SEATS)
 from zilch_env.engine.decisions import ACTION_ROOM, legal_list
-from zilch_env.envs.reward import game_reward
-
-_game_reward = njit(cache=True)(game_reward)  # zilch_env.envs.reward, compiled
-
-
-@njit(cache=True)
-def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_reward, scale, rewards, flags,
-                points, agent_turns):
-    """What a VecEnv step gave each agent (zilch_env.envs.gym_env.ZilchEnv.step): ``points`` its score change
-    (the "score" reward; ``own`` holds the score at its last observation and is updated), ``flags``
-    bit 0 terminated (the game is over), bit 1 truncated (``turns_limit`` agent turns played, 0 for
-    no limit), bit 2 an illegal action (the game unchanged); ``rewards``: the illegal-action reward,
-    else the points under the score reward, else at the end of the game 1 for a sole win, 0 for a
-    shared one, -1 otherwise; divided by ``scale``."""
-    for b in range(st.shape[0]):
-        p = seats[b]
-        sc = st[b, SCORE + p]
-        bad = illegal[b]
-        pts = 0 if bad else sc - own[b]
-        own[b] = sc
-        points[b] = pts
-        at = st[b, SEAT_TURNS + p]
-        agent_turns[b] = at
-        term = (not bad) and st[b, PHASE] == OVER
-        trunc = (not bad) and (not term) and turns_limit > 0 and at >= turns_limit
-        f = 0
-        if term:
-            f |= 1
-        if trunc:
-            f |= 2
-        if bad:
-            f |= 4
-        flags[b] = f
-        if bad:
-            r = illegal_reward
-        elif score_reward:
-            r = float(pts)
-        elif term:
-            w = st[b, WINNER_SEATS]
-            r = _game_reward((w >> p) & 1 != 0, _popcount(w))
-        else:
-            r = 0.0
-        rewards[b] = r / scale
 
 
 @njit(cache=True)
@@ -72,7 +29,7 @@ def legal_masks(st, out, rps, tabs):
 
 
 # --------------------------------------------------------------------------------------------
-# Observations (zilch_env.envs.observation.observe)
+# Observations (zilch_env.engine.observation.observe)
 
 
 @njit(cache=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from zilch_env._jit import INLINE
+from zilch_env.jit import INLINE
 from zilch_env.engine.layout import CODES
 
 M64 = (1 << 64) - 1

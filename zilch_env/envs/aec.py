@@ -22,7 +22,7 @@ from pettingzoo.utils import wrappers
 
 from zilch_env.engine.game import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
 from zilch_env.envs.gym_env import (DEFAULT_MAX_TURNS, RenderModeError, action_int, check_max_turns, resolve_ruleset)
-from zilch_env.envs.observation import OBS_SIZES, check_obs_version, observation_bounds, observe
+from zilch_env.engine.observation import OBS_SIZES, check_obs_version, observation_bounds, observe
 from zilch_env.envs.reward import game_rewards
 from zilch_env.rules.schema import Ruleset
 
@@ -96,7 +96,7 @@ class raw_env(AECEnv, EzPickle):
     | Action Shape       | (1,)                                                          |
     | Action Values      | Discrete(136)                                                 |
     | Observation Shape  | (471,) plus the action mask (136,)                            |
-    | Observation Values | [-4, 5] (see `zilch_env.envs.observation.OBS_LOW` / `OBS_HIGH`)    |
+    | Observation Values | [-4, 5] (see `zilch_env.engine.observation.OBS_LOW` / `OBS_HIGH`)    |
 
     ## Description
     Zilch (Farkle, 10000, Zonk) for 1 to 6 players under any ruleset and variants, every seat an
@@ -111,7 +111,7 @@ class raw_env(AECEnv, EzPickle):
     ## Observation Space
     A dict: ``"observation"`` is :func:`zilch_env.observe` from that player's own seat (its own
     block first, then the seats after it; 471 float32 values, layout 3, documented in
-    ``zilch_env.envs.observation``), and ``"action_mask"`` is an int8 vector of the 136 actions, 1 =
+    ``zilch_env.engine.observation``), and ``"action_mask"`` is an int8 vector of the 136 actions, 1 =
     legal, all zeros for every player except the one to move.
 
     ## Action Space
@@ -174,7 +174,7 @@ class raw_env(AECEnv, EzPickle):
       classic modules. The same MDP as the Gymnasium env ``Zilch-v1``.
     - v0: the first module, ``zilch_env.aec_env``, kept as an alias of :func:`env`: the same
       environment as v1 with nothing pinned (its observation layout is whatever
-      ``zilch_env.envs.observation.OBS_VERSION`` is), so results are reported on ``zilch_v1``.
+      ``zilch_env.engine.observation.OBS_VERSION`` is), so results are reported on ``zilch_v1``.
     """
 
     metadata = {

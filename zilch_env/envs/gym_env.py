@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from zilch_env.engine.game import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalActionError, RandomDice
-from zilch_env.envs.observation import OBS_SIZES, check_obs_version, observation_bounds, observe
+from zilch_env.engine.observation import OBS_SIZES, check_obs_version, observation_bounds, observe
 from zilch_env.envs.opponents import seat_opponents
 from zilch_env.players.policy import Policy
 from zilch_env.envs.reward import game_reward
@@ -188,7 +188,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     | rules_table       | 45   | layout 4: each face's points for 1-6 dice of it, the straights,  |
     |                   |      | pairs and triplets, the instant ending, the score floor          |
 
-    ``zilch_env.envs.observation`` documents every field in full; ``zilch_env.envs.observation.LAYOUT`` lists
+    ``zilch_env.engine.observation`` documents every field in full; ``zilch_env.engine.observation.LAYOUT`` lists
     them with their slices and bounds, and ``field_values(obs)`` splits an observation by name.
 
     ## Rewards
@@ -296,7 +296,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
       any change of the MDP is ``Zilch-v2``.
     - v0 (``Zilch-v0``): the first id. It makes the same environment class with its current
       defaults (the horizon and the one-shape infos included), but pins nothing: its observation
-      layout is whatever ``zilch_env.envs.observation.OBS_VERSION`` is (layouts 1 to 4 have all
+      layout is whatever ``zilch_env.engine.observation.OBS_VERSION`` is (layouts 1 to 4 have all
       been "Zilch-v0"), and it has no vector entry point. Report results on ``Zilch-v1`` or ``Zilch-v2``.
     """
 

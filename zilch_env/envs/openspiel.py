@@ -66,7 +66,7 @@ import numpy as np
 
 from zilch_env.engine.game import MAX_PLAYERS, NUM_ACTIONS, GameState
 from zilch_env.envs.gym_env import DEFAULT_MAX_TURNS, check_max_turns
-from zilch_env.envs.observation import OBS_SIZE, observe
+from zilch_env.engine.observation import OBS_SIZE, observe
 from zilch_env.envs.reward import game_rewards
 from zilch_env.rules.load import load_ruleset, parse_override_value
 from zilch_env.rules.compiled import ROLLS, roll_probability

@@ -105,7 +105,8 @@ from zilch_env.engine.batched import BatchedGames, stream_keys
 from zilch_env.engine.game import NUM_ACTIONS, IllegalActionError
 from zilch_env.envs.gym_env import (DEFAULT_MAX_TURNS, DEFAULT_SCORE_TURNS, ILLEGAL_ACTIONS, REWARDS, check_max_turns, resolve_ruleset)
 from zilch_env.envs.opponents import pack_opponents
-from zilch_env.envs.observation import (KERNEL_OFFSETS, OBS_SIZE, OBS_SIZES, ROLL_BLOCKS, check_obs_version, observation_bounds)
+from zilch_env.envs.reward import vec_outcome
+from zilch_env.engine.observation import (KERNEL_OFFSETS, OBS_SIZE, OBS_SIZES, ROLL_BLOCKS, check_obs_version, observation_bounds)
 from zilch_env.rules.schema import Ruleset
 
 __all__ = ["BatchedZilchVecEnv", "BatchPolicy"]
@@ -411,8 +412,8 @@ class BatchedZilchVecEnv(VecEnv):
                                      f"{np.flatnonzero(self._mask_now()[i]).tolist()})")
         self._play_opponents()
         rewards, flags, points, agent_turns = self._rewards, self._flags, self._points, self._agent_turns
-        BK.vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
-                      self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
+        vec_outcome(st, self.seats, self._own, illegal, self.turns or 0, self.reward_mode == "score",
+                    self.illegal_reward, self.reward_scale, rewards, flags, points, agent_turns)
         horizon = (flags == 0) & (st[:, L.TURNS] >= self.max_turns)
         if horizon.any():  # the game's turns reached the horizon: a truncation, as in Zilch-v0
             flags[horizon] = 2  # (their reward stays: 0 under "win", the turn's points under "score")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from zilch_env._jit import INLINE
+from zilch_env.jit import INLINE
 
 from zilch_env.engine.kernels import (_advance, _apply, _bank_need, _bank_need_of, _may_bank, _may_challenge_seat, _new_game)
 from zilch_env.engine.keeps import (_best_keep, _row_keeps, _keep_next)

@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from zilch_env.rules.schema import PRESETS, Ruleset, RulesetError, UnsupportedRulesError
+from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.load import load_ruleset
 
 __all__ = ["RulesDraw", "sample_rules", "held_out_rules", "variant_rules", "TARGETS", "P_PRESET"]
@@ -135,10 +136,10 @@ def _overrides(rng: np.random.Generator, base: Ruleset) -> tuple[dict[str, Any],
 
 
 def _playable(rs: Ruleset, players: int) -> bool:
-    from zilch_env.engine.batched import BatchedGames
-
+    """Whether the engine's compiled rules take ``rs`` at ``players`` players (what every game under
+    them is built from)."""
     try:
-        BatchedGames(rs, 1, players, seed=0)
+        compile_rules(rs).params(players)
     except (RulesetError, UnsupportedRulesError, ValueError):
         return False
     return True

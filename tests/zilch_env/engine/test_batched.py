@@ -425,11 +425,11 @@ def test_observations_equal_observe(preset):
     state, bit for bit, after every step of random games; the per-keep fields (layout 2) included,
     and not trivially: legal keeps show their points, and hot dice keeps all the dice to roll."""
     from zilch_env import observe
-    from zilch_env.envs.observation import LAYOUT
+    from zilch_env.engine.observation import LAYOUT
 
     at = {f.name: f.index for f in LAYOUT}
     keep_points = keep_hot = 0
-    from zilch_env.envs.observation import OBS_HIGH, OBS_LOW
+    from zilch_env.engine.observation import OBS_HIGH, OBS_LOW
 
     below = 0
     for players, overrides in ((2, {}), (3, {"variants.overcoming": True, "tie": "tiebreak"}),

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from zilch_env import _jit
+from zilch_env import jit
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -32,8 +32,8 @@ def play():
 """
 SUBPROCESS = GAMES + """
 import json
-from zilch_env import _jit
-print(json.dumps(dict(play(), inline=_jit.INLINE)))
+from zilch_env import jit
+print(json.dumps(dict(play(), inline=jit.INLINE)))
 """
 
 
@@ -46,9 +46,9 @@ def test_the_suite_compiles_as_conftest_says():
     compiled code goes to a folder of its own, where numba looks."""
     from numba.core import config
 
-    assert _jit.INLINE == os.environ["ZILCH_NUMBA_INLINE"]
-    assert _jit.cache_dir() == Path(os.environ["NUMBA_CACHE_DIR"]) / f"inline-{_jit.INLINE}-{_jit.source_key()}"
-    assert config.CACHE_DIR == str(_jit.cache_dir())
+    assert jit.INLINE == os.environ["ZILCH_NUMBA_INLINE"]
+    assert jit.cache_dir() == Path(os.environ["NUMBA_CACHE_DIR"]) / f"inline-{jit.INLINE}-{jit.source_key()}"
+    assert config.CACHE_DIR == str(jit.cache_dir())
 
 
 def test_a_changed_source_gets_a_cache_folder_of_its_own(tmp_path):
@@ -57,20 +57,20 @@ def test_a_changed_source_gets_a_cache_folder_of_its_own(tmp_path):
     changes the folder's key, and an unchanged copy keeps it."""
     import shutil
 
-    src = Path(_jit.__file__).resolve().parent
+    src = Path(jit.__file__).resolve().parent
     shutil.copytree(src, tmp_path / "zilch_env", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(src.parent / "agents" / "solver", tmp_path / "agents" / "solver",
                     ignore=shutil.ignore_patterns("__pycache__", "game_tables"))
     shutil.copy(src.parent / "agents" / "learned.py", tmp_path / "agents" / "learned.py")
-    key = _jit.source_key(tmp_path / "zilch_env")
-    assert key == _jit.source_key()
+    key = jit.source_key(tmp_path / "zilch_env")
+    assert key == jit.source_key()
     for changed in ("zilch_env/rules/packed.py", "agents/solver/game_turn.py"):
         path = tmp_path / changed
         text = path.read_text()
         path.write_text(text + "\n# changed\n")
-        assert _jit.source_key(tmp_path / "zilch_env") != key, changed
+        assert jit.source_key(tmp_path / "zilch_env") != key, changed
         path.write_text(text)
-    assert _jit.source_key(tmp_path / "zilch_env") == key
+    assert jit.source_key(tmp_path / "zilch_env") == key
 
 
 def test_the_kernels_are_cached_where_the_announcement_looks():
@@ -81,28 +81,28 @@ def test_the_kernels_are_cached_where_the_announcement_looks():
 
     bg = BatchedGames("zonk", 2, 2, seed=0)
     bg.step(bg.random_actions())
-    assert any(_jit.cache_dir().glob(f"*/{Path(kernels.__file__).stem}.*.nbi"))
+    assert any(jit.cache_dir().glob(f"*/{Path(kernels.__file__).stem}.*.nbi"))
 
 
 def test_a_cold_cache_is_announced_once_on_stderr(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(_jit, "_announced", False)
-    _jit.announce_compile("/somewhere/kernels.py")
-    _jit.announce_compile("/somewhere/kernels.py")
+    monkeypatch.setattr(jit, "_announced", False)
+    jit.announce_compile("/somewhere/kernels.py")
+    jit.announce_compile("/somewhere/kernels.py")
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "compiling the fast engine once" in err
-    assert str(tmp_path / f"inline-{_jit.INLINE}-{_jit.source_key()}") in err
-    warm = tmp_path / f"inline-{_jit.INLINE}-{_jit.source_key()}" / "engine_0123"
+    assert str(tmp_path / f"inline-{jit.INLINE}-{jit.source_key()}") in err
+    warm = tmp_path / f"inline-{jit.INLINE}-{jit.source_key()}" / "engine_0123"
     warm.mkdir(parents=True)
     (warm / "kernels.step-10.py311.nbi").touch()
-    monkeypatch.setattr(_jit, "_announced", False)
-    _jit.announce_compile("/somewhere/kernels.py")
+    monkeypatch.setattr(jit, "_announced", False)
+    jit.announce_compile("/somewhere/kernels.py")
     assert capsys.readouterr().err == ""
 
 
 def test_the_default_compiles_without_inlining():
     env = {k: v for k, v in os.environ.items() if k != "ZILCH_NUMBA_INLINE"}
-    p = subprocess.run([sys.executable, "-c", "from zilch_env import _jit; print(_jit.INLINE)"], env=env,
+    p = subprocess.run([sys.executable, "-c", "from zilch_env import jit; print(jit.INLINE)"], env=env,
                        capture_output=True, text=True, cwd=ROOT)
     assert p.returncode == 0 and p.stdout.split() == ["never"], p.stderr[-2000:]
 
@@ -110,7 +110,7 @@ def test_the_default_compiles_without_inlining():
 def test_both_compilations_play_the_same_games():
     """The other compilation (numba's inlining, in its own cache folder) against this process's:
     equal states."""
-    other = "always" if _jit.INLINE == "never" else "never"
+    other = "always" if jit.INLINE == "never" else "never"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     p = _run(dict(env, ZILCH_NUMBA_INLINE=other))
     assert p.returncode == 0, p.stderr[-2000:]

@@ -24,8 +24,8 @@ from zilch_env import (
     load_ruleset,
     observe,
 )
-from zilch_env.envs import observation as obsmod
-from zilch_env.envs.observation import LAYOUT, OBS_HIGH, OBS_LOW, PLAYER_FIELDS, field_values
+from zilch_env.engine import observation as obsmod
+from zilch_env.engine.observation import LAYOUT, OBS_HIGH, OBS_LOW, PLAYER_FIELDS, field_values
 
 from tests.conftest import CONFIGS, VARIANTS
 

@@ -14,7 +14,7 @@ import pytest
 
 import zilch_env
 from zilch_env import NUM_ACTIONS, OBS_SIZE, V1_PINS, V2_PINS, ZilchEnv
-from zilch_env.envs.observation import LAYOUT, OBS_SIZES, OBS_VERSION
+from zilch_env.engine.observation import LAYOUT, OBS_SIZES, OBS_VERSION
 
 ROOT = Path(__file__).resolve().parents[3]
 

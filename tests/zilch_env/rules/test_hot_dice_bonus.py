@@ -135,7 +135,7 @@ def test_batched_games_play_the_bonus_as_the_single_game_does():
 
 
 def test_observation_shows_the_bonus_in_the_keep_points():
-    from zilch_env.envs.observation import field_values, observe
+    from zilch_env.engine.observation import field_values, observe
 
     rs = load_ruleset("zonk", {"scoring.hot_dice_bonus": BONUS})
     g = _scripted(rs, [[1, 1, 1, 5, 2, 3], [1, 5]], players=2)

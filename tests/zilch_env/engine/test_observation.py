@@ -1,4 +1,4 @@
-"""The observation layout (``zilch_env.envs.observation``): layout 1's 151 values, then per keep mask
+"""The observation layout (``zilch_env.engine.observation``): layout 1's 151 values, then per keep mask
 layout 2's ``keep_points`` and ``keep_dice`` and layout 3's ``keep_lead``, ``keep_ahead`` and
 ``keep_target``.
 
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from zilch_env import GameState, Phase, load_ruleset, observe
-from zilch_env.envs.observation import (LAYOUT, OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SIZES, OBS_V1_SIZE, OBS_VERSION, POINTS_HIGH, field_values)
+from zilch_env.engine.observation import (LAYOUT, OBS_HIGH, OBS_LOW, OBS_SIZE, OBS_SIZES, OBS_V1_SIZE, OBS_VERSION, POINTS_HIGH, field_values)
 
 ROOT = Path(__file__).resolve().parents[3]
 #: The zonk win agent shipped before layout 2 (commit 47ce842): a layout 1 policy, kept to test that such
@@ -182,7 +182,7 @@ def test_clones_share_the_cache():
     """GameState.clone copies the ruleset object but shares its scoring and variants: the encoder's
     per-ruleset constants are keyed by those, so observing many clones adds no cache entries (and
     gives the same vector)."""
-    from zilch_env.envs import observation as obsmod
+    from zilch_env.engine import observation as obsmod
 
     g = GameState("farkle", 2, seed=9)
     want = observe(g, 0)
@@ -337,7 +337,7 @@ def test_a_last_turn_reads_win_or_lose_per_keep():
 
 
 def test_rules_table_writes_out_the_scoring_and_the_new_rules():
-    from zilch_env.envs.observation import RULE_TABLE_FIELDS
+    from zilch_env.engine.observation import RULE_TABLE_FIELDS
 
     rs = load_ruleset("farkle", {"scoring.partial_straights": {"12345": 500, "23456": 750}, "end": "instant",
                                  "score_floor": -2500, "target": 5000})

@@ -3,7 +3,7 @@
 :func:`observe` is a pure function of a :class:`~zilch_env.engine.GameState` and a seat. Both
 environments use it (the Gymnasium env for its agent's seat, the PettingZoo env for each player), and
 so can anything that wants to feed a network the same input (evaluation, exported policies). It is
-written once: the batched engine's compiled observation (``zilch_env.engine.kernels.observe``),
+written once: the batched engine's compiled observation (``zilch_env.engine.batch_kernels.observe``),
 run on the game written as one row of the batched engine's state (:func:`state_row`), so the
 single game and the batched games are observed by the same code.
 

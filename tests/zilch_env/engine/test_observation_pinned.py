@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from zilch_env import GameState, load_ruleset, observe
-from zilch_env.envs.observation import OBS_SIZES, kernel_constants, state_row
+from zilch_env.engine.observation import OBS_SIZES, kernel_constants, state_row
 
 #: (preset, overrides, players, (digest, observations))
 CASES = [
