@@ -39,19 +39,17 @@ AXE := .cache/npm/node_modules/axe-core/axe.min.js
 $(AXE):
 	npm install --no-save --prefix .cache/npm axe-core@4
 
-# Before pytest, one process compiles the engine's numba kernels (the batched engine, the vector env,
-# the single-game view) into the cache the suite reads, with the suite's setting (tests/conftest.py:
-# ZILCH_NUMBA_INLINE=never, NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the workers
-# then load them from the cache instead of each compiling them (about 45 s of CPU each from an empty cache).
-WARM_UP := import numpy as np, gymnasium as gym, zilch_env; from zilch_env.engine.batched import BatchedGames; \
-	b = BatchedGames("zonk", 8, 2, seed=0); b.step(b.random_actions()); b.observe(np.zeros(8, dtype=np.int64)); \
-	b.play_random(1); v = gym.make_vec("Zilch-v2", num_envs=2, vectorization_mode="vector_entry_point", ruleset="zonk"); \
-	v.reset(seed=0); v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()])); \
-	g = zilch_env.GameState("zonk", 2, seed=0); g.apply(g.legal_actions()[0])
+# Before pytest, two processes (one per core) compile the numba kernels the suite uses into the cache
+# it reads (tests/warm_up.py: the engine and vector env in one, the solvers, their tables' queries and
+# the evaluation's luck adjustment in the other), with the suite's setting (tests/conftest.py:
+# ZILCH_NUMBA_INLINE=never, NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the xdist
+# workers then load them instead of each compiling them.
+WARM_ENV := ZILCH_NUMBA_INLINE=$${ZILCH_NUMBA_INLINE:-never} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/.numba-test-cache}
 
 test: $(STAMP) $(CHROMIUM) $(AXE)
-	ZILCH_NUMBA_INLINE=$${ZILCH_NUMBA_INLINE:-never} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/.numba-test-cache} \
-		$(BIN)/python -c '$(WARM_UP)'
+	$(WARM_ENV) $(BIN)/python -m tests.warm_up engine & e=$$!; \
+		$(WARM_ENV) $(BIN)/python -m tests.warm_up solvers & s=$$!; \
+		wait $$e && wait $$s
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)

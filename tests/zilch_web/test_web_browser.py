@@ -71,13 +71,9 @@ def base_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+def browser(chromium):
+    """The worker's one Chromium (tests/zilch_web/conftest.py); each test opens its own context."""
+    return chromium
 
 
 def make_page(browser, viewport=PHONE, delay=0, **ctx_args):

@@ -1,0 +1,108 @@
+"""Compile the numba kernels the suite uses once, before pytest starts its workers.
+
+    python -m tests.warm_up engine      # the batched engine, the vector env, the single-game view
+    python -m tests.warm_up solvers     # the turn, game and multi-player solvers, their tables' queries
+                                        # and the evaluation's luck adjustment
+
+``make test`` runs both parts side by side (one per core), in the suite's compile setting and cache
+folder (tests/conftest.py: ``ZILCH_NUMBA_INLINE=never``, ``NUMBA_CACHE_DIR=.numba-test-cache``). Each
+part calls the public entry points the tests call, on tiny inputs, so that numba compiles the same
+signatures; the xdist workers then load the kernels from the cache instead of each compiling them
+(two workers reaching the same solver at once would compile it twice). A part whose kernels are
+cached loads in a few seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# the suite's compile setting and cache folder, as tests/conftest.py sets them (before numba loads)
+os.environ.setdefault("ZILCH_NUMBA_INLINE", "never")
+os.environ.setdefault("NUMBA_CACHE_DIR", str(Path(__file__).resolve().parents[1] / ".numba-test-cache"))
+
+import numpy as np  # noqa: E402
+
+
+def engine() -> None:
+    import gymnasium as gym
+
+    import zilch_env
+    from zilch_env.engine.batched import BatchedGames
+    from zilch_env.players.policy import GreedyMover, RandomMover
+
+    b = BatchedGames("zonk", 8, 2, seed=0)
+    b.step(b.random_actions())
+    b.observe(np.zeros(8, dtype=np.int64))
+    b.play_random(1)
+    b = BatchedGames("zonk", 4, 2, seed=0)
+    b.play_to_end(["random", "greedy"], [[0, 1]] * 4)
+    for opponents in (None, ["random"], ["greedy"]):
+        kw = {} if opponents is None else {"opponents": opponents}
+        v = gym.make_vec("Zilch-v2", num_envs=2, vectorization_mode="vector_entry_point", ruleset="zonk", **kw)
+        v.reset(seed=0)
+        v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()]))
+        v.close()
+    rng = np.random.default_rng(0)
+    for mover in (RandomMover(), GreedyMover()):  # whole games: every kind of decision and its words
+        g = zilch_env.GameState("zonk", 2, seed=0)
+        while not g.done:
+            g.apply(mover.act(g, g.legal_actions(), rng))
+        g.describe(g.actions[-1])
+
+
+def solvers() -> None:
+    os.environ["ZILCH_SOLVER_CACHE"] = tempfile.mkdtemp(prefix="zilch-warm-up-")  # tables solved here stay here
+    import gymnasium as gym
+
+    import zilch_env  # noqa: F401  (registers the environments)
+    from agents.evaluate import _Context, _play_table_chunk, seat_orders
+    from agents.solver import solve_turn
+    from agents.solver.game import solve_game
+    from agents.solver.multi import solve_multi
+    from zilch_env import GameState, load_ruleset
+
+    solve_turn("zonk")
+    solve_turn(load_ruleset("zilch15k", {"variants.pyramiding": True}))
+    v = gym.make_vec("Zilch-v2", num_envs=2, vectorization_mode="vector_entry_point", ruleset="zonk",
+                     opponents=["optimal-turn"])
+    v.reset(seed=0)
+    v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()]))
+    v.close()
+    # the game solver: a race with draws, a zilch penalty's sweeps and finish_round, tie-break turns;
+    # each table played by the evaluation with the luck adjustment (its queries of the table)
+    for name, overrides in (("zonk", {"target": 300, "dice": 2}),
+                            ("farkle", {"target": 200, "dice": 2, "variants.zilch_penalty.count": 2,
+                                        "variants.zilch_penalty.points": 100}),
+                            ("zilch15k", {"target": 300, "dice": 2})):
+        rs = load_ruleset(name, overrides)
+        solve_game(rs, cache=False, progress=False, threads=1)
+        solve_game(rs, progress=False, threads=1)  # stored where the evaluation finds it
+        for pair in (["greedy", "random"], ["heuristic", "optimal-win"]):
+            _play_table_chunk(_Context(rs, pair, seed=2), (0, 1), seat_orders(2), 0, 4, luck=True)
+    # the multi-player solver: three players, and two under overcoming, its table played in every seat
+    for overrides, players in (({}, 3), ({"variants.overcoming": True}, 2)):
+        rs = load_ruleset("zilch", {"target": 300, "dice": 2, **overrides})
+        table = solve_multi(rs, players, cache=False, progress=False)
+        for seed in range(4):
+            g = GameState(rs, players, seed=seed)
+            while not g.done:
+                g.apply(table.best_action(g, g.legal_actions()))
+
+
+def main(argv: list[str]) -> int:
+    parts = {"engine": engine, "solvers": solvers}
+    if len(argv) != 1 or argv[0] not in parts:
+        print(f"usage: python -m tests.warm_up {{{'|'.join(parts)}}}", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    parts[argv[0]]()
+    print(f"warm-up {argv[0]}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
