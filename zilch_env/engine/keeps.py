@@ -37,9 +37,8 @@ def _pyramid_keep(st, b, rp, tab, r, m):
     """(points, dice) of keeping the dice at the sorted positions in ``m`` of roll ``r`` with game
     ``b``'s frozen dice (:func:`zilch_env.rules.primitives.pass_keep`); points NOT_A_KEEP when ``m``
     is not a canonical keep that scores."""
-    return _pass_keep(rp[R_FACE_POINTS: R_FACE_POINTS + 42], tab[r, T_FACE_COUNT: T_FACE_COUNT + 6],
-                      tab[r, T_FACE_FIRST: T_FACE_FIRST + 6], tab[r, T_ROLL_DICE], m, st[b, FROZEN: FROZEN + 6],
-                      st[b, FROZEN_POINTS: FROZEN_POINTS + 6], rp[R_HOT_DICE_BONUS], NOT_A_KEEP)
+    return _pass_keep(rp, R_FACE_POINTS, tab, r, T_FACE_COUNT, T_FACE_FIRST, tab[r, T_ROLL_DICE], st, b, FROZEN,
+                      FROZEN_POINTS, m, rp[R_HOT_DICE_BONUS], NOT_A_KEEP)
 
 
 @njit(cache=True, inline=INLINE)
@@ -129,9 +128,8 @@ def _scores(st, b, rp, tab, r):
 def _freeze(st, b, rp, tab, r, m):
     """The dice kept by mask ``m`` join game ``b``'s frozen dice of this pass
     (:func:`zilch_env.rules.primitives.pass_freeze`)."""
-    st[b, FROZEN_DICE] += _pass_freeze(rp[R_FACE_POINTS: R_FACE_POINTS + 42], tab[r, T_FACE_COUNT: T_FACE_COUNT + 6],
-                                       tab[r, T_FACE_FIRST: T_FACE_FIRST + 6], m, st[b, FROZEN: FROZEN + 6],
-                                       st[b, FROZEN_POINTS: FROZEN_POINTS + 6])
+    st[b, FROZEN_DICE] += _pass_freeze(rp, R_FACE_POINTS, tab, r, T_FACE_COUNT, T_FACE_FIRST, st, b, FROZEN,
+                                       FROZEN_POINTS, m)
 
 
 @njit(cache=True, inline=INLINE)

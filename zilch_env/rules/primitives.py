@@ -139,13 +139,13 @@ def pyramid_gain(alone, group, have: int, k: int, have_points: int, none):
     return best
 
 
-def face_gain(face_points, f: int, k: int, have: int, have_points: int, none):
+def face_gain(face_points, at: int, f: int, k: int, have: int, have_points: int, none):
     """:func:`pyramid_gain` of ``k`` new dice of face index ``f`` from ``face_points``, the points of
-    ``m`` dice of each face scored alone (entry ``f * 7 + m``; -1 where they do not score: the
+    ``m`` dice of each face scored alone (entry ``at + f * 7 + m``; -1 where they do not score: the
     compiled rules' ``R_FACE_POINTS``, :func:`zilch_env.rules.scoring.face_points`); ``have`` dice of
     that face frozen with ``have_points`` (``have + k`` is at most six: the dice of one pass)."""
-    alone = face_points[f * 7 + k]
-    group = face_points[f * 7 + have + k]
+    alone = face_points[at + f * 7 + k]
+    group = face_points[at + f * 7 + have + k]
     return pyramid_gain(alone if alone >= 0 else none, group if group >= 0 else none, have, k, have_points, none)
 
 
@@ -158,27 +158,35 @@ def popcount(x: int) -> int:
     return c
 
 
-def pass_keep(face_points, counts, first, rolled: int, mask: int, frozen, frozen_points, hot_bonus: int, none):
-    """``(points, dice)`` of keeping the dice at the sorted positions in ``mask`` of a roll of
-    ``rolled`` dice (``counts[f]`` dice of face index ``f``, the first at position ``first[f]``)
-    while ``frozen[f]`` dice of each face, worth ``frozen_points[f]``, are frozen in this pass
-    (pyramiding; docs/rules.md, the variants): each face's new dice score alone or join their frozen
-    dice (:func:`face_gain`), and a keep of every die rolled adds ``hot_bonus``. Points ``none``
-    when ``mask`` is not a canonical keep (each face's lowest positions) that scores."""
+# The pass's keeps read their inputs where the caller holds them (the kernels: the rule parameters, a
+# row of the keep table and a row of the state, whole, since numba would count references to a slice
+# passed on; Python: plain sequences): ``face_points[at ...]``, ``rolls[r][counts + f]`` and
+# ``rolls[r][first + f]`` (the roll's dice of face index ``f``, and the sorted position of the first),
+# ``state[b][frozen + f]`` and ``state[b][frozen_points + f]`` (the dice of each face frozen in this pass
+# and their points).
+
+
+def pass_keep(face_points, at: int, rolls, r: int, counts: int, first: int, rolled: int, state, b: int,
+              frozen: int, frozen_points: int, mask: int, hot_bonus: int, none):
+    """``(points, dice)`` of keeping the dice at the sorted positions in ``mask`` of roll ``r`` of
+    ``rolled`` dice while dice are frozen in this pass (pyramiding; docs/rules.md, the variants): each
+    face's new dice score alone or join their frozen dice (:func:`face_gain`), and a keep of every die
+    rolled adds ``hot_bonus``. Points ``none`` when ``mask`` is not a canonical keep (each face's
+    lowest positions) that scores. The inputs' places are as the comment above says."""
     if mask <= 0 or (mask >> rolled) != 0:
         return none, 0
     pts = 0
     n = 0
     for f in range(6):
-        c = counts[f]
+        c = rolls[r][counts + f]
         if c == 0:
             continue
-        block = (mask >> first[f]) & ((1 << c) - 1)
+        block = (mask >> rolls[r][first + f]) & ((1 << c) - 1)
         k = popcount(block)
         if block != (1 << k) - 1:
             return none, 0
         if k > 0:
-            v = face_gain(face_points, f, k, frozen[f], frozen_points[f], none)
+            v = face_gain(face_points, at, f, k, state[b][frozen + f], state[b][frozen_points + f], none)
             if v == none:
                 return none, 0
             pts += v
@@ -188,19 +196,21 @@ def pass_keep(face_points, counts, first, rolled: int, mask: int, frozen, frozen
     return pts, n
 
 
-def pass_freeze(face_points, counts, first, mask: int, frozen, frozen_points) -> int:
+def pass_freeze(face_points, at: int, rolls, r: int, counts: int, first: int, state, b: int, frozen: int,
+                frozen_points: int, mask: int) -> int:
     """The dice kept by ``mask`` (a keep :func:`pass_keep` scores) join this pass's frozen dice, in
     place: each face's points become its frozen points plus what its new dice added. Returns the
     dice frozen."""
     n = 0
     for f in range(6):
-        c = counts[f]
+        c = rolls[r][counts + f]
         if c == 0:
             continue
-        k = popcount((mask >> first[f]) & ((1 << c) - 1))
+        k = popcount((mask >> rolls[r][first + f]) & ((1 << c) - 1))
         if k > 0:
-            frozen_points[f] += face_gain(face_points, f, k, frozen[f], frozen_points[f], -1)
-            frozen[f] += k
+            state[b][frozen_points + f] += face_gain(face_points, at, f, k, state[b][frozen + f],
+                                                     state[b][frozen_points + f], -1)
+            state[b][frozen + f] += k
             n += k
     return n
 
@@ -221,7 +231,7 @@ nb_final_turns = _njit(cache=True, inline=INLINE)(final_turns)
 nb_pyramid_gain = _njit(cache=True, inline=INLINE)(pyramid_gain)
 
 
-def _compiled(func, **calls):
+def _compiled(func, inline=INLINE, **calls):
     """``func`` compiled for numba code, the plain functions it calls by name replaced by their
     compiled forms ``calls`` (numba code calls compiled functions only): the same source, once."""
     import types
@@ -230,12 +240,14 @@ def _compiled(func, **calls):
     g.update(calls)
     f = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
     f.__qualname__, f.__module__, f.__doc__ = func.__qualname__, func.__module__, func.__doc__
-    return _njit(cache=True, inline=INLINE)(f)
+    return _njit(cache=True, inline=inline)(f)
 
 
 nb_face_gain = _compiled(face_gain, pyramid_gain=nb_pyramid_gain)
 nb_popcount = _njit(cache=True, inline=INLINE)(popcount)
-nb_pass_keep = _compiled(pass_keep, face_gain=nb_face_gain, popcount=nb_popcount)
+# inlined into its one caller whatever the setting: a call with its many arguments, made for each of
+# a roll's 63 masks, costs a third of the pyramiding engine's speed (bench/ab.py on bench/batched.py)
+nb_pass_keep = _compiled(pass_keep, "always", face_gain=nb_face_gain, popcount=nb_popcount)
 nb_pass_freeze = _compiled(pass_freeze, face_gain=nb_face_gain, popcount=nb_popcount)
 
 

@@ -270,15 +270,15 @@ def pyramid_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int],
     the six-dice combinations cannot occur): each canonical keep scored by
     :func:`zilch_env.rules.primitives.pass_keep`, as the engine's kernels score it."""
     fp = face_points(scoring)
-    first = _firsts(info.counts)
+    roll = [(*info.counts, *_firsts(info.counts))]  # the roll's face counts, then first positions
+    state = [(*frozen, *frozen_points)]
     rolled = len(info.dice)
     out = []
     for sub in itertools.product(*(range(c + 1) for c in info.counts)):
         mask = 0
         for f in range(6):
-            mask |= ((1 << sub[f]) - 1) << first[f]
-        pts, n = pass_keep(fp, info.counts, first, rolled, mask, frozen, frozen_points,
-                           scoring.hot_dice_bonus, None)
+            mask |= ((1 << sub[f]) - 1) << roll[0][6 + f]
+        pts, n = pass_keep(fp, 0, roll, 0, 0, 6, rolled, state, 0, 0, 6, mask, scoring.hot_dice_bonus, None)
         if pts is not None:
             out.append(Keep(mask, sub, n, pts, False))  # type: ignore[arg-type]
     out.sort(key=lambda k: k.mask)
@@ -329,7 +329,9 @@ def pass_keeps(scoring: Scoring, info: RollInfo, frozen: Sequence[int], frozen_p
 def pyramid_freeze(scoring: Scoring, keep: Keep, frozen: Sequence[int],
                    frozen_points: Sequence[int]) -> tuple[list[int], list[int]]:
     """Pyramiding bookkeeping: the kept dice join this pass's frozen dice; each face's points become
-    its frozen points plus what the new dice added (:func:`zilch_env.rules.primitives.pass_freeze`)."""
-    fz, fp = list(frozen), list(frozen_points)
-    pass_freeze(face_points(scoring), keep.counts, _firsts(keep.counts), (1 << keep.n) - 1, fz, fp)
-    return fz, fp
+    its frozen points plus what the new dice added (:func:`zilch_env.rules.primitives.pass_freeze`,
+    the keep read as a roll of its own dice, all kept)."""
+    state = [[*frozen, *frozen_points]]
+    pass_freeze(face_points(scoring), 0, [(*keep.counts, *_firsts(keep.counts))], 0, 0, 6, state, 0, 0, 6,
+                (1 << keep.n) - 1)
+    return state[0][:6], state[0][6:]
