@@ -4,7 +4,7 @@ Ray's RLlib pins its own Gymnasium (ray 2.60: ``gymnasium==1.2.2``), so it does 
 project's venv (Gymnasium 1.4); it gets a venv of its own::
 
     python3 -m venv rllib-venv
-    rllib-venv/bin/pip install torch==2.13.0 "ray[rllib]" pettingzoo numba tomli-w rich tqdm matplotlib
+    rllib-venv/bin/pip install torch==2.13.0 "ray[rllib]" pettingzoo numba tomli-w rich matplotlib
     rllib-venv/bin/pip install --no-deps -e .      # zilch-rl itself, from this checkout
     rllib-venv/bin/python examples/rllib_ppo.py [--iterations 20] [--eval-games 500]
 
