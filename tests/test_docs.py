@@ -160,3 +160,16 @@ def test_the_blocks_of_a_page_run(path, workdir):
                     _run_zilch(argv, b.where)
                 else:
                     _run_python(argv, b.where, workdir)
+
+
+def test_the_readme_stays_a_manual_of_at_most_3500_words():
+    words = len((ROOT / "README.md").read_text().split())  # as wc -w counts them
+    assert words <= 3500, f"README.md has {words} words: move detail to docs/"
+
+
+def test_the_docs_links_between_pages_resolve():
+    for path in DOCS:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):
+            if "://" in target:
+                continue
+            assert (path.parent / target).exists(), f"{path.relative_to(ROOT)} links to {target}, which is missing"
