@@ -58,3 +58,10 @@ def test_zilch_eval_piped_fits_80_columns():
     assert "…" not in out.stdout and max(len(line) for line in out.stdout.splitlines()) <= 80
     assert "greedy vs random" in out.stdout
     assert "\r" not in out.stderr  # the progress, written to a pipe, is plain lines
+
+
+def test_the_list_of_agents_piped_fits_80_columns():
+    out = subprocess.run([sys.executable, "-m", "zilch_cli", "eval", "--list-agents"], capture_output=True, text=True,
+                         check=True).stdout
+    assert max(len(line) for line in out.splitlines()) <= 80 and "…" not in out
+    assert out.startswith("greedy ") and "\nrandom " in out and "ppo:FILE.zip" in out.replace("\n", " ")
