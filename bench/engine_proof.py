@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tqdm import tqdm  # noqa: E402
+from agents.progress import track  # noqa: E402
 
 from zilch_env import PRESETS, load_ruleset  # noqa: E402
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         sums = {"games": 0, "steps": 0, "draws": 0, "tiebreaks": 0, "penalties": 0}
         chunks = -(-a.games // a.chunk)
-        for c in tqdm(range(chunks), desc=name, leave=False, file=sys.stderr):
+        for c in track(range(chunks), name):
             n = min(a.chunk, a.games - c * a.chunk)
             players = 1 + c % 6
             kind = c % 3

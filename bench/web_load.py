@@ -293,9 +293,9 @@ async def batch(base: str, n: int, args: argparse.Namespace, offset: int, progre
         tasks = [asyncio.create_task(play(client, offset + i, args)) for i in range(n)]
         runs = []
         if progress:
-            from tqdm import tqdm
+            from agents.progress import track
 
-            for fut in tqdm(asyncio.as_completed(tasks), total=n, desc=f"{n} games", unit="game"):
+            for fut in track(asyncio.as_completed(tasks), f"{n} games", total=n):
                 runs.append(await fut)
         else:
             runs = list(await asyncio.gather(*tasks))

@@ -1,17 +1,17 @@
-"""RLlib PPO with action masking on Zilch-v1 (RLlib's new API stack, ``ActionMaskingTorchRLModule``).
+"""RLlib PPO with action masking on Zilch-v2 (RLlib's new API stack, ``ActionMaskingTorchRLModule``).
 
 Ray's RLlib pins its own Gymnasium (ray 2.60: ``gymnasium==1.2.2``), so it does not share the
 project's venv (Gymnasium 1.4); it gets a venv of its own::
 
     python3 -m venv rllib-venv
-    rllib-venv/bin/pip install torch==2.13.0 "ray[rllib]" pettingzoo numba tomli-w rich tqdm matplotlib
+    rllib-venv/bin/pip install torch==2.13.0 "ray[rllib]" pettingzoo numba tomli-w rich matplotlib
     rllib-venv/bin/pip install --no-deps -e .      # zilch-rl itself, from this checkout
     rllib-venv/bin/python examples/rllib_ppo.py [--iterations 20] [--eval-games 500]
 
-(Zilch-v1 runs on Gymnasium 1.2 as on 1.4.) The observation is wrapped by
+(Zilch-v2 runs on Gymnasium 1.2 as on 1.4.) The observation is wrapped by
 ``zilch_env.envs.wrappers.ActionMaskDict`` into ``{"action_mask", "observations"}``, the layout RLlib's
 action-masking RLModule reads: it gives illegal actions a logit of ``FLOAT_MIN``, so PPO samples and
-scores only legal ones. The agent plays two-player zonk against ``GreedyMover`` (Zilch-v1's default
+scores only legal ones. The agent plays two-player zonk against the greedy player (Zilch-v2's default
 opponent); the script prints its win rate (the most likely legal action, a draw half) before
 training and after, over ``--eval-games`` games.
 """
@@ -28,13 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
-import zilch_env  # noqa: E402,F401  (registers Zilch-v1)
+import zilch_env  # noqa: E402,F401  (registers Zilch-v2)
 from zilch_env.envs.wrappers import ActionMaskDict  # noqa: E402
 
 
 def make_env(config: dict | None = None) -> gym.Env:
-    """The env RLlib builds (``env_config`` are Zilch-v1's arguments)."""
-    return ActionMaskDict(gym.make("Zilch-v1", **dict(config or {})))
+    """The env RLlib builds (``env_config`` are Zilch-v2's arguments)."""
+    return ActionMaskDict(gym.make("Zilch-v2", **dict(config or {})))
 
 
 def win_rate(module, env_config: dict, games: int, seed: int) -> float:
@@ -100,7 +100,7 @@ def main(argv=None) -> dict:
         print(f"iteration {i + 1}: {steps} env steps, mean episode return {ret}")
     seconds = time.perf_counter() - t0
     after = win_rate(algo.get_module(), env_config, args.eval_games, seed=10_000)
-    print(f"RLlib PPO (action masking) on Zilch-v1 ({args.ruleset}) against greedy: {steps} env steps in "
+    print(f"RLlib PPO (action masking) on Zilch-v2 ({args.ruleset}) against greedy: {steps} env steps in "
           f"{seconds:.0f} s")
     print(f"  win rate before training: {before:.3f}   after: {after:.3f}   ({args.eval_games} games each)")
     algo.stop()

@@ -1,6 +1,6 @@
-"""Tianshou DQN with action masks on the PettingZoo AEC env (``zilch_env.envs.zilch_v1``).
+"""Tianshou DQN with action masks on the PettingZoo AEC env (``zilch_env.envs.zilch_v2``).
 
-Tianshou's multi-agent recipe (its tic-tac-toe example): ``PettingZooEnv(zilch_v1.env())`` in a
+Tianshou's multi-agent recipe (its tic-tac-toe example): ``PettingZooEnv(zilch_v2.env())`` in a
 ``DummyVectorEnv``, a masked DQN for one seat and Tianshou's masked random policy for the other,
 ``MultiAgentOffPolicyAlgorithm`` routing each step to the seat to move (in Zilch a seat moves several
 times in a row: every roll of a turn is a decision). The DQN picks only legal actions: Tianshou
@@ -34,18 +34,18 @@ from tianshou.env.pettingzoo_env import PettingZooEnv  # noqa: E402
 from tianshou.trainer import OffPolicyTrainerParams  # noqa: E402
 from tianshou.utils.net.common import Net  # noqa: E402
 
-from zilch_env.envs import zilch_v1  # noqa: E402
+from zilch_env.envs import zilch_v2  # noqa: E402
 
 
 def make_env(args) -> PettingZooEnv:
-    return PettingZooEnv(zilch_v1.env(ruleset=args.ruleset, num_players=2,
+    return PettingZooEnv(zilch_v2.env(ruleset=args.ruleset, num_players=2,
                                       overrides={"target": args.target} if args.target else None))
 
 
 def win_rate(net: torch.nn.Module, args, games: int, seed: int) -> float:
     """The network's seat (greedy on masked Q-values) against uniform random legal moves, seats
     alternating; a draw is half a win."""
-    env = zilch_v1.env(ruleset=args.ruleset, num_players=2,
+    env = zilch_v2.env(ruleset=args.ruleset, num_players=2,
                        overrides={"target": args.target} if args.target else None)
     rng = np.random.default_rng(seed)
     score = 0.0
@@ -119,7 +119,7 @@ def main(argv=None) -> dict:
     seconds = time.perf_counter() - t0
     after = win_rate(net, args, args.eval_games, seed=10_000)
     steps = args.epochs * args.steps_per_epoch
-    print(f"Tianshou DQN on zilch_v1 ({args.ruleset}, target {args.target}) against random legal moves, "
+    print(f"Tianshou DQN on zilch_v2 ({args.ruleset}, target {args.target}) against random legal moves, "
           f"{steps} env steps in {seconds:.0f} s")
     print(f"  win rate before training: {before:.3f}   after: {after:.3f}   ({args.eval_games} games each)")
     return {"before": before, "after": after, "steps": steps, "seconds": seconds}

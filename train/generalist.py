@@ -43,12 +43,12 @@ def pool_draws(args: Args) -> list[RulesDraw]:
     """The run's rulesets: ``--rules-pool`` draws of the distribution, seeded by ``--seed``."""
     key = (args.rules_pool, args.seed)
     if key not in _DRAWS:
-        from rich.progress import track
+        from agents.progress import track
 
         draws = sample_rules(args.rules_pool, seed=args.seed)
         from zilch_env.rules.compiled import compile as compile_rules
 
-        for d in track(draws, description="compiling the rulesets", disable=not args.progress):
+        for d in track(draws, "compiling the rulesets", enabled=args.progress):
             compile_rules(d.ruleset)
         _DRAWS[key] = draws
     return _DRAWS[key]
@@ -99,10 +99,10 @@ def _opponent(spec: str, draws: list[RulesDraw], args: Args, pool: Any) -> Any:
     if spec == "self":
         return SelfPlayBatch(pool, np.random.default_rng([args.seed, 7]))
     if spec.partition(":")[0] == "optimal-turn":
-        from rich.progress import track
+        from agents.progress import track
 
         tables: dict[Ruleset, Any] = {}
-        for d in track(draws, description=f"solving the turns ({spec})", disable=not args.progress):
+        for d in track(draws, f"solving the turns ({spec})", enabled=args.progress):
             if d.ruleset not in tables:
                 try:
                     tables[d.ruleset] = kernel_agent(spec, d.ruleset).table

@@ -247,21 +247,15 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"--resume: {args.json} was measured with other --games, --seed or opponent; playing every row",
                   file=sys.stderr)
-    bar = None
-    if not args.quiet:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from agents.progress import Progress
 
-        bar = Progress(TextColumn("{task.description:<44}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), console=Console(stderr=True))
-        bar.start()
-        task = bar.add_task("rows", total=len(work))
+    bar = Progress(not args.quiet)
+    task = bar.add("rows", total=len(work))
     t0 = time.perf_counter()
     failed = 0
     try:
         for preset, spec, kind, n in work:
-            if bar is not None:
-                bar.update(task, description=f"{preset} {spec} {n}p")
+            bar.update(task, description=f"{preset} {spec} {n}p")
             row: dict[str, Any] = {"preset": preset, "agent": spec, "kind": kind, "players": n,
                                    "policy_sha256": prints[spec]}
             if _key(row) in kept:
@@ -278,15 +272,13 @@ def main(argv: list[str] | None = None) -> int:
             doc["timing"]["seconds"] = time.perf_counter() - t0
             if args.json:
                 _write_json(Path(args.json), doc)
-            if bar is not None:
-                bar.advance(task)
+            bar.advance(task)
     except KeyboardInterrupt:
         print(f"interrupted after {len(doc['rows'])} of {len(work)} rows"
               + (f" (kept in {args.json})" if args.json else ""), file=sys.stderr)
         return 130
     finally:
-        if bar is not None:
-            bar.stop()
+        bar.close()
     text = markdown(doc)
     if args.write:
         _replace(Path(args.write), START, END, text)

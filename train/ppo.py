@@ -212,16 +212,11 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
             if args.init and self.num_timesteps < args.critic_warmup:
                 self._actor_frozen(True)
             if args.progress:
-                from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                           TimeElapsedColumn, TimeRemainingColumn)
+                from agents.progress import Progress
 
-                self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                         MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-                                         TextColumn("{task.fields[stats]}"), TimeElapsedColumn(),
-                                         TimeRemainingColumn())
-                self.progress.start()
-                self.task = self.progress.add_task(f"{rs.name} {args.objective}", total=args.timesteps,
-                                                   completed=self.num_timesteps, rate="", stats="")
+                self.progress = Progress()
+                self.task = self.progress.add(f"{rs.name} {args.objective}", total=args.timesteps,
+                                              completed=self.num_timesteps)
 
         def _on_training_end(self) -> None:
             self.stop_progress()
@@ -229,7 +224,7 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
         def stop_progress(self) -> None:
             """Close the progress bar (at the end, or when a signal stops the run)."""
             if self.progress is not None:
-                self.progress.stop()
+                self.progress.close()
                 self.progress = None
 
         def _stats_text(self) -> str:
@@ -261,8 +256,8 @@ def make_callback(args: Args, rs: Ruleset, players: int, specs: list[str], pool:
                     self.by_opp[specs[i % len(specs)]].append(r)
             if self.progress is not None and self.n_calls % 50 == 0:
                 sps = (self.num_timesteps - self.steps0) / max(time.perf_counter() - self.t0, 1e-9)
-                self.progress.update(self.task, completed=self.num_timesteps, rate=f"{sps:,.0f} steps/s",
-                                     stats=self._stats_text())
+                self.progress.update(self.task, completed=self.num_timesteps,
+                                     info=f"{sps:,.0f} steps/s  {self._stats_text()}".rstrip())
             if args.stop_at and self.num_timesteps >= args.stop_at and _STOP["signal"] is None:
                 _STOP["signal"] = f"--stop-at {args.stop_at}"
             return _STOP["signal"] is None  # Ctrl-C / SIGTERM / --stop-at: stop after this step (main saves)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +44,7 @@ def final_evaluation(args: Any, rs: Ruleset, players: int, out: Path) -> dict[st
     from agents.base import make_agent
     from agents.evaluate import evaluate
 
-    console = Console(width=None if sys.stdout.isatty() else 140)
+    console = Console(soft_wrap=True)
     me = f"ppo:{shown(out)}"
     seed = args.seed + 20_000
     summary: dict[str, Any] = {"agent": me, "seed": seed, "games_per_table": args.final_games,
@@ -70,7 +69,7 @@ def final_evaluation(args: Any, rs: Ruleset, players: int, out: Path) -> dict[st
         rep = evaluate(agents=[me] + [spec] * (table - 1),
                        ruleset=rs, games=args.final_games, seed=seed, workers=args.eval_workers,
                        players=table, orders="rotations", solo_turns=0, progress=args.progress)
-        rep.print(console)
+        rep.print()
         row = rep.data["tables"][0]["results"][0]
         summary["vs"][spec] = {"win": row["win"], "draw": row["draw"]["rate"],
                                "score_share": rate(row["score_share"]),
@@ -82,7 +81,7 @@ def final_evaluation(args: Any, rs: Ruleset, players: int, out: Path) -> dict[st
     if args.final_solo_turns:
         rep = evaluate(agents=[me], ruleset=rs, games=1, seed=seed, workers=args.eval_workers,
                        solo_turns=args.final_solo_turns, progress=args.progress)
-        rep.print(console)
+        rep.print()
         a = rep.data["solo"]["agents"][0]
         summary["solo"] = {"points_per_turn": a.get("points_per_turn"), "of_optimum": a.get("ratio"),
                            "optimum": rep.data["solo"]["optimum"], "error": a.get("error")}

@@ -397,41 +397,31 @@ class TrialProgress:
     periodic evaluation; a line per finished or failed trial."""
 
     def __init__(self, enabled: bool, total: int, done: int, steps: dict[str, int], argv: list[str]):
+        from agents.progress import Progress
+
         self.steps = steps
         self.per_trial = int(argv[argv.index("--timesteps") + 1])
-        self.bar = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self.bar = Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), console=Console(stderr=True))
-            self.bar.start()
-            self.trials = self.bar.add_task("trials", total=total, completed=done)
-            self.timesteps = self.bar.add_task("timesteps", total=self.per_trial * len(steps), completed=0)
+        self.bar = Progress(enabled)
+        self.trials = self.bar.add("trials", total=total, completed=done)
+        self.timesteps = self.bar.add("timesteps", total=self.per_trial * len(steps), completed=0)
 
     def _print(self, text: str) -> None:
-        if self.bar is not None:
-            self.bar.console.print(text)
-        else:
-            print(text, file=sys.stderr, flush=True)
+        self.bar.print(text)
 
     def result(self, name: str, result: dict[str, Any]) -> None:
         self.steps[name] = max(self.steps.get(name, 0), int(result.get("timesteps", 0)))
-        if self.bar is not None:
-            self.bar.update(self.timesteps, completed=sum(self.steps.values()))
+        self.bar.update(self.timesteps, completed=sum(self.steps.values()))
         if result.get("done"):
             self._print(f"finished {name}: final score {result.get('final_score', float('nan')):.3f}")
         elif "eval_metric" in result:
             self._print(f"{name}: evaluation at {result['timesteps']:,} timesteps: {result['eval_metric']:.3f}")
 
     def finished(self, name: str, ok: bool) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.trials)
-            self.steps[name] = self.per_trial if ok else self.steps.get(name, 0)
-            self.bar.update(self.timesteps, completed=sum(self.steps.values()))
+        self.bar.advance(self.trials)
+        self.steps[name] = self.per_trial if ok else self.steps.get(name, 0)
+        self.bar.update(self.timesteps, completed=sum(self.steps.values()))
         if not ok:
-            self._print(f"[red]failed {name}[/red] (see its train.log)" if self.bar else f"failed {name}")
+            self._print(f"failed {name} (see its train.log)")
 
     def callback(self) -> Any:
         from ray import tune
@@ -454,8 +444,7 @@ class TrialProgress:
         return Reporter()
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        self.bar.close()
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ class AnyCourse(teaching.Course):
         return self.out
 
     def setup(self, model: Any, obs_size: int, learner: Callable) -> None:
-        from rich.progress import track
+        from agents.progress import track
 
         from agents.base import kernel_agent
         from train.args import shaping_cache_mb
@@ -154,7 +154,7 @@ class AnyCourse(teaching.Course):
 
         win, trio = ["optimal-win", "optimal-turn", "self"], ["optimal-turn", "self"]
         presets, multi, piggy = [], [], []
-        for name in track(args.presets, description="the presets' teachers", disable=not progress):
+        for name in track(args.presets, "the presets' teachers", enabled=progress):
             rs = load_ruleset(name)
             cache_mb = shaping_cache_mb(args.cache_mb) / len(args.presets)
             teacher = teacher_for(rs, threads=args.threads, cache_mb=cache_mb)
@@ -177,7 +177,7 @@ class AnyCourse(teaching.Course):
 
             jobs = [(name, t) for name in args.presets for t in args.overcoming_targets]
             solved_tables: dict[str, Any] = {}
-            for name, t in track(jobs, description="the overcoming lessons' games", disable=not progress):
+            for name, t in track(jobs, "the overcoming lessons' games", enabled=progress):
                 base = load_ruleset(name, {"target": t})
                 cache_mb = shaping_cache_mb(args.cache_mb) / len(jobs)
                 approx = WinTeacher(base, table=solve_game(base, progress=False), leader=True, overcoming=True,

@@ -306,10 +306,10 @@ def run_rounds(course: Course, model: Any, obs_size: int, current: dict[str, Cal
                 if rnd == args.rounds and not lesson.last_round:
                     continue
                 what = f"round {rnd} play" + (f" {lesson.name}" if len(course.lessons) > 1 else "")
-                task = bar.add_task(what, total=lesson.decisions, stats="")
+                task = bar.add(what, total=lesson.decisions)
                 new, stats = collect(lesson.venv, learner, lesson.teacher, lesson.decisions, obs_size,
                                      lesson.opponents, progress=lambda k: bar.update(task, completed=k))
-                bar.remove_task(task)
+                bar.remove(task)
                 parts.append(new)
                 played.append((lesson, stats))
             entry, score, record = course.summary(rnd, played)
@@ -325,10 +325,10 @@ def run_rounds(course: Course, model: Any, obs_size: int, current: dict[str, Cal
             parts += course.extras(learner)
             data = Decisions.concat([data, *parts], args.max_decisions)
             lr = args.learning_rate * (1.0 - 0.9 * rnd / max(args.rounds - 1, 1) if args.anneal_lr else 1.0)
-            task = bar.add_task(f"round {rnd} fit", total=args.epochs * len(data), stats=f"{len(data):,} decisions")
+            task = bar.add(f"round {rnd} fit", total=args.epochs * len(data), info=f"{len(data):,} decisions")
             fitted = fit(model.policy, data, args.epochs, args.batch_size, lr, args.tau, args.regret_coef,
                          seed=args.seed * 1000 + rnd, optimizer=optimizer, progress=lambda w: bar.advance(task, w))
-            bar.remove_task(task)
+            bar.remove(task)
             entry["fit"] = {"decisions": len(data), "learning_rate": lr, **{k: round(v, 6) for k, v in fitted.items()}}
             regret = (f", argmax regret {fitted['argmax_regret']:.2e}/decision"
                       if course.agrees_with == "the teacher" else "")
@@ -340,12 +340,9 @@ def run_rounds(course: Course, model: Any, obs_size: int, current: dict[str, Cal
 
 
 def _bar(progress: bool):
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
+    from agents.progress import Progress
 
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                    disable=not progress)
+    return Progress(progress)
 
 
 # --------------------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ def _review(path: str, record: Any) -> dict[str, Any]:
     from zilch_web.fair import VerifyError, verify_record
 
     from agents.evaluate.review import review_record
+    from agents.progress import Progress
 
     if not isinstance(record, dict):
         raise RecordError(f"{path}: a game record is a JSON object, not {type(record).__name__}")
@@ -80,25 +81,16 @@ def _review(path: str, record: Any) -> dict[str, Any]:
         except VerifyError as e:
             raise RecordError(f"{path}: its dice do not follow from its revealed seed: {e}") from None
     actions = record.get("actions")
-    bar = _progress_bar(len(actions) if isinstance(actions, list) else 0)
+    total = len(actions) if isinstance(actions, list) else 0
+    bar = Progress(total > 0, delay=1.0, transient=True)
+    task = bar.add("review", total=total, info="decisions")
     try:
-        review = review_record(record, progress=(lambda done, total: bar.update(1)) if bar else None)
+        review = review_record(record, progress=lambda done, total: bar.update(task, completed=done))
     except RecordError as e:
         raise RecordError(f"{path}: the record does not replay: {e}") from None
     finally:
-        if bar is not None:
-            bar.close()
+        bar.close()
     return review.to_dict()
-
-
-def _progress_bar(total: int):
-    """A progress bar on standard error when it is a terminal, shown only once the review has taken a
-    second (tqdm's ``delay``); None otherwise."""
-    if not sys.stderr.isatty() or total < 1:
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="review", unit="decision", delay=1.0, leave=False, file=sys.stderr)
 
 
 def _fmt(measure: str, x: float | None, signed: bool = False) -> str:

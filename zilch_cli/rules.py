@@ -13,17 +13,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                        "with its extends chain and --set overrides resolved. Save it, edit it, and "
                        "pass the file to --ruleset.")
     p.add_argument("ruleset", help="preset name (zilch, zilch15k, zilch10k, zilch5k, farkle, "
-                   "farkle-basic, zonk, zonk20k) or TOML file")
+                   "farkle-basic, zonk, zonk20k, cardgames) or TOML file")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a rule by dotted key (repeatable)")
     p.add_argument("--summary", action="store_true", help="a readable summary instead of TOML")
+    p.add_argument("--fingerprint", action="store_true",
+                   help="print the rules' fingerprint instead: the SHA-256 of the TOML without its name "
+                   "line, which every environment's info carries as rules_fingerprint (cite it with the "
+                   "environment id)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from zilch_env.rules.load import ruleset_to_toml
+    from zilch_env.rules.load import ruleset_fingerprint, ruleset_to_toml
     from zilch_env.engine.text import rules_summary
 
     rs = ruleset_from_args(args)
+    if args.fingerprint:
+        print(ruleset_fingerprint(rs))
+        return 0
     print(rules_summary(rs) if args.summary else ruleset_to_toml(rs), end="" if not args.summary else "\n")
     return 0

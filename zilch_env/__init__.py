@@ -17,7 +17,7 @@ from zilch_env.engine import (CHALLENGE_BASE, FRESH, NO_CHALLENGE, NUM_ACTIONS, 
                               mask_of, replay, split_keep_action)
 from zilch_env.players import GreedyMover, Policy, RandomMover, play_game
 from zilch_env.rules.schema import PRESETS, Ruleset, RulesetError, UnsupportedRulesError
-from zilch_env.rules.load import load_ruleset, loads_ruleset, ruleset_to_toml
+from zilch_env.rules.load import load_ruleset, loads_ruleset, ruleset_fingerprint, ruleset_to_toml
 from zilch_env.rules.scoring import legal_keeps, score_dice, scoring_table
 
 __all__ = [
@@ -25,7 +25,7 @@ __all__ = [
     "GameState", "GreedyMover", "IllegalActionError", "Match", "Phase", "Policy", "RandomDice",
     "RandomMover", "RecordError", "Ruleset", "RulesetError", "UnsupportedRulesError", "ScriptedDice", "keep_action", "legal_keeps",
     "load_ruleset", "loads_ruleset", "mask_of", "play_game", "replay",
-    "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
+    "ruleset_fingerprint", "ruleset_to_toml", "score_dice", "scoring", "scoring_table", "split_keep_action",
 ]
 
 # Environments: the Gymnasium env registered as Zilch-v1 (pinned) and Zilch-v0 (its first id), the

@@ -71,10 +71,18 @@ def run_from_args(args: argparse.Namespace, ruleset: Ruleset, prog: str) -> int:
     from agents.base import AgentSpecError, agent_names
 
     if args.list_agents:
+        import shutil
+        import textwrap
+
         names = agent_names()
         width = max(map(len, names), default=0)
+        # the terminal's width, 80 columns in a pipe or a log: each description wrapped beside its name
+        columns = shutil.get_terminal_size((80, 24)).columns if sys.stdout.isatty() else 80
         for name, help in names.items():
-            print(f"{name:<{width}}  {help}")
+            lines = textwrap.wrap(help, max(20, columns - width - 2), break_on_hyphens=False) or [""]
+            print(f"{name:<{width}}  {lines[0]}")
+            for line in lines[1:]:
+                print(" " * (width + 2) + line)
         return 0
     if not args.agents:
         print(f"{prog}: error: name the agents with --agents SPEC ... (see --list-agents)", file=sys.stderr)

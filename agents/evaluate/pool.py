@@ -1,4 +1,4 @@
-"""The worker pool and the progress bar.
+"""The worker pool and the progress display.
 
 Chunks of work run in ``spawn`` worker processes (or, with ``ray``, as Ray tasks through
 :mod:`agents.evaluate.ray_eval`) and come back in order; the progress bar counts games as chunks finish.
@@ -16,6 +16,7 @@ import numpy as np
 from zilch_env import Policy, Ruleset
 
 from agents.evaluate.config import WORKER_START_TIMEOUT
+from agents.progress import Progress
 from agents.evaluate.play import _Context, _run_task
 
 
@@ -105,40 +106,32 @@ class _Runner:
 
 
 class _Progress:
-    """A rich progress bar on stderr, or nothing."""
+    """The evaluation's progress on stderr (:class:`agents.progress.Progress`: bars on a terminal, a
+    line every few seconds in a log), a task per key with its rate, or nothing."""
 
     def __init__(self, enabled: bool):
-        self.bar = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
-
-            self.bar = Progress(TextColumn("{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
-                                TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                                console=Console(stderr=True), transient=False)
-            self.bar.start()
-        self.tasks: dict[str, Any] = {}
+        self.bar = Progress(enabled)
+        self.tasks: dict[str, int] = {}
+        self.done: dict[str, int] = {}
         self.t0: dict[str, float] = {}
 
     def add(self, key: str, description: str, total: int | None) -> None:
-        """A bar of ``total`` steps; ``None`` for a pulsing bar of unknown length."""
-        if self.bar is not None and total != 0:
-            self.tasks[key] = self.bar.add_task(description, total=total, rate="")
+        """A task of ``total`` steps; ``None`` for one of unknown length."""
+        if self.bar.enabled and total != 0:
+            self.tasks[key] = self.bar.add(description, total=total)
+            self.done[key] = 0
             self.t0[key] = time.perf_counter()
 
     def remove(self, key: str) -> None:
         if key in self.tasks:
-            self.bar.remove_task(self.tasks.pop(key))
+            self.bar.remove(self.tasks.pop(key))
 
     def advance(self, key: str, n: int, unit: str) -> None:
         if key in self.tasks:
-            task = self.tasks[key]
-            self.bar.advance(task, n)
-            done = next(x for x in self.bar.tasks if x.id == task).completed
+            self.done[key] += n
             dt = time.perf_counter() - self.t0[key]
-            self.bar.update(task, rate=f"{done / dt:,.0f} {unit}/s" if dt > 0 else "")
+            self.bar.update(self.tasks[key], advance=n,
+                            info=f"{self.done[key] / dt:,.0f} {unit}/s" if dt > 0 else "")
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        self.bar.close()

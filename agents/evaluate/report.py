@@ -183,10 +183,11 @@ class Report:
             tb = Table(title=f"{cfg['ruleset']}: {cfg['players']}-player tables, {d['tables'][0]['games']} "
                        f"games each, seed {cfg['seed']}", title_justify="left")
             luck = _has_luck(d)
-            tb.add_column("agent", no_wrap=True)
-            tb.add_column("vs", no_wrap=True)
+            # a narrow terminal wraps the cells (overflow "fold"), never cuts them with "…"
+            tb.add_column("agent", overflow="fold")
+            tb.add_column("vs", overflow="fold")
             for col in RESULT_COLUMNS + (LUCK_COLUMNS_SHORT if luck else ()):
-                tb.add_column(col, justify="right", no_wrap="CI" in col or col == LUCK_COLUMNS_SHORT[0])
+                tb.add_column(col, justify="right", overflow="fold")
             for t in d["tables"]:
                 for ri, r in enumerate(t["results"]):
                     others = ", ".join(a for k, a in enumerate(t["agents"]) if k != ri)
@@ -198,7 +199,7 @@ class Report:
                                 "times smaller the spread of the per-deal share became", style="dim"))
         if d["ratings"]:
             rt = Table(title=f"Elo ratings, {d['ratings']['anchor']}", title_justify="left")
-            rt.add_column("agent")
+            rt.add_column("agent", overflow="fold")
             rt.add_column("rating", justify="right")
             rt.add_column("± 95%", justify="right")
             for r in sorted(d["ratings"]["agents"], key=lambda r: -_sortable(r["rating"])):
@@ -210,7 +211,7 @@ class Report:
             st = Table(title="solo: points per turn from the board" + (f", exact optimum {opt:.1f}" if opt else ""),
                        title_justify="left")
             for col in ("agent", "pts/turn [95% CI]", "of optimum [95% CI]", "zilch %"):
-                st.add_column(col, justify="left" if col == "agent" else "right")
+                st.add_column(col, justify="left" if col == "agent" else "right", overflow="fold")
             for a in s["agents"]:
                 if "error" in a:
                     st.add_row(a["agent"], f"no solo measure: {a['error']}", "-", "-")
@@ -223,22 +224,83 @@ class Report:
         return out
 
     def print(self, console: Any = None) -> None:
+        """The report on standard output: rich tables on a terminal (or the ``console`` given), the
+        narrow text of :meth:`text` anywhere else (a pipe, a file, a log)."""
+        if console is None and not sys.stdout.isatty():
+            print(self.text(), end="", flush=True)
+            return
         from rich.console import Console
 
-        # A pipe or a file gets rich's 80 columns by default, too narrow for the table: use 140 there.
-        console = console or Console(width=None if sys.stdout.isatty() else 140)
+        console = console or Console()
         for t in self.rich_tables():
             console.print(t)
+        timing = self._timing_line()
+        if timing:
+            console.print(timing, style="dim")
+
+    def _timing_line(self) -> str:
         tm = self.data["timing"]
-        if tm.get("games"):
-            w = tm["workers"]
-            n_played = tm.get("games_played", tm["games"])
-            repeats = (f" ({n_played} played; the seat orders that seat copies of an agent alike repeat them)"
-                       if n_played < tm["games"] else "")
-            console.print(f"{tm['games']} games{repeats} in {tm['tournament_seconds']:.1f} s "
-                          f"({tm['games_per_second']:,.0f} games/s, "
-                          + (f"Ray, {w} CPU{'s' * (w > 1)})" if tm.get("ray") else f"{w} worker{'s' * (w > 1)})"),
-                          style="dim")
+        if not tm.get("games"):
+            return ""
+        w = tm["workers"]
+        n_played = tm.get("games_played", tm["games"])
+        repeats = (f" ({n_played} played; the seat orders that seat copies of an agent alike repeat them)"
+                   if n_played < tm["games"] else "")
+        return (f"{tm['games']} games{repeats} in {tm['tournament_seconds']:.1f} s "
+                f"({tm['games_per_second']:,.0f} games/s, "
+                + (f"Ray, {w} CPU{'s' * (w > 1)})" if tm.get("ray") else f"{w} worker{'s' * (w > 1)})"))
+
+    def text(self, width: int = 80) -> str:
+        """The report as plain text no wider than ``width`` (for pipes and logs): each result as a
+        line naming the agent and its opponents and the measures packed into lines below it, every
+        ``name value`` kept whole; the notes wrapped."""
+        import textwrap
+
+        d, cfg = self.data, self.data["config"]
+        lines: list[str] = []
+
+        def para(text: str, indent: str = "") -> None:
+            lines.extend(textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent,
+                                       break_on_hyphens=False) or [""])
+
+        if d["tables"]:
+            luck = _has_luck(d)
+            para(f"{cfg['ruleset']}: {cfg['players']}-player tables, {d['tables'][0]['games']} games each, "
+                 f"seed {cfg['seed']}")
+            names = RESULT_COLUMNS + (LUCK_COLUMNS_SHORT if luck else ())
+            for t in d["tables"]:
+                for ri, r in enumerate(t["results"]):
+                    others = ", ".join(a for k, a in enumerate(t["agents"]) if k != ri)
+                    para(f"{r['agent']} vs {others}", "  ")
+                    lines.extend(_pack([f"{n} {v}" for n, v in zip(names, _row_cells(r, t, luck))], width, "    "))
+            if luck:
+                para("luck-adj. share: the score share % with the dice's luck removed by the exact game table "
+                     "(unbiased; Student's t 95% interval over the deals); sd ÷: how many times smaller the "
+                     "spread of the per-deal share became")
+        if d["ratings"]:
+            para(f"Elo ratings, {d['ratings']['anchor']} (Bradley-Terry maximum likelihood over all games, "
+                 "a draw = half a win):")
+            for r in sorted(d["ratings"]["agents"], key=lambda r: -_sortable(r["rating"])):
+                lines.extend(_pack([f"{r['agent']}:", f"{_fmt(r['rating'], '{:.0f}')} ± "
+                                    f"{_fmt(_ci95(r['stderr']), '{:.0f}')}"], width, "  "))
+        if d["solo"]:
+            s = d["solo"]
+            opt = s["optimum"]
+            para("solo: points per turn from the board" + (f", exact optimum {opt:.1f}" if opt else "")
+                 + f" ({s['turns']} turns per agent in one-player games; 95% intervals clustered by game"
+                 + ("" if opt else f"; {s['optimum_source']}") + "):")
+            for a in s["agents"]:
+                if "error" in a:
+                    para(f"{a['agent']}: no solo measure: {a['error']}", "  ")
+                    continue
+                cells = [f"{a['agent']}:", f"pts/turn {_ci_text(a['points_per_turn'], '{:.1f}')}"]
+                if "ratio" in a:
+                    cells.append(f"of optimum {_ci_text(a['ratio'], '{:.1%}')}")
+                lines.extend(_pack(cells + [f"zilch % {100 * a['zilch_rate']:.1f}"], width, "  "))
+        timing = self._timing_line()
+        if timing:
+            para(timing)
+        return "\n".join(lines) + "\n"
 
     def markdown(self, plots: Sequence[str] = (), command: str | None = None) -> str:
         """The report as Markdown; ``plots`` are image paths relative to the Markdown file."""
@@ -442,16 +504,28 @@ def _ci_text(d: dict[str, float], f: str) -> str:
 
 #: The columns of the results table (terminal and Markdown).
 RESULT_COLUMNS = ("win % [95% CI]", "draw %", "share % [95% CI]", "score", "pts/turn", "zilch %", "turns")
-
-
-RESULT_COLUMNS = ("win % [95% CI]", "draw %", "share % [95% CI]", "score", "pts/turn", "zilch %", "turns")
 #: The columns added when the results are adjusted for luck.
-LUCK_COLUMNS = ("luck-adjusted share [95% CI]", "luck sd ÷")
-
-
 LUCK_COLUMNS = ("luck-adjusted share [95% CI]", "luck sd ÷")
 #: Their shorter names on the terminal, where the table is already wide.
 LUCK_COLUMNS_SHORT = ("luck-adj. share", "sd ÷")
+
+
+def _pack(items: Sequence[str], width: int, indent: str) -> list[str]:
+    """``items`` joined by ``;`` (none after an item that ends with ``:``) into lines of at most
+    ``width`` characters after ``indent``, an item never split (one longer than a line gets a line of
+    its own)."""
+    out: list[str] = []
+    line = ""
+    for k, item in enumerate(items):
+        piece = item + (";" if k < len(items) - 1 and not item.endswith(":") else "")
+        if line and len(indent) + len(line) + 1 + len(piece) > width:
+            out.append(indent + line)
+            line = piece
+        else:
+            line = f"{line} {piece}" if line else piece
+    if line:
+        out.append(indent + line)
+    return out
 
 
 def _has_luck(d: dict[str, Any]) -> bool:

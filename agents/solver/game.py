@@ -164,7 +164,8 @@ def load_game_table(ruleset: Ruleset | str, directory: str | os.PathLike | None 
 def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, max_sweeps: int,
            tol: float = 1e-11) -> GameTable:
     import numba
-    from tqdm import tqdm
+
+    from agents.progress import Progress
 
     t0 = time.perf_counter()
     cpu0 = time.process_time()
@@ -207,18 +208,18 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         penalty = bool(ip[L.R_ZILCH_PENALTY_COUNT])
         rows = _row_arrays(ip, total) if penalty else _NO_ROWS
         sweeps, dps, change, history, linear_passes, rowless = 0, 0, 0.0, [], 0, 0
-        bar = tqdm(total=nlev, desc=f"solve {rs.name}", unit="level", disable=not progress,
-                   dynamic_ncols=True)
+        bar = Progress(progress)
+        task = bar.add(f"solve {rs.name}", total=nlev, info="levels")
         try:
             for sweep in range(max_sweeps if penalty else 1):
                 sweeps += 1
                 change = 0.0
-                bar.reset(total=nlev)
+                bar.update(task, completed=0, total=nlev)
                 last = penalty and sweep >= 2 and history[-1] < ROWLESS_BELOW
                 rows_now = _NO_ROWS if last else rows
                 rowless += int(last)
                 if penalty:
-                    bar.set_description(f"solve {rs.name} (sweep {sweep + 1})")
+                    bar.update(task, description=f"solve {rs.name} (sweep {sweep + 1})")
                 for li in range(nlev):
                     for st in range(level_ptr[li], level_ptr[li + 1]):
                         j0, j1 = stage_ptr[st], stage_ptr[st + 1]
@@ -230,11 +231,11 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                         m0, m1 = int(start[j0:j1].min()), int((start[j0:j1] + length[j0:j1]).max())
                         if sweep:
                             change = max(change, float(np.abs(W[members[m0:m1]] - old[m0:m1]).max()))
-                    bar.update(1)
+                    bar.advance(task)
                 if not penalty:
                     break
                 history.append(change if sweep else float("nan"))
-                bar.set_postfix(change=f"{change:.1e}")
+                bar.update(task, info=f"levels, change {change:.1e}")
                 if sweep and change < sweep_tol:
                     break
                 if last:

@@ -211,7 +211,8 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
     ``tail_eps`` the final cap's tail (a larger one solves the last turns faster and values the
     largest leads less exactly)."""
     import numba
-    from tqdm import tqdm
+
+    from agents.progress import Progress
 
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     check_multi_supported(rs, players)
@@ -243,12 +244,13 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
         levels = _schedule(ip, mp)
         workers = numba.get_num_threads()
         dps = 0
-        with tqdm(total=sum(len(k) for _, k in levels), desc=f"solve {rs.name} ({players} players)",
-                  unit="tuple", disable=not progress, dynamic_ncols=True) as bar:
+        with Progress(progress) as bar:
+            task = bar.add(f"solve {rs.name} ({players} players)", total=sum(len(k) for _, k in levels),
+                           info="score tuples")
             for rots, ks in levels:
                 dps += int(M.solve_level(rots, ks, ip, mp, rtt, rt.p_allonly, W0, W1, LV, LW, F3a, F3b, TOL,
                                          min(workers, len(ks))))
-                bar.update(len(ks))
+                bar.advance(task, len(ks))
         meta = {
             "ruleset": rs.name, "players": players, "unit": unit, "final_cap_points": df * unit,
             "result_bar_cap_points": rb * unit,

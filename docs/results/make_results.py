@@ -6,13 +6,20 @@
     python docs/results/make_results.py baselines --presets zonk [--games 2000]
                                                          # baselines_vs_optimal_win.csv: evaluated here
     python docs/results/make_results.py published        # published.csv: published exact values reproduced
+    python docs/results/make_results.py zilch-v2 [--episodes 10000] [--workers 2]
+                                                         # zilch_v2_baselines.csv and its table in
+                                                         # docs/environment.md: evaluated here (minutes)
     python docs/results/make_results.py all              # the first three and published (seconds)
 
 ``vs-optimal-win`` collects measured results: the play reports of ``bench/game_solver.py play``
 (docs/game-solver/play_P.json, 100,000 games per pair) and the final evaluations of the shipped agents
 (checkpoints/P/eval.json, 2,000 games each); each row carries the command that measures it again.
 ``baselines`` runs ``agents.evaluate`` for the simple baselines against ``optimal-win`` (seat-balanced,
-common random numbers, luck-adjusted) and can take minutes per preset.
+common random numbers, luck-adjusted) and can take minutes per preset. ``zilch-v2`` plays every preset's
+``Zilch-v2`` as ``gymnasium.make`` builds it with random, greedy, heuristic, optimal-turn, optimal-win and
+the shipped agent (``agents.evaluate.returns``: the protocol); it keeps the rows of
+zilch_v2_baselines.csv measured the same way (episodes, seed), so an interrupted run goes on where it
+stopped, writes the CSV after each row and the table between the markers of docs/environment.md.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import argparse
 import csv
 import json
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -154,13 +162,120 @@ def baselines(presets: list[str], games: int, seed: int) -> Path:
     return write(path.name, header, sorted(old.values()))
 
 
+#: The agents of the pinned environment's baseline table, in its column order; "shipped" is the
+#: preset's own trained agent (agents.evaluate.returns.shipped_spec).
+PINNED_AGENTS = ("random", "greedy", "heuristic", "optimal-turn", "optimal-win", "shipped")
+PINNED_CSV = "zilch_v2_baselines.csv"
+PINNED_HEADER = ["env_id", "preset", "agent", "spec", "episodes", "seed", "mean_return", "ci95_low", "ci95_high",
+                 "wins", "draws", "losses", "cpu_seconds", "command"]
+MARK_START, MARK_END = "<!-- zilch-v2-baselines:start -->", "<!-- zilch-v2-baselines:end -->"
+
+
+def _pinned_row(task: tuple[str, str, int, int]) -> list:
+    """One cell of the table, in a worker process: ``(preset, agent, episodes, seed)``."""
+    import os
+
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    from agents.evaluate.returns import env_returns, mean_return, shipped_spec
+
+    preset, agent, episodes, seed = task
+    spec = shipped_spec(preset) if agent == "shipped" else agent
+    t = time.process_time()
+    ret = env_returns(spec, preset, episodes, seed=seed)
+    cpu = time.process_time() - t
+    m = mean_return(ret)
+    return ["Zilch-v2", preset, agent, spec, episodes, seed, f"{m.mean:.5f}", f"{m.low:.5f}", f"{m.high:.5f}",
+            int((ret > 0).sum()), int((ret == 0).sum()), int((ret < 0).sum()), f"{cpu:.1f}",
+            f"python docs/results/make_results.py zilch-v2 --presets {preset} --episodes {episodes} --seed {seed}"]
+
+
+def pinned_table(rows: list[dict]) -> str:
+    """The Markdown table of docs/environment.md: a row per preset, a column per agent, each cell the
+    mean return and the half-width of its 95% interval (the interval is symmetric)."""
+    by = {(r["preset"], r["agent"]): r for r in rows}
+    head = ["preset"] + [("shipped agent" if a == "shipped" else f"`{a}`") for a in PINNED_AGENTS]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(PINNED_AGENTS)]
+    for p in PRESETS:
+        cells = [p]
+        for a in PINNED_AGENTS:
+            r = by.get((p, a))
+            if r is None:
+                cells.append("")
+                continue
+            mean, half = float(r["mean_return"]), (float(r["ci95_high"]) - float(r["ci95_low"])) / 2
+            cell = f"{mean:+.3f} ± {half:.3f}"
+            cells.append(cell + (f" (`{r['spec']}`)" if a == "shipped" else ""))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def zilch_v2(presets: list[str], episodes: int, seed: int, workers: int, out: Path = HERE,
+             doc: Path = ROOT / "docs" / "environment.md") -> Path:
+    """The baseline table of the pinned environment (see the module docstring): the CSV in ``out``,
+    the table between the markers of ``doc``; ``workers`` processes (1: in this one)."""
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    path = out / PINNED_CSV
+    kept: dict[tuple[str, str], list] = {}
+    if path.exists():
+        with path.open() as f:
+            for r in csv.DictReader(f):
+                kept[(r["preset"], r["agent"])] = [r[k] for k in PINNED_HEADER]
+    todo = [(p, a, episodes, seed) for p in presets for a in PINNED_AGENTS
+            if not ((p, a) in kept and kept[(p, a)][4] == str(episodes) and kept[(p, a)][5] == str(seed))]
+    # optimal-win first: its cells are the longest, so the two workers end together
+    todo.sort(key=lambda t: t[1] != "optimal-win")
+    print(f"zilch-v2: {len(todo)} cells to play ({len(presets) * len(PINNED_AGENTS) - len(todo)} kept), "
+          f"{episodes:,} episodes each, {workers} worker(s)", flush=True)
+    t0 = time.perf_counter()
+
+    def save() -> None:
+        rows = sorted(kept.values(), key=lambda r: (PRESETS.index(r[1]) if r[1] in PRESETS else 99,
+                                                   PINNED_AGENTS.index(r[2])))
+        with path.open("w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(PINNED_HEADER)
+            w.writerows(rows)
+
+    def done(k: int, row: list) -> None:
+        kept[(row[1], row[2])] = [str(x) for x in row]
+        save()
+        print(f"[{k}/{len(todo)}] {row[1]} {row[3]}: {float(row[6]):+.4f} [{float(row[7]):+.4f}, "
+              f"{float(row[8]):+.4f}] ({row[12]} s CPU; {time.perf_counter() - t0:.0f} s so far)", flush=True)
+
+    if workers == 1:
+        for k, task in enumerate(todo, 1):
+            done(k, _pinned_row(task))
+    else:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+            futures = [pool.submit(_pinned_row, t) for t in todo]
+            for k, fut in enumerate(cf.as_completed(futures), 1):
+                done(k, fut.result())
+    save()
+    print(f"wrote {path} ({len(kept)} rows)")
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    text = doc.read_text()
+    if MARK_START in text and MARK_END in text:
+        head, rest = text.split(MARK_START, 1)
+        _, tail = rest.split(MARK_END, 1)
+        doc.write_text(head + MARK_START + "\n" + pinned_table(rows) + "\n" + MARK_END + tail)
+        print(f"wrote the table of {doc}")
+    return path
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", choices=("turn-optima", "first-player", "vs-optimal-win", "published", "baselines",
-                                     "all"))
-    ap.add_argument("--presets", nargs="+", default=["zonk"], help="for baselines (default zonk)")
+                                     "zilch-v2", "all"))
+    ap.add_argument("--presets", nargs="+", default=None,
+                    help="for baselines (default zonk) and zilch-v2 (default every preset)")
     ap.add_argument("--games", type=int, default=2000, help="for baselines (default 2000)")
-    ap.add_argument("--seed", type=int, default=1, help="for baselines (default 1)")
+    ap.add_argument("--seed", type=int, default=None, help="for baselines (default 1) and zilch-v2 (default 0)")
+    ap.add_argument("--episodes", type=int, default=10000, help="for zilch-v2: episodes per cell (default 10000)")
+    ap.add_argument("--workers", type=int, default=2, help="for zilch-v2: processes (default 2)")
     a = ap.parse_args(argv)
     if a.what in ("turn-optima", "all"):
         turn_optima()
@@ -171,7 +286,9 @@ def main(argv=None) -> int:
     if a.what in ("published", "all"):
         published()
     if a.what == "baselines":
-        baselines(a.presets, a.games, a.seed)
+        baselines(a.presets or ["zonk"], a.games, 1 if a.seed is None else a.seed)
+    if a.what == "zilch-v2":
+        zilch_v2(a.presets or list(PRESETS), a.episodes, 0 if a.seed is None else a.seed, a.workers)
     return 0
 
 

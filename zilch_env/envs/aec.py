@@ -24,6 +24,7 @@ from zilch_env.engine.game import MAX_PLAYERS, NUM_ACTIONS, GameState, IllegalAc
 from zilch_env.envs.gym_env import (DEFAULT_MAX_TURNS, RenderModeError, action_int, check_max_turns, resolve_ruleset)
 from zilch_env.engine.observation import OBS_SIZES, check_obs_version, observation_bounds, observe
 from zilch_env.envs.reward import game_rewards
+from zilch_env.rules.load import ruleset_fingerprint
 from zilch_env.rules.schema import Ruleset
 
 __all__ = ["env", "aec_env", "raw_env", "ILLEGAL_REWARD"]
@@ -145,6 +146,8 @@ class raw_env(AECEnv, EzPickle):
     | ``game_over``| ()    | the game is over                                                    |
     | ``winners``  | (n,)  | bool per seat: shares the win; all False until the game is over (and |
     |              |       | after a truncation); more than one True is a draw                   |
+    | ``rules_fingerprint``| () | str: the SHA-256 of the rules' canonical TOML                  |
+    |              |       | (:func:`zilch_env.ruleset_fingerprint`, ``rules_fingerprint``)      |
 
     ## Why there is no Parallel API
     PettingZoo's Parallel API has every live agent act at every step. In Zilch exactly one player
@@ -196,6 +199,8 @@ class raw_env(AECEnv, EzPickle):
         EzPickle.__init__(self, ruleset, num_players, render_mode, overrides, max_turns, obs_version)
         super().__init__()
         self.ruleset = resolve_ruleset(ruleset, overrides)
+        #: The SHA-256 of the rules' canonical TOML (every info carries it as ``rules_fingerprint``).
+        self.rules_fingerprint = ruleset_fingerprint(self.ruleset)
         self.max_turns = check_max_turns(max_turns)
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
             1 <= num_players <= MAX_PLAYERS
@@ -300,7 +305,8 @@ class raw_env(AECEnv, EzPickle):
         scores = np.array(state.scores, dtype=np.int64)
         for name in self.possible_agents:
             self.infos[name] = {"scores": scores.copy(), "game_turns": len(state.turns),
-                                "game_over": state.done, "winners": winners.copy()}
+                                "game_over": state.done, "winners": winners.copy(),
+                                "rules_fingerprint": self.rules_fingerprint}
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -18,7 +18,7 @@ from zilch_env.envs.opponents import seat_opponents
 from zilch_env.players.policy import Policy
 from zilch_env.envs.reward import game_reward
 from zilch_env.rules.schema import Ruleset
-from zilch_env.rules.load import load_ruleset
+from zilch_env.rules.load import load_ruleset, ruleset_fingerprint
 
 __all__ = ["ZilchEnv", "DEFAULT_SCORE_TURNS", "DEFAULT_MAX_TURNS", "REWARDS", "ILLEGAL_ACTIONS",
            "RenderModeError", "V1_PINS", "check_max_turns", "info_keys"]
@@ -54,7 +54,8 @@ def info_keys(num_players: int) -> dict[str, tuple[int, ...]]:
     n = int(num_players)
     return {"action_mask": (NUM_ACTIONS,), "seat": (), "scores": (n,), "turn_total": (), "turn_points": (),
             "agent_turns": (), "game_turns": (), "illegal_action": (), "illegal_reason": (),
-            "game_over": (), "winners": (n,), "final_scores": (n,), "is_success": ()}
+            "game_over": (), "winners": (n,), "final_scores": (n,), "is_success": (),
+            "rules_fingerprint": ()}
 REWARDS = ("win", "score")
 ILLEGAL_ACTIONS = ("penalty", "raise")
 
@@ -247,6 +248,10 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
     |                  |       | more than one True is a draw)                                    |
     | ``final_scores`` | (n,)  | int64: the scores once the game is over, zeros before            |
     | ``is_success``   | ()    | the agent won alone (Stable-Baselines3 logs its rate)            |
+    | ``rules_fingerprint``| ()| str: the SHA-256 of the rules' canonical TOML                    |
+    |                  |       | (:func:`zilch_env.ruleset_fingerprint`; also                     |
+    |                  |       | ``env.unwrapped.rules_fingerprint``): with the id, it pins the   |
+    |                  |       | MDP a result was measured on                                     |
 
     ## Arguments
     ```python
@@ -317,6 +322,8 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
         obs_version: int | None = None,
     ):
         self.ruleset = resolve_ruleset(ruleset, overrides)
+        #: The SHA-256 of the rules' canonical TOML (every info carries it as ``rules_fingerprint``).
+        self.rules_fingerprint = ruleset_fingerprint(self.ruleset)
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not (
             1 <= num_players <= MAX_PLAYERS
         ):
@@ -528,6 +535,7 @@ class ZilchEnv(gym.Env[np.ndarray, np.int64]):
             "winners": winners,
             "final_scores": scores.copy() if done else np.zeros(n, dtype=np.int64),
             "is_success": bool(done and winners[self.seat] and winners.sum() == 1),
+            "rules_fingerprint": self.rules_fingerprint,
         }
         return observe(state, self.seat)[: self._obs_size], info
 

@@ -60,6 +60,7 @@ from zilch_env.engine import layout as L
 from zilch_env.engine.game import NUM_ACTIONS
 from zilch_env.envs.gym_env import DEFAULT_MAX_TURNS
 
+from zilch_env.rules.load import ruleset_fingerprint
 from zilch_env.rules.schema import Ruleset
 from zilch_env.envs.vec_env import BatchedZilchVecEnv
 
@@ -126,6 +127,8 @@ class ZilchVectorEnv(VectorEnv):
         self.num_envs = v.num_envs
         self.num_players = v.num_players
         self.ruleset = v.ruleset
+        #: The SHA-256 of the rules' canonical TOML (``infos["rules_fingerprint"]``, one per env).
+        self.rules_fingerprint = ruleset_fingerprint(self.ruleset)
         self.render_mode = None
         self.metadata = dict(self.metadata, autoreset_mode=self.autoreset_mode)
         self.single_observation_space = v.observation_space
@@ -264,6 +267,7 @@ class ZilchVectorEnv(VectorEnv):
             "winners": winners,
             "final_scores": np.where(over[:, None], scores, 0),
             "is_success": over & (winners.sum(axis=1) == 1) & winners[np.arange(N), seats],
+            "rules_fingerprint": np.full(N, self.rules_fingerprint, dtype=object),
         }
         ones = np.ones(N, dtype=bool)
         for k in list(infos):

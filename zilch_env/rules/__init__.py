@@ -18,12 +18,12 @@
 
 from zilch_env.rules.schema import PRESETS, Ruleset, RulesetError, UnsupportedRulesError
 from zilch_env.rules.load import (load_ruleset, loads_ruleset, parse_override_value, parse_overrides,
-                                  ruleset_from_dict, ruleset_to_toml)
+                                  ruleset_fingerprint, ruleset_from_dict, ruleset_to_toml)
 from zilch_env.rules.scoring import legal_keeps, score_dice, scoring_table
 from zilch_env.rules.compiled import ROLLS, CompiledRules, compile, roll_probability  # noqa: A004
 
 __all__ = [
     "PRESETS", "ROLLS", "CompiledRules", "Ruleset", "RulesetError", "UnsupportedRulesError", "compile",
     "legal_keeps", "load_ruleset", "loads_ruleset", "parse_override_value", "parse_overrides",
-    "roll_probability", "ruleset_from_dict", "ruleset_to_toml", "score_dice", "scoring_table",
+    "roll_probability", "ruleset_fingerprint", "ruleset_from_dict", "ruleset_to_toml", "score_dice", "scoring_table",
 ]

@@ -5,12 +5,14 @@
 (``{"target": 20000, "variants.pyramiding": True}``) and validates everything: unknown keys, wrong
 types and impossible values raise :class:`~zilch_env.rules.schema.RulesetError` naming the key, the value
 and what is allowed; so does a ruleset under which no game can end (:mod:`zilch_env.rules.playable`).
-:func:`ruleset_to_toml` writes a ruleset back; loading that text gives an equal ruleset.
+:func:`ruleset_to_toml` writes a ruleset back; loading that text gives an equal ruleset, and
+:func:`ruleset_fingerprint` is the SHA-256 of that text without its ``name`` line, which names the rules.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields
@@ -319,6 +321,16 @@ def load_ruleset(name_or_path: "str | Path | Ruleset", overrides: Mapping[str, A
 def ruleset_to_toml(ruleset: Ruleset) -> str:
     """The ruleset as a complete TOML file; ``load_ruleset`` of it gives an equal ruleset."""
     return tomli_w.dumps(ruleset.to_dict())
+
+
+def ruleset_fingerprint(ruleset: Ruleset) -> str:
+    """The rules' fingerprint: the SHA-256 (64 hex digits) of the ruleset's canonical TOML, the text of
+    :func:`ruleset_to_toml` (``zilch rules``) without its first line, ``name = ...``. Equal rules have
+    equal fingerprints whatever their name or the file, ``extends`` chain or overrides that made them;
+    any change of a rule changes it. ``zilch rules RULESET | tail -n +2 | sha256sum`` computes it too."""
+    data = ruleset.to_dict()
+    data.pop("name", None)
+    return hashlib.sha256(tomli_w.dumps(data).encode("utf-8")).hexdigest()
 
 
 def loads_ruleset(text: str) -> Ruleset:

@@ -188,7 +188,7 @@ def test_aec_infos_have_one_shape_across_draws_as_tianshou_stacks_them():
             if env.agents:
                 infos.append(env.last()[4])
     assert draws > 0
-    want = {"scores": (2,), "game_turns": (), "game_over": (), "winners": (2,)}
+    want = {"scores": (2,), "game_turns": (), "game_over": (), "winners": (2,), "rules_fingerprint": ()}
     for info in infos:
         assert shapes(info) == want
     for k in want:

@@ -94,7 +94,13 @@ def test_version_is_single_sourced_with_pyproject():
     assert re.fullmatch(r"\d+\.\d+\.\d+(\.dev\d+)?", zilch_env.__version__)
     cff = (ROOT / "CITATION.cff").read_text()
     assert f'version: "{zilch_env.__version__}"' in cff
-    assert "## Unreleased" in (ROOT / "CHANGELOG.md").read_text()
+    # the release: CHANGELOG's section of this version is dated, and CITATION.cff gives the same date
+    released = re.search(r'^date-released: "(\d{4}-\d{2}-\d{2})"$', cff, re.M)
+    assert released, "CITATION.cff has no date-released"
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert f"## [{zilch_env.__version__}] - {released.group(1)}" in changelog
+    for env_id in ("Zilch-v0", "Zilch-v1", "Zilch-v2", "zilch_v1", "zilch_v2", "python_zilch"):
+        assert env_id in cff and env_id in changelog, env_id
     assert (ROOT / "LICENSE").read_text().startswith("MIT License") and meta["project"]["license"] == "MIT"
     # the installed wheel's metadata agrees: tests/test_build.py
 
