@@ -167,8 +167,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         yield
 
     def _startup_chores() -> None:
-        """Sweep expired games and start a hint worker, off the event loop."""
+        """Sweep expired games, ready the reviews and start a hint worker, off the event loop."""
         sweep()
+        reviews.warm()
         hints_served.pool.warm()
 
     def sweep(now: float | None = None) -> list[str]:

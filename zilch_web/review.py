@@ -211,6 +211,27 @@ class ReviewService:
         self._jobs: dict[str, _Job] = {}
         self.computed = 0  #: reviews computed so far (tests, operators)
 
+    def warm(self) -> float:
+        """Review a short zonk game now (the server does at start, in the background), so that the
+        first review a player asks for finds the review's code imported, the zonk table loaded and
+        the turn solver's kernels ready; returns the seconds it took. A failure is logged, not raised."""
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            from zilch_env import GameState, keep_action
+
+            g = GameState("zonk", 2, seed=1)
+            while len(g.actions) < 12 and not g.done:
+                k = max(g.keeps(), key=lambda k: (k.points, k.n))
+                bank = keep_action(k.mask, True)
+                g.apply(bank if g.turn_total + k.points >= 300 and bank in g.legal_actions() else keep_action(k.mask, False))
+            with self._one:
+                self.build(g.to_record(), None, None)
+        except Exception:  # pragma: no cover - the first review then pays what was not readied
+            log.exception("zilch web: readying the reviews failed")
+        return time.perf_counter() - t0
+
     def ask(self, record: Any, game_id: str | None, wait: float) -> tuple[bool, dict[str, Any]]:
         """``(True, review)``, or ``(False, progress)`` while it runs after ``wait`` seconds;
         :class:`ApiError` when the review is refused."""
