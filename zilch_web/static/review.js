@@ -35,7 +35,8 @@ window.zilchReview = (() => {
     s.append(svg("polyline", { points: points.map((p) => xy(p).join(",")).join(" "), class: "chart-line" }));
     for (const d of opts.dots || []) {
       const [x, y] = xy(d);
-      s.append(svg("circle", { cx: x, cy: y, r: 4, class: "chart-dot" }));
+      // a dot that stays round when the chart is stretched: a line of no length with round ends
+      s.append(svg("line", { x1: x, y1: y, x2: x, y2: y, class: "chart-dot" }));
     }
     return s;
   }
