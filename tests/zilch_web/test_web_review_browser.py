@@ -11,7 +11,7 @@ mistakes; the win-chance line (inline SVG); a decision opened by a tap, by Enter
 the dice, the scores and every choice with its values; a mistake that jumps to its decision; the
 history's figures and list, each game opening its review; a record file that was changed, refused
 with the reason in the page's language. ``ZILCH_SCREENSHOTS=docs/screenshots`` saves
-phone-review.png, phone-history.png and landscape-review.png.
+phone-review.png, phone-review-move.png (a mistake opened), phone-history.png and landscape-review.png.
 """
 
 from __future__ import annotations
@@ -145,6 +145,7 @@ def test_the_review_of_a_game_by_chance_of_winning(browser, base_url, games):  #
         index = R["seats"][0]["mistakes"][0]["index"] if R["seats"][0]["mistakes"] else R["seats"][1]["mistakes"][0]["index"]
         assert pg.get_attribute(f"#rv-d-{index}-btn", "aria-expanded") == "true"
         assert pg.evaluate("document.activeElement.id") == f"rv-d-{index}-btn"
+        shot(pg, "phone-review-move.png")
         check_fits(pg, PHONE, [".rv-move", ".rv-mistakes button", "#review-back"])
         found = axe_violations(pg)
         assert not found, found
