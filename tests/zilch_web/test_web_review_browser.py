@@ -61,7 +61,7 @@ def play_out(base, target=None, seed=11):
 
 @pytest.fixture(scope="module")
 def games(base_url):  # noqa: F811
-    return {"win": play_out(base_url), "points": play_out(base_url, target=1000, seed=5)}
+    return {"win": play_out(base_url), "points": play_out(base_url, target=1000, seed=5), "win2": play_out(base_url, seed=12)}
 
 
 def open_device(browser, games, viewport=PHONE, lang="en"):  # noqa: F811
@@ -194,12 +194,13 @@ def test_the_history_of_this_device(browser, base_url, games):  # noqa: F811
             pg.reload()
             pg.wait_for_selector("#history-body:not([hidden])")
         stats = pg.inner_text("#history-stats")
-        assert "Games played\n2" in stats.replace("\t", "\n") and "Longest winning streak" in stats and "Best turn" in stats
+        assert "Games played\n3" in stats.replace("\t", "\n") and "Longest winning streak" in stats and "Best turn" in stats
         assert pg.locator("#history-levels tbody tr").count() == 1
         assert pg.inner_text("#history-levels tbody th") == "Easy"
         assert pg.locator("#history-line svg polyline").count() == 1
+        assert "(Games reviewed by chance of winning.)" in pg.inner_text("#history-line figcaption")
         items = pg.locator(".hist-game")
-        assert items.count() == 2
+        assert items.count() == 3
         assert "score " in items.first.inner_text()
         check_fits(pg, PHONE, [".hist-game", "#history-forget", ".home-history a"])
         found = axe_violations(pg)

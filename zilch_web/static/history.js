@@ -63,16 +63,20 @@ window.zilchHistory = (() => {
     $("#history-levels").hidden = !rows.length;
     $("#history-levels tbody").replaceChildren(...rows.map(([label, x]) => el("tr", {},
       el("th", { scope: "row" }, label), el("td", {}, num(x.played)), el("td", {}, num(x.won)),
-      el("td", {}, x.played ? Math.round(100 * x.won / x.played) + "%" : "\u2013"))));
-    // the review score of this device's player, game by game, oldest first
-    const acc = s.accuracy;
+      el("td", {}, x.played ? t("review.pct", { n: Math.round(100 * x.won / x.played) }) : "\u2013"))));
+    // the review score of this device's player, game by game, oldest first: the games reviewed by
+    // chance of winning, or those reviewed in points where they are more (the two scales differ)
+    const by = (m) => s.accuracy.filter((a) => a.measure === m);
+    const measure = by("points").length > by("win").length ? "points" : "win";
+    const acc = by(measure);
     const fig = $("#history-line");
     fig.hidden = acc.length < 2;
+    $("#history-accuracy").hidden = fig.hidden;
     if (acc.length >= 2) {
       const n = acc.length - 1;
       const label = t("history.line.label", { n: acc.length, first: Math.round(acc[0].score), last: Math.round(acc[n].score) });
       fig.replaceChildren(zilchReview.lineSvg(acc.map((a, i) => [i / n, a.score]), { max: 100, label, height: 90 }),
-        el("figcaption", { class: "small muted" }, label));
+        el("figcaption", { class: "small muted" }, label + " " + t("history.line." + measure)));
     }
     $("#history-list").replaceChildren(...H.games.map(gameItem));
   }

@@ -419,4 +419,6 @@ window.ZILCH_TEXT.en = {
   "review.result.won": "won",
   "review.result.lost": "lost",
   "review.result.draw": "a draw",
+  "history.line.win": "(Games reviewed by chance of winning.)",
+  "history.line.points": "(Games reviewed in points.)",
 };

@@ -459,4 +459,6 @@ window.ZILCH_TEXT["pt-BR"] = {
   "review.result.won": "vitória",
   "review.result.lost": "derrota",
   "review.result.draw": "empate",
+  "history.line.win": "(Partidas analisadas pela chance de vencer.)",
+  "history.line.points": "(Partidas analisadas em pontos.)",
 };
