@@ -184,3 +184,18 @@ def test_a_database_made_before_the_history_gains_it(tmp_path):
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT COUNT(*) FROM device_games").fetchone() == (1,)
         assert db.execute("SELECT device FROM device_games").fetchone()[0] != "a" * 32  # only its hash
+
+
+def test_zilch_serve_takes_keep_history(monkeypatch, tmp_path):
+    """``zilch serve --keep-history DAYS`` sets the limit (0: for ever); a bad value is refused by name."""
+    import argparse
+
+    from zilch_cli import serve
+
+    seen = {}
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: seen.setdefault("limits", app.state.limits))
+    base = dict(host="127.0.0.1", port=8000, db=str(tmp_path / "g.sqlite3"), cpu=None, log_level="info",
+                max_new_games=None, keep_finished=None, keep_abandoned=None, hint_seconds=None, hint_workers=None)
+    assert serve.run(argparse.Namespace(**base, keep_history="30")) == 0
+    assert seen["limits"].keep_history == 30 * DAY
+    assert serve.run(argparse.Namespace(**base, keep_history="never")) == 2
