@@ -226,7 +226,7 @@ def listing(row: dict[str, Any]) -> dict[str, Any]:
     return {"game": row["game"], "ended": row["ended"], "rules": s["rules"], "target": s["target"],
             "players": s["players"], "scores": s["scores"], "winners": s["winners"], "seats": row["seats"],
             "result": result_of(row), "turns": s["turns"], "measure": f.get("measure") if f else None,
-            "mine": mine, "reviewed": f is not None and "error" not in f}
+            "mine": mine, "reviewed": f is not None and "error" not in f, "review_error": (f or {}).get("error")}
 
 
 def add_history_api(app: FastAPI, store: GameStore, history: DeviceHistory, reviews: ReviewService,

@@ -14,7 +14,9 @@ A review is computed in a thread of :class:`ReviewService`, one at a time, and k
 :attr:`ReviewService.KEEP` reviews): the answer is ``200`` with the review when it is ready within
 ``wait`` seconds (default 1.5, at most 10), else ``202`` with ``{"status": "reviewing", "done": D,
 "total": N}`` (decisions reviewed so far) and ``Retry-After``; asking again follows the same review.
-A 40-decision zonk game takes about 0.2 s the first time in a server process (docs/benchmarks.md).
+The server readies the reviews when it starts (:meth:`ReviewService.warm`): a 40-decision zonk game
+is then reviewed in about 0.1 s, and in about 1 s by a process that was not readied
+(docs/benchmarks.md, "Game review").
 
 Refused: 422 ``record_invalid`` a record that does not replay (an illegal action, a roll too many or
 too few, final scores it does not reach: the sentence names it) or is not a record; 422

@@ -199,3 +199,25 @@ def test_zilch_serve_takes_keep_history(monkeypatch, tmp_path):
     assert serve.run(argparse.Namespace(**base, keep_history="30")) == 0
     assert seen["limits"].keep_history == 30 * DAY
     assert serve.run(argparse.Namespace(**base, keep_history="never")) == 2
+
+
+def test_a_game_without_a_review_says_so_once(client):  # noqa: F811
+    from zilch_web.requests_in import ApiError
+
+    calls = []
+
+    def refused(record, game_id, progress):
+        calls.append(game_id)
+        raise ApiError(409, "no_review", "no review under these rules: too big")
+
+    client.app.state.reviews.build = refused
+    gid, _ = finish(client, seed=50, target=500)
+    add(client, gid)
+    for _ in range(100):
+        g = client.get("/api/history", headers=ANN).json()["games"][0]
+        if g["review_error"]:
+            break
+        time.sleep(0.05)
+    assert g["review_error"] == "no_review" and g["reviewed"] is False and g["mine"] == [{"seat": 0, "score": None}]
+    client.get("/api/history", headers=ANN)
+    assert calls == [gid]  # the refusal is kept: not asked again

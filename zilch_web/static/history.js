@@ -83,7 +83,7 @@ window.zilchHistory = (() => {
 
   function gameItem(g) {
     const score = g.mine.length === 1 && g.mine[0].score !== null ? t("history.score", { n: Math.round(g.mine[0].score) })
-      : g.reviewed ? "" : t("history.pending");
+      : g.review_error ? t("history.noReview") : g.reviewed ? "" : t("history.pending");
     const players = g.players.map((p, q) => `${who(p)} ${num(g.scores[q])}`).join(" · ");
     const line = [zilchReview.rulesLine(g.rules, g.target), when(g.ended), score].filter(Boolean).join(" · ");
     return el("li", {}, el("a", { class: "btn ghost hist-game", href: `/g/${g.game}/review`, "data-spa": "" },

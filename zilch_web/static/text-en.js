@@ -421,4 +421,5 @@ window.ZILCH_TEXT.en = {
   "review.result.draw": "a draw",
   "history.line.win": "(Games reviewed by chance of winning.)",
   "history.line.points": "(Games reviewed in points.)",
+  "history.noReview": "no review for these rules",
 };

@@ -461,4 +461,5 @@ window.ZILCH_TEXT["pt-BR"] = {
   "review.result.draw": "empate",
   "history.line.win": "(Partidas analisadas pela chance de vencer.)",
   "history.line.points": "(Partidas analisadas em pontos.)",
+  "history.noReview": "sem análise para estas regras",
 };

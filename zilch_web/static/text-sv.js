@@ -461,4 +461,5 @@ window.ZILCH_TEXT.sv = {
   "review.result.draw": "oavgjort",
   "history.line.win": "(Partier analyserade efter vinstchans.)",
   "history.line.points": "(Partier analyserade i poäng.)",
+  "history.noReview": "ingen analys för dessa regler",
 };
