@@ -8,6 +8,7 @@ when the review itself fails)."""
 from __future__ import annotations
 
 import copy
+import random
 import threading
 
 import pytest
@@ -191,3 +192,24 @@ def test_too_many_reviews_waiting_is_503_and_a_failed_review_is_named(client, fi
 
     service.build = broken
     assert "out of cheese" in error(client.post("/api/review?wait=5", json=record), 500, "review_failed")
+
+
+def test_records_changed_at_random_are_refused_never_a_500(client, finished):  # noqa: F811
+    """Seeded junk in every field of a real record (its seed hidden, so that each change reaches the
+    replay): a review or a 4xx naming the fault, never a 500."""
+    gid, _ = finished
+    record = client.get(f"/api/games/{gid}/record").json()
+    record["dice"]["seed"] = None
+    rng = random.Random(0)
+    junk = [None, -1, 0, 7, 2**70, "x", [], {}, [1], [[1, 2]], True, 1.5, "", {"a": 1}, [None], [[7, 7, 7]], [[0]]]
+    for _ in range(120):
+        changed = copy.deepcopy(record)
+        key = rng.choice(["ruleset", "num_players", "first", "rolls", "actions", "final", "players", "format"])
+        if rng.random() < 0.4 or not isinstance(changed[key], (list, dict)) or not changed[key]:
+            changed[key] = rng.choice(junk)
+        elif isinstance(changed[key], list):
+            changed[key][rng.randrange(len(changed[key]))] = rng.choice(junk)
+        else:
+            changed[key][rng.choice(list(changed[key]))] = rng.choice(junk)
+        r = client.post("/api/review?wait=10", json=changed)
+        assert r.status_code < 500, (key, r.text)
