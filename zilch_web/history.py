@@ -250,7 +250,7 @@ def add_history_api(app: FastAPI, store: GameStore, history: DeviceHistory, revi
                 history.set_figures(device, row["game"], data)
                 continue
             if ready:
-                row["figures"] = figures_of(data)
+                row["figures"] = figures_of(json.loads(data))
                 history.set_figures(device, row["game"], row["figures"])
 
     @app.post("/api/history", status_code=201)
@@ -282,7 +282,7 @@ def add_history_api(app: FastAPI, store: GameStore, history: DeviceHistory, revi
         return JSONResponse({"stats": stats(rows), "games": [listing(r) for r in reversed(rows)]})
 
     @app.get("/api/history/{game_id}/review")
-    def history_review(game_id: str, request: Request, wait: float = Query(WAIT, ge=0, le=MAX_WAIT)) -> JSONResponse:
+    def history_review(game_id: str, request: Request, wait: float = Query(WAIT, ge=0, le=MAX_WAIT)) -> Any:
         """The review of a game of this device's history, from its stored record."""
         device = device_key(request)
         record = history.record(device, game_id)
