@@ -262,3 +262,32 @@ def test_review_and_history_in_the_players_language(browser, base_url, games, la
         assert not [e for e in pg.errors if "status of 422" not in e], pg.errors  # (the refusal itself is logged)
     finally:
         ctx.close()
+
+
+def test_a_long_review_shows_its_progress(browser, base_url, games):  # noqa: F811
+    """While the server works the review out (202 with how far it got) the page shows a progress bar
+    with the moves done, then the review."""
+    ctx, pg = open_device(browser, games)
+    try:
+        asked = []
+
+        def slow(route):
+            asked.append(route.request.url)
+            if len(asked) <= 8:
+                route.fulfill(status=202, content_type="application/json",
+                              body=json.dumps({"status": "reviewing", "done": 5 * len(asked), "total": 57}))
+            else:
+                route.continue_()
+
+        pg.route("**/api/games/*/review*", slow)
+        pg.goto(f"{base_url}/g/{games['win']['id']}/review")
+        pg.wait_for_selector("#review-wait:not([hidden])")
+        pg.wait_for_function("document.querySelector('#review-progress').max === 57")
+        assert pg.inner_text("#review-wait-text").startswith("Reviewing: move ")
+        assert pg.get_attribute("#review-wait", "role") == "status"
+        pg.wait_for_selector("#review-body:not([hidden])", timeout=20000)
+        assert pg.locator("#review-wait").is_hidden() and len(asked) == 9
+        assert asked[0].endswith("wait=1.5") and asked[1].endswith("wait=1")  # the first ask waits longest
+        assert not pg.errors, pg.errors
+    finally:
+        ctx.close()
