@@ -1,5 +1,6 @@
 """The review of a game and this device's history in Chromium (issue 37): at 360 x 740, 320 x 568 and
-740 x 360, in English, Portuguese and Swedish, checked by axe-core (0 serious or critical).
+740 x 360 (and dark at 360 x 740), in English, Portuguese and Swedish, checked by axe-core (0 serious or
+critical).
 
 The games are played to their end over HTTP before the browser opens them (a few dozen moves, the
 greedy computer, Easy), so the screens are reached in seconds: a two-player zonk game (reviewed by
@@ -64,9 +65,9 @@ def games(base_url):  # noqa: F811
     return {"win": play_out(base_url), "points": play_out(base_url, target=1000, seed=5), "win2": play_out(base_url, seed=12)}
 
 
-def open_device(browser, games, viewport=PHONE, lang="en"):  # noqa: F811
+def open_device(browser, games, viewport=PHONE, lang="en", dark=False):  # noqa: F811
     """A phone that played the games (their seat tokens, as the page keeps them) with its device id."""
-    ctx, pg = make_page(browser, viewport, locale=lang)
+    ctx, pg = make_page(browser, viewport, locale=lang, color_scheme="dark" if dark else "light")
     seats = {g["id"]: {"token": g["token"], "seats": [0]} for g in games.values()}
     pg.add_init_script(NO_TIPS + f";localStorage.setItem('zilchSeats', {json.dumps(json.dumps(seats))});"
                        f"localStorage.setItem('zilchDevice', {json.dumps(json.dumps(DEVICE))});"
@@ -216,9 +217,10 @@ def test_the_history_of_this_device(browser, base_url, games):  # noqa: F811
         ctx.close()
 
 
-@pytest.mark.parametrize("viewport", [SMALL, LANDSCAPE], ids=["320x568", "740x360"])
-def test_review_and_history_at_other_sizes(browser, base_url, games, viewport):  # noqa: F811
-    ctx, pg = open_device(browser, games, viewport)
+@pytest.mark.parametrize("viewport, dark", [(SMALL, False), (LANDSCAPE, False), (PHONE, True)],
+                         ids=["320x568", "740x360", "360x740-dark"])
+def test_review_and_history_at_other_sizes(browser, base_url, games, viewport, dark):  # noqa: F811
+    ctx, pg = open_device(browser, games, viewport, dark=dark)
     try:
         open_review(pg, base_url, games["win"]["id"])
         pg.locator(".rv-move").first.click()
