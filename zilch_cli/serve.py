@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--keep-abandoned", default=None, metavar="DAYS",
                    help="delete a game still in play DAYS after its last change (a move, a seat claimed or "
                    "given up); 0: keep for ever (default: 30, or $ZILCH_WEB_KEEP_ABANDONED)")
+    g.add_argument("--keep-history", default=None, metavar="DAYS",
+                   help="a device's history (its statistics and past games, with their records and reviews) "
+                   "keeps each game DAYS after its end, after the game itself is deleted; 0: keep for ever "
+                   "(default: 365, or $ZILCH_WEB_KEEP_HISTORY)")
     g.add_argument("--hint-seconds", type=float, default=None, metavar="S",
                    help="a hint's solving time budget: a longer solve is stopped and answered 503 "
                    "(default: 10, or $ZILCH_WEB_HINT_SECONDS)")
@@ -91,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
             limits.keep_finished = parse_days(args.keep_finished, "--keep-finished")
         if getattr(args, "keep_abandoned", None) is not None:
             limits.keep_abandoned = parse_days(args.keep_abandoned, "--keep-abandoned")
+        if getattr(args, "keep_history", None) is not None:
+            limits.keep_history = parse_days(args.keep_history, "--keep-history")
         if getattr(args, "hint_seconds", None) is not None:
             limits.hint_seconds = args.hint_seconds
         if getattr(args, "hint_workers", None) is not None:

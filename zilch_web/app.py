@@ -19,6 +19,8 @@ API (JSON; every error is ``{"error": CODE, "detail": SENTENCE}`` with a 4xx sta
 ``POST /api/games/{id}/rematch``      the same players and rules again; the winner begins
 ``GET  /api/games/{id}/hint``         the best move for the player to move, by the exact turn solver
 ``GET  /api/games/{id}/record``       the game record with its dice (``zilch verify``; ``zilch_env.replay``)
+``GET  /api/games/{id}/review``       the finished game's review; ``POST /api/review``: a record's (:mod:`zilch_web.review`)
+``POST|GET|DELETE /api/history``      this device's games and statistics; ``GET /api/history/{id}/review`` (:mod:`zilch_web.history`)
 ``GET  /rules/{preset}``, ``/g/{id}/rules``   the rules page, written from the ruleset
 ``GET  /``, ``/g/{id}``               the pages (plain HTML, CSS and a little JavaScript)
 ====================================  =====================================================
@@ -36,7 +38,8 @@ malformed body, a ruleset or player list the rules refuse, or a move the rules f
 game that no longer replays (the others are unaffected); 429 ``too_many_games`` more new games from
 one address than :mod:`zilch_web.limits` allows (``Retry-After``); 503 ``storage_unavailable`` the
 database failed (a full disk, ...: nothing was changed; ``Retry-After``), ``hint_busy`` /
-``hint_timeout`` a hint beyond the workers or the time budget (:mod:`zilch_web.limits`).
+``hint_timeout`` a hint beyond the workers or the time budget (:mod:`zilch_web.limits`); the reviews'
+and the history's own: their modules.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersio
 from zilch_web.live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from zilch_web.hint_worker import HintService
+from zilch_web.history import DeviceHistory, add_history_api
+from zilch_web.review import ReviewService, add_review_api
 from zilch_web.hints import HintUnavailable, check_size
 from zilch_web.limits import Limits, RateLimiter, Sweeper
 from zilch_web.pages import add_pages
@@ -118,7 +123,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     store = GameStore(db)
     hub = Hub()
     creations = RateLimiter(limits.new_games, limits.new_games_window)
-    sweeper = Sweeper(store, limits)
+    history = DeviceHistory(store)
+    reviews = ReviewService()
+    sweeper = Sweeper(store, limits, history)
     hints_served = HintService(limits)
     #: game id -> (version, meta_version, version before the move, the move's events, its view,
     #: the seats document as JSON):
@@ -160,8 +167,9 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         yield
 
     def _startup_chores() -> None:
-        """Sweep expired games and start a hint worker, off the event loop."""
+        """Sweep expired games, ready the reviews and start a hint worker, off the event loop."""
         sweep()
+        reviews.warm()
         hints_served.pool.warm()
 
     def sweep(now: float | None = None) -> list[str]:
@@ -183,6 +191,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     app.state.limits = limits
     app.state.sweep = sweep  # sweep(now): delete expired games now (tests, operators)
     app.state.hints = hints_served
+    app.state.reviews, app.state.history = reviews, history
     app.state.cpu_specs = list(cpu_specs)  # the offer for the default preset (zonk), for the banner
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(LimitRequests)
@@ -564,6 +573,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     def view(game_id: str, table: Table, all_events: bool = False, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         return game_view(game_id, table, meta_of(game_id) if meta is None else meta, all_events)
 
+    add_review_api(app, load, reviews)  # the review of a game (zilch_web.review)
+    add_history_api(app, store, history, reviews, load, meta_of)  # each device's games (zilch_web.history)
     add_pages(app, store)  # the pages, gzip and Cache-Control (zilch_web.pages)
 
     return app

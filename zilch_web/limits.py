@@ -10,6 +10,7 @@ option (``zilch serve``)    environment                   default
 ``--max-new-games N/SEC``   ``ZILCH_WEB_MAX_NEW_GAMES``   ``20/60``: 20 new games a minute a client
 ``--keep-finished DAYS``    ``ZILCH_WEB_KEEP_FINISHED``   ``7``: finished games, days after their end
 ``--keep-abandoned DAYS``   ``ZILCH_WEB_KEEP_ABANDONED``  ``30``: games in play, days after their last change
+``--keep-history DAYS``     ``ZILCH_WEB_KEEP_HISTORY``    ``365``: a device's history, days after each game's end
 ``--hint-seconds S``        ``ZILCH_WEB_HINT_SECONDS``    ``10``: a hint's solving time budget
 ``--hint-workers N``        ``ZILCH_WEB_HINT_WORKERS``    ``1``: hints solved at once (worker processes)
 ==========================  ============================  =========================================
@@ -23,7 +24,8 @@ turns the limit off.
 
 **Expiry**: a finished game is deleted ``keep_finished`` days after its last change, a game in play
 ``keep_abandoned`` days after its last change (a move, a seat claimed or given up, a rematch); ``0``
-keeps them for ever. Expired games are swept when the server starts and then at most every
+keeps them for ever. A device's history (:mod:`zilch_web.history`) keeps each game ``keep_history``
+days after its end, with its record, so it outlives the game itself. Expired games are swept when the server starts and then at most every
 :data:`SWEEP_EVERY` seconds, on the next new game; a deleted game's link answers 404.
 
 **Hints** (``GET /api/games/{id}/hint``) are solved in worker processes (:mod:`zilch_web.hint_worker`),
@@ -95,6 +97,7 @@ class Limits:
     new_games_window: float = 60.0  #: seconds
     keep_finished: float | None = 7 * DAY  #: seconds a finished game is kept after its last change
     keep_abandoned: float | None = 30 * DAY  #: seconds a game in play is kept after its last change
+    keep_history: float | None = 365 * DAY  #: seconds a device's history keeps a game after its end
     hint_seconds: float = 10.0  #: a hint's solving budget
     hint_workers: int = 1  #: hints solved at once
     hint_queue_seconds: float = HINT_QUEUE_SECONDS
@@ -106,7 +109,8 @@ class Limits:
         n, window = parse_rate(_env("ZILCH_WEB_MAX_NEW_GAMES", "20/60"))
         out = cls(new_games=n, new_games_window=window,
                   keep_finished=parse_days(_env("ZILCH_WEB_KEEP_FINISHED", "7"), "ZILCH_WEB_KEEP_FINISHED"),
-                  keep_abandoned=parse_days(_env("ZILCH_WEB_KEEP_ABANDONED", "30"), "ZILCH_WEB_KEEP_ABANDONED"))
+                  keep_abandoned=parse_days(_env("ZILCH_WEB_KEEP_ABANDONED", "30"), "ZILCH_WEB_KEEP_ABANDONED"),
+                  keep_history=parse_days(_env("ZILCH_WEB_KEEP_HISTORY", "365"), "ZILCH_WEB_KEEP_HISTORY"))
         secs = _env("ZILCH_WEB_HINT_SECONDS", "10")
         workers = _env("ZILCH_WEB_HINT_WORKERS", "1")
         try:
@@ -158,11 +162,13 @@ class RateLimiter:
 
 @dataclass
 class Sweeper:
-    """Deletes expired games (:meth:`zilch_web.store.GameStore.expire`) at most every ``every``
-    seconds, when :meth:`maybe` is called (the server calls it on each new game)."""
+    """Deletes expired games (:meth:`zilch_web.store.GameStore.expire`) and expired history
+    (:meth:`zilch_web.history.DeviceHistory.expire`) at most every ``every`` seconds, when
+    :meth:`maybe` is called (the server calls it on each new game)."""
 
     store: Any
     limits: Limits
+    history: Any = None
     last: float = field(default=-math.inf)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -175,6 +181,8 @@ class Sweeper:
         return self.sweep(now)
 
     def sweep(self, now: float | None = None) -> list[str]:
+        if self.history is not None:
+            self.history.expire(self.limits.keep_history, now=now)
         if self.limits.keep_finished is None and self.limits.keep_abandoned is None:
             return []
         return self.store.expire(self.limits.keep_finished, self.limits.keep_abandoned, now=now)

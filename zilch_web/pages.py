@@ -42,6 +42,16 @@ def add_pages(app: FastAPI, store: Any) -> None:
     def game_page(game_id: str) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
+    @app.get("/g/{game_id}/review", include_in_schema=False)
+    def review_page(game_id: str) -> FileResponse:
+        """The review of a game (static/review.js shows it)."""
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/history", include_in_schema=False)
+    def history_page() -> FileResponse:
+        """This device's statistics and past games (static/history.js)."""
+        return FileResponse(STATIC / "index.html")
+
     @app.get("/rules/{preset}", include_in_schema=False, response_class=HTMLResponse)
     def rules_page(preset: str, request: Request) -> HTMLResponse:
         w = Words(request_lang(request))

@@ -20,6 +20,9 @@ file or disk). While serving, an SQLite error (a full disk, an I/O error, a lock
 other games go on), and a stored game that cannot be read back or replayed is a
 :class:`CorruptStoredGame` (answered 409 for that game alone).
 
+**Devices' histories** are the table ``device_games`` (:mod:`zilch_web.history`), made on open in
+a database that has none.
+
 **Expiry.** :meth:`GameStore.expire` deletes finished games not changed for ``finished_after``
 seconds and games in play not changed for ``abandoned_after`` seconds (a move, a seat claimed or
 offered and a rematch count as changes); the delete checks the time in the same transaction, so a
@@ -54,6 +57,22 @@ CREATE TABLE IF NOT EXISTS games (
 SCHEMA += """
 CREATE TABLE IF NOT EXISTS store_info (key TEXT PRIMARY KEY, value TEXT);
 CREATE INDEX IF NOT EXISTS games_expiry ON games (status, updated);
+"""
+
+#: Each device's finished games (zilch_web.history): made when a database without it is opened, so
+#: older databases keep working and gain it.
+SCHEMA += """
+CREATE TABLE IF NOT EXISTS device_games (
+    device   TEXT NOT NULL,   -- SHA-256 of the random id the browser keeps (never the id itself)
+    game     TEXT NOT NULL,   -- the game's id
+    seats    TEXT NOT NULL,   -- JSON list: the seats this device played
+    ended    REAL NOT NULL,   -- unix time the game was added, at its end
+    summary  TEXT NOT NULL,   -- JSON: rules, players, scores, winners, best turns
+    record   TEXT NOT NULL,   -- the game record (its review outlives the game's row)
+    figures  TEXT,            -- JSON: the review's accuracy and score per seat, once reviewed
+    PRIMARY KEY (device, game)
+);
+CREATE INDEX IF NOT EXISTS device_games_ended ON device_games (ended);
 """
 
 #: Columns added after the first release (an older database gains them on open).
@@ -362,6 +381,14 @@ class GameStore:
             finally:
                 if self.lock:
                     self.lock.release()
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, for the other tables of the file (:mod:`zilch_web.history`)."""
+        return self._conn()
+
+    def transaction(self) -> "_Tx":
+        """A write transaction (:meth:`_write`), for the other tables of the file."""
+        return self._write()
 
     def _write(self) -> "_Tx":
         """A write transaction. Writers of this process queue on one lock first: waiting for

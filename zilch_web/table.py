@@ -74,6 +74,18 @@ def new_seed() -> int:
     return secrets.randbits(63)
 
 
+def action_label(g: GameState, action: int, names: Sequence[str]) -> str:
+    """A player's words for a legal action of ``g`` (``keep 1 5 (150), bank 450``; ``challenge Bob``;
+    ``no challenge``; ``piggyback on 450 with 2 dice``), the players called by ``names``."""
+    if action == NO_CHALLENGE:
+        return "no challenge"
+    if action >= CHALLENGE_BASE:
+        return f"challenge {names[(g.current + action - CHALLENGE_BASE + 1) % g.num_players]}"
+    if action == PIGGYBACK and g.offer:
+        return f"piggyback on {g.offer[0]} with {g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}"
+    return g.describe(action)
+
+
 # --------------------------------------------------------------------------------------------
 # The table
 
@@ -146,14 +158,7 @@ class Table:
 
     def label(self, action: int) -> str:
         """A player's words for a legal action now (``keep 1 5 (150), bank 450``; ``challenge Bob``)."""
-        g = self.state
-        if action == NO_CHALLENGE:
-            return "no challenge"
-        if action >= CHALLENGE_BASE:
-            return f"challenge {self.names[(g.current + action - CHALLENGE_BASE + 1) % g.num_players]}"
-        if action == PIGGYBACK and g.offer:
-            return f"piggyback on {g.offer[0]} with {g.offer[1]} {'die' if g.offer[1] == 1 else 'dice'}"
-        return g.describe(action)
+        return action_label(self.state, action, self.names)
 
     def says(self, seat: int, verb: str) -> str:
         """``"Ann keeps"``, but ``"You keep"`` for a player called You (``zilch play --players you,cpu``):

@@ -16,10 +16,12 @@ from zilch_env import GameState, IllegalActionError, Policy, Ruleset
 from agents.evaluate.config import MAX_DECISIONS
 
 
-#: The luck adjustment's table, kept between evaluations in one process (``train/ppo.py``'s periodic
-#: ones): the turns it solved stay cached. Safe because it solves every turn at its stable cap, so no
-#: value it gives depends on which turns were solved before.
+#: The luck adjustment's tables, kept between evaluations in one process (``train/ppo.py``'s periodic
+#: ones) and between reviews (a web server reviews games of several rulesets): the turns they solved
+#: stay cached. Safe because each solves every turn at its stable cap, so no value it gives depends on
+#: which turns were solved before. At most :data:`LUCK_TABLES_KEPT`, the least recently used dropped.
 _LUCK_TABLES: dict[str, Any] = {}
+LUCK_TABLES_KEPT = 4
 
 
 def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
@@ -40,12 +42,13 @@ def luck_table(ruleset: Ruleset, players: int) -> tuple[Any, str]:
     from agents.solver.game import ruleset_key
 
     key = ruleset_key(ruleset)
-    table = _LUCK_TABLES.get(key)
+    table = _LUCK_TABLES.pop(key, None)
     if table is None:
         table = load_game_table(ruleset)
-        if table is not None:
-            _LUCK_TABLES.clear()  # one table kept: a run evaluates one ruleset again and again
-            _LUCK_TABLES[key] = table
+    if table is not None:
+        _LUCK_TABLES[key] = table  # the most recently used last
+        while len(_LUCK_TABLES) > LUCK_TABLES_KEPT:
+            _LUCK_TABLES.pop(next(iter(_LUCK_TABLES)))
     if table is None:
         return None, (f"no game table is stored for the rules {ruleset.name!r}; build it (minutes) with "
                       f"`zilch solve --ruleset {ruleset.name} --objective win` (with the same --set "

@@ -37,14 +37,17 @@ from typing import Any, Callable
 
 from zilch_env.engine.records import replay
 
-from agents.evaluate.review_data import (HALF_LOSS, REVIEW_FORMAT, Decision, Mistake, Review, Roll, SeatReview,
-                                         Valued, score_of)
+from agents.evaluate.review_data import (HALF_LOSS, REVIEW_FORMAT, Choice, Decision, Mistake, Review, Roll,
+                                         SeatReview, Valued, score_of)
 
 
-def review_record(record: dict[str, Any] | str, progress: Callable[[int, int], None] | None = None) -> Review:
+def review_record(record: dict[str, Any] | str, progress: Callable[[int, int], None] | None = None,
+                  choices: bool = False) -> Review:
     """Review a game record (a dict or its JSON text). Raises :class:`zilch_env.RecordError` naming
     what is wrong when the record does not replay exactly (an illegal action, a roll too many or too
-    few, final scores it does not reach). ``progress(done, total)`` is called after each decision."""
+    few, final scores it does not reach). ``progress(done, total)`` is called after each decision.
+    ``choices``: every decision also carries the scores and every legal move with its values (the
+    web game's review shows them; :attr:`Decision.choices`)."""
     from agents.evaluate.luck import luck_table
     from agents.evaluate.review_walk import Walker
 
@@ -54,7 +57,7 @@ def review_record(record: dict[str, Any] | str, progress: Callable[[int, int], N
     rs, n = game.ruleset, game.num_players
     table, why = luck_table(rs, n)
     why = _reworded(why)
-    walker = Walker(rs, n, table, _reach(game))
+    walker = Walker(rs, n, table, _reach(game), choices)
     walker.run(record, progress)
     measure = "win" if table is not None else "points"
     seats = [_seat(q, name, measure, walker, game) for q, name in enumerate(_names(record, n))]
@@ -164,5 +167,5 @@ def _names(record: dict[str, Any], n: int) -> list[str]:
     return names
 
 
-__all__ = ["HALF_LOSS", "REVIEW_FORMAT", "Decision", "Mistake", "Review", "Roll", "SeatReview", "Valued",
+__all__ = ["HALF_LOSS", "REVIEW_FORMAT", "Choice", "Decision", "Mistake", "Review", "Roll", "SeatReview", "Valued",
            "review_record", "score_of"]

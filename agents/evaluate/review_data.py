@@ -39,6 +39,17 @@ class Valued:
 
 
 @dataclass
+class Choice:
+    """One legal move of a decision and its value per measure, in the mover's view (None where a
+    measure does not value it)."""
+
+    action: int
+    move: str
+    win: float | None
+    points: float | None
+
+
+@dataclass
 class Decision:
     """One decision of the game (the ``index``-th action of the record)."""
 
@@ -55,6 +66,12 @@ class Decision:
     points: Valued | None = None
     #: Why a measure could not value this decision, per measure (absent when it did).
     not_valued: dict[str, str] = field(default_factory=dict)
+    #: Only when asked for (``review_record(..., choices=True)``): the scores and board status of every
+    #: seat at this decision, and every legal move with its value per measure (None where that measure
+    #: does not value it), the best first.
+    scores: list[int] | None = None
+    on_board: list[bool] | None = None
+    choices: list[Choice] | None = None
 
 
 @dataclass
@@ -137,6 +154,10 @@ class Review:
         """Plain data for JSON: every field, floats rounded to 6 decimals, plus the format tag and the
         score's definition."""
         out = {"format": REVIEW_FORMAT, **asdict(self)}
+        for d in out["decisions"]:  # the detail only a review asked with choices=True has
+            for key in ("scores", "on_board", "choices"):
+                if d[key] is None:
+                    del d[key]
         out["win_line"] = [[i, v] for i, v in self.win_line]
         out["half_loss"] = HALF_LOSS[self.measure]
         out["score_definition"] = (f"100 * 2 ** (-accuracy / {HALF_LOSS[self.measure]}), accuracy = mean "

@@ -15,7 +15,7 @@ from zilch_env import GameState, Phase, Ruleset
 from zilch_env.engine.actions import split_keep_action
 from zilch_env.engine.dice import ScriptedDice
 
-from agents.evaluate.review_data import TINY, Decision, Roll, Valued
+from agents.evaluate.review_data import TINY, Choice, Decision, Roll, Valued
 
 #: Why a turn-start decision has no value in either measure.
 TURN_START = ("a turn-start decision ({what}): the turn solver values the play of one turn from its "
@@ -42,10 +42,13 @@ class Walker:
 
     ``table`` is the stored game table (None: no win chances) and ``why_points`` why there is none;
     ``reach`` the largest turn total the turn solver is asked about (its solve certifies every value
-    up to it)."""
+    up to it). With ``choices`` every decision also carries the scores and every legal move with
+    its values (:attr:`Decision.choices`), which the walk computes anyway."""
 
-    def __init__(self, rs: Ruleset, num_players: int, table: Any, reach: int):
+    def __init__(self, rs: Ruleset, num_players: int, table: Any, reach: int, choices: bool = False):
         self.rs, self.n, self.table, self.reach = rs, num_players, table, reach
+        self.want_choices = choices
+        self._values: dict[str, dict[int, float]] = {}  # the last decision's values of every move, per measure
         self.why_no_points = self._turn_solver_problem()
         self.decisions: list[Decision] = []
         self.rolls: list[Roll] = []
@@ -144,6 +147,24 @@ class Walker:
         g = self.g
         d = Decision(i, g.current, len(g.turns), list(g.roll), g.turn_total, a, g.describe(a))
         self.decisions.append(d)
+        self._values = {}
+        if self.want_choices:
+            d.scores, d.on_board = [int(x) for x in g.scores], [bool(x) for x in g.on_board]
+        self._value(d, g, a)
+        if self.want_choices:
+            d.choices = self._choices(g)
+
+    def _choices(self, g: GameState) -> list[Choice]:
+        """Every legal move of the decision with its values (those the walk computed), the best
+        first under the measure that valued it."""
+        win, points = self._values.get("win", {}), self._values.get("points", {})
+        out = [Choice(b, g.describe(b), win.get(b), points.get(b)) for b in g.legal_actions()]
+        key = "win" if win else "points"
+        out.sort(key=lambda c: (-(getattr(c, key) if getattr(c, key) is not None else -1e18), c.action))
+        return out
+
+    def _value(self, d: Decision, g: GameState, a: int) -> None:
+        """Value decision ``d`` (action ``a``) and close the roll it answers."""
         if g.phase != Phase.KEEP:
             why = TURN_START.format(what=g.phase.name.lower())
             d.kind = "turn_start"
@@ -185,8 +206,12 @@ class Walker:
         if a is None:
             return Valued(best, best, 0.0, best_a, g.describe(best_a))
         q = values[a]
-        if q < 0.0:  # rolling on where banking is provably better: the uncut values
-            q = table.action_values(g, False, cap, sit)[a]
+        if q < 0.0 or (self.want_choices and min(values.values()) < 0.0):
+            # rolling on where banking is provably better: the uncut values
+            uncut = table.action_values(g, False, cap, sit)
+            values = {b: (v if v >= 0.0 else uncut[b]) for b, v in values.items()}
+            q = values[a]
+        self._values["win"] = values
         return self._valued(g, a, q, best, best_a, "win")
 
     def _points(self, g: GameState, a: int | None) -> Valued | None:
@@ -196,6 +221,7 @@ class Walker:
         best = advice.choices[0]
         if a is None:
             return Valued(best.value, best.value, 0.0, best.action, g.describe(best.action))
+        self._values["points"] = {ch.action: float(ch.value) for ch in advice.choices}
         chosen = next((ch for ch in advice.choices if ch.action == a), None)
         if chosen is None:
             return None

@@ -14,7 +14,7 @@ a hint, a move, the record and the rules page of each.
 
 A run (about 10 s on the shared machine) makes 120 new-game bodies, 100 games of rules near the
 real ones played for up to 8 random legal moves each (about 540 requests of play), 150 move bodies,
-80 raw bodies (every POST endpoint), 120 GETs with random query strings, and 60 rounds of invite,
+80 raw bodies (every POST endpoint, the review's and the history's too), 120 GETs with random query strings, and 60 rounds of invite,
 claim, levels-for-rules bodies and event streams with a random ``since``. Among the cases it keeps
 answering 422: an override inside a number (``{"scoring.triples.1.": 0}``), which the loader refuses
 with a ``TypeError`` (a 422 naming the overrides), and a rules page whose override cannot be parsed.
@@ -225,7 +225,7 @@ raw_body = st.one_of(st.binary(max_size=200), st.text(max_size=200).map(str.enco
 
 @fuzz(80)
 @given(path=st.sampled_from(["/api/games", "/api/games/{id}/moves", "/api/games/{id}/rematch", "/api/cpus",
-                             "/api/games/{id}/invite", "/api/games/{id}/claim"]),
+                             "/api/games/{id}/invite", "/api/games/{id}/claim", "/api/review", "/api/history"]),
        body=raw_body, ctype=st.sampled_from(["application/json", "text/plain", "", "application/x-www-form-urlencoded"]))
 def test_fuzz_raw_bodies(client, game, path, body, ctype):
     headers = {"Content-Type": ctype} if ctype else {}
@@ -243,7 +243,7 @@ query = st.dictionaries(st.one_of(st.sampled_from(["log", "set.target", "set.dic
 @fuzz(120)
 @given(path=st.sampled_from(["/api/setup", "/api/games/{id}", "/api/games/{id}/hint", "/api/games/{id}/record",
                              "/rules/{preset}", "/g/{id}/rules", "/api/games/{junk}", "/rules/{junk}", "/",
-                             "/g/{id}"]),
+                             "/g/{id}", "/api/games/{id}/review", "/g/{id}/review", "/history", "/api/history"]),
        params=query, preset=st.sampled_from(list(PRESETS)), junk=st.text(min_size=1, max_size=40))
 def test_fuzz_query_strings(client, game, path, params, preset, junk):
     url = path.replace("{id}", game[0]).replace("{preset}", preset)

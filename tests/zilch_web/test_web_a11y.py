@@ -6,7 +6,7 @@ and the dark theme, at 360 x 740 (and the first screen and a game at 320 x 568 a
 axe-core is the npm package ``axe-core`` (4.x): ``make test`` installs it into ``.cache/npm`` when
 missing (``npm install --no-save --prefix .cache/npm axe-core@4``); ``ZILCH_AXE`` names another
 ``axe.min.js``. Without the file these tests fail saying how to install it (never a silent skip).
-(The game review of issue 38 does not exist yet: nothing to check there.)
+The review of a game and the history are checked in test_web_review_browser.py (issue 37).
 """
 
 from __future__ import annotations

@@ -156,3 +156,20 @@ def test_pages_and_rules_offline(browser, base_url):  # noqa: F811
         assert not page.errors, page.errors
     finally:
         ctx.close()
+
+
+def test_every_script_of_the_page_is_kept_offline_and_loaded():
+    """Each script of static/ (but the service worker) is loaded by the page and kept by the service
+    worker for offline use; the scripts added beside app.js (the review, the history, ...) stay under
+    600 lines, as the Python modules do (tests/test_layout.py)."""
+    from pathlib import Path
+
+    static = Path(__file__).resolve().parents[2] / "zilch_web" / "static"
+    page, worker = (static / "index.html").read_text(), (static / "sw.js").read_text()
+    for script in sorted(static.glob("*.js")):
+        if script.name == "sw.js":
+            continue
+        assert f'src="/static/{script.name}"' in page, script.name
+        assert f'"/static/{script.name}"' in worker, script.name
+        if script.name != "app.js":
+            assert len(script.read_text().splitlines()) <= 600, script.name

@@ -147,7 +147,8 @@ def test_serve_help_documents_the_limits():
     parser = argparse.ArgumentParser()
     register(parser.add_subparsers())
     text = parser._subparsers._group_actions[0].choices["serve"].format_help()
-    for opt in ("--max-new-games", "--keep-finished", "--keep-abandoned", "--hint-seconds", "--hint-workers"):
+    for opt in ("--max-new-games", "--keep-finished", "--keep-abandoned", "--keep-history", "--hint-seconds",
+                "--hint-workers"):
         assert opt in text
 
 

@@ -83,7 +83,7 @@ def test_the_rules_notes_of_the_server_are_in_the_catalogues():
             assert "note." + key in CAT[lang], (lang, key)
 
 
-@pytest.mark.parametrize("script", ["app.js", "tell.js", "feel.js", "fair.js"])
+@pytest.mark.parametrize("script", ["app.js", "tell.js", "feel.js", "fair.js", "review.js", "history.js"])
 def test_no_user_visible_string_in_app_js_outside_the_catalogues(script):
     """The page's scripts show words only through t(key): no English sentence in a string literal."""
     code = (STATIC / script).read_text()

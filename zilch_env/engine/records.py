@@ -49,6 +49,8 @@ def replay(record: dict[str, Any] | str) -> GameState:
         g = GameState(rs, record["num_players"], dice=dice, first=record.get("first", 0))
     except RulesetError as e:
         raise RecordError(f"the record's ruleset: {e}") from None
+    except DiceExhausted:
+        raise RecordError("the record has no rolls: a game's first roll is made when it starts") from None
     except (ValueError, TypeError) as e:
         raise RecordError(f"the record: {e}") from None
     for i, a in enumerate(record["actions"]):

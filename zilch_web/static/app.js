@@ -97,8 +97,8 @@ const isMine = (seat) => mySeats().includes(seat);
 
 // ---------------------------------------------------------------- talking to the server
 
-async function api(method, url, body) {
-  const opts = { method, headers: {} };
+async function api(method, url, body, headers = {}) {
+  const opts = { method, headers: { ...headers } };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = JSON.stringify(body);
@@ -121,7 +121,7 @@ async function api(method, url, body) {
   if (!data || typeof data !== "object") {
     return { ok: false, status: res.status, unreadable: true, data: { detail: t("error.notUnderstood") } };
   }
-  if (!res.ok && data.error && LANG !== "en") data = { ...data, detail: refusal(data) };
+  if (!res.ok && data.error && LANG !== "en") data = { ...data, detail: refusal(data), english: data.detail };
   return { ok: res.ok, status: res.status, data };
 }
 
@@ -1329,6 +1329,8 @@ function renderOver() {
   $("#over-info").replaceChildren(t("over.info", { turns: g.turns, rules: g.ruleset.name, target: g.ruleset.target, seed: g.seed }) + " · ",
     el("a", { href: `/api/games/${g.id}/record`, download: `zilch-${g.id}.json` }, t("record.link")));
   rememberGame(g);
+  if (mySeats().length) zilchHistory.remember(g.id, myToken()); // this device's history (static/history.js)
+  $("#review-link").href = `/g/${g.id}/review`;
   zilchFair.show(g);
   $("#rematch").textContent = t(g.rematch ? "over.rematch" : "over.again");
   $("#rematch").hidden = !mySeats().length;
@@ -1355,9 +1357,20 @@ async function rematch() {
 // ---------------------------------------------------------------- start
 
 function route() {
-  const m = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)$/);
+  const p = location.pathname, review = p.match(/^\/g\/([A-Za-z0-9_-]+)\/review$/);
+  if (review) return zilchReview.open(review[1]);
+  if (p === "/history") return zilchHistory.open();
+  const m = p.match(/^\/g\/([A-Za-z0-9_-]+)$/);
   if (m) loadGame(m[1]); else showNew();
 }
+// Links marked data-spa open their screen in this page (the review, the history, back to a game).
+document.addEventListener("click", (ev) => {
+  const a = ev.target.closest && ev.target.closest("a[data-spa]");
+  if (!a || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+  ev.preventDefault();
+  if (a.pathname !== location.pathname) history.pushState({}, "", a.pathname);
+  route();
+});
 
 function speedSetup() {
   const sel = $("#speed");
@@ -1388,6 +1401,7 @@ $("#rematch").addEventListener("click", rematch);
 window.addEventListener("popstate", route);
 speedSetup();
 feelSetup();
+zilchHistory.setup();
 // Offline: the pages and the rules are kept by the service worker (static/sw.js); play needs the
 // server, and the page says so.
 function onlineChanged() { $("#offline").hidden = navigator.onLine !== false; }

@@ -2,8 +2,9 @@
 // (the last copy seen), while play itself always asks the server (/api/ is never answered from here).
 // Network first: online, every page and file is the server's current one.
 "use strict";
-const CACHE = "zilch-v4";
+const CACHE = "zilch-v5";
 const SHELL = ["/", "/static/app.js", "/static/style.css", "/static/text-en.js", "/static/text-pt-BR.js", "/static/text-sv.js", "/static/feel.js", "/static/tell.js", "/static/fair.js",
+  "/static/review.js", "/static/history.js",
   "/static/favicon.svg",
   "/static/manifest.webmanifest", "/static/icon-192.png", "/rules/zonk"];
 const KEEP = (path) => path === "/" || path.startsWith("/static/") || path.startsWith("/rules/") || /^\/g\/[^/]+\/rules$/.test(path);

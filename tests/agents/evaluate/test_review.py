@@ -137,3 +137,28 @@ def test_the_json_form_and_the_score_scale():
     assert len(data["seats"][0]["mistakes"]) <= 3
     assert score_of(0.0, "win") == 100.0 and score_of(0.01, "win") == pytest.approx(50.0)
     assert score_of(0.02, "win") < score_of(0.01, "win") and score_of(None, "points") is None
+
+
+def test_choices_give_every_legal_move_its_values_and_the_scores():
+    """``choices=True`` (the web page's review): each decision carries the scores and board status and
+    every legal move with its values, the best first; the move made and the best move among them with
+    the values the decision states. Without it the JSON is as before."""
+    rs = load_ruleset("zonk")
+    record = _played(rs, ["greedy", "optimal-turn"], seed=7, decisions=30)
+    review = review_record(record, choices=True)
+    g = GameState(rs, 2, dice=ScriptedDice(record["rolls"]))
+    for d, a in zip(review.decisions, record["actions"]):
+        assert d.scores == list(g.scores) and d.on_board == [bool(x) for x in g.on_board]
+        assert sorted(c.action for c in d.choices) == sorted(g.legal_actions())
+        by = {c.action: c for c in d.choices}
+        wins = [c.win for c in d.choices]
+        assert wins == sorted(wins, reverse=True)
+        assert by[d.action].win == pytest.approx(d.win.value, abs=1e-9)
+        assert by[d.win.best_action].win == pytest.approx(d.win.best, abs=1e-9)
+        assert by[d.action].points == pytest.approx(d.points.value, abs=1e-9)
+        assert by[d.action].move == g.describe(a)
+        g.apply(a)
+    data = json.loads(json.dumps(review.to_dict()))
+    assert {"scores", "on_board", "choices"} <= set(data["decisions"][0])
+    plain = review_record(record).to_dict()
+    assert not {"scores", "on_board", "choices"} & set(plain["decisions"][0])

@@ -258,6 +258,8 @@ def test_a_record_with_a_changed_action_or_missing_roll_is_named():
     bad = dict(rec, actions=[999] + rec["actions"][1:])
     with pytest.raises(RecordError, match="record action #1"):
         replay(bad)
+    with pytest.raises(RecordError, match="the record has no rolls"):  # not even the first, made at the start
+        replay(dict(rec, rolls=[], final=None))
 
 
 def test_messages_speak_toml_and_count_seats_from_one():
