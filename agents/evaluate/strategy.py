@@ -91,22 +91,22 @@ def say_rule(lines: list[tuple[str, dict[str, Any]]], texts: dict[str, str] | No
 
 
 def _turn_part(rs: Ruleset) -> tuple[dict[str, Any], dict[str, Any] | None, str | None]:
-    from agents.solver.strategy import _rule_dict, bank_table, search_rules, turn_optimum_of
+    from agents.solver.strategy import rule_dict, bank_table, search_rules, turn_optimum_of
 
     turn = {**bank_table(rs), **turn_optimum_of(rs)}
     try:
         found = search_rules(rs)
     except UnsupportedRulesError as e:
         return turn, None, str(e)
-    rule = _rule_dict(found["rule"])
+    rule = rule_dict(found["rule"])
     lines = rule_lines(rule, rs.dice, rs.entry_threshold, rs.keep == "free")
     part = {
         **rule, "words": say_rule(lines), "lines": [[k, v] for k, v in lines],
         "points_per_turn": found["points_per_turn"], "cost": found["cost"], "optimum": found["optimum"],
         "measure": found["measure"], "entry_points": found["entry_points"], "entry_cost": found["entry_cost"],
         "entry_optimum": found["entry_optimum"], "tolerance": found["tolerance"],
-        "best": {**_rule_dict(found["best"]["rule"]), "cost": found["best"]["cost"]},
-        "by_size": {str(n): {**_rule_dict(x["rule"]), "cost": x["cost"]} for n, x in found["by_size"].items()},
+        "best": {**rule_dict(found["best"]["rule"]), "cost": found["best"]["cost"]},
+        "by_size": {str(n): {**rule_dict(x["rule"]), "cost": x["cost"]} for n, x in found["by_size"].items()},
         "candidates": found["candidates"],
     }
     return turn, part, None
@@ -201,7 +201,8 @@ def strategy_card(ruleset: Ruleset | str, games: int = 0, seed: int = SEED, work
     return {"format": CARD_FORMAT, "ruleset": rs.name, "key": ruleset_key(rs), "turn_key": turn_key(rs),
             "dice": rs.dice,
             "target": rs.target, "entry_threshold": rs.entry_threshold, "min_bank": rs.min_bank,
-            "free_keep": rs.keep == "free", "rules_arg": named, "turn": turn, "rule": rule, "game": game, "win": win, "why": why,
+            "free_keep": rs.keep == "free", "rules_arg": named, "turn": turn, "rule": rule, "game": game, "win": win,
+            "why": why,
             "source": "computed", "seconds": round(time.perf_counter() - t0, 1)}
 
 

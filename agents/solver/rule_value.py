@@ -1,20 +1,21 @@
 """The exact value of a fixed way of playing a turn: a *rule of thumb* (:class:`Rule`) played out
 over every roll, as the turn solver plays the optimum (:mod:`agents.solver.turn`).
 
-A rule keeps the most points of every roll (ties: the most dice), as ``all_scoring`` sets dice
-aside and the ``greedy`` players keep, and banks by the dice it would roll next: once the turn total
-reaches ``bank_at`` with ``dice`` dice or fewer to roll (all of them after hot dice), or reaches
-``above`` with more (never, when ``above`` is None); banking only where the rules allow it. Before
-the board the rule is the same, but where ``entry_dice`` is given it banks as soon as it may with
-that many dice or fewer to roll.
+A rule banks by the dice it would roll next (all of them after hot dice): once the turn total
+reaches ``bank_at`` with ``dice`` dice or fewer to roll, or ``above`` with more dice short of a fresh
+roll of all of them (never, when ``above`` is None), and only where the rules allow it. It banks with
+the keep of the most points (ties: the most dice, as ``all_scoring`` sets dice aside and the
+``greedy`` players keep); where it does not bank with that keep it rolls on with its own keep
+(:data:`KEEPS`: the same, or only the combinations). Before the board the rule is the same, but
+where ``entry_dice`` is given it banks as soon as it may with that many dice or fewer to roll.
 
 The value is computed by backward induction over the turn total as the turn solver's (the same
 state: permanent points, the total at risk, the dice to roll), with the rule's choice in place of
 the best one. Above the largest threshold the rule's choices no longer depend on the total, so the
 value there is affine in the total at risk (a small linear system closes the grid exactly) and
-permanent straights fold as in the solver. :func:`rule_value` gives the expected points of a turn and the chance it ends in a zilch;
-:func:`rule_points_per_turn` the long-run points per turn on the board, a subtracted zilch-streak
-penalty counted (the streak is a Markov chain of the rule's zilch chance).
+permanent straights fold as in the solver. :func:`rule_value` gives the expected points of a turn and
+the chance it ends in a zilch; :func:`rule_points_per_turn` the long-run points per turn on the board,
+a subtracted zilch-streak penalty counted (the streak is a Markov chain of the rule's zilch chance).
 """
 
 from __future__ import annotations

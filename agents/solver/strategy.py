@@ -29,7 +29,6 @@ optimal-win`` measures its cost in games.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -39,7 +38,8 @@ from zilch_env import FRESH, NO_CHALLENGE, GameState, Phase, Ruleset, Unsupporte
 
 from agents.solver.rule_value import (KEEPS, Rule, combos_keep, parse_rule, rule_points_per_turn, rule_value)
 
-__all__ = ["Rule", "ThumbAgent", "bank_table", "game_edge", "search_rules", "tolerance", "turn_optimum_of"]
+__all__ = ["Rule", "ThumbAgent", "bank_table", "game_edge", "rule_dict", "search_rules", "tolerance",
+           "turn_optimum_of"]
 
 #: Turn totals the rules are searched over: steps of this many points (or the rules' unit, if larger).
 STEP = 50
@@ -111,7 +111,7 @@ def _family(rs: Ruleset, keep: str, ppt) -> list[tuple[float, Rule]]:
         if d >= D - 1:
             continue  # with all the dice but one, no dice count lies between d and a fresh roll
         t1 = max(f2)[1].bank_at
-        above = list(range(t1 + step, 3 * MAX_BANK_AT + 1, 2 * step))
+        above = list(range(t1 + step, max(t1 + step, 3 * MAX_BANK_AT) + 1, 2 * step))
         t2 = max(above, key=lambda a: ppt(Rule(t1, d, a, keep=keep)))
         for _ in range(2):
             t1 = max((t for t in totals if t < t2), key=lambda t: ppt(Rule(t, d, t2, keep=keep)))
@@ -278,14 +278,7 @@ def _make_thumb(ruleset: Ruleset, arg: str | None) -> ThumbAgent:
         raise AgentSpecError(str(e)) from None
 
 
-def _rule_dict(rule: Rule) -> dict[str, Any]:
+def rule_dict(rule: Rule) -> dict[str, Any]:
+    """A rule as plain data (a card's ``rule``), with the agent spec that plays it."""
     return {"bank_at": rule.bank_at, "dice": rule.dice, "above": rule.above, "entry_dice": rule.entry_dice,
             "keep": rule.keep, "spec": rule.spec()}
-
-
-def rule_from_dict(d: dict[str, Any]) -> Rule:
-    return Rule(int(d["bank_at"]), int(d["dice"]), d.get("above"), d.get("entry_dice"), d.get("keep", "most"))
-
-
-def _finite(x: float) -> float | None:
-    return None if x is None or not math.isfinite(x) else float(x)

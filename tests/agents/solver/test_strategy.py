@@ -113,7 +113,8 @@ def test_points_per_turn_under_a_streak_penalty_is_the_streak_chain():
     pi = np.real(v[:, np.argmin(abs(w - 1))])
     pi /= pi.sum()
     assert abs(rule_points_per_turn(rs, rule) - (e - P * pi[K - 1] * z)) < 1e-9
-    assert rule_points_per_turn(load_ruleset("zonk", {"dice": 3}), rule) == rule_value(load_ruleset("zonk", {"dice": 3}), rule, True)[0]
+    plain = load_ruleset("zonk", {"dice": 3})  # no penalty: the points of a turn
+    assert rule_points_per_turn(plain, rule) == rule_value(plain, rule, True)[0]
 
 
 def test_the_card_rule_is_the_simplest_near_the_best_of_the_whole_family():
