@@ -98,6 +98,14 @@ def run(args: argparse.Namespace) -> int:
     return answer("strategy", compute, (UnsupportedRulesError, SolverError, ValueError), _print, args.json)
 
 
+def _total(totals: dict[str, int | None], dice: str) -> str:
+    """A cell of the bank table: the total, "never" (the optimum rolls on up to the largest total
+    the solve stores) or "-" (not listed)."""
+    if dice not in totals:
+        return "-"
+    return "never" if totals[dice] is None else f"{totals[dice]:,}"
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.2f}%"
 
@@ -116,13 +124,16 @@ def _print(card: dict[str, Any]) -> None:
     width = 7
 
     def row(label: str, totals: dict[str, int | None]) -> str:
-        cells = "".join(f"{('never' if totals[c] is None else f'{totals[c]:,}'):>{width}}" for c in cols)
+        cells = "".join(f"{_total(totals, c):>{width}}" for c in cols)
         return f"  {label:<18}{cells}"
 
     print(f"  {'dice left':<18}" + "".join(f"{c:>{width}}" for c in cols))
     print(row("on the board", t["on_board"]))
     if t["entry"] is not None:
         print(row("before the board", t["entry"]))
+    if len(t["on_board"]) < D:
+        print("  Under pyramiding only a fresh roll of all the dice is listed: the others depend on the dice "
+              "frozen in the pass.")
     ppt = t["points_per_turn"] if t["points_per_turn"] is not None else t["expected_points"]
     line = f"  Below these totals roll on. The optimum scores {ppt:.1f} points per turn on the board"
     if t["entry_points"] is not None:

@@ -62,7 +62,8 @@ def _bank_html(card: dict[str, Any], w: Words) -> str:
     never = html.escape(w.t("strategy.never"))
 
     def row(label: str, totals: dict[str, int | None]) -> str:
-        cells = "".join(f"<td>{never if totals[str(n)] is None else w.number(totals[str(n)])}</td>"
+        cells = "".join("<td>–</td>" if str(n) not in totals else
+                        f"<td>{never if totals[str(n)] is None else w.number(totals[str(n)])}</td>"
                         for n in range(1, D + 1))
         return f"<tr><th scope='row'>{html.escape(label)}</th>{cells}</tr>"
 

@@ -133,7 +133,7 @@ def search_rules(ruleset: Ruleset | str) -> dict[str, Any]:
     if rs.variants.pyramiding:
         raise UnsupportedRulesError("variants.pyramiding = true: the rule of thumb is valued over the turn "
                                     "solver's state without the dice frozen in a pass, on which pyramiding's "
-                                    "keeps depend; the bank table above is exact")
+                                    "keeps depend; the bank table is exact")
     opt = turn_optimum_of(rs)
     per_turn = opt["points_per_turn"] is not None
     optimum = opt["points_per_turn"] if per_turn else opt["expected_points"]
