@@ -70,7 +70,7 @@ def _bank_html(card: dict[str, Any], w: Words) -> str:
     rows = row(w.t("strategy.onBoard"), turn["on_board"])
     if turn.get("entry"):
         rows += row(w.t("strategy.entry"), turn["entry"])
-    return (f"<p>{html.escape(w.t('strategy.bankIntro', dice=D))}</p><div class='score-wrap'>"
+    return (f"<p>{html.escape(w.t('strategy.bankIntro', dice=D))}</p><div class='bank-wrap'>"
             f"<table class='bank-table'><thead><tr><th scope='col'>{html.escape(w.t('strategy.diceLeft'))}</th>"
             f"{head}</tr></thead><tbody>{rows}</tbody></table></div>")
 
