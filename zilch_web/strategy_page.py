@@ -2,14 +2,16 @@
 total and dice left, on the board and before it; the rule of thumb and what it costs; the first
 player's edge and the compensation. The page shows what is ready at once
 (:func:`agents.evaluate.strategy.page_card`: the shipped card of the rules, or the turn part of a
-shipped card with the same turn); nothing is solved or played while the page waits. Every word from
-the catalogues (keys ``strategy.*``), every number written the language's way."""
+shipped card with the same turn); nothing is solved or played while the page waits, and the card's
+modules load with the server, not at a first request. Every word from the catalogues (keys
+``strategy.*``), every number written the language's way."""
 
 from __future__ import annotations
 
 import html
 from typing import Any
 
+from agents.evaluate.strategy import RULE_TEXT, page_card, say_rule
 from zilch_env import Ruleset, RulesetError, UnsupportedRulesError
 from zilch_web.words import Words
 
@@ -32,8 +34,6 @@ def percent(p: float, w: Words, digits: int = 1) -> str:
 
 
 def _rule_html(card: dict[str, Any], w: Words) -> str:
-    from agents.evaluate.strategy import RULE_TEXT, say_rule
-
     rule = card["rule"]
     texts = {k: w.t("strategy.rule." + k) for k in RULE_TEXT}
     lines = [(k, v) for k, v in rule["lines"]]
@@ -93,8 +93,6 @@ def _game_html(card: dict[str, Any], w: Words) -> str:
 
 def strategy_html(rs: Ruleset, w: Words) -> str:
     """The strategy card of ``rs`` as a section of the rules page, in the language of ``w``."""
-    from agents.evaluate.strategy import page_card
-
     title = f"<h2 id='strategy'>{html.escape(w.t('strategy.title'))}</h2>"
     try:
         card = page_card(rs)

@@ -21,6 +21,9 @@ from typing import Any
 
 from zilch_env import Ruleset, UnsupportedRulesError, load_ruleset
 
+from agents.evaluate.play import solo_ruleset
+from agents.solver.game_table import ruleset_key
+
 __all__ = ["CARD_FORMAT", "CARDS_FILE", "RULE_TEXT", "page_card", "rule_lines", "say_rule", "shipped_card",
            "strategy_card", "turn_key"]
 
@@ -151,9 +154,6 @@ def turn_key(rs: Ruleset) -> str:
     """A key of the rules of one turn: equal for rules whose turn part of the card is the same, those
     that differ only in the target, the ending, ties, the score floor and the variants that tie a
     turn to another player's (piggyback, challenge, overcoming)."""
-    from agents.evaluate.play import solo_ruleset
-    from agents.solver.game import ruleset_key
-
     solo = solo_ruleset(rs)
     return ruleset_key(load_ruleset(solo, {"target": 10000, "end": "others_one_turn", "tie": "draw",
                                            "score_floor": 0}))
@@ -170,8 +170,6 @@ def strategy_card(ruleset: Ruleset | str, games: int = 0, seed: int = SEED, work
     ``win`` (the rule's share of ``games`` games against ``optimal-win``; None with ``why["win"]``
     when not played). ``command`` is how a command line names these rules (default ``--ruleset
     NAME``), for the commands the card suggests."""
-    from agents.solver.game import ruleset_key
-
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     if stored and not games:
         card = shipped_card(rs)
@@ -215,8 +213,6 @@ def _shipped() -> dict[str, Any]:
 
 def shipped_card(ruleset: Ruleset | str) -> dict[str, Any] | None:
     """The shipped card of these rules (any name: matched by the rules' key), or None."""
-    from agents.solver.game import ruleset_key
-
     rs = ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)
     key = ruleset_key(rs)
     for card in _shipped().values():
@@ -244,8 +240,6 @@ def page_card(ruleset: Ruleset) -> dict[str, Any] | None:
     same = shipped_turn(ruleset)
     if same is None:
         return None
-    from agents.solver.game import ruleset_key
-
     _, game, why_game = _game_part(ruleset, f"--ruleset {ruleset.name}")
     why = {"win": f"measured under the rules of {same['ruleset']} only"}
     if why_game:
