@@ -319,5 +319,8 @@ register_agent("greedy-cautious", _greedy_preset("greedy-cautious"), "greedy, ba
 register_agent("greedy-bold", _greedy_preset("greedy-bold"), "greedy, banking from 1000")
 register_agent("greedy-table", _greedy_preset("greedy-table"),
                "greedy by dice left: 1-2 dice 300, 3 dice 400, 4 dice 1000, 5 dice 2500, 6 never")
+register_agent("thumb", "agents.solver.strategy:_make_thumb",
+               "a rule of thumb: thumb:bank=300,dice=2 banks at 300 or more with 2 dice or fewer left, else "
+               "rolls (also above=T2, entry_dice=N, keep=combos); plain thumb: the strategy card's rule")
 register_agent("heuristic", _heuristic, "strong hand-written player: re-rolls scoring dice when it "
                "pays, banks by a table of total vs dice, pushes when behind, plays the endgame")

@@ -23,7 +23,8 @@ from pathlib import Path
 import zilch_env
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ("zilch_env/rules/presets/zonk.toml", "agents/solver/game_tables/README.md", "zilch_web/static/")
+DATA = ("zilch_env/rules/presets/zonk.toml", "agents/solver/game_tables/README.md",
+        "agents/evaluate/strategy_cards.json", "zilch_web/static/")
 #: The shipped policies: every checkpoint folder with an exported ONNX policy.
 POLICIES = sorted(d.name for d in (ROOT / "checkpoints").iterdir() if (d / "policy.onnx").is_file())
 

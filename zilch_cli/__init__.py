@@ -15,7 +15,7 @@ import sys
 from zilch_env.engine.game import seed_arg  # noqa: F401  (the --seed type of every command)
 
 #: Subcommand modules, in the order ``zilch --help`` lists them.
-COMMANDS = ["rules", "score", "simulate", "solve", "advise", "eval", "play", "serve", "verify", "review"]
+COMMANDS = ["rules", "score", "simulate", "solve", "strategy", "advise", "eval", "play", "serve", "verify", "review"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from typing import Any
 from zilch_env import Ruleset
 from zilch_env.engine.text import rules_lines, say_line
 from zilch_env.rules.load import ruleset_to_toml
+from zilch_web.strategy_page import strategy_html
 from zilch_web.words import Words
 
 ENGLISH = Words("en")
@@ -31,7 +32,8 @@ def _page(title: str, body: str, w: Words = ENGLISH) -> str:
 def _rules_html(rs: Ruleset, back: str, w: Words = ENGLISH) -> str:
     """The rules page in the language of ``w``: the scoring table (:func:`scoring_html`), the rules'
     lines (:func:`~zilch_env.engine.text.rules_lines`, said from the catalogue, their figures written
-    plain as ``zilch rules --summary`` writes them) as a list, and the full ruleset file."""
+    plain as ``zilch rules --summary`` writes them) as a list, the strategy card
+    (:func:`zilch_web.strategy_page.strategy_html`) and the full ruleset file."""
     text = w.prefixed("rules.line.")
     items = "".join(f"<li>{html.escape(say_line(x, text))}</li>" for x in rules_lines(rs)[1:])
     title = w.t("rules.title", name=rs.name)
@@ -40,6 +42,7 @@ def _rules_html(rs: Ruleset, back: str, w: Words = ENGLISH) -> str:
         f"<h1>{html.escape(title)}</h1><p class='lead'>{html.escape(preset_blurb(rs, w))}</p>"
         f"{scoring_html(rs, w)}"
         f"<h2>{html.escape(w.t('rules.how'))}</h2><ul class='rules'>{items}</ul>"
+        f"{strategy_html(rs, w)}"
         f"<details><summary>{html.escape(w.t('rules.file'))}</summary>"
         f"<pre>{html.escape(ruleset_to_toml(rs))}</pre></details>"), w)
 

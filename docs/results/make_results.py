@@ -9,6 +9,10 @@
     python docs/results/make_results.py zilch-v2 [--episodes 10000] [--workers 2]
                                                          # zilch_v2_baselines.csv and its table in
                                                          # docs/environment.md: evaluated here (minutes)
+    python docs/results/make_results.py strategy-cards [--presets zonk ...] [--games 10000] [--workers 1]
+                                                         # agents/evaluate/strategy_cards.json: the presets'
+                                                         # strategy cards, each rule of thumb played against
+                                                         # optimal-win (minutes per preset; merged by preset)
     python docs/results/make_results.py all              # the first three and published (seconds)
 
 ``vs-optimal-win`` collects measured results: the play reports of ``bench/game_solver.py play``
@@ -98,6 +102,16 @@ def published() -> Path:
                  "zilch_env/rules/presets/cardgames.toml", "first player's win chance, both optimal",
                  "0.533 (53.3%)", f"{win:.6f}", f"{win - 0.533:+.6f}",
                  "zilch solve --ruleset cardgames --objective win"])
+    # Busche and Neller 2017: the table is shipped with the package (agents/solver/game_tables)
+    from agents.solver.strategy import game_edge
+
+    bn = "docs/results/rulesets/busche-neller-farkle.toml"
+    edge = game_edge(solve_game(load_ruleset(ROOT / bn), progress=False))
+    rows.append(["Busche and Neller (2017) Optimal Play of the Farkle Dice Game, Advances in Computer Games",
+                 bn, "points given to the second player that make the game closest to even", "about 200",
+                 f"{edge['points']} (first player {edge['first_player_win_with']:.6f}; none "
+                 f"{edge['first_player_win']:.6f})", f"{edge['points'] - 200:+d}",
+                 f"zilch strategy --ruleset {bn}"])
     return write("published.csv", ["source", "rules_file", "value", "published", "this_project",
                                    "difference", "command"], rows)
 
@@ -266,16 +280,108 @@ def zilch_v2(presets: list[str], episodes: int, seed: int, workers: int, out: Pa
     return path
 
 
+def strategy_cards(presets: list[str], games: int, workers: int, replay: bool = False) -> Path:
+    """The presets' strategy cards (agents.evaluate.strategy), each rule of thumb played ``games``
+    seat-balanced games against optimal-win; merged by preset into the shipped file. A card's games
+    are kept from the file when its rules, rule of thumb, seed and number of games are the same
+    (the exact parts are computed again; ``replay`` plays them again anyway)."""
+    import time
+
+    from agents.evaluate.strategy import CARD_FORMAT, CARDS_FILE, SEED, _shipped, _win_part, strategy_card
+    from zilch_env import load_ruleset
+
+    data = json.loads(CARDS_FILE.read_text()) if CARDS_FILE.exists() else {"format": CARD_FORMAT, "cards": {}}
+    for p in presets:
+        t0 = time.perf_counter()
+        rs = load_ruleset(p)
+        card = strategy_card(rs, stored=False)
+        old = data["cards"].get(p) or {}
+        win = old.get("win")
+        same = (win and old.get("key") == card["key"] and (old.get("rule") or {}).get("spec") == card["rule"]["spec"]
+                and win["games"] >= games and win["seed"] == SEED)
+        if replay or not same:
+            win = _win_part(rs, card["rule"]["spec"], games, SEED, workers, True, f"--ruleset {p}")
+        card["win"] = win
+        card["why"].pop("win", None)
+        card["seconds"] = round(time.perf_counter() - t0, 1)
+        data["cards"][p] = card
+        data["cards"] = {k: data["cards"][k] for k in PRESETS if k in data["cards"]}
+        data["command"] = "python docs/results/make_results.py strategy-cards --presets PRESET --games 10000"
+        CARDS_FILE.write_text(json.dumps(data, indent=1) + "\n")
+        _shipped.cache_clear()
+        print(f"{p}: {card['rule']['spec']} costs {card['rule']['cost']:.2f} points per turn; "
+              f"{win['share']:.4f} [{win['low']:.4f}, {win['high']:.4f}] against optimal-win, luck-adjusted "
+              f"{win['luck_adjusted']:.4f} [{win['luck_low']:.4f}, {win['luck_high']:.4f}]; games "
+              f"{win['seconds']} s", flush=True)
+    print(f"wrote {CARDS_FILE.relative_to(ROOT)}")
+    strategy_csv()
+    return CARDS_FILE
+
+
+def strategy_csv() -> Path:
+    """docs/results/strategy.csv: each preset's rule of thumb, its costs and the compensation, from the
+    shipped cards (agents/evaluate/strategy_cards.json)."""
+    from agents.evaluate.strategy import CARDS_FILE
+
+    rows = []
+    for p, c in json.loads(CARDS_FILE.read_text())["cards"].items():
+        r, w, g = c["rule"], c["win"], c["game"]
+        rows.append([p, r["spec"], r["words"], f"{r['optimum']:.4f}", f"{r['points_per_turn']:.4f}", f"{r['cost']:.4f}",
+                     "" if r["entry_cost"] is None else f"{r['entry_cost']:.4f}", w["games"], f"{w['share']:.5f}",
+                     f"{w['low']:.5f}", f"{w['high']:.5f}", f"{w['luck_adjusted']:.5f}", f"{w['luck_low']:.5f}",
+                     f"{w['luck_high']:.5f}", f"{g['first_player_win']:.6f}", g["to"],
+                     "" if g["points"] is None else g["points"], g["on_board"], f"{g['first_player_win_with']:.6f}",
+                     w["command"]])
+    _strategy_table()
+    return write("strategy.csv", ["preset", "rule_spec", "rule", "optimum_points_per_turn", "rule_points_per_turn",
+                                  "cost_points_per_turn", "entry_cost_points", "games", "share_vs_optimal_win",
+                                  "ci95_low", "ci95_high", "luck_adjusted_share", "luck_ci95_low", "luck_ci95_high",
+                                  "first_player_win", "head_start_to", "head_start_points", "head_start_on_board",
+                                  "first_player_win_with_head_start", "command"], rows)
+
+
+def _strategy_table() -> None:
+    """The presets' table of docs/rules.md (between its strategy-table markers), from the shipped cards."""
+    from agents.evaluate.strategy import CARDS_FILE
+
+    lines = ["| preset | rule of thumb (`thumb:` spec) | cost: points per turn (of the optimum) | against `optimal-win` "
+             "[95%] | luck-adjusted [95%] | first player | head start closest to even |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for p, c in json.loads(CARDS_FILE.read_text())["cards"].items():
+        r, w, g = c["rule"], c["win"], c["game"]
+        if g["points"] is None:
+            head = "none comes closer"
+        elif g["on_board"] and g["points"] == 0:
+            head = f"{g['to']} player on the board from the start: {100 * g['first_player_win_with']:.2f}%"
+        else:
+            head = (f"{g['points']:,} to the {g['to']} player{' (on the board)' if g['on_board'] else ''}: "
+                    f"{100 * g['first_player_win_with']:.2f}%")
+        lines.append(f"| {p} | `{r['spec'][6:]}` | {r['cost']:.2f} ({r['optimum']:.1f}) | {100 * w['share']:.2f}% "
+                     f"[{100 * w['low']:.2f}, {100 * w['high']:.2f}] | {100 * w['luck_adjusted']:.2f}% "
+                     f"[{100 * w['luck_low']:.2f}, {100 * w['luck_high']:.2f}] | {100 * g['first_player_win']:.2f}% "
+                     f"| {head} |")
+    doc = ROOT / "docs" / "rules.md"
+    text = doc.read_text()
+    start, end = "<!-- strategy table -->\n", "<!-- end of strategy table -->"
+    i, j = text.index(start) + len(start), text.index(end)
+    doc.write_text(text[:i] + "\n".join(lines) + "\n" + text[j:])
+    print(f"wrote the strategy table of {doc.relative_to(ROOT)}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("what", choices=("turn-optima", "first-player", "vs-optimal-win", "published", "baselines",
-                                     "zilch-v2", "all"))
+                                     "zilch-v2", "strategy-cards", "all"))
     ap.add_argument("--presets", nargs="+", default=None,
-                    help="for baselines (default zonk) and zilch-v2 (default every preset)")
-    ap.add_argument("--games", type=int, default=2000, help="for baselines (default 2000)")
+                    help="for baselines (default zonk), zilch-v2 and strategy-cards (default every preset)")
+    ap.add_argument("--games", type=int, default=None,
+                    help="for baselines (default 2000) and strategy-cards (default 10000)")
     ap.add_argument("--seed", type=int, default=None, help="for baselines (default 1) and zilch-v2 (default 0)")
     ap.add_argument("--episodes", type=int, default=10000, help="for zilch-v2: episodes per cell (default 10000)")
-    ap.add_argument("--workers", type=int, default=2, help="for zilch-v2: processes (default 2)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="processes: for zilch-v2 (default 2) and strategy-cards (default 1)")
+    ap.add_argument("--replay", action="store_true", help="for strategy-cards: play the games again even when "
+                    "the file has them for the same rules and rule of thumb")
     a = ap.parse_args(argv)
     if a.what in ("turn-optima", "all"):
         turn_optima()
@@ -286,9 +392,11 @@ def main(argv=None) -> int:
     if a.what in ("published", "all"):
         published()
     if a.what == "baselines":
-        baselines(a.presets or ["zonk"], a.games, 1 if a.seed is None else a.seed)
+        baselines(a.presets or ["zonk"], a.games or 2000, 1 if a.seed is None else a.seed)
     if a.what == "zilch-v2":
-        zilch_v2(a.presets or list(PRESETS), a.episodes, 0 if a.seed is None else a.seed, a.workers)
+        zilch_v2(a.presets or list(PRESETS), a.episodes, 0 if a.seed is None else a.seed, a.workers or 2)
+    if a.what == "strategy-cards":
+        strategy_cards(a.presets or list(PRESETS), a.games or 10000, a.workers or 1, a.replay)
     return 0
 
 
