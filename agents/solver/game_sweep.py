@@ -76,21 +76,27 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     :func:`agents.solver.game_kernels.linear_sweep`). A state whose recorded row is still optimal (its
     value at the current race values is the turn's, to :data:`ROW_KEPT_BELOW`) keeps it; the others
     (and states without a row) are solved again recording the options chosen, and played forwards
-    to get their row (:func:`agents.solver.turn_lanes.turn_forward_lane`)."""
+    to get their row (:func:`agents.solver.turn_lanes.turn_forward_lane`); a batch none of whose
+    states has a row yet records the options in its first turn DPs."""
     row_ptr, coef, zt, zc, const = rows
     B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp, tcaps, thrs, tends, out_v, out_d, sids = buf
     nw = 1 if nl == 1 else LANES
     for l in range(nl):
         tcaps[l], thrs[l], tends[l] = race_inputs_lane(sids[l], W, F, ip, rt, B, Zv, 0, nw, l)
-    _dp_lanes(nl, ip, rt, p_allonly, deriv, False, buf)
-    if row_ptr.shape[0] == 0:
+    record = row_ptr.shape[0] > 0
+    fresh = record  # no state of the batch has a row yet (the first sweep): record the options at once
+    for l in range(nl):
+        if record and const[sids[l]] == const[sids[l]]:
+            fresh = False
+    _dp_lanes(nl, ip, rt, p_allonly, deriv, fresh, buf)
+    if not record:
         return nl
-    # the states whose policy changed: their rows are recorded again
+    # the states whose policy changed (or without a row): their rows are recorded again
     redo = np.empty(LANES, np.int64)
     nr = 0
     for l in range(nl):
         pred = row_value(sids[l], W, ip, rows)
-        if not out_v[l] - pred < ROW_KEPT_BELOW:  # a better policy (or no row yet: NaN)
+        if fresh or not out_v[l] - pred < ROW_KEPT_BELOW:  # a better policy (or no row yet: NaN)
             redo[nr] = l
             nr += 1
     if nr == 0:
@@ -98,12 +104,13 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     keep_v = out_v.copy()
     keep_d = out_d.copy()
     keep_s = sids.copy()
-    for q in range(nr):
-        sids[q] = keep_s[redo[q]]
-    nw = 1 if nr == 1 else LANES
-    for q in range(nr):
-        tcaps[q], thrs[q], tends[q] = race_inputs_lane(sids[q], W, F, ip, rt, B, Zv, 0, nw, q)
-    _dp_lanes(nr, ip, rt, p_allonly, deriv, True, buf)
+    if not fresh:
+        for q in range(nr):
+            sids[q] = keep_s[redo[q]]
+        nw = 1 if nr == 1 else LANES
+        for q in range(nr):
+            tcaps[q], thrs[q], tends[q] = race_inputs_lane(sids[q], W, F, ip, rt, B, Zv, 0, nw, q)
+        _dp_lanes(nr, ip, rt, p_allonly, deriv, True, buf)
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     bonus = bonus_units(ip)
     forced = ip[L.R_FORCED_HOT_DICE] == 1
@@ -113,8 +120,8 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     for q in range(nr):
         sid = sids[q]
         tcap = tcaps[q]
-        turn_forward_lane(nw, q, tcap, thrs[q], forced, bonus, D, S, NP, B, cls_lo, cls_hi, cls_p, opt_off, pz,
-                          p_allonly, pad, C, arg, bank, zil, Mr, Mp)
+        turn_forward_lane(nw, q, tcap, thrs[q], forced, bonus, D, S, NP, B, cls_lo, cls_hi, cls_p, opt_lo, opt_hi,
+                          opt_off, pz, p_allonly, pad, Q, C, arg, bank, zil, Mr, Mp)
         seat, ia, za, ib, zb = decode(sid, ip)
         a = score_of(ia, ip)
         k = 0.0
@@ -141,7 +148,7 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     out_v[:] = keep_v
     out_d[:] = keep_d
     sids[:] = keep_s
-    return nl + nr
+    return nl + (0 if fresh else nr)
 
 
 @njit(cache=True, nogil=True)

@@ -195,8 +195,8 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
     bonus = bonus_units(ip)
     turn_forward_lane(1, 0, tcap, thr, ip[L.R_FORCED_HOT_DICE] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
-                      B, cls_lo, cls_hi, cls_p, opt_off, pz, p_allonly, max(ip[IP_MAXPTS], bonus), C, arg, bank, zil,
-                      Mr, Mp)
+                      B, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly, max(ip[IP_MAXPTS], bonus), C[:0],
+                      C, arg, bank, zil, Mr, Mp)
 
 
 @njit(cache=True, nogil=True)

@@ -296,10 +296,14 @@ def turn_dp_lanes(W, nl, tcaps, thrs, tends, forced, bonus, D, S, NP, B, Zv,
 
 
 @njit(cache=True, nogil=True)
-def turn_forward_lane(W, l, tcap, thr, forced, bonus, D, S, NP, B, cls_lo, cls_hi, cls_p, opt_off, pz, p_allonly,
-                      pad, C, arg, bank, zil, Mr, Mp):
+def turn_forward_lane(W, l, tcap, thr, forced, bonus, D, S, NP, B, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz,
+                      p_allonly, pad, Q, C, arg, bank, zil, Mr, Mp):
     """Where lane ``l``'s optimal turn ends (:func:`agents.solver.game_turn.turn_forward`), from the
-    laned ``C`` and ``arg`` of :func:`turn_dp_lanes` (``W`` lanes) and the lane's ``B[t * W + l]``."""
+    laned ``C`` and ``arg`` of :func:`turn_dp_lanes` (``W`` lanes) and the lane's ``B[t * W + l]``.
+    With ``arg`` empty the option of each class is found again where the turn goes, from the laned
+    ``Q`` (the first best option, as ``turn_dp_lanes`` records it): a turn reaches a small share of its
+    positions (about an eighth in a race), so this costs less than recording every choice."""
+    given = arg.shape[0] > 0
     ncls = cls_hi[D]
     rowc = NP * (D + 1)
     rows = tcap + 1 + pad
@@ -335,7 +339,17 @@ def turn_forward_lane(W, l, tcap, thr, forced, bonus, D, S, NP, B, cls_lo, cls_h
                     continue
                 # an option's offset from the position in Q is its offset in Mp (same layout)
                 for c in range(cls_lo[n], cls_hi[n]):
-                    Mp[qb + opt_off[arg[(ab + c) * W + l]]] += mass * cls_p[c]
+                    if given:
+                        o = arg[(ab + c) * W + l]
+                    else:
+                        best = -1.0
+                        o = opt_lo[c]
+                        for o2 in range(opt_lo[c], opt_hi[c]):
+                            v = Q[(qb + opt_off[o2]) * W + l]
+                            if v > best:
+                                best = v
+                                o = o2
+                    Mp[qb + opt_off[o]] += mass * cls_p[c]
                 if n == D and bonus > 0:  # the bonus, then bank or roll D dice again (as turn_dp)
                     tb = t + bonus
                     kb = tb * rowc + pi * (D + 1) + D

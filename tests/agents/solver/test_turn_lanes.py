@@ -73,7 +73,7 @@ def test_eight_lanes_are_eight_turns(name, mode):
         turn_dp_lanes(1, 1, tcaps[l:l + 1], thrs[l:l + 1], tends[l:l + 1], forced, bonus, D, S, NP, Bs[l], Zs[l],
                       cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, pa, Q, C, dQ, dC, 0, True, pad, arg, fB, fZ,
                       -1, out_v, out_d)
-        alone.append((out_v[0], out_d[0], C, arg))
+        alone.append((out_v[0], out_d[0], Q, C, arg))
     # side by side
     Q, C, dQ, dC, arg = arrays(LANES)
     B = np.stack(Bs, axis=1).ravel()
@@ -84,19 +84,23 @@ def test_eight_lanes_are_eight_turns(name, mode):
     turn_dp_lanes(LANES, nl, tcaps, thrs, tends, forced, bonus, D, S, NP, B, Zv, cls_lo, cls_hi, cls_p, opt_lo,
                   opt_hi, opt_off, pz, pa, Q, C, dQ, dC, 0, True, pad, arg, fB, fZ, -1, out_v, out_d)
     for l in range(nl):
-        v, d, C1, arg1 = alone[l]
+        v, d, Q1, C1, arg1 = alone[l]
         assert out_v[l] == v and out_d[l] == d, (l, out_v[l], v, out_d[l], d)
         assert 0.0 < v < 1.0 and (d != 0.0) == deriv
         computed = np.arange(tcaps[l] * NP * (D + 1))  # every row below the lane's cap
         assert np.array_equal(C[computed * LANES + l], C1[computed], equal_nan=True)
         if record:
             # where the turn ends, played forwards from the options chosen side by side and alone
+            # (and from the laned values alone, the options found again where the turn goes)
             ends = []
-            for W, Cx, argx, Bx, lane in ((LANES, C, arg, B, l), (1, C1, arg1, Bs[l], 0)):
+            for W, Qx, Cx, argx, Bx, lane in ((LANES, Q, C, arg, B, l), (1, Q1, C1, arg1, Bs[l], 0),
+                                              (LANES, Q, C, arg[:0], B, l)):
                 bank, zil = np.zeros(tcaps[l] + 1), np.zeros(NP)
                 work = np.empty(rows * NP * (D + 1))
                 turn_forward_lane(W, lane, int(tcaps[l]), int(thrs[l]), forced, bonus, D, S, NP, Bx, cls_lo, cls_hi,
-                                  cls_p, opt_off, pz, pa, pad, Cx, argx, bank, zil, work.copy(), work.copy())
+                                  cls_p, opt_lo, opt_hi, opt_off, pz, pa, pad, Qx, Cx, argx, bank, zil, work.copy(),
+                                  work.copy())
                 ends.append((bank, zil))
-            assert np.array_equal(ends[0][0], ends[1][0]) and np.array_equal(ends[0][1], ends[1][1])
+            for bank, zil in ends[1:]:
+                assert np.array_equal(ends[0][0], bank) and np.array_equal(ends[0][1], zil)
             assert ends[0][0].sum() + ends[0][1].sum() == pytest.approx(1.0, abs=1e-12)
