@@ -87,9 +87,11 @@ from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 
 from agents.solver import game_kernels as K
+from agents.solver import game_sweep as SW
 from agents.solver.game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable, default_cache_mb, _choose_dcap, _params, _stored_table, cache_dir, check_supported, ruleset_key, table_files, table_path)
 from agents.solver.roll_classes import game_unit, roll_tables
 from agents.solver.threads import numba_threads
+from agents.solver.turn_lanes import LANES
 
 __all__ = [
     "GameTable", "OptimalWinAgent", "UnsupportedRulesError", "solve_game",
@@ -197,7 +199,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                         F[fs, on, penf] = F[src]
         t_tables = time.perf_counter() - t0
         level_ptr, stage_ptr, kind, start, length, members = K.build_schedule(ip)
-        kind, start, length = _balance(ip, stage_ptr, kind, start, length, members)
+        kind, start, length, bptr, stage_bptr = _balance(ip, stage_ptr, kind, start, length, members)
         workers = numba.get_num_threads()
         total = int(ip[K.IP_NSEAT] * ip[K.IP_NS] * ip[K.IP_NZ] * ip[K.IP_NS] * ip[K.IP_NZ])
         # unsolved states are NaN: only penalty states of lower levels are read before they are
@@ -225,8 +227,9 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
                         j0, j1 = stage_ptr[st], stage_ptr[st + 1]
                         if j0 == j1:
                             continue
-                        dps += int(K.solve_stage(kind[j0:j1], start[j0:j1], length[j0:j1], members, W, F, ip,
-                                                 rtt, rt.p_allonly, tol, old, rows_now, min(workers, j1 - j0)))
+                        b0, b1 = stage_bptr[st], stage_bptr[st + 1]
+                        dps += int(SW.solve_stage(kind, start, length, bptr[b0:b1 + 1], members, W, F, ip, rtt,
+                                                  rt.p_allonly, tol, old, rows_now, min(workers, b1 - b0)))
                         # a stage's members are contiguous (its jobs may be reordered, see _balance)
                         m0, m1 = int(start[j0:j1].min()), int((start[j0:j1] + length[j0:j1]).max())
                         if sweep:
@@ -264,9 +267,12 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
 
 
 def _balance(ip: np.ndarray, stage_ptr: np.ndarray, kind: np.ndarray, start: np.ndarray, length: np.ndarray,
-             members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sort each stage's jobs by cost, most expensive first: a turn DP costs about the number of turn
-    totals below the target. ``solve_stage`` deals them out round-robin to its workers."""
+             members: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Deal each stage's jobs into batches of up to :data:`agents.solver.turn_lanes.LANES` jobs of one
+    kind and cycle length and of about the same cost (a turn DP costs about the number of turn totals
+    below the target), the most expensive batches first: ``solve_stage`` deals them out round-robin
+    to its workers. Returns the jobs reordered (kind, start, length), the batches' bounds ``bptr``
+    (job indices) and each stage's first batch ``stage_bptr``."""
     NS, NZ, Tu = int(ip[K.IP_NS]), int(ip[K.IP_NZ]), int(ip[K.IP_TU])
     ia = (members // (NZ * NS * NZ)) % NS
     a = np.where(ia > 0, ia - 1 - int(ip[K.IP_FLOOR]), 0)
@@ -274,24 +280,43 @@ def _balance(ip: np.ndarray, stage_ptr: np.ndarray, kind: np.ndarray, start: np.
     csum = np.concatenate([[0.0], np.cumsum(cost_m)])
     cost = csum[start + length] - csum[start]
     order = np.arange(kind.shape[0])
+    bounds = [0]
+    stage_bptr = [0]
     for st in range(stage_ptr.shape[0] - 1):
         j0, j1 = int(stage_ptr[st]), int(stage_ptr[st + 1])
-        order[j0:j1] = j0 + np.argsort(-cost[j0:j1], kind="stable")
-    return kind[order], start[order], length[order]
+        idx = j0 + np.lexsort((-cost[j0:j1], length[j0:j1], kind[j0:j1]))
+        batches = []
+        i = 0
+        while i < idx.size:
+            e = i + 1
+            while (e < idx.size and e - i < LANES and kind[idx[e]] == kind[idx[i]]
+                   and length[idx[e]] == length[idx[i]]):
+                e += 1
+            batches.append(idx[i:e])
+            i = e
+        batches.sort(key=lambda b: -float(cost[b].sum()))
+        pos = j0
+        for b in batches:
+            order[pos:pos + b.size] = b
+            pos += b.size
+            bounds.append(pos)
+        stage_bptr.append(len(bounds) - 1)
+    return (kind[order], start[order], length[order], np.array(bounds, np.int64), np.array(stage_bptr, np.int64))
 
 
 _NO_ROWS = (np.zeros(0, np.int64), np.zeros(0), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
 
 
 def _row_arrays(ip: np.ndarray, total: int) -> tuple:
-    """Storage of every race state's row (see ``agents.solver.game_kernels.race_eval``): the bank part
+    """Storage of every race state's row (see ``agents.solver.game_sweep.race_eval_lanes``): the bank part
     of the row of a mover at score ``a`` has one coefficient per turn total below ``target - a``."""
     NS, NZ, Tu = int(ip[K.IP_NS]), int(ip[K.IP_NZ]), int(ip[K.IP_TU])
     ia = (np.arange(total) // (NZ * NS * NZ)) % NS
     a = np.where(ia > 0, ia - 1 - int(ip[K.IP_FLOOR]), 0)
     row_ptr = np.zeros(total + 1, np.int64)
     row_ptr[1:] = np.cumsum(Tu - a)
-    return (row_ptr, np.zeros(int(row_ptr[-1])), np.zeros(total, np.int64), np.zeros(total), np.zeros(total))
+    # no row yet: NaN constants (every state records its row in the first sweep)
+    return (row_ptr, np.zeros(int(row_ptr[-1])), np.zeros(total, np.int64), np.zeros(total), np.full(total, np.nan))
 
 
 def _peak_rss_mb() -> float:

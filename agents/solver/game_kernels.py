@@ -200,7 +200,14 @@ def _guess(seat, ia, za, ib, zb, level, W, ip):
 
 @njit(cache=True, nogil=True)
 def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
-    """Fill ``B`` (bank values) and ``Zv`` (zilch values) for the turn starting in race state ``sid``.
+    """:func:`race_inputs_lane` of one turn (``B[t]``, ``Zv[pi]``)."""
+    return race_inputs_lane(sid, W, F, ip, rt, B, Zv, tmin, 1, 0)
+
+
+@njit(cache=True, nogil=True)
+def race_inputs_lane(sid, W, F, ip, rt, B, Zv, tmin, nw, l):
+    """Fill ``B`` (bank values) and ``Zv`` (zilch values) for the turn starting in race state ``sid``,
+    as lane ``l`` of ``nw`` (``B[t * nw + l]``, ``Zv[pi * nw + l]``, :mod:`agents.solver.turn_lanes`).
 
     Banking ``t`` with ``a + t`` below the target hands the opponent the move (their win chance is
     ``W``); at or above it, the opponent plays the last turn against the lead (``F``), or under
@@ -234,7 +241,7 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
             if wt != wt:  # a penalty state not solved yet (first sweep): guess
                 wt = _guess(opp_seat, ib, zb, ia2, z2, a + b, W, ip)
             val = 1.0 - wt
-        Zv[pi] = val
+        Zv[pi * nw + l] = val
         zmax = max(zmax, val)
     # the turn-total cap
     start = max(tend, thr)
@@ -256,75 +263,34 @@ def race_inputs(sid, W, F, ip, rt, B, Zv, tmin=0):
     for t in range(tcap + 1):
         A = a + t
         if t < thr:
-            B[t] = 0.0
+            B[t * nw + l] = 0.0
         elif A < Tu:
-            B[t] = 1.0 - W[encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + A, 0, ip)]
+            B[t * nw + l] = 1.0 - W[encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + A, 0, ip)]
         elif wins_at_target:
-            B[t] = 1.0
+            B[t * nw + l] = 1.0
         else:
-            B[t] = 1.0 - Ff[min(A - b, Dcap)]
+            B[t * nw + l] = 1.0 - Ff[min(A - b, Dcap)]
     return tcap, thr, tend
 
 
 @njit(cache=True, nogil=True)
-def work_buffers(ip, rt):
-    """One thread's work arrays for any race turn: (B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp).
-    Allocated once per thread and stage: fresh large arrays for every turn DP cost more than the
-    DP in the allocator (and stop two threads from scaling)."""
-    NP, D = ip[IP_NP], ip[L.R_DICE]
-    tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + ip[IP_MAXPTS] + 1
-    rows = tmax + 1 + max(ip[IP_MAXPTS], bonus_units(ip))
-    return (np.zeros(tmax + 1), np.zeros(NP), np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
-            np.empty(rows * NP * D), np.empty(rows * NP * (D + 1)),
-            np.empty((tmax + 1) * NP * rt[1][D], np.int32), np.zeros(tmax + 1), np.zeros(NP),
-            np.empty(rows * NP * (D + 1)), np.empty(rows * NP * (D + 1)))
-
-
-@njit(cache=True, nogil=True)
-def race_eval(sid, W, F, ip, rt, p_allonly, rows, deriv, buf):
-    """(win chance, d win chance / d same-level zilch value) at the start of race state ``sid``
-    (the derivative only with ``deriv``, else 0).
-
-    With ``rows`` (a tuple ``(row_ptr, coef, zt, zc, const)`` of non-empty arrays) the state's
-    *row* is recorded too: its value as a linear function of other race values under the optimal
-    policy found, ``W[sid] = const + sum_t coef[t] * W[bank target of t] + zc * W[zt]`` (see
-    :func:`linear_sweep`)."""
+def row_value(sid, W, ip, rows):
+    """The value of race state ``sid`` under its recorded row (its turn's policy as a linear function
+    of the race values, see :func:`agents.solver.game_sweep.race_eval_lanes`) at the values ``W``;
+    NaN if no row is recorded yet."""
     row_ptr, coef, zt, zc, const = rows
-    B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp = buf
-    if not deriv:
-        dQ = dQ[:0]
-        dC = dC[:0]
-    tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv)
-    if row_ptr.shape[0] == 0:
-        return _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)
-    NP = ip[IP_NP]
-    res = _dp_arg(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, True, arg)
-    turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp)
     seat, ia, za, ib, zb = decode(sid, ip)
     a = score_of(ia, ip)
-    Tu = ip[IP_TU]
-    k = 0.0
-    p0 = row_ptr[sid]
-    L = row_ptr[sid + 1] - p0
-    for t in range(L):
-        coef[p0 + t] = 0.0
-    for t in range(tcap + 1):
-        if bank[t] == 0.0:
-            continue
-        if a + t < Tu and t < L:
-            coef[p0 + t] = -bank[t]
-            k += bank[t]
-        else:
-            k += bank[t] * B[t]
-    ia2, z2, A = after_zilch(ia, za, 0, ip)
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-    zt[sid] = encode(opp_seat, ib, zb, ia2, z2, ip)
-    zc[sid] = -zil[0]
-    k += zil[0]
-    for pi in range(1, NP):
-        k += zil[pi] * Zv[pi]
-    const[sid] = k
-    return res
+    stride = ip[IP_NZ]  # the banker's score index is the fourth component of encode()
+    base = encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + a, 0, ip)
+    v = const[sid] + zc[sid] * W[zt[sid]]
+    p0 = row_ptr[sid]
+    for t in range(row_ptr[sid + 1] - p0):
+        c = coef[p0 + t]
+        if c != 0.0:
+            v += c * W[base + t * stride]
+    return v
 
 
 @njit(cache=True)
@@ -334,21 +300,10 @@ def linear_sweep(members, W, ip, rows):
     A row fixes the policy of a turn, so this is the exact evaluation of the recorded policies:
     cheap passes converge to the race values under them, and a full sweep of turn DPs then only
     has to improve the policies (policy iteration)."""
-    row_ptr, coef, zt, zc, const = rows
-    stride = ip[IP_NZ]  # the banker's score index is the fourth component of encode()
     change = 0.0
     for q in range(members.shape[0]):
         sid = members[q]
-        seat, ia, za, ib, zb = decode(sid, ip)
-        a = score_of(ia, ip)
-        opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
-        base = encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + a, 0, ip)
-        v = const[sid] + zc[sid] * W[zt[sid]]
-        p0 = row_ptr[sid]
-        for t in range(row_ptr[sid + 1] - p0):
-            c = coef[p0 + t]
-            if c != 0.0:
-                v += c * W[base + t * stride]
+        v = row_value(sid, W, ip, rows)
         d = abs(v - W[sid])
         if d > change:
             change = d
@@ -364,66 +319,6 @@ def zilch_target(sid, ip):
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
     b = score_of(ib, ip)
     return encode(opp_seat, ib, zb, ia2, z2, ip), A + b
-
-
-@njit(cache=True, nogil=True)
-def _solve_cycle(members, k, W, F, ip, rt, p_allonly, tol, rows, buf):
-    """Solve a cycle of race states linked by zilches: ``members[i]``'s zilch leads to
-    ``members[i + 1]`` and the last one's to the first. Newton's method on the first member's value
-    ``x``: going round the cycle backwards gives ``G(x)``; ``h(x) = x - G(x)`` is increasing (each
-    turn's value moves by less than its zilch value does), so a bracketed Newton step converges; it
-    is exact once the policies along the cycle stop changing (values are piecewise linear)."""
-    x = W[members[0]]
-    if x != x:  # not solved before: start in the middle
-        x = 0.5
-    lo, hi = 0.0, 1.0
-    iters = 0
-    for it in range(100):
-        iters = it + 1
-        W[members[0]] = x
-        slope = 1.0
-        for i in range(k - 1, 0, -1):
-            v, s = race_eval(members[i], W, F, ip, rt, p_allonly, rows, True, buf)
-            W[members[i]] = v
-            slope *= -s
-        g, s = race_eval(members[0], W, F, ip, rt, p_allonly, rows, True, buf)
-        slope *= -s
-        h = x - g
-        if abs(h) <= tol:
-            W[members[0]] = g
-            break
-        if h < 0.0:
-            lo = max(lo, x)
-        else:
-            hi = min(hi, x)
-        xn = x - h / (1.0 - slope)
-        if not (lo < xn < hi):
-            xn = 0.5 * (lo + hi)
-        x = xn
-    return iters
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def solve_stage(kind, start, length, members, W, F, ip, rt, p_allonly, tol, old, rows, workers):
-    """Solve the jobs of one stage in parallel: kind 0 = one state whose zilch leads to a solved
-    state (one turn DP), kind 1 = a cycle (:func:`_solve_cycle`). Worker ``w`` takes jobs ``w, w +
-    workers, ...`` (pass them sorted by cost, so that every worker gets a fair share) with its own
-    work arrays. ``old`` receives each state's value before this solve (for the change between
-    sweeps). Returns the number of turn DPs done."""
-    n = kind.shape[0]
-    work = np.zeros(workers, dtype=np.int64)
-    for w in prange(workers):
-        buf = work_buffers(ip, rt)
-        for j in range(w, n, workers):
-            s0, k = start[j], length[j]
-            for i in range(k):
-                old[s0 + i] = W[members[s0 + i]]
-            if kind[j] == 0:
-                W[members[s0]] = race_eval(members[s0], W, F, ip, rt, p_allonly, rows, False, buf)[0]
-                work[w] += 1
-            else:
-                work[w] += k * _solve_cycle(members[s0:s0 + k], k, W, F, ip, rt, p_allonly, tol, rows, buf)
-    return work.sum()
 
 
 @njit(cache=True, nogil=True)

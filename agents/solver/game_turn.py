@@ -9,8 +9,9 @@ import numpy as np
 from numba import njit
 
 from zilch_env.engine import layout as L
-from zilch_env.rules.primitives import nb_can_bank
 from zilch_env.rules.schema import PENALTY_MODES
+
+from agents.solver.turn_lanes import turn_dp_lanes, turn_forward_lane
 
 
 @njit(cache=True, nogil=True)
@@ -61,120 +62,15 @@ def turn_dp(tcap, thr, tend, forced, bonus, D, S, NP, B, Zv,
     Returns ``(C[t_from, 0, D], dC[t_from, 0, D])``: the win chance at the position and the followed
     value there (0 if none is followed).
     """
-    ncls = cls_hi[D]
-    keep_arg = arg.shape[0] > 0
-    deriv = dQ.shape[0] > 0  # follow a second value (by default the derivative) only when asked
-    given = fB.shape[0] > 0
-    Bcap = B[tcap]
-    fcap = fB[tcap] if given else 0.0
-    rowq = NP * D
-    rowc = NP * (D + 1)
-    resume = 0 <= t_top < tcap
-    for t in range(tcap, tcap + pad + 1):
-        if resume:
-            break
-        for pi in range(NP):
-            z = Zv[pi]
-            dz = fZ[pi] if given else (1.0 if pi == 0 else 0.0)
-            qb = t * rowq + pi * D
-            cb = t * rowc + pi * (D + 1)
-            for n in range(1, D + 1):
-                C[cb + n] = (1.0 - pz[n]) * Bcap + pz[n] * z
-            for m in range(D):
-                Q[qb + m] = Bcap
-            if bonus > 0:
-                # D dice never zilch (the bonus rolls them again): banking at the cap is sure
-                C[cb + D] = Bcap
-            elif forced:
-                # hot dice must be rolled: roll D dice; a class whose every option uses all the
-                # dice rolls again, any other banks
-                den = 1.0 - p_allonly
-                Q[qb] = ((1.0 - pz[D] - p_allonly) * Bcap + pz[D] * z) / den
-            if deriv:
-                for n in range(1, D + 1):
-                    dC[cb + n] = (1.0 - pz[n]) * fcap + pz[n] * dz
-                for m in range(D):
-                    dQ[qb + m] = fcap
-                if bonus > 0:
-                    dC[cb + D] = fcap
-                elif forced:
-                    dQ[qb] = ((1.0 - pz[D] - p_allonly) * fcap + pz[D] * dz) / (1.0 - p_allonly)
-    for t in range((t_top if resume else tcap - 1), t_from - 1, -1):
-        pmax = NP - 1
-        if S > 0 and t // S < pmax:
-            pmax = t // S
-        bt = B[t]
-        fbt = fB[t] if given else 0.0
-        bankable = t >= thr
-        in_end = cut and t >= tend and bankable and t > t_from
-        for pi in range(pmax + 1):
-            z = Zv[pi]
-            qb = t * rowq + pi * D
-            cb = t * rowc + pi * (D + 1)
-            for n in range(1, D + 1):
-                m_of = n if n < D else 0
-                # the exact end-zone cut: banking is optimal here, the roll value is never read
-                if in_end and not (m_of == 0 and (forced or bonus > 0)) and 1.0 - bt <= pz[n] * (1.0 - z):
-                    Q[qb + m_of] = bt
-                    C[cb + n] = -1.0
-                    if deriv:
-                        dQ[qb + m_of] = fbt
-                        dC[cb + n] = 0.0
-                    continue
-                acc = 0.0
-                dacc = 0.0
-                ab = (t * NP + pi) * ncls
-                if deriv or keep_arg:
-                    for c in range(cls_lo[n], cls_hi[n]):
-                        best = -1.0
-                        bo = 0
-                        bopt = 0
-                        for o in range(opt_lo[c], opt_hi[c]):
-                            k = qb + opt_off[o]
-                            v = Q[k]
-                            if v > best:
-                                best = v
-                                bo = k
-                                bopt = o
-                        acc += cls_p[c] * best
-                        if deriv:
-                            dacc += cls_p[c] * dQ[bo]
-                        if keep_arg:
-                            arg[ab + c] = bopt
-                else:
-                    # only the value: a branch-free max (the comparisons are unpredictable)
-                    for c in range(cls_lo[n], cls_hi[n]):
-                        best = -1.0
-                        for o in range(opt_lo[c], opt_hi[c]):
-                            best = max(best, Q[qb + opt_off[o]])
-                        acc += cls_p[c] * best
-                if n == D and bonus > 0:
-                    # the bonus joins the turn total; then bank (where the bar allows) or roll D again
-                    tb = t + bonus
-                    k = cb + bonus * rowc + D
-                    bv = B[tb] if tb < tcap else Bcap
-                    if nb_can_bank(tb, D, thr, forced) and bv >= C[k]:
-                        acc += pz[n] * bv
-                        if deriv and given:
-                            dacc += pz[n] * (fB[tb] if tb < tcap else fcap)
-                    else:
-                        acc += pz[n] * C[k]
-                        if deriv:
-                            dacc += pz[n] * dC[k]
-                else:
-                    acc += pz[n] * z
-                    if given:
-                        dacc += pz[n] * fZ[pi]
-                    elif pi == 0:
-                        dacc += pz[n]
-                C[cb + n] = acc
-                banked = nb_can_bank(t, m_of, thr, forced) and bt >= acc
-                Q[qb + m_of] = bt if banked else acc
-                if deriv:
-                    dC[cb + n] = dacc
-                    dQ[qb + m_of] = fbt if banked else dacc
-    k = (t_from * NP) * (D + 1) + D
-    return C[k], (dC[k] if deriv else 0.0)
+    tcaps = np.empty(1, np.int64)
+    thrs = np.empty(1, np.int64)
+    tends = np.empty(1, np.int64)
+    tcaps[0], thrs[0], tends[0] = tcap, thr, tend
+    out_v = np.empty(1)
+    out_d = np.empty(1)
+    turn_dp_lanes(1, 1, tcaps, thrs, tends, forced, bonus, D, S, NP, B, Zv, cls_lo, cls_hi, cls_p, opt_lo, opt_hi,
+                  opt_off, pz, p_allonly, Q, C, dQ, dC, t_from, cut, pad, arg, fB, fZ, t_top, out_v, out_d)
+    return out_v[0], out_d[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -297,69 +193,10 @@ def turn_forward(tcap, thr, ip, B, rt, p_allonly, C, arg, bank, zil, Mr, Mp):
     permanent straights). The turn's value is ``sum(bank * B) + sum(zil * Zv)``. ``Mr`` and
     ``Mp`` are work arrays of at least ``(tcap + 1 + pad) * NP * (D + 1)`` entries."""
     cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
-    forced = ip[L.R_FORCED_HOT_DICE] == 1
     bonus = bonus_units(ip)
-    D, S, NP = ip[L.R_DICE], straight_units(ip), ip[IP_NP]
-    ncls = cls_hi[D]
-    rowc = NP * (D + 1)
-    pad = max(ip[IP_MAXPTS], bonus)
-    rows = tcap + 1 + pad
-    Mr[:rows * rowc] = 0.0  # mass about to roll n dice
-    Mp[:rows * NP * D] = 0.0  # mass that just kept, m dice left
-    bank[:] = 0.0
-    zil[:] = 0.0
-    Mr[D] = 1.0
-    for t in range(0, tcap):
-        pmax = NP - 1
-        if S > 0 and t // S < pmax:
-            pmax = t // S
-        for pi in range(pmax + 1):
-            cb = t * rowc + pi * (D + 1)
-            qb = (t * NP + pi) * D
-            # decisions after a keep at t
-            for m in range(D):
-                mass = Mp[qb + m]
-                if mass == 0.0:
-                    continue
-                n2 = m if m > 0 else D
-                c2 = C[cb + n2]
-                if nb_can_bank(t, m, thr, forced) and (c2 < 0.0 or B[t] >= c2):
-                    bank[t] += mass
-                else:
-                    Mr[cb + n2] += mass
-            # rolls at t
-            ab = (t * NP + pi) * ncls
-            for n in range(1, D + 1):
-                mass = Mr[cb + n]
-                if mass == 0.0:
-                    continue
-                # an option's offset from the position in Q is its offset in Mp (same layout)
-                for c in range(cls_lo[n], cls_hi[n]):
-                    Mp[qb + opt_off[arg[ab + c]]] += mass * cls_p[c]
-                if n == D and bonus > 0:  # the bonus, then bank or roll D dice again (as turn_dp)
-                    tb = t + bonus
-                    kb = tb * rowc + pi * (D + 1) + D
-                    if tb < tcap and nb_can_bank(tb, D, thr, forced) and B[tb] >= C[kb]:
-                        bank[tb] += mass * pz[n]
-                    else:
-                        Mr[kb] += mass * pz[n]
-                else:
-                    zil[pi] += mass * pz[n]
-    # at and past the cap: bank there, or (forced hot dice) roll all the dice once more
-    for t in range(tcap, rows):
-        for pi in range(NP):
-            cb = t * rowc + pi * (D + 1)
-            qb = (t * NP + pi) * D
-            for m in range(D):
-                mass = Mp[qb + m]
-                if m == 0 and forced and bonus == 0:
-                    den = 1.0 - p_allonly
-                    bank[tcap] += mass * (1.0 - pz[D] - p_allonly) / den
-                    zil[pi] += mass * pz[D] / den
-                else:
-                    bank[tcap] += mass
-            for n in range(1, D + 1):
-                bank[tcap] += Mr[cb + n]
+    turn_forward_lane(1, 0, tcap, thr, ip[L.R_FORCED_HOT_DICE] == 1, bonus, ip[L.R_DICE], straight_units(ip), ip[IP_NP],
+                      B, cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz, p_allonly, max(ip[IP_MAXPTS], bonus), C[:0],
+                      C, arg, bank, zil, Mr, Mp)
 
 
 @njit(cache=True, nogil=True)
