@@ -80,7 +80,9 @@ TOL = 1e-10
 def check_multi_supported(rs: Ruleset, players: int) -> None:
     """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule :func:`solve_multi` does not model."""
     if isinstance(players, bool) or players not in (2, 3):
-        raise UnsupportedRulesError(f"players = {players!r}: the multi-player solver solves games of 2 or 3 players")
+        raise UnsupportedRulesError(f"players = {players!r}: the multi-player solver solves games of 2 or 3 players "
+                                    "(agents.solver.final_round values the final round, and the race near the "
+                                    "end, of any number)")
     if players == 2 and not rs.variants.overcoming:
         raise UnsupportedRulesError("two players without overcoming: agents.solver.game solves that game "
                                     "(the multi-player solver is for overcoming, or three players)")
