@@ -1,7 +1,7 @@
 """The exact two-player game solver per preset: solve time, peak memory, the first player's win
 chance under optimal play, and how other agents fare against optimal-win.
 
-    python bench/game_solver.py solve [--presets zonk farkle ...] [--force] [--threads N]
+    python bench/game_solver.py solve [--presets zonk farkle ...] [--force] [--threads N] [--players 3]
     python bench/game_solver.py play  [--presets ...] [--opponents optimal-turn heuristic]
                                       [--games 100000] [--workers 2] [--seed 1]
 
@@ -9,7 +9,9 @@ chance under optimal play, and how other agents fare against optimal-win.
 ``resource.getrusage``) and caches the table where ``optimal-win`` finds it; it prints, per preset, the
 first player's optimal win chance, the wall time, the CPU time of all the solve's threads (on a
 busy machine, CPU time / threads is what the wall time would be alone), the peak resident memory, the states, turn DPs and
-sweeps, and the table file's size. Times depend on the machine's load: run it alone.
+sweeps, and the table file's size. Times depend on the machine's load: run it alone. With ``--players 3``
+it solves the game of three players instead (:mod:`agents.solver.multi`, every player maximising their
+own chance; ``--presets zilch`` is the seed's game to 5,000).
 
 ``play`` runs seat-balanced games (every deal played in both seat orders, the same dice for both,
 see :mod:`agents.evaluate`) of each opponent against ``optimal-win`` and prints the opponent's score
@@ -40,21 +42,38 @@ t = solve_game(sys.argv[1], force=sys.argv[2] == "1", threads=int(sys.argv[3]) o
 print(json.dumps({"first_player_win": t.first_player_win, **t.meta}))
 """
 
+_SOLVE_MULTI = """
+import json, resource, sys
+from agents.solver.multi import solve_multi
+t = solve_multi(sys.argv[1], int(sys.argv[4]), force=sys.argv[2] == "1", threads=int(sys.argv[3]) or None,
+                progress=True)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"first_player_win": t.first_player_win, "peak_rss_mb": round(peak, 1), "path": str(t.path),
+                  **t.meta}))
+"""
 
-def solve(presets: list[str], force: bool, threads: int) -> list[dict]:
+
+def solve(presets: list[str], force: bool, threads: int, players: int = 2) -> list[dict]:
     from agents.solver.game import table_path
 
     rows = []
     for name in presets:
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", _SOLVE_ONE, name, "1" if force else "0", str(threads)],
+        script = _SOLVE_ONE if players == 2 else _SOLVE_MULTI
+        proc = subprocess.run([sys.executable, "-c", script, name, "1" if force else "0", str(threads), str(players)],
                               cwd=ROOT, stdout=subprocess.PIPE, text=True, check=True)
         wall = time.perf_counter() - t0
         info = json.loads(proc.stdout.strip().splitlines()[-1])
         info["preset"] = name
         info["process_seconds"] = round(wall, 1)
-        info["file_mb"] = round(table_path(name).stat().st_size / 1e6, 2)
+        path = table_path(name) if players == 2 else Path(info["path"])
+        info["file_mb"] = round(path.stat().st_size / 1e6, 2)
         rows.append(info)
+        if players != 2:
+            print(f"{name:<13} {players} players  first player {info['first_player_win']:.5f}  solve "
+                  f"{info['seconds']:8.1f} s  cpu {info['cpu_seconds']:8.1f} s  peak {info['peak_rss_mb']:7.0f} MB  "
+                  f"states {info['states']:>9}  turn DPs {info['turn_dps']:>10}  file {info['file_mb']} MB", flush=True)
+            continue
         print(f"{name:<13} first player {info['first_player_win']:.5f}  solve {info['seconds']:8.1f} s  "
               f"cpu {info.get('cpu_seconds', float('nan')):8.1f} s  peak {info['peak_rss_mb']:7.0f} MB  states {info['states']:>7}  turn DPs {info['turn_dps']:>8}  "
               f"sweeps {info['sweeps']}  file {info['file_mb']} MB", flush=True)
@@ -91,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--presets", nargs="+", default=list(PRESETS))
     ap.add_argument("--force", action="store_true", help="solve again even if a table is cached")
     ap.add_argument("--threads", type=int, default=0, help="numba threads of a solve (default: all cores)")
+    ap.add_argument("--players", type=int, choices=(2, 3), default=2,
+                    help="solve: the game of 2 players (agents.solver.game) or 3 (agents.solver.multi)")
     ap.add_argument("--opponents", nargs="+", default=["optimal-turn", "heuristic"])
     ap.add_argument("--games", type=int, default=100_000, help="games per preset and opponent (both seat orders)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -98,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="write the results as JSON here")
     args = ap.parse_args(argv)
     if args.what == "solve":
-        rows = solve(args.presets, args.force, args.threads)
+        rows = solve(args.presets, args.force, args.threads, args.players)
     else:
         rows = play(args.presets, args.opponents, args.games, args.workers, args.seed)
     if args.out:

@@ -80,7 +80,9 @@ TOL = 1e-10
 def check_multi_supported(rs: Ruleset, players: int) -> None:
     """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule :func:`solve_multi` does not model."""
     if isinstance(players, bool) or players not in (2, 3):
-        raise UnsupportedRulesError(f"players = {players!r}: the multi-player solver solves games of 2 or 3 players")
+        raise UnsupportedRulesError(f"players = {players!r}: the multi-player solver solves games of 2 or 3 players "
+                                    "(agents.solver.final_round values the final round, and the race near the "
+                                    "end, of any number)")
     if players == 2 and not rs.variants.overcoming:
         raise UnsupportedRulesError("two players without overcoming: agents.solver.game solves that game "
                                     "(the multi-player solver is for overcoming, or three players)")
@@ -201,15 +203,29 @@ def _schedule(ip: np.ndarray, mp: np.ndarray) -> list[tuple[np.ndarray, np.ndarr
     return out
 
 
+def _batches(ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The batches of one level's tuples solved side by side: ``(order, bptr)``, batch ``b`` the tuples
+    ``order[bptr[b]:bptr[b + 1]]``, at most :data:`agents.solver.turn_lanes.LANES` of one rotation count."""
+    from agents.solver.turn_lanes import LANES
+
+    order = np.argsort(ks, kind="stable").astype(np.int64)
+    bptr = [0]
+    for i in range(1, order.size + 1):
+        if i == order.size or ks[order[i]] != ks[order[bptr[-1]]] or i - bptr[-1] == LANES:
+            bptr.append(i)
+    return order, np.array(bptr, np.int64)
+
+
 def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
                 directory: str | os.PathLike | None = None, force: bool = False, progress: bool = True,
-                threads: int | None = None, tail_eps: float = TAIL_EPS) -> "MultiTable":
+                threads: int | None = None, tail_eps: float = TAIL_EPS, lanes: bool = True) -> "MultiTable":
     """The solved game of ``ruleset`` for ``players`` players (see the module docstring).
 
     With ``cache`` the table is read from (or, once solved, written to) :func:`multi_table_path`;
     ``force`` solves again anyway. ``threads`` is the number of numba threads (default: numba's);
     ``tail_eps`` the final cap's tail (a larger one solves the last turns faster and values the
-    largest leads less exactly)."""
+    largest leads less exactly). ``lanes`` solves the turns of eight score tuples side by side
+    (:func:`agents.solver.multi_kernels.solve_level`; the same table, bit for bit, in fewer CPU-seconds)."""
     import numba
 
     from agents.progress import Progress
@@ -248,8 +264,10 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
             task = bar.add(f"solve {rs.name} ({players} players)", total=sum(len(k) for _, k in levels),
                            info="score tuples")
             for rots, ks in levels:
+                order, bptr = _batches(ks) if lanes else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+                nw = min(workers, len(ks) if not lanes else len(bptr) - 1)
                 dps += int(M.solve_level(rots, ks, ip, mp, rtt, rt.p_allonly, W0, W1, LV, LW, F3a, F3b, TOL,
-                                         min(workers, len(ks))))
+                                         nw, order, bptr))
                 bar.advance(task, len(ks))
         meta = {
             "ruleset": rs.name, "players": players, "unit": unit, "final_cap_points": df * unit,
@@ -257,7 +275,7 @@ def solve_multi(ruleset: Ruleset | str, players: int = 3, *, cache: bool = True,
             "bars": nb, "tail_eps": tail_eps, "seconds": round(time.perf_counter() - t0, 2),
             "final_seconds": round(t_final, 2), "cpu_seconds": round(time.process_time() - cpu0, 1),
             "turn_dps": dps, "states": int(sum(k.sum() for _, k in levels)) * nb,
-            "threads": numba.get_num_threads(), "solver_version": MULTI_VERSION,
+            "threads": numba.get_num_threads(), "solver_version": MULTI_VERSION, "lanes": lanes,
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
     table = MultiTable(ruleset=rs, players=players, unit=unit, ip=ip, mp=mp, W0=W0.astype(np.float32),

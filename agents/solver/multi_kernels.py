@@ -39,6 +39,7 @@ from zilch_env.rules.primitives import nb_bank_bar as bank_bar, nb_turn_record
 
 from agents.solver.game_turn import (IP_MAXPTS, IP_NP, IP_NS, IP_TU, bonus_units, entry_units, min_bank_units,
                                      straight_units, turn_dp)
+from agents.solver.turn_lanes import LANES, turn_dp_lanes
 
 MP_NB = 0  # bar values tracked (1 without overcoming)
 MP_DF = 1  # largest lead (and bar) tracked in the final turns, units
@@ -319,10 +320,9 @@ def race_situation(ia, ib, ic, bar, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, 
 def _solve_class(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf):
     """Solve the ``k`` rotations of one score tuple (``rot[j]``'s plain zilch leads to ``rot[j + 1]``,
     the last one's to the first, bar 0): Gauss-Seidel on their bar-0 values until no value moves by
-    more than ``tol``, then every bar of each, resuming the bar-0 DP below each bar that forbids more
-    banks. Returns the number of turn DPs (resumed ones counted as one)."""
+    more than ``tol``, then every bar of each (:func:`_solve_bars`). Returns the number of turn DPs
+    (resumed ones counted as one)."""
     B, fB, Zv, fZ, Q, C, dQ, dC = buf
-    NB = mp[MP_NB]
     three = ip[L.R_PLAYERS] == 3
     entry, minb, over = entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1
     Tu = ip[IP_TU]
@@ -351,10 +351,23 @@ def _solve_class(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, b
                 W1[s] = w
         if change <= tol:
             break
+    return n + _solve_bars(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, buf)
+
+
+@njit(cache=True, nogil=True)
+def _solve_bars(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, buf):
+    """Every bar above 0 of the ``k`` rotations of one solved score tuple (under overcoming): the
+    bar-0 DP again, resumed below each bar that forbids more banks. Returns the number of turn DPs."""
+    B, fB, Zv, fZ, Q, C, dQ, dC = buf
+    NB = mp[MP_NB]
+    if NB == 1:
+        return 0
+    three = ip[L.R_PLAYERS] == 3
+    entry, minb, over = entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1
+    Tu = ip[IP_TU]
+    n = 0
     for jj in range(k):
         ia, ib, ic = rot[jj, 0], rot[jj, 1], rot[jj, 2]
-        if NB == 1:
-            continue
         tcap = race_cap(ia, ib, ic, ip, mp)
         race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
         thr0 = bank_bar(ia > 0, entry, minb, over, 0)
@@ -374,16 +387,121 @@ def _solve_class(rot, k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, b
     return n
 
 
+@njit(cache=True, nogil=True)
+def lane_buffers(tmax, ip, follow):
+    """The laned work arrays of :func:`_solve_classes` (:data:`agents.solver.turn_lanes.LANES` turns side by
+    side, up to cap ``tmax``): (B, fB, Zv, fZ, Q, C, dQ, dC, tcaps, thrs, tends, out_v, out_d); ``dQ``/``dC``
+    empty unless ``follow``."""
+    NP, D, W = ip[IP_NP], ip[L.R_DICE], LANES
+    rows = tmax + 1 + max(ip[IP_MAXPTS], bonus_units(ip))
+    nd = rows if follow else 0
+    return (np.zeros((tmax + 1) * W), np.zeros((tmax + 1) * W), np.zeros(NP * W), np.zeros(NP * W),
+            np.zeros(rows * NP * D * W), np.zeros(rows * NP * (D + 1) * W),
+            np.zeros(nd * NP * D * W), np.zeros(nd * NP * (D + 1) * W),
+            np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(W, np.int64), np.zeros(W), np.zeros(W))
+
+
+@njit(cache=True, nogil=True)
+def _solve_classes(rots, ks, cls, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf, lbuf):
+    """:func:`_solve_class` of up to :data:`agents.solver.turn_lanes.LANES` score tuples ``cls`` of one
+    rotation count at once: their Gauss-Seidel passes run in step, the turns of one rotation of every
+    tuple still moving solved side by side (:func:`agents.solver.turn_lanes.turn_dp_lanes`); a tuple
+    leaves the batch after the pass in which it would have stopped alone, so every value is, bit for
+    bit, :func:`_solve_class`'s. Returns the number of turn DPs."""
+    B, fB, Zv, fZ = buf[0], buf[1], buf[2], buf[3]
+    LB, LfB, LZv, LfZ, LQ, LC, LdQ, LdC, tcaps, thrs, tends, out_v, out_d = lbuf
+    cls_lo, cls_hi, cls_p, opt_lo, opt_hi, opt_off, pz = rt
+    nc = cls.shape[0]
+    k = ks[cls[0]]
+    three = ip[L.R_PLAYERS] == 3
+    entry, minb, over = entry_units(ip), min_bank_units(ip), ip[L.R_OVERCOMING] == 1
+    Tu, NP, D = ip[IP_TU], ip[IP_NP], ip[L.R_DICE]
+    bonus = bonus_units(ip)
+    forced = ip[L.R_FORCED_HOT_DICE] == 1
+    S = straight_units(ip)
+    pad = max(ip[IP_MAXPTS], bonus)
+    no_arg = np.zeros(0, np.int32)
+    n = 0
+    for q in range(nc):
+        rot = rots[cls[q]]
+        for j in range(k):
+            s = encode(rot[j, 0], rot[j, 1], rot[j, 2], 0, ip, mp)
+            if W0[s] != W0[s]:
+                W0[s] = 1.0 / ip[L.R_PLAYERS]
+                if three:
+                    W1[s] = 1.0 / 3.0
+    active = np.ones(nc, np.bool_)
+    change = np.zeros(nc)
+    act = np.zeros(LANES, np.int64)
+    for it in range(1000):
+        na = 0
+        for q in range(nc):
+            if active[q]:
+                act[na] = q
+                na += 1
+        if na == 0:
+            break
+        nw = 1 if na == 1 else LANES
+        for q in range(na):
+            change[act[q]] = 0.0
+        for jj in range(k - 1, -1, -1):
+            for l in range(na):
+                rot = rots[cls[act[l]]]
+                ia, ib, ic = rot[jj, 0], rot[jj, 1], rot[jj, 2]
+                tcap = race_cap(ia, ib, ic, ip, mp)
+                race_fill(ia, ib, ic, ip, mp, W0, W1, LV, LW, F3a, F3b, B, fB, Zv, fZ, tcap)
+                for t in range(tcap + 1):
+                    LB[t * nw + l] = B[t]
+                    LfB[t * nw + l] = fB[t]
+                for pi in range(NP):
+                    LZv[pi * nw + l] = Zv[pi]
+                    LfZ[pi * nw + l] = fZ[pi]
+                tcaps[l] = tcap
+                thrs[l] = bank_bar(ia > 0, entry, minb, over, 0)
+                tends[l] = max(Tu - score_of(ia), 0)
+            turn_dp_lanes(nw, na, tcaps, thrs, tends, forced, bonus, D, S, NP, LB, LZv, cls_lo, cls_hi, cls_p,
+                          opt_lo, opt_hi, opt_off, pz, p_allonly, LQ, LC, LdQ, LdC, 0, True, pad, no_arg, LfB, LfZ,
+                          -1, out_v, out_d)
+            n += na
+            for l in range(na):
+                q = act[l]
+                rot = rots[cls[q]]
+                s = encode(rot[jj, 0], rot[jj, 1], rot[jj, 2], 0, ip, mp)
+                v, w = out_v[l], out_d[l]
+                change[q] = max(change[q], abs(v - W0[s]))
+                W0[s] = v
+                if three:
+                    change[q] = max(change[q], abs(w - W1[s]))
+                    W1[s] = w
+        for l in range(na):
+            if change[act[l]] <= tol:
+                active[act[l]] = False
+    for q in range(nc):
+        n += _solve_bars(rots[cls[q]], k, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, buf)
+    return n
+
+
 @njit(cache=True, parallel=True, nogil=True)
-def solve_level(rots, ks, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, workers):
-    """Solve the score tuples of one level (one sum of the scores) in parallel: worker ``w`` takes
-    tuples ``w, w + workers, ...`` with its own work arrays. ``rots[i]`` holds the rotations of tuple
-    ``i`` (``ks[i]`` of them). Returns the number of turn DPs."""
+def solve_level(rots, ks, ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, workers, order, bptr):
+    """Solve the score tuples of one level (one sum of the scores) in parallel, each worker with its
+    own work arrays. ``rots[i]`` holds the rotations of tuple ``i`` (``ks[i]`` of them). With ``bptr``
+    empty worker ``w`` takes tuples ``w, w + workers, ...`` one at a time (:func:`_solve_class`);
+    otherwise it takes batches ``w, w + workers, ...``, batch ``b`` the tuples ``order[bptr[b]:bptr[b + 1]]``
+    (at most :data:`agents.solver.turn_lanes.LANES`, of one rotation count), solved side by side
+    (:func:`_solve_classes`, the same values). Returns the number of turn DPs."""
     n = ks.shape[0]
     tmax = mp[MP_DF] + ip[IP_TU] + mp[MP_NB] + entry_units(ip) + 1
     work = np.zeros(workers, np.int64)
+    follow = ip[L.R_PLAYERS] == 3
+    nbatch = bptr.shape[0] - 1
     for w in prange(workers):
-        buf = buffers(tmax, ip, ip[L.R_PLAYERS] == 3)
-        for i in range(w, n, workers):
-            work[w] += _solve_class(rots[i], ks[i], ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf)
+        buf = buffers(tmax, ip, follow)
+        if nbatch < 1:
+            for i in range(w, n, workers):
+                work[w] += _solve_class(rots[i], ks[i], ip, mp, rt, p_allonly, W0, W1, LV, LW, F3a, F3b, tol, buf)
+        else:
+            lbuf = lane_buffers(tmax, ip, follow)
+            for b in range(w, nbatch, workers):
+                work[w] += _solve_classes(rots, ks, order[bptr[b]:bptr[b + 1]], ip, mp, rt, p_allonly, W0, W1, LV,
+                                          LW, F3a, F3b, tol, buf, lbuf)
     return work.sum()

@@ -129,6 +129,22 @@ def test_two_players_under_overcoming(tmp_path):
     assert again.path == t.path and np.array_equal(again.W0, t.W0, equal_nan=True)  # from the cache
 
 
+@pytest.mark.parametrize("name, over, players, eps", [
+    ("zilch", {"target": 800}, 3, 0.2),
+    ("zilch", {"target": 800, "variants.overcoming": True}, 2, 0.2),
+    ("zonk", {"target": 700, "variants.overcoming": True}, 3, 0.3),
+])
+def test_eight_tuples_side_by_side_are_the_tuples_alone(name, over, players, eps):
+    """The solve that runs the Gauss-Seidel passes of eight score tuples in step, their turns side by
+    side (lanes), gives every value of the solve that takes the tuples one at a time, bit for bit."""
+    rs = load_ruleset(name, over)
+    one = MS.solve_multi(rs, players, cache=False, progress=False, tail_eps=eps, lanes=False)
+    eight = MS.solve_multi(rs, players, cache=False, progress=False, tail_eps=eps, lanes=True)
+    assert np.array_equal(one.W0, eight.W0, equal_nan=True) and np.array_equal(one.W1, eight.W1, equal_nan=True)
+    assert one.meta["turn_dps"] == eight.meta["turn_dps"]
+    assert np.isfinite(eight.W0).sum() > 100  # tuples of both rotation counts solved
+
+
 def test_every_stored_value_is_its_turn_solved_alone(three_over):
     """A race state's stored values (its bar's turn resumed from the bar-0 turn's rows, inside the solve)
     are its turn solved alone from the table; so are the next player's last turns under a result above
