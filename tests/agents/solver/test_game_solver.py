@@ -223,6 +223,9 @@ BRUTE_CASES = {
     # the instant ending with an entry threshold and the six-dice zilch bonus
     "instant-entry-bonus": ("zonk", {"end": "instant", "target": 250, "dice": 2, "entry_threshold": 100,
                                      "variants.six_dice_zilch_bonus": 50}),
+    # the bonus under forced hot dice, all scoring dice kept and tie-break turns (zilch5k's rules)
+    "forced-tiebreak-bonus": ("zilch5k", {"target": 300, "dice": 2, "entry_threshold": 0, "min_bank": 100,
+                                          "variants.six_dice_zilch_bonus": 50}),
 }
 
 
