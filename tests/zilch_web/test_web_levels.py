@@ -72,7 +72,7 @@ def test_changed_rules_offer_what_can_play_them(client):
 
 
 #: Presets whose game with the six-dice zilch bonus of the new-game form (500) ships solved.
-BONUS_SHIPPED = ("zilch", "zilch5k", "zilch10k", "zilch15k", "zonk")
+BONUS_SHIPPED = ("zilch", "zilch5k", "zilch10k", "zilch15k", "zonk", "zonk20k", "cardgames", "farkle", "farkle-basic")
 
 
 @pytest.mark.parametrize("preset", BONUS_SHIPPED)
