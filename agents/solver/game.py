@@ -67,10 +67,25 @@ The table
     and used when the cache has none; a change of the rules or of the solver changes the key, so a
     stale table is never read.
 
-Not supported (a clear :class:`zilch_env.UnsupportedRulesError`): more than two players, the variants
-``pyramiding``, ``challenge``, ``overcoming`` and ``piggyback``, the penalty mode ``halve``, a
-and a zilch penalty together with tie-break turns. Scores below zero (``score_floor`` < 0) are score
-indices from the floor up (``agents.solver.game_kernels.score_of``).
+Not supported (a clear :class:`zilch_env.UnsupportedRulesError`, :func:`check_supported`): more than two
+players, the variants ``pyramiding``, ``challenge``, ``overcoming`` (:mod:`agents.solver.multi` solves it at
+two players) and ``piggyback``, the penalty mode ``halve``, and a zilch penalty together with tie-break
+turns. Scores below zero (``score_floor`` < 0) are score indices from the floor up
+(``agents.solver.game_kernels.score_of``).
+
+The three variants not modelled would need, on this solver's grid (:func:`agents.solver.game_support.variant_size`,
+whose figures the refusal gives; values at 8 bytes while solving):
+
+* ``piggyback``: the offer (banked total, dice left) in every race state, ``target / unit * dice`` offers
+  per state: zonk 48.5 million values (0.36 GB), farkle 873 million (6.5 GB), the turn DPs as many as
+  without it. Within this machine's reach (23 GB, about 4e7 and 7e8 rows): not modelled yet, not too large.
+* ``challenge``: 16 layers of challenges used and a challenge turn beside each turn: zonk 646,416 values
+  and about 1.3e9 rows (within :data:`MAX_GAME_ROWS`), zilch15k 8.7e9 rows and farkle 2.3e10 (beyond it:
+  about 4 to 12 hours on two cores).
+* ``pyramiding``: the race unchanged, each turn DP over the pass states (45 to 61 on the presets): about
+  6 to 14 times the plain work, zonk 2.4e8 to 5.7e8 rows, farkle 4.4e9 to 1.0e10 (beyond :data:`MAX_GAME_ROWS`).
+
+The six-dice zilch bonus is modelled (a position of the turn, above), at every preset.
 """
 
 from __future__ import annotations

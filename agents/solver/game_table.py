@@ -15,7 +15,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
-from zilch_env.rules.schema import ENDS
 from zilch_env.engine.game import Phase
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
@@ -27,6 +26,7 @@ from zilch_env.rules.scoring import BONUS_KEEPS, bonus_of, scoring_table
 from agents.files import write_whole
 from agents.solver import game_kernels as K
 from agents.solver import situation_kernels as SK
+from agents.solver.game_support import _params, check_supported
 from agents.solver.turn_queries import TurnQueries, TurnValues
 from agents.solver.roll_classes import RollTables, game_unit, roll_tables
 
@@ -68,51 +68,6 @@ def default_cache_mb() -> float:
                          "optimal-win keeps in memory; default 512)")
     return mb
 
-
-
-def check_supported(rs: Ruleset) -> None:
-    """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule the game solver does not model."""
-    v = rs.variants
-    for name in ("pyramiding", "challenge", "overcoming", "piggyback"):
-        if getattr(v, name):
-            raise UnsupportedRulesError(
-                f"variants.{name} = true: the game solver does not support the {name} variant "
-                f"(it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
-                f"and six_dice_zilch_bonus)")
-    zp = v.zilch_penalty
-    if zp.count and zp.mode == "halve":
-        raise UnsupportedRulesError("variants.zilch_penalty.mode = 'halve': the game solver supports the "
-                               "penalty modes 'subtract' and 'reset' (halving leaves the points grid)")
-    if zp.count and rs.tie == "tiebreak":
-        raise UnsupportedRulesError("tie = 'tiebreak' with variants.zilch_penalty: the game solver does not "
-                               "model zilch streaks running into tie-break turns (use tie = 'draw' or "
-                               "no zilch penalty)")
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _params(rs: Ruleset, rt: RollTables, dcap: int, players: int = 2) -> np.ndarray:
-    """The solve's integer vector (:mod:`agents.solver.game_turn`): the engine's rule parameters of
-    ``rs`` for ``players`` players (:meth:`zilch_env.rules.compiled.CompiledRules.params`), then the
-    grid of a solve in units of ``rt.unit`` tracking leads up to ``dcap`` units (``IP_*``)."""
-    u = rt.unit
-    ip = np.zeros(K.IP_SIZE, np.int64)
-    ip[:L.R_SIZE] = compile_rules(rs).params(players)
-    Tu = _ceil_div(int(ip[L.R_TARGET]), u)
-    f = -int(ip[L.R_SCORE_FLOOR]) // u  # on the grid: compile's score_unit divides the floor
-    ip[K.IP_UNIT] = u
-    ip[K.IP_TU] = Tu
-    ip[K.IP_FLOOR] = f
-    ip[K.IP_NS] = Tu + 1 + f
-    ip[K.IP_NZ] = max(int(ip[L.R_ZILCH_PENALTY_COUNT]), 1)
-    ip[K.IP_NSEAT] = 2 if (ip[L.R_END] == ENDS.index("finish_round") or ip[L.R_TIEBREAK]) else 1
-    ip[K.IP_DCAP] = dcap
-    S = int(K.straight_units(ip))
-    ip[K.IP_NP] = (dcap + Tu + 2 * rt.maxpts) // S + 2 if S else 1
-    ip[K.IP_MAXPTS] = max(rt.maxpts, 1)
-    return ip
 
 
 def _choose_dcap(rs: Ruleset, rt: RollTables) -> int:

@@ -71,6 +71,34 @@ def test_changed_rules_offer_what_can_play_them(client):
     assert bad.status_code == 422 and "target" in bad.json()["detail"]
 
 
+#: Presets whose game with the six-dice zilch bonus of the new-game form (500) ships solved.
+BONUS_SHIPPED = ("zilch", "zilch5k", "zilch10k", "zilch15k", "zonk", "zonk20k", "cardgames", "farkle", "farkle-basic")
+
+
+@pytest.mark.parametrize("preset", BONUS_SHIPPED)
+def test_perfect_plays_the_six_dice_bonus_from_the_shipped_table(client, preset):
+    """The new-game form's six-dice bonus keeps Perfect: its solved game ships, and optimal-win plays
+    the bonus game from it without solving (the solver would refuse nothing here, but never runs)."""
+    import numpy as np
+
+    from agents.base import make_agent
+    from agents.solver.game import load_game_table
+    from zilch_env import GameState, play_game
+
+    bonus = {"variants.six_dice_zilch_bonus": 500}
+    r = client.post("/api/cpus", json={"ruleset": preset, "set": bonus})
+    assert r.status_code == 200, r.text
+    assert ("Perfect", "optimal-win") in [(c["label"], c["spec"]) for c in r.json()["cpus"]]
+    rs = load_ruleset(preset, bonus)
+    table = load_game_table(rs)
+    assert table is not None and table.ruleset.variants.six_dice_zilch_bonus == 500
+    agent = make_agent("optimal-win", rs)
+    assert agent.table.W.size == table.W.size
+    if preset == "zilch":  # one whole game (the shortest preset; the engine checks are the solver tests')
+        game = play_game(GameState(rs, 2, seed=1), [agent, agent], np.random.default_rng(1))
+        assert game.done
+
+
 def test_a_level_that_cannot_play_the_rules_is_refused_with_the_reason(client):
     r = client.post("/api/games", json={"ruleset": "zonk", "set": {"target": 2000, "variants.challenge": True},
                                         "players": [{"name": "A"}, {"cpu": "ppo:checkpoints/zonk"}]})

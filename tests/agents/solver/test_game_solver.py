@@ -223,6 +223,9 @@ BRUTE_CASES = {
     # the instant ending with an entry threshold and the six-dice zilch bonus
     "instant-entry-bonus": ("zonk", {"end": "instant", "target": 250, "dice": 2, "entry_threshold": 100,
                                      "variants.six_dice_zilch_bonus": 50}),
+    # the bonus under forced hot dice, all scoring dice kept and tie-break turns (zilch5k's rules)
+    "forced-tiebreak-bonus": ("zilch5k", {"target": 300, "dice": 2, "entry_threshold": 0, "min_bank": 100,
+                                          "variants.six_dice_zilch_bonus": 50}),
 }
 
 
@@ -336,23 +339,28 @@ def test_tiebreak_rounds_add_up(solve_once):
     ("cardgames", {"target": 1000}, 2000),  # the instant-win ending
     ("farkle", {"target": 600, "entry_threshold": 0, "score_floor": -600,  # scores below zero
                 "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"}}, 1500),
+    # the six-dice zilch bonus (the web form's 500): bank it or roll six again, as the table decides
+    ("zonk", {"target": 1500, "variants.six_dice_zilch_bonus": 500}, 1500),
+    ("zilch5k", {"target": 1000, "variants.six_dice_zilch_bonus": 500}, 1500),  # forced hot dice, tie-breaks
 ])
 def test_self_play_wins_what_the_table_says(name, overrides, games, solve_once):
     rs = load_ruleset(name, overrides)
     table = solve_once(rs)
     agent = OptimalWinAgent(rs, table)
     rng = np.random.default_rng(0)
-    score, below = 0.0, 0
+    score, below, bonuses = 0.0, 0, 0
     for g in range(games):
         first = g % 2
         state = play_game(GameState(rs, 2, seed=10_000 + g, first=first), [agent, agent], rng)
         score += state.result()[first]
         below += any(t["score"] < 0 for t in state.turns)
+        bonuses += sum(e["kind"] == "bonus" for t in state.turns for e in t["events"])
     rate = score / games
     p = table.first_player_win
     sigma = math.sqrt(p * (1 - p) / games)
     assert abs(rate - p) < 4 * sigma, f"{name}: first player won {rate:.4f}, the table says {p:.4f}"
     assert (below > 0) == (rs.score_floor < 0)  # the games went below zero where they may
+    assert (bonuses > 0) == (rs.variants.six_dice_zilch_bonus > 0)  # the bonus was played where it exists
 
 
 def test_agent_values_are_consistent_with_the_table(solve_once):
@@ -438,11 +446,32 @@ def test_cache_roundtrip_and_registry(tmp_path, monkeypatch):
 ])
 def test_unsupported_rules_are_named(overrides, word):
     rs = load_ruleset("zonk", {"target": 500, **overrides})
-    with pytest.raises(UnsupportedRulesError, match=word):
+    with pytest.raises(UnsupportedRulesError, match=word) as err:
         solve_game(rs, cache=False, progress=False)
+    if word in ("pyramiding", "challenge", "piggyback"):  # with the size the game would need
+        assert "GB while solving" in str(err.value) and "turn-DP rows" in str(err.value)
     if word != "overcoming":  # optimal-win plays overcoming from agents.solver.multi (tests/agents/solver/test_multi_solver.py)
         with pytest.raises(UnsupportedRulesError, match=word):
             make_agent("optimal-win", rs)
+
+
+def test_variant_sizes_are_on_the_solvers_grid(solve_once):
+    """The sizes a refusal gives start from the race table the solver allocates for the plain rules."""
+    from agents.solver.game_support import CHALLENGE_LAYERS, PYRAMID_WORK, variant_size
+
+    plain = load_ruleset("zonk", {"target": 500})
+    table = solve_once(plain)
+    tu, dice = int(table.ip[K.IP_TU]), plain.dice
+    for variant in ("piggyback", "challenge", "pyramiding"):
+        size = variant_size(load_ruleset(plain, {f"variants.{variant}": True}), variant)
+        assert size.plain_states == table.W.size
+        assert size.bytes == 8 * size.states
+    assert variant_size(plain, "piggyback").states == table.W.size * (1 + tu * dice)
+    assert variant_size(plain, "challenge").states == table.W.size * CHALLENGE_LAYERS
+    py = variant_size(plain, "pyramiding")
+    assert py.rows == (py.plain_rows * PYRAMID_WORK[0], py.plain_rows * PYRAMID_WORK[1])
+    with pytest.raises(ValueError, match="'piggyback', 'challenge', 'pyramiding'"):
+        variant_size(plain, "overcoming")
 
 
 def test_more_than_three_players_is_refused(solve_once):
