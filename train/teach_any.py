@@ -191,11 +191,18 @@ class AnyCourse(teaching.Course):
                     over.append(Lesson("overcoming", what, teacher, venv, args.overcoming_decisions,
                                        ["optimal-win", "greedy", "self"], "optimal-win", last_round=False))
         self.lessons = presets + multi + piggy + over
+        from train.held_out import refuse_held_out
+
+        for lesson in self.lessons:  # the held-out suite is never taught
+            for rs in lesson.venv.rulesets:
+                refuse_held_out(rs, f"the lesson {lesson.name!r}")
         self.keep_env = self.offers = self.offer_env = self.offer_set = None
         teach_offers = args.offer_decisions and args.offer_regret > 0
         if args.keep_decisions or teach_offers:  # the pool's other rulesets, and their turn tables (solved once)
             draws = [d for d in sample_rules(self.rules["pool"], seed=self.rules["seed"])
                      if d.overrides or d.players != 2]
+            for d in draws:  # never, by construction (tests/train/test_held_out.py); checked all the same
+                refuse_held_out(d.ruleset, f"the pool's draw {d.label!r}")
             self.offers = _opponent("optimal-turn", draws, argparse.Namespace(seed=args.seed, progress=progress),
                                     None)
         if args.keep_decisions:
