@@ -385,8 +385,9 @@ def main(argv: list[str] | None = None,
 
     # The game (under --ruleset any: the evaluations' game), the opponents and where the run writes.
     rs = load_ruleset(args.eval_ruleset if args.ruleset == "any" else args.ruleset, parse_overrides(list(args.set)))
-    if args.ruleset != "any":  # the held-out suite is never trained on (the pool is checked in train.generalist)
-        refuse_held_out(rs, "--ruleset")
+    # The held-out suite is never trained on, nor chooses the best checkpoint (--eval-ruleset); the pool
+    # of --ruleset any is checked in train.generalist.
+    refuse_held_out(rs, "--eval-ruleset" if args.ruleset == "any" else "--ruleset")
     players = args.players or (2 if args.objective == "win" else 1)
     specs = opponent_specs(args) if players > 1 else []
     args = resolve_auto(args, rs, specs)

@@ -91,6 +91,9 @@ def test_the_training_scripts_refuse_the_suite(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="held out of training"):
         ppo.main(["--ruleset", "zonk", "--set", "target=7500", "--timesteps", "64", "--out", str(tmp_path / "o"),
                   "--runs", str(tmp_path / "r"), "--no-progress"])
+    with pytest.raises(SystemExit, match="--eval-ruleset .* held out of training"):
+        ppo.main(["--ruleset", "any", "--eval-ruleset", str(s.path), "--timesteps", "64", "--out",
+                  str(tmp_path / "o"), "--runs", str(tmp_path / "r"), "--no-progress"])
     with pytest.raises(SystemExit, match="held out of training"):
         teach.TeachCourse(teach.parse_args(["--init", str(tmp_path), "--ruleset", str(s.path)]))
     # the pool of --ruleset any: never a suite ruleset (the tests above); were it one, refused
