@@ -149,3 +149,22 @@ def test_the_suite_evaluation_writes_each_row_and_resumes(tmp_path, monkeypatch)
     assert text.count(suite_eval.SUITE_START) == doc.read_text().count(suite_eval.SUITE_START) == 1
     with pytest.raises(SystemExit):
         generalist_eval.main(["--suite-presets"])
+
+
+def test_suite_regret_splits_the_regret_and_perfect_play_has_none(capsys):
+    """bench/suite_regret.py: optimal-win against itself gives up nothing; an agent's split adds up."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "suite_regret.py"
+    spec = importlib.util.spec_from_file_location("suite_regret", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["--ruleset", "zilch5k", "--agent", "optimal-win", "--games", "2"]) == 0
+    assert "regret per game 0.000 points" in capsys.readouterr().out
+    assert mod.main(["--ruleset", "zilch5k", "--agent", "greedy", "--games", "2", "--top", "2"]) == 0
+    out = capsys.readouterr().out
+    total = float(out.split("regret per game ")[1].split()[0])
+    rows = [line.split("|") for line in out.splitlines() if line.startswith("| ") and "%" in line]
+    assert total > 0 and rows
+    assert sum(float(r[4]) for r in rows) == pytest.approx(total, abs=0.002 * len(rows))
