@@ -13,6 +13,8 @@ scripts refuse them: :func:`refuse_held_out` is called on every ruleset ``train/
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,19 +43,22 @@ def suite(directory: Path | None = None) -> list[SuiteRuleset]:
     return [SuiteRuleset(f.stem, f, load_ruleset(str(f))) for f in files]
 
 
-def _rules_key(rs: Ruleset) -> dict:
+def _rules_key(rs: Ruleset) -> str:
+    """The rules of ``rs`` without its name, as canonical text."""
     data = rs.to_dict()
     data.pop("name", None)
-    return data
+    return json.dumps(data, sort_keys=True)
+
+
+@functools.lru_cache(maxsize=1)
+def _suite_keys() -> dict[str, str]:
+    """The suite's rules (:func:`_rules_key`) -> file stem, read once per process."""
+    return {_rules_key(s.ruleset): s.name for s in suite()}
 
 
 def held_out_name(rs: Ruleset) -> str | None:
     """The suite ruleset whose rules ``rs`` are (whatever its name), or None."""
-    key = _rules_key(rs)
-    for s in suite():
-        if _rules_key(s.ruleset) == key:
-            return s.name
-    return None
+    return _suite_keys().get(_rules_key(rs))
 
 
 def refuse_held_out(rs: Ruleset, what: str = "the ruleset") -> None:
