@@ -3,7 +3,7 @@ to measure how it plays rules it never saw against perfect play.
 
 The suite is the TOML files of ``train/suite/`` (its README says what each varies). Each is a
 two-player ruleset that the exact game solver solves (``zilch solve --ruleset FILE --objective win``,
-under a minute each here) and that the training distribution never draws: each has a rule value
+6 seconds to 3.3 minutes each here) and that the training distribution never draws: each has a rule value
 outside :func:`zilch_env.rules.distribution.reachable` (:func:`zilch_env.rules.distribution.outside_distribution`
 names it; ``tests/train/test_held_out.py`` checks it from the sampler's own grids). The training
 scripts refuse them: :func:`refuse_held_out` is called on every ruleset ``train/ppo.py``,

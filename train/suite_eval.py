@@ -15,7 +15,7 @@ For each ruleset, two measures (``agents.evaluate``):
   optimum of the turn (``agents.solver.solve_turn(ruleset).points_per_turn``), with a 95% interval.
 
 The game of each ruleset is solved first if the cache has no table (``zilch solve --objective
-win``; about a minute for each suite ruleset here). Each finished row is written at once to
+win``; 6 seconds to 3.3 minutes for each suite ruleset here). Each finished row is written at once to
 ``--results`` (JSON, with a CSV beside it), so an interrupted run resumes where it stopped: a row
 already there with the same agent, games, seed and solo turns is kept, any other is played again.
 """
