@@ -46,6 +46,10 @@ def pool_draws(args: Args) -> list[RulesDraw]:
         from agents.progress import track
 
         draws = sample_rules(args.rules_pool, seed=args.seed)
+        from train.held_out import refuse_held_out
+
+        for d in draws:  # never, by construction (tests/train/test_held_out.py); checked all the same
+            refuse_held_out(d.ruleset, f"the pool's draw {d.label!r}")
         from zilch_env.rules.compiled import compile as compile_rules
 
         for d in track(draws, "compiling the rulesets", enabled=args.progress):

@@ -26,6 +26,15 @@ first use, minutes each).
 
 Writes ``eval.json`` and ``eval.md`` into ``--out`` and, with ``--write``, the table between the
 generalist markers of that Markdown file.
+
+``--suite`` plays instead the held-out suite (``train/suite/``, :mod:`train.held_out`), and with
+``--suite-presets`` every preset too, against ``optimal-win`` (:mod:`train.suite_eval`): per ruleset
+the luck-adjusted share with its interval, the regret per game and the points per turn against the
+turn optimum, each row written to ``--results`` (JSON and CSV) as it finishes, so that a run resumes;
+``--write`` then puts the table between the suite markers of that Markdown file::
+
+    python train/generalist_eval.py --suite --suite-presets --games 2000 --solo-turns 20000 \
+        --write docs/benchmarks.md
 """
 
 from __future__ import annotations
@@ -171,15 +180,32 @@ def markdown(res: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_between_markers(path: Path, text: str) -> None:
+def write_between_markers(path: Path, text: str, start: str = MARK_START, end: str = MARK_END) -> None:
     doc = path.read_text()
-    if MARK_START in doc and MARK_END in doc:
-        head, rest = doc.split(MARK_START, 1)
-        _, tail = rest.split(MARK_END, 1)
-        doc = f"{head}{MARK_START}\n{text}{MARK_END}{tail}"
+    if start in doc and end in doc:
+        head, rest = doc.split(start, 1)
+        _, tail = rest.split(end, 1)
+        doc = f"{head}{start}\n{text}{end}{tail}"
     else:
-        doc = doc.rstrip("\n") + f"\n\n{MARK_START}\n{text}{MARK_END}\n"
+        doc = doc.rstrip("\n") + f"\n\n{start}\n{text}{end}\n"
     path.write_text(doc)
+
+
+def run_suite_command(args: argparse.Namespace, command: str, p: argparse.ArgumentParser) -> int:
+    """``--suite``: the suite (and the presets) against optimal-win, resumable (:mod:`train.suite_eval`)."""
+    from train.suite_eval import SUITE_END, SUITE_START, run_suite, suite_markdown, suite_rows
+
+    try:
+        rows = suite_rows(args.suite_presets, Path(args.suite_dir) if args.suite_dir else None)
+    except (OSError, ValueError) as e:  # no folder, no file, a bad ruleset file
+        p.error(f"--suite{'-dir ' + args.suite_dir if args.suite_dir else ''}: {e}")
+    out = run_suite(args.agent, rows, args.games, args.seed, args.solo_turns, args.workers, Path(args.results),
+                    command, not args.no_progress)
+    md = suite_markdown(out, command)
+    if args.write:
+        write_between_markers(Path(args.write), md, SUITE_START, SUITE_END)
+    print(md)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS, help="which tables to play")
     p.add_argument("--games", type=int, default=2000,
                    help="games per preset against optimal-win where the preset has no win agent's evaluation "
-                        "to match (else that evaluation's count)")
+                        "to match (else that evaluation's count); with --suite, games per ruleset")
     p.add_argument("--other-games", type=int, default=1000, help="games per variant and held-out ruleset")
     p.add_argument("--seed", type=int, default=0, help="seed of the variant and held-out deals")
     p.add_argument("--workers", type=int, default=2, help="worker processes")
@@ -199,6 +225,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--solved", action="store_true",
                    help="also play optimal-win in the agent's seat where agents.solver.multi solves the game (three "
                         "players, or two under overcoming; solved and cached on first use, minutes each)")
+    p.add_argument("--suite", action="store_true",
+                   help="play the held-out suite (train/suite/*.toml) against optimal-win instead of the parts: "
+                        "luck-adjusted share, regret per game, points per turn against the turn optimum; "
+                        "resumable through --results")
+    p.add_argument("--suite-presets", action="store_true", help="with --suite: every preset too, measured alike")
+    p.add_argument("--suite-dir", default="", help="with --suite: another folder of ruleset files")
+    p.add_argument("--solo-turns", type=int, default=20000,
+                   help="with --suite: one-player turns per ruleset for the points per turn (0: none)")
+    p.add_argument("--results", default=str(ROOT / "docs" / "results" / "suite.json"),
+                   help="with --suite: the rows, written as each finishes (and a .csv beside it); rows already "
+                        "there with the same agent, games, seed and solo turns are kept")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     args = p.parse_args(argv)
     for name in ("games", "other_games", "workers"):
@@ -206,6 +243,10 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--{name.replace('_', '-')} {getattr(args, name)}: 1 or more")
     if args.seed < 0:
         p.error(f"--seed {args.seed}: 0 or more")
+    if args.solo_turns < 0:
+        p.error(f"--solo-turns {args.solo_turns}: 0 or more")
+    if (args.suite_presets or args.suite_dir) and not args.suite:
+        p.error("--suite-presets and --suite-dir go with --suite")
     from agents.base import make_agent
 
     try:  # a ruleset no preset's agent plays: the agent must play any
@@ -214,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--agent {args.agent}: {e}")
     t0 = time.perf_counter()
     command = " ".join(["python", "train/generalist_eval.py", *(argv if argv is not None else sys.argv[1:])])
+    if args.suite:
+        return run_suite_command(args, command, p)
     res: dict[str, Any] = {"agent": args.agent, "command": command}
     progress = not args.no_progress
     if "presets" in args.parts:

@@ -109,6 +109,7 @@ import numpy as np  # noqa: E402
 
 import zilch_env  # noqa: E402,F401  (registers Zilch-v0)
 from zilch_env import Ruleset, load_ruleset  # noqa: E402
+from train.held_out import refuse_held_out  # noqa: E402
 from zilch_env.rules.load import parse_overrides  # noqa: E402
 
 from train.args import Args, add_fields, arg, fields_of, shaping_cache_mb, torch_settings  # noqa: E402,F401
@@ -384,6 +385,9 @@ def main(argv: list[str] | None = None,
 
     # The game (under --ruleset any: the evaluations' game), the opponents and where the run writes.
     rs = load_ruleset(args.eval_ruleset if args.ruleset == "any" else args.ruleset, parse_overrides(list(args.set)))
+    # The held-out suite is never trained on, nor chooses the best checkpoint (--eval-ruleset); the pool
+    # of --ruleset any is checked in train.generalist.
+    refuse_held_out(rs, "--eval-ruleset" if args.ruleset == "any" else "--ruleset")
     players = args.players or (2 if args.objective == "win" else 1)
     specs = opponent_specs(args) if players > 1 else []
     args = resolve_auto(args, rs, specs)

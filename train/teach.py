@@ -64,6 +64,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from zilch_env import Ruleset, UnsupportedRulesError, load_ruleset  # noqa: E402
+from train.held_out import refuse_held_out  # noqa: E402
 from zilch_env.rules.load import parse_overrides  # noqa: E402
 
 from train import teaching  # noqa: E402
@@ -96,6 +97,7 @@ class TeachCourse(teaching.Course):
     def __init__(self, args: Args):
         super().__init__(args)
         self.rs = load_ruleset(args.ruleset, parse_overrides(list(args.set)))
+        refuse_held_out(self.rs, "--ruleset")
         name = Path(args.ruleset).stem if args.ruleset.endswith(".toml") else args.ruleset
         self.out = Path(args.out) if args.out else ROOT / "checkpoints" / name
         self.specs = [s.strip() for s in args.opponents.split(",") if s.strip()]

@@ -31,6 +31,12 @@ What it does
       (``WinTeacher(leader=True, overcoming=True)``): before the end a keep as in that game among the
       legal actions, a last turn above both the leader and the previous turn's result, leaving the
       seats still to play as little as it can (``GameTable.final_situation_of``);
+    * with ``--solved-rules N``, on N two-player rulesets of the distribution that are not presets as
+      they are (:func:`solved_draws`: drawn, seeded by ``--seed``, among those the game solver solves
+      within ``--solved-max-rows``), ``--solved-decisions`` a round in games against that ruleset's
+      ``optimal-win``, ``optimal-turn`` and itself, every decision labelled by that ruleset's own solved
+      game (solved on the fly and cached, seconds to minutes each), as on the presets: the exact
+      lessons off the presets that the bank thresholds under other scoring values need;
     * on the rulesets of the run's pool that are not presets (``train/ppo.py --ruleset any``'s
       ``--rules-pool`` draws, 2 to 4 players), games against ``optimal-turn`` (each ruleset's own
       table) and itself, every decision labelled by the network as it was before teaching:
@@ -46,9 +52,10 @@ What it does
 
     The actor is fitted on all of it (:func:`train.dagger.fit`), so it learns the solved games'
     moves on the presets without forgetting the rest. Each round's preset games measure the network
-    that played them (its regret per game against ``optimal-win``, on each preset); the
-    one exported is the fitted network (round 1 on: the ``--init`` network has none of the lessons
-    above) with the least mean over the presets. The network decides alone at play time.
+    that played them (its regret per game against ``optimal-win``, on each preset, and on each
+    ``--solved-rules`` ruleset); the one exported is the fitted network (round 1 on: the ``--init``
+    network has none of the lessons above) with the least mean over the presets and those rulesets.
+    The network decides alone at play time.
 
 Outputs (``--out``, default the ``--init`` directory): ``best/model.zip`` + ``best/train.json`` (the
 commands appended), ``teach.json`` (every round), ``policy.onnx`` + ``policy.json``; then
@@ -79,7 +86,7 @@ from train import teaching  # noqa: E402
 from train.dagger import Decisions, distill  # noqa: E402,F401
 from train.teaching import Args, Lesson  # noqa: E402
 
-__all__ = ["AnyCourse", "build_parser", "parse_args", "main", "overcoming_teacher", "distill"]
+__all__ = ["AnyCourse", "build_parser", "parse_args", "main", "overcoming_teacher", "distill", "solved_draws"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,6 +96,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: list[str] | None = None) -> Args:
     return teaching.parse_args("teach_any", argv, build_parser())
+
+
+def solved_draws(count: int, max_rows: float, seed: int, batch: int = 64, batches: int = 50) -> list[Any]:
+    """``count`` distinct two-player rulesets of the distribution, presets as they are left out, whose
+    game the solver solves within ``max_rows`` turn-DP rows (``agents.solver.game.solve_size``), in
+    the order drawn (seeded by ``seed``). ``SystemExit`` naming the limit when ``batches`` batches
+    of ``batch`` draws hold fewer."""
+    from agents.solver.game import solve_size
+    from agents.solver.game_table import check_supported
+    from train.held_out import refuse_held_out
+    from zilch_env import UnsupportedRulesError
+    from zilch_env.rules.distribution import sample_rules
+
+    out, seen = [], set()
+    for b in range(batches):
+        for d in sample_rules(batch, seed=[seed, 40, b]):
+            if d.players != 2 or not d.overrides or d.ruleset in seen:
+                continue
+            try:
+                check_supported(d.ruleset)
+            except UnsupportedRulesError:
+                continue
+            if solve_size(d.ruleset)[0] > max_rows:
+                continue
+            refuse_held_out(d.ruleset, f"the solved lesson's draw {d.label!r}")  # never: a draw of the distribution
+            seen.add(d.ruleset)
+            out.append(d)
+            if len(out) == count:
+                return out
+    raise SystemExit(f"--solved-rules {count}: {len(out)} rulesets of the distribution solve within --solved-max-rows "
+                     f"{max_rows:.0e} in {batches * batch} draws; ask fewer or raise --solved-max-rows")
 
 
 def overcoming_teacher(rs: Any, players: int, solved_players: list[int], approximation: Any, cache_mb: float,
@@ -190,12 +228,29 @@ class AnyCourse(teaching.Course):
                     what = f"{name} target {t} overcoming {n}p{' (solved game)' if solved else ''}"
                     over.append(Lesson("overcoming", what, teacher, venv, args.overcoming_decisions,
                                        ["optimal-win", "greedy", "self"], "optimal-win", last_round=False))
-        self.lessons = presets + multi + piggy + over
+        solved = []
+        if args.solved_rules:
+            from agents.solver.game import solve_game
+
+            draws = solved_draws(args.solved_rules, args.solved_max_rows, args.seed)
+            for d in track(draws, "the distribution's solved games", enabled=progress):
+                cache_mb = shaping_cache_mb(args.cache_mb) / len(draws)
+                teacher = WinTeacher(d.ruleset, table=solve_game(d.ruleset, progress=False), cache_mb=cache_mb)
+                venv = vec(d.ruleset, 2, [teacher, kernel_agent("optimal-turn", d.ruleset), learner], reward="win")
+                solved.append(Lesson("solved", d.label, teacher, venv, args.solved_decisions, win, "optimal-win"))
+        self.lessons = presets + multi + piggy + over + solved
+        from train.held_out import refuse_held_out
+
+        for lesson in self.lessons:  # the held-out suite is never taught
+            for rs in lesson.venv.rulesets:
+                refuse_held_out(rs, f"the lesson {lesson.name!r}")
         self.keep_env = self.offers = self.offer_env = self.offer_set = None
         teach_offers = args.offer_decisions and args.offer_regret > 0
         if args.keep_decisions or teach_offers:  # the pool's other rulesets, and their turn tables (solved once)
             draws = [d for d in sample_rules(self.rules["pool"], seed=self.rules["seed"])
                      if d.overrides or d.players != 2]
+            for d in draws:  # never, by construction (tests/train/test_held_out.py); checked all the same
+                refuse_held_out(d.ruleset, f"the pool's draw {d.label!r}")
             self.offers = _opponent("optimal-turn", draws, argparse.Namespace(seed=args.seed, progress=progress),
                                     None)
         if args.keep_decisions:
@@ -226,11 +281,12 @@ class AnyCourse(teaching.Course):
         return parts
 
     def summary(self, rnd: int, played: list[tuple[Lesson, dict]]) -> tuple[dict[str, Any], float | None, dict]:
-        entry: dict[str, Any] = {"round": rnd, "measured": {}, "multi_player": {}, "piggyback": {}, "overcoming": {}}
+        entry: dict[str, Any] = {"round": rnd, "measured": {}, "multi_player": {}, "piggyback": {}, "overcoming": {},
+                                 "solved": {}}
         for lesson, stats in played:
             entry[lesson.group][lesson.name] = stats[lesson.measure]
-        measured = entry["measured"]
-        lost = [m["regret_per_game"] for m in measured.values() if m["regret_per_game"] is not None]
+        measured = [*entry["measured"].values(), *entry["solved"].values()]
+        lost = [m["regret_per_game"] for m in measured if m["regret_per_game"] is not None]
         total = float(np.mean(lost)) if len(lost) == len(measured) else None
         entry["mean_regret_per_game"] = total
         return entry, total, {"mean_regret_per_game": total}
@@ -238,6 +294,9 @@ class AnyCourse(teaching.Course):
     def losses(self, entry: dict[str, Any]) -> str:
         shown = "  ".join(f"{n}: {m['regret_per_game']:.4f}" for n, m in entry["measured"].items()
                           if m["regret_per_game"] is not None)
+        solved = [m["regret_per_game"] for m in entry.get("solved", {}).values() if m["regret_per_game"] is not None]
+        if solved:
+            shown += f"  ({len(solved)} solved rulesets of the distribution: mean {np.mean(solved):.4f})"
         total = entry["mean_regret_per_game"]
         return f", per game against optimal-win, {shown} (mean {total if total is None else round(total, 4)})"
 
@@ -247,9 +306,11 @@ class AnyCourse(teaching.Course):
     def chosen(self, best: dict[str, Any], history: list[dict]) -> dict[str, Any]:
         if best["mean_regret_per_game"] is None:
             return {}
-        games = sum(m["games"] for m in history[best["round"]]["measured"].values())
+        rnd = history[best["round"]]
+        games = sum(m["games"] for g in ("measured", "solved") for m in rnd.get(g, {}).values())
         return {"metric": 0.5 - best["mean_regret_per_game"], "opponent": "optimal-win", "games": games,
-                "metric_kind": "0.5 - regret per game (solved games), the mean over the presets"}
+                "metric_kind": "0.5 - regret per game (solved games), the mean over the presets"
+                               + (" and the solved rulesets of the distribution" if rnd.get("solved") else "")}
 
     def finish(self, out: Path, state: dict[str, Any], best: dict[str, Any], seconds: float, started: float) -> None:
         from agents.export import export
@@ -263,7 +324,8 @@ class AnyCourse(teaching.Course):
             f.write(f"\nThen taught (`train/teach_any.py`, {seconds / 60:.1f} minutes): DAgger rounds in which each "
                     f"preset's solved game labels the agent's decisions there and the agent before teaching labels "
                     f"its decisions on the pool's other rulesets; exported the network after {best['round']} fits, "
-                    f"which lost {lost} win chance per game against `optimal-win` on average over the presets "
+                    f"which lost {lost} win chance per game against `optimal-win` on average over the presets"
+                    f"{' and the solved rulesets of the distribution' if self.args.solved_rules else ''} "
                     f"(`teach.json`: every round). The network plays alone.\n\n"
                     f"Its evaluation (`train/generalist_eval.py`) is `eval.md` / `eval.json`.\n")
         print(f"taught in {seconds / 60:.1f} minutes: the network after {best['round']} fits; exported {onnx_path}",

@@ -86,6 +86,12 @@ class Args:
                                                   "agents.solver.multi solves the rules (solved and cached on "
                                                   "first use, minutes each); the others by the two-player game "
                                                   "without overcoming (none: all of them)", nargs="*", scripts=ANY)
+    solved_rules: int = arg(0, "two-player rulesets of the distribution (presets as they are left out) also taught "
+                               "by their own solved game, solved on the fly and cached (0: none)", scripts=ANY)
+    solved_decisions: int = arg(20_000, "decisions per --solved-rules ruleset per round", scripts=ANY)
+    solved_max_rows: float = arg(5e7, "the largest game a --solved-rules ruleset may be, in turn-DP rows "
+                                      "(agents.solver.game.solve_size; 5e7 solves in about three minutes here)",
+                                 scripts=ANY)
     keep_decisions: int = arg(120_000, "decisions per round on the pool's other rulesets (labelled by the network "
                                        "before teaching)", scripts=ANY)
     offer_regret: float = arg(0.01, "on the pool's other rulesets, the win chance a piggyback offer's label says "
@@ -153,14 +159,14 @@ def parse_args(script: str, argv: list[str] | None = None, parser: argparse.Argu
     has = set(vars(ns))
     bad = [f"--{n.replace('_', '-')} {getattr(a, n)}: must be at least 1"
            for n in ("rounds", "decisions", "multi_decisions", "max_decisions", "epochs", "batch_size", "n_envs",
-                     "threads", "eval_workers") if n in has and getattr(a, n) < 1]
+                     "threads", "eval_workers", "solved_decisions") if n in has and getattr(a, n) < 1]
     bad += [f"--{n.replace('_', '-')} {getattr(a, n)}: must be above 0" for n in ("learning_rate", "tau")
             if not getattr(a, n) > 0]
     if a.regret_coef < 0:
         bad.append(f"--regret-coef {a.regret_coef}: must be 0 or more")
     bad += [f"--{n.replace('_', '-')} {getattr(a, n)}: must be 0 or more"
             for n in ("cache_mb", "final_games", "final_solo_turns", "keep_decisions", "offer_decisions",
-                      "piggyback_decisions", "overcoming_decisions") if n in has and getattr(a, n) < 0]
+                      "piggyback_decisions", "overcoming_decisions", "solved_rules") if n in has and getattr(a, n) < 0]
     if script == "teach":
         if not a.init:
             bad.append("--init: give the checkpoint to teach (e.g. --init checkpoints/zonk, the output of "
@@ -189,6 +195,8 @@ def _any_errors(a: Args) -> list[str]:
     if wrong:
         bad.append(f"--overcoming-targets {' '.join(map(str, wrong))}: targets of the distribution, "
                    f"{', '.join(map(str, TARGETS))} (the rest are held out for evaluation)")
+    if not a.solved_max_rows > 0:
+        bad.append(f"--solved-max-rows {a.solved_max_rows}: turn-DP rows, above 0")
     if not 0 <= a.offer_regret <= 1:
         bad.append(f"--offer-regret {a.offer_regret}: a win chance from 0 to 1")
     wrong = [n for n in a.solved_players if n not in (2, 3)]

@@ -108,11 +108,17 @@ def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
                            "--keep-decisions", "300", "--players", "3", "3", "--multi-decisions", "200",
                            "--offer-decisions", "50", "--piggyback-decisions", "120", "--n-envs", "8",
                            "--overcoming-decisions", "100", "--overcoming-targets", "3000", "--solved-players",
+                           "--solved-rules", "1", "--solved-decisions", "80", "--solved-max-rows", "2e6",
                            "--no-progress"]) == 0
     teach = json.loads((out / "teach.json").read_text())
     # 300 on the preset, 200 at three players (asked twice, taught once), 120 under piggyback,
-    # 100 under overcoming at each of 2 and 3 players, 300 kept, 50 offers
-    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 1170
+    # 100 under overcoming at each of 2 and 3 players, 300 kept, 50 offers, 80 on a solved ruleset
+    assert len(teach["rounds"]) == 2 and teach["rounds"][0]["fit"]["decisions"] == 1250
+    solved = teach["rounds"][0]["solved"]
+    assert len(solved) == 1 and list(solved) == list(teach["rounds"][1]["solved"])  # measured in the last round
+    lost = [*teach["rounds"][0]["measured"].values(), *teach["rounds"][0]["solved"].values()]
+    assert teach["rounds"][0]["mean_regret_per_game"] == pytest.approx(
+        sum(m["regret_per_game"] for m in lost) / len(lost))
     assert list(teach["rounds"][0]["multi_player"]) == ["zonk 3p"] and not teach["rounds"][1]["multi_player"]
     assert list(teach["rounds"][0]["piggyback"]) == ["zonk piggyback"] and not teach["rounds"][1]["piggyback"]
     assert list(teach["rounds"][0]["overcoming"]) == ["zonk target 3000 overcoming 2p", "zonk target 3000 overcoming 3p"]
@@ -260,3 +266,23 @@ def test_teach_any_labels_piggyback_offers_by_the_turn_values():
     with pytest.raises(ValueError, match="no ruleset of the env has piggyback"):
         distill(venv, policy, Flat(), 10, 1e-3, venv.observation_space.shape[0],
                 TableSet([kernel_agent("optimal-turn", plain).table]), 0.01, offers_only=True)
+
+
+def test_solved_draws_are_two_player_draws_of_the_distribution_the_solver_solves_in_budget():
+    from agents.solver.game import solve_size
+    from train import teach_any
+    from train.held_out import held_out_name
+    from zilch_env.rules.distribution import outside_distribution
+
+    draws = teach_any.solved_draws(2, 5e6, seed=2, batch=24)
+    assert len({d.ruleset for d in draws}) == 2
+    for d in draws:
+        assert d.players == 2 and d.overrides and solve_size(d.ruleset)[0] <= 5e6
+        assert not outside_distribution(d.ruleset) and held_out_name(d.ruleset) is None
+    assert teach_any.solved_draws(2, 5e6, seed=2, batch=24) == draws  # seeded
+    with pytest.raises(SystemExit, match="--solved-max-rows"):
+        teach_any.solved_draws(3, 1.0, seed=2, batch=8, batches=2)
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--solved-max-rows", "0"])
+    with pytest.raises(SystemExit):
+        teach_any.parse_args(["--solved-decisions", "0"])
