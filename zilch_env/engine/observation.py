@@ -396,8 +396,10 @@ def observe(state: GameState, seat: int) -> np.ndarray:
         raise ValueError(f"seat {seat!r}: this game's seats are 0 to {n - 1}")
     c = kernel_constants(state.ruleset, n)
     out = np.empty((1, OBS_SIZE), dtype=np.float32)
-    BK.observe(state_row(state).reshape(1, L.WIDTH), np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS,
-              c.rp, c.finv, c.rules, ROLL_BLOCKS, c.tab)
+    # A GameState is a view over one row of the engine's state (its ``_st``, rules row 0): the kernel
+    # reads that row as it is; any other state is rebuilt as a row first (:func:`state_row`).
+    row = state._st if isinstance(state, GameState) else state_row(state).reshape(1, L.WIDTH)
+    BK.observe(row, np.array([seat], dtype=np.int64), out, KERNEL_OFFSETS, c.rp, c.finv, c.rules, ROLL_BLOCKS, c.tab)
     return out[0]
 
 
