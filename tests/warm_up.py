@@ -1,10 +1,12 @@
 """Compile the numba kernels the suite uses once, before pytest starts its workers.
 
     python -m tests.warm_up engine      # the batched engine, the vector env, the single-game view
-    python -m tests.warm_up solvers     # the turn, game and multi-player solvers, their tables' queries
-                                        # and the evaluation's luck adjustment
+                                        # and the multi-player solver
+    python -m tests.warm_up solvers     # the turn solver, the two-player game solver, their tables'
+                                        # queries and the evaluation's luck adjustment
 
-``make test`` runs both parts side by side (one per core), in the suite's compile setting and cache
+``make test`` runs both parts side by side (one per core; the parts are split so that each takes
+about as long from an empty cache), in the suite's compile setting and cache
 folder (tests/conftest.py: ``ZILCH_NUMBA_INLINE=never``, ``NUMBA_CACHE_DIR=.numba-test-cache``). Each
 part calls the public entry points the tests call, on tiny inputs, so that numba compiles the same
 signatures; the xdist workers then load the kernels from the cache instead of each compiling them
@@ -52,6 +54,22 @@ def engine() -> None:
         while not g.done:
             g.apply(mover.act(g, g.legal_actions(), rng))
         g.describe(g.actions[-1])
+    _multi()
+
+
+def _multi() -> None:
+    """The multi-player solver: three players, and two under overcoming, its table played in every seat."""
+    os.environ["ZILCH_SOLVER_CACHE"] = tempfile.mkdtemp(prefix="zilch-warm-up-")  # tables solved here stay here
+    from agents.solver.multi import solve_multi
+    from zilch_env import GameState, load_ruleset
+
+    for overrides, players in (({}, 3), ({"variants.overcoming": True}, 2)):
+        rs = load_ruleset("zilch", {"target": 300, "dice": 2, **overrides})
+        table = solve_multi(rs, players, cache=False, progress=False)
+        for seed in range(4):
+            g = GameState(rs, players, seed=seed)
+            while not g.done:
+                g.apply(table.best_action(g, g.legal_actions()))
 
 
 def solvers() -> None:
@@ -62,8 +80,7 @@ def solvers() -> None:
     from agents.evaluate import _Context, _play_table_chunk, seat_orders
     from agents.solver import solve_turn
     from agents.solver.game import solve_game
-    from agents.solver.multi import solve_multi
-    from zilch_env import GameState, load_ruleset
+    from zilch_env import load_ruleset
 
     solve_turn("zonk")
     solve_turn(load_ruleset("zilch15k", {"variants.pyramiding": True}))
@@ -83,14 +100,6 @@ def solvers() -> None:
         solve_game(rs, progress=False, threads=1)  # stored where the evaluation finds it
         for pair in (["greedy", "random"], ["heuristic", "optimal-win"]):
             _play_table_chunk(_Context(rs, pair, seed=2), (0, 1), seat_orders(2), 0, 4, luck=True)
-    # the multi-player solver: three players, and two under overcoming, its table played in every seat
-    for overrides, players in (({}, 3), ({"variants.overcoming": True}, 2)):
-        rs = load_ruleset("zilch", {"target": 300, "dice": 2, **overrides})
-        table = solve_multi(rs, players, cache=False, progress=False)
-        for seed in range(4):
-            g = GameState(rs, players, seed=seed)
-            while not g.done:
-                g.apply(table.best_action(g, g.legal_actions()))
 
 
 def main(argv: list[str]) -> int:
