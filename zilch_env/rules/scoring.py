@@ -171,6 +171,33 @@ def best_of(keeps: Iterable[Keep]) -> Keep | None:
     return max(keeps, key=lambda k: (k.points, k.n, -k.mask), default=None)
 
 
+@lru_cache(maxsize=1)
+def _roll_subsets() -> tuple[tuple[tuple[int, ...], Counts, tuple[tuple[Counts, int, int], ...]], ...]:
+    """Every sorted roll of 1 to 6 dice with its face counts and every keep it allows, whatever the
+    scoring: each kept set's face counts, its number of dice and its canonical mask (for each face,
+    its leftmost positions), sorted by mask. The same for every scoring rule, so made once."""
+    out = []
+    for n in range(1, 7):
+        for roll in itertools.combinations_with_replacement(range(1, 7), n):
+            counts = to_counts(roll)
+            first = {}  # face -> first sorted position
+            for i, d in enumerate(roll):
+                first.setdefault(d, i)
+            subs = []
+            for sub in itertools.product(*(range(c + 1) for c in counts)):
+                k = sum(sub)
+                if k == 0:
+                    continue
+                mask = 0
+                for f in range(6):
+                    for j in range(sub[f]):
+                        mask |= 1 << (first[f + 1] + j)
+                subs.append((sub, k, mask))
+            subs.sort(key=lambda t: t[2])
+            out.append((roll, counts, tuple(subs)))
+    return tuple(out)
+
+
 class ScoringTable:
     """Every sorted roll of 1 to 6 dice with its legal keeps, for one scoring rule."""
 
@@ -180,34 +207,23 @@ class ScoringTable:
         # the points of a kept set depend on its face counts alone, and each set of counts is a keep of
         # many rolls: scored once here (924 sets of at most six dice, against some 75,000 keeps)
         self._scored: dict[tuple[int, ...], tuple[int | None, bool]] = {}
-        for n in range(1, 7):
-            for roll in itertools.combinations_with_replacement(range(1, 7), n):
-                self.rolls[roll] = self._roll_info(roll)
+        for roll, counts, subs in _roll_subsets():
+            self.rolls[roll] = self._roll_info(roll, counts, subs)
 
-    def _roll_info(self, roll: tuple[int, ...]) -> RollInfo:
-        counts = to_counts(roll)
-        first = {}  # face -> first sorted position
-        for i, d in enumerate(roll):
-            first.setdefault(d, i)
+    def _roll_info(self, roll: tuple[int, ...], counts: Counts,
+                   subs: tuple[tuple[Counts, int, int], ...]) -> RollInfo:
+        scored_of, scoring, bonus, rolled = self._scored, self.scoring, self.scoring.hot_dice_bonus, len(roll)
         keeps = []
-        for sub in itertools.product(*(range(c + 1) for c in counts)):
-            n = sum(sub)
-            if n == 0:
-                continue
-            scored = self._scored.get(sub)
+        for sub, n, mask in subs:  # by mask
+            scored = scored_of.get(sub)
             if scored is None:
-                scored = self._scored[sub] = score_counts(self.scoring, sub)  # type: ignore[arg-type]
+                scored = scored_of[sub] = score_counts(scoring, sub)
             points, straight = scored
             if points is None:
                 continue
-            if n == len(roll):  # hot dice: every die rolled is set aside
-                points += self.scoring.hot_dice_bonus
-            mask = 0
-            for f in range(6):
-                for j in range(sub[f]):
-                    mask |= 1 << (first[f + 1] + j)
-            keeps.append(Keep(mask, sub, n, points, straight))  # type: ignore[arg-type]
-        keeps.sort(key=lambda k: k.mask)
+            if n == rolled:  # hot dice: every die rolled is set aside
+                points += bonus
+            keeps.append(Keep(mask, sub, n, points, straight))
         best = best_of(keeps)
         return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best)
 
