@@ -100,8 +100,7 @@ def test_the_games_own_row_and_the_rebuilt_row_give_the_same_observation():
             for _ in range(150):
                 for seat in range(players):
                     own = observe(s, seat)
-                    assert np.array_equal(own, observe(_Rebuilt(s), seat)), (name, players, seat, s.describe_state()
-                                                                             if hasattr(s, "describe_state") else "")
+                    assert np.array_equal(own, observe(_Rebuilt(s), seat)), (name, overrides, players, seat, s.actions)
                     checked += 1
                 if s.done:
                     break
