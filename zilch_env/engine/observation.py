@@ -4,8 +4,9 @@
 environments use it (the Gymnasium env for its agent's seat, the PettingZoo env for each player), and
 so can anything that wants to feed a network the same input (evaluation, exported policies). It is
 written once: the batched engine's compiled observation (``zilch_env.engine.batch_kernels.observe``),
-run on the game written as one row of the batched engine's state (:func:`state_row`), so the
-single game and the batched games are observed by the same code.
+run on the game's row of the batched engine's state (a :class:`~zilch_env.engine.GameState` is a view
+over one such row; :func:`state_row` writes one from any other state's fields), so the single game and
+the batched games are observed by the same code.
 
 Everything is relative to the observing seat: its own player block comes first, then the other
 players in seat order after it (the next player to play after it second, and so on), padded to six
