@@ -268,16 +268,19 @@ def test_review_and_history_in_the_players_language(browser, base_url, games, la
 
 def test_a_long_review_shows_its_progress(browser, base_url, games):  # noqa: F811
     """While the server works the review out (202 with how far it got) the page shows a progress bar
-    with the moves done, then the review."""
+    with the moves done, then the review. The progress stays up while the next ask is pending: the
+    page's "working…" fallback (after 300 ms without an answer) never overwrites a progress it has."""
     ctx, pg = open_device(browser, games)
     try:
-        asked, release = [], []
+        asked, held, release = [], [], []
 
-        def slow(route):  # 202 until the test has seen the progress, then the server's answer
+        def slow(route):  # the first ask: 202 at once; later asks wait until the test releases them
             asked.append(route.request.url)
-            if not release:
+            if len(asked) == 1:
                 route.fulfill(status=202, content_type="application/json",
-                              body=json.dumps({"status": "reviewing", "done": min(5 * len(asked), 55), "total": 57}))
+                              body=json.dumps({"status": "reviewing", "done": 5, "total": 57}))
+            elif not release:
+                held.append(route)
             else:
                 route.continue_()
 
@@ -285,14 +288,17 @@ def test_a_long_review_shows_its_progress(browser, base_url, games):  # noqa: F8
         pg.goto(f"{base_url}/g/{games['win']['id']}/review")
         pg.wait_for_selector("#review-wait:not([hidden])")
         pg.wait_for_function("document.querySelector('#review-progress').max === 57")
-        assert pg.inner_text("#review-wait-text").startswith("Reviewing: move ")
-        assert pg.get_attribute("#review-wait", "role") == "status"
         for _ in range(100):  # the page asks again after its first 202: wait for that second ask
             if len(asked) >= 2:
                 break
             pg.wait_for_timeout(50)
+        pg.wait_for_timeout(400)  # past the page's 300 ms "working…" timer, the second ask still pending
+        assert pg.inner_text("#review-wait-text").startswith("Reviewing: move 5")
+        assert pg.get_attribute("#review-wait", "role") == "status"
         assert asked[0].endswith("wait=1.5") and asked[1].endswith("wait=1")  # the first ask waits longest
         release.append(True)
+        for route in held:
+            route.continue_()
         pg.wait_for_selector("#review-body:not([hidden])", timeout=20000)
         assert pg.locator("#review-wait").is_hidden()
         assert not pg.errors, pg.errors

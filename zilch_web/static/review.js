@@ -102,12 +102,12 @@ window.zilchReview = (() => {
   async function fetchReview(ask, me) {
     const slow = setTimeout(() => { if (me === shown) wait(true); }, 300);
     let r = await ask(1.5);
+    clearTimeout(slow);  // an answer came: its progress (if any) must not be overwritten by "working"
     while (me === shown && r.ok && r.status === 202) {
       wait(true, r.data);
       await sleep(200);
       r = await ask(1);
     }
-    clearTimeout(slow);
     if (me === shown) wait(false);
     return r;
   }
