@@ -289,6 +289,8 @@ class BatchedZilchVecEnv(VecEnv):
 
     def _seat_tables(self, rows: np.ndarray) -> None:
         """The TableSet opponents of ``rows``: the table of each game's rules."""
+        if not self._set_envs.size:
+            return
         rows = np.intersect1d(rows, self._set_envs)
         if rows.size:
             rid = self.games._st[rows, L.RULES_ROW]
@@ -441,7 +443,7 @@ class BatchedZilchVecEnv(VecEnv):
             if self._autoreset and dones.any():
                 ended = np.flatnonzero(dones)
                 self._start(ended)
-                obs[ended] = self._observe()[ended]
+                obs[ended] = self._observe(ended)
             return obs, rewards.copy(), dones, None
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
         for i in np.flatnonzero(points):
@@ -469,14 +471,22 @@ class BatchedZilchVecEnv(VecEnv):
                 info["is_success"] = bool(over and w == 1 << seat)
             if self._autoreset:
                 self._start(ended)
-                obs[ended] = self._observe()[ended]
+                obs[ended] = self._observe(ended)
         return obs, rewards.copy(), dones, infos
 
-    def _observe(self) -> np.ndarray:
-        """The agents' observations, into the env's buffer."""
+    def _observe(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The agents' observations, into the env's buffer: of every env, or of ``rows`` only (the
+        envs that just started a new game; returns their rows)."""
         g = self.games
-        BK.observe(g._st, self.seats, self._obs, KERNEL_OFFSETS, g._rp, *g.observation_constants(), ROLL_BLOCKS, g._tabs)
-        return self._obs[:, : self._obs_size]
+        if rows is None:
+            BK.observe(g._st, self.seats, self._obs, KERNEL_OFFSETS, g._rp, *g.observation_constants(), ROLL_BLOCKS,
+                       g._tabs)
+            return self._obs[:, : self._obs_size]
+        some = self._obs[rows]
+        BK.observe(g._st[rows], self.seats[rows], some, KERNEL_OFFSETS, g._rp, *g.observation_constants(), ROLL_BLOCKS,
+                   g._tabs)
+        self._obs[rows] = some
+        return some[:, : self._obs_size]
 
     def _mask_now(self) -> np.ndarray:
         return self.games.legal_masks(self._mask)

@@ -136,6 +136,11 @@ class ZilchVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._ended = np.zeros(self.num_envs, dtype=bool)  # episodes that ended at the last step
+        # the infos' constant parts, copied into each step's infos
+        self._env_rows = np.arange(self.num_envs)
+        self._seat_bits = 1 << np.arange(self.num_players, dtype=np.int64)
+        self._no_reasons = np.full(self.num_envs, "", dtype=object)
+        self._fingerprints = np.full(self.num_envs, self.rules_fingerprint, dtype=object)
         self._started = False
         self._seed = seed
 
@@ -201,7 +206,7 @@ class ZilchVectorEnv(VectorEnv):
             for i in ended:
                 final_obs[i] = obs[i].copy()
             v._start(ended)
-            obs[ended] = v._observe()[ended]
+            obs[ended] = v._observe(ended)
             points[ended] = 0
             flags[ended] = 0
             infos = self._infos(points, flags)
@@ -214,7 +219,7 @@ class ZilchVectorEnv(VectorEnv):
         if hold is not None:  # next_step: the envs that ended at the last step start a new game now
             rows = np.flatnonzero(hold)
             v._start(rows)
-            obs[rows] = v._observe()[rows]
+            obs[rows] = v._observe(rows)
             info_flags = flags.copy()
             info_flags[rows] = 0
         self._ended = dones.copy()
@@ -245,29 +250,29 @@ class ZilchVectorEnv(VectorEnv):
         # the ended (next_step) rows show their final state; an illegal ending shows the mask
         ended_ok = (flags != 0) & ((flags & 4) == 0)
         mask[ended_ok] = False
-        winners = ((st[:, L.WINNER_SEATS][:, None] >> np.arange(n)) & 1 == 1) & over[:, None]
+        winners = ((st[:, L.WINNER_SEATS, None] & self._seat_bits) != 0) & over[:, None]
         scores = st[:, L.SCORE: L.SCORE + n].copy()
         seats = v.seats.copy()
         illegal = (flags & 4) != 0
-        reason = np.full(N, "", dtype=object)
+        reason = self._no_reasons.copy()
         for i in np.flatnonzero(illegal):
             reason[i] = (f"action {int(v._actions[i])} is not legal here (legal: "
                          f"{np.flatnonzero(mask[i]).tolist()})")
         infos = {
-            "action_mask": mask.astype(np.int8),
+            "action_mask": mask.view(np.int8).copy(),
             "seat": seats,
             "scores": scores,
             "turn_total": st[:, L.TURN_TOTAL].copy(),
             "turn_points": np.array(points, dtype=np.int64),
-            "agent_turns": st[np.arange(N), L.SEAT_TURNS + seats].copy(),
+            "agent_turns": st[self._env_rows, L.SEAT_TURNS + seats],
             "game_turns": st[:, L.TURNS].copy(),
             "illegal_action": illegal,
             "illegal_reason": reason,
-            "game_over": over.copy(),
+            "game_over": over,
             "winners": winners,
             "final_scores": np.where(over[:, None], scores, 0),
-            "is_success": over & (winners.sum(axis=1) == 1) & winners[np.arange(N), seats],
-            "rules_fingerprint": np.full(N, self.rules_fingerprint, dtype=object),
+            "is_success": over & (winners.sum(axis=1) == 1) & winners[self._env_rows, seats],
+            "rules_fingerprint": self._fingerprints.copy(),
         }
         ones = np.ones(N, dtype=bool)
         for k in list(infos):
