@@ -60,7 +60,7 @@ import anyio.to_thread
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -127,10 +127,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     reviews = ReviewService()
     sweeper = Sweeper(store, limits, history)
     hints_served = HintService(limits)
-    #: game id -> (version, meta_version, version before the move, the move's events, its view,
-    #: the seats document as JSON):
-    #: the last move's answer, which the event streams send on as it is.
-    recent: dict[str, tuple[int, int, int, list[dict[str, Any]], dict[str, Any], str]] = {}
+    #: game id -> (version, meta_version, version before the move, the move's answer as JSON text
+    #: ({"game": view, "events": [...]}), its view, the seats document as JSON): the last move's
+    #: answer, which the event streams send on as it is. Any other change to a game (a seat
+    #: claimed or given, a rematch) drops its entry before the streams are woken (``changed``).
+    recent: dict[str, tuple[int, int, int, str, dict[str, Any], str]] = {}
     helps = agent_names()
     fixed = None if cpu_specs is None else list(cpu_specs)
 
@@ -171,6 +172,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         sweep()
         reviews.warm()
         hints_served.pool.warm()
+
+    def changed(game_id: str) -> None:
+        """Wake the game's event streams for a change that is not a move: they ask the database."""
+        recent.pop(game_id, None)
+        hub.publish(game_id)
 
     def sweep(now: float | None = None) -> list[str]:
         try:
@@ -354,7 +360,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             return meta
 
         store.update_meta(game_id, free)
-        hub.publish(game_id)
+        changed(game_id)
         return _json({"seat": seat, "name": table.names[seat], "url": f"/g/{game_id}",
                       "text": f"Join my game of Zilch as {table.names[seat]}"})
 
@@ -387,7 +393,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             return meta
 
         meta = store.update_meta(game_id, take)
-        hub.publish(game_id)
+        changed(game_id)
         return _json({"token": token, "seat": got[0], "seats": seats_of(meta, token),
                       "game": view(game_id, table, meta=meta)})
 
@@ -449,12 +455,15 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 store.forget(game_id)  # nothing is saved: the game stays at the version before this move
                 raise
         shown = view(game_id, table, meta=meta)
-        # the streams of this game tell the same view, computed once
-        recent[game_id] = (table.version, meta_version, before, events, shown, json.dumps(meta, sort_keys=True))
+        # the answer and the streams of this game tell the same view, encoded once (as JSONResponse
+        # encodes; its first key is the view, whose first keys are the game's id and version)
+        answer = json.dumps({"game": shown, "events": events}, ensure_ascii=False, allow_nan=False,
+                            separators=(",", ":"))
+        recent[game_id] = (table.version, meta_version, before, answer, shown, json.dumps(meta, sort_keys=True))
         while len(recent) > 512:
             recent.pop(next(iter(recent)))
         hub.publish(game_id)
-        out = _json({"events": events, "game": shown})
+        out = Response(answer.encode(), media_type="application/json")
         # how long the server worked on the move, for the browser's developer tools and bench/web_load.py
         out.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
         return out
@@ -485,7 +494,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 return m
 
             store.update_meta(game_id, point)
-        hub.publish(game_id)
+        changed(game_id)
         return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table, meta=new_meta)},
                      201)
 
@@ -506,47 +515,52 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             last_v = since
             last_stamp = None
             last_sent = None
+            woken = False
             try:
                 while True:
                     item[1].clear()
-                    try:
-                        stamp = await anyio.to_thread.run_sync(store.stamp, game_id, limiter=limiter)
-                    except StoreUnavailable:  # the browser's EventSource reconnects later
-                        return
                     hit = recent.get(game_id)
-                    if (stamp != last_stamp and hit is not None and stamp == (hit[0], hit[1]) and last_v == hit[2]
-                            and last_sent is not None and last_sent[0] == hit[2]):
-                        # the move this stream waited for, as its answer told it
-                        last_stamp = stamp
-                        data = json.dumps({"game": hit[4], "events": hit[3]}, separators=(",", ":"))
-                        yield f"event: game\nid: {hit[0]}\ndata: {data}\n\n"
+                    if (woken and hit is not None and last_v == hit[2] and last_sent is not None
+                            and last_sent[0] == hit[2]):
+                        # woken by this server's move from the version this stream told last: its
+                        # answer is the news, sent as it is, without asking the database (a seat
+                        # change drops the entry before waking the streams, so it never hides here)
+                        last_stamp = (hit[0], hit[1])
+                        yield f"event: game\nid: {hit[0]}\ndata: {hit[3]}\n\n"
                         last_sent, last_v = (hit[0], hit[5]), hit[0]
                         if hit[4]["status"] == "over" and hit[4]["rematch"]:  # pragma: no cover - a move has no rematch
                             return
-                    elif stamp != last_stamp:
-                        last_stamp = stamp
+                    else:
                         try:
-                            table, meta = await anyio.to_thread.run_sync(lambda: (load(game_id), meta_of(game_id)),
-                                                                         limiter=limiter)
-                        except (ApiError, StoreUnavailable, CorruptStoredGame) as e:  # deleted, unreadable
-                            data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
-                                               "detail": getattr(e, "detail", str(e))})
-                            yield f"event: problem\ndata: {data}\n\n"
+                            stamp = await anyio.to_thread.run_sync(store.stamp, game_id, limiter=limiter)
+                        except StoreUnavailable:  # the browser's EventSource reconnects later
                             return
-                        # (a move may land between the stamp and the load: then the next stamp shows
-                        # what was already sent, and nothing is sent twice)
-                        key = (table.version, json.dumps(meta, sort_keys=True))
-                        if key != last_sent:
-                            new = [e for e in table.events if last_v is not None and e["v"] > last_v]
-                            data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
-                                              separators=(",", ":"))
-                            yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
-                            last_sent, last_v = key, table.version
-                        if table.done and meta.get("rematch"):
-                            return
+                        if stamp != last_stamp:
+                            last_stamp = stamp
+                            try:
+                                table, meta = await anyio.to_thread.run_sync(
+                                    lambda: (load(game_id), meta_of(game_id)), limiter=limiter)
+                            except (ApiError, StoreUnavailable, CorruptStoredGame) as e:  # deleted, unreadable
+                                data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
+                                                   "detail": getattr(e, "detail", str(e))})
+                                yield f"event: problem\ndata: {data}\n\n"
+                                return
+                            # (a move may land between the stamp and the load: then the next stamp shows
+                            # what was already sent, and nothing is sent twice)
+                            key = (table.version, json.dumps(meta, sort_keys=True))
+                            if key != last_sent:
+                                new = [e for e in table.events if last_v is not None and e["v"] > last_v]
+                                data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
+                                                  separators=(",", ":"))
+                                yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
+                                last_sent, last_v = key, table.version
+                            if table.done and meta.get("rematch"):
+                                return
                     try:
                         await asyncio.wait_for(item[1].wait(), 15)
+                        woken = True
                     except asyncio.TimeoutError:
+                        woken = False
                         yield ": still here\n\n"
                     if await request.is_disconnected():
                         return

@@ -134,6 +134,31 @@ def test_invite_claim_and_403_for_a_seat_held_elsewhere(client):
     assert r.status_code == 403
 
 
+def test_a_seat_change_right_after_a_move_reaches_the_stream_at_once(client):
+    """A stream woken by a move sends the move's answer as it is (without asking the database). A
+    seat given away right after the move must still be told at once, not at the stream's next 15 s
+    check, even when the stream wakes only after both: here the move's own wake-up is held back, so
+    the stream is woken by the invitation while the move's answer is still the last one."""
+    import time
+
+    c = new(client, [{"name": "Ann"}, {"name": "Bob"}])
+    gid, host, game = c["id"], c["token"], c["game"]
+    hub = client.app.state.hub
+    with client.stream("GET", f"/api/games/{gid}/events") as s:
+        lines = s.iter_lines()
+        assert read_event(lines)["game"]["version"] == game["version"]
+        t0 = time.monotonic()
+        with mock.patch.object(hub, "publish", lambda game_id: None):
+            r = client.post(f"/api/games/{gid}/moves", json={"version": game["version"], "seat": 0,
+                                                             "token": host, "action": first_move(game)})
+        assert r.status_code == 200, r.text
+        assert client.post(f"/api/games/{gid}/invite", json={"token": host}).status_code == 200
+        told = read_event(lines)
+        assert told["game"]["version"] == r.json()["game"]["version"] and told["game"]["free_seats"] == [1]
+        assert told["events"] == r.json()["events"]
+        assert time.monotonic() - t0 < 10
+
+
 def test_a_free_seat_cannot_be_played_until_claimed(client):
     c = new(client, [{"name": "Ann"}, {"name": "Bob"}])
     gid, host, game = c["id"], c["token"], c["game"]
