@@ -71,7 +71,7 @@ from zilch_web.requests_in import (ApiError, LimitRequests, MoveIn, NewGame, Rul
 from zilch_web.rules_page import _page, _rules_html, preset_blurb, scoring_html, scoring_table_rows  # noqa: F401
 from zilch_web.store import (CorruptStoredGame, GameGone, GameStore, StaleVersionError, StoreError,  # noqa: F401
                              StoreUnavailable, answer_store_faults)
-from zilch_web.live import Hub, free_seats, holder, initial_meta, new_token, seats_of, token_hash
+from zilch_web.live import Hub, Streams, free_seats, holder, initial_meta, new_token, seats_of, token_hash
 from zilch_web.levels import cpu_levels, default_cpu as default_cpu_for, level_label
 from zilch_web.hint_worker import HintService
 from zilch_web.history import DeviceHistory, add_history_api
@@ -127,11 +127,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
     reviews = ReviewService()
     sweeper = Sweeper(store, limits, history)
     hints_served = HintService(limits)
-    #: game id -> (version, meta_version, version before the move, the move's answer as JSON text
-    #: ({"game": view, "events": [...]}), its view, the seats document as JSON): the last move's
-    #: answer, which the event streams send on as it is. Any other change to a game (a seat
-    #: claimed or given, a rematch) drops its entry before the streams are woken (``changed``).
-    recent: dict[str, tuple[int, int, int, str, dict[str, Any], str]] = {}
+    streams = Streams(hub)  # the event streams, and each game's last move's answer they send on
     helps = agent_names()
     fixed = None if cpu_specs is None else list(cpu_specs)
 
@@ -173,11 +169,6 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         reviews.warm()
         hints_served.pool.warm()
 
-    def changed(game_id: str) -> None:
-        """Wake the game's event streams for a change that is not a move: they ask the database."""
-        recent.pop(game_id, None)
-        hub.publish(game_id)
-
     def sweep(now: float | None = None) -> list[str]:
         try:
             gone = sweeper.sweep(now) if now is not None else sweeper.maybe()
@@ -185,7 +176,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             log.warning("zilch web: expired games not swept: %s", e)
             return []
         for gid in gone:
-            recent.pop(gid, None)
+            streams.forget(gid)
         if gone:
             log.info("zilch web: %d expired games deleted", len(gone))
         return gone
@@ -360,7 +351,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             return meta
 
         store.update_meta(game_id, free)
-        changed(game_id)
+        streams.changed(game_id)
         return _json({"seat": seat, "name": table.names[seat], "url": f"/g/{game_id}",
                       "text": f"Join my game of Zilch as {table.names[seat]}"})
 
@@ -393,7 +384,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
             return meta
 
         meta = store.update_meta(game_id, take)
-        changed(game_id)
+        streams.changed(game_id)
         return _json({"token": token, "seat": got[0], "seats": seats_of(meta, token),
                       "game": view(game_id, table, meta=meta)})
 
@@ -459,10 +450,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
         # encodes; its first key is the view, whose first keys are the game's id and version)
         answer = json.dumps({"game": shown, "events": events}, ensure_ascii=False, allow_nan=False,
                             separators=(",", ":"))
-        recent[game_id] = (table.version, meta_version, before, answer, shown, json.dumps(meta, sort_keys=True))
-        while len(recent) > 512:
-            recent.pop(next(iter(recent)))
-        hub.publish(game_id)
+        streams.moved(game_id, table.version, meta_version, before, answer, shown, json.dumps(meta, sort_keys=True))
         out = Response(answer.encode(), media_type="application/json")
         # how long the server worked on the move, for the browser's developer tools and bench/web_load.py
         out.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"
@@ -494,7 +482,7 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 return m
 
             store.update_meta(game_id, point)
-        changed(game_id)
+        streams.changed(game_id)
         return _json({"id": gid, "url": f"/g/{gid}", "events": table.events, "game": view(gid, table, meta=new_meta)},
                      201)
 
@@ -510,64 +498,11 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
 
         limiter = getattr(request.app.state, "stream_limiter", None)  # None: the default threads
 
-        async def stream() -> Any:
-            item = hub.subscribe(game_id)
-            last_v = since
-            last_stamp = None
-            last_sent = None
-            woken = False
-            try:
-                while True:
-                    item[1].clear()
-                    hit = recent.get(game_id)
-                    if (woken and hit is not None and last_v == hit[2] and last_sent is not None
-                            and last_sent[0] == hit[2]):
-                        # woken by this server's move from the version this stream told last: its
-                        # answer is the news, sent as it is, without asking the database (a seat
-                        # change drops the entry before waking the streams, so it never hides here)
-                        last_stamp = (hit[0], hit[1])
-                        yield f"event: game\nid: {hit[0]}\ndata: {hit[3]}\n\n"
-                        last_sent, last_v = (hit[0], hit[5]), hit[0]
-                        if hit[4]["status"] == "over" and hit[4]["rematch"]:  # pragma: no cover - a move has no rematch
-                            return
-                    else:
-                        try:
-                            stamp = await anyio.to_thread.run_sync(store.stamp, game_id, limiter=limiter)
-                        except StoreUnavailable:  # the browser's EventSource reconnects later
-                            return
-                        if stamp != last_stamp:
-                            last_stamp = stamp
-                            try:
-                                table, meta = await anyio.to_thread.run_sync(
-                                    lambda: (load(game_id), meta_of(game_id)), limiter=limiter)
-                            except (ApiError, StoreUnavailable, CorruptStoredGame) as e:  # deleted, unreadable
-                                data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
-                                                   "detail": getattr(e, "detail", str(e))})
-                                yield f"event: problem\ndata: {data}\n\n"
-                                return
-                            # (a move may land between the stamp and the load: then the next stamp shows
-                            # what was already sent, and nothing is sent twice)
-                            key = (table.version, json.dumps(meta, sort_keys=True))
-                            if key != last_sent:
-                                new = [e for e in table.events if last_v is not None and e["v"] > last_v]
-                                data = json.dumps({"game": view(game_id, table, meta=meta), "events": new},
-                                                  separators=(",", ":"))
-                                yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
-                                last_sent, last_v = key, table.version
-                            if table.done and meta.get("rematch"):
-                                return
-                    try:
-                        await asyncio.wait_for(item[1].wait(), 15)
-                        woken = True
-                    except asyncio.TimeoutError:
-                        woken = False
-                        yield ": still here\n\n"
-                    if await request.is_disconnected():
-                        return
-            finally:
-                hub.unsubscribe(game_id, item)
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        stream = streams.events(game_id, since, request, stamp=store.stamp,
+                                read=lambda: (load(game_id), meta_of(game_id)),
+                                tell=lambda table, meta: view(game_id, table, meta=meta),
+                                problems=(ApiError, StoreUnavailable, CorruptStoredGame), limiter=limiter)
+        return StreamingResponse(stream, media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @app.get("/api/games/{game_id}/hint")

@@ -9,8 +9,9 @@ SHA-256 of each token, so the database does not hold anything that would let one
 
 **Streams.** ``GET /api/games/{id}/events`` is a Server-Sent Events stream: the game at once, then
 again after every change (a move, a seat claimed or offered, a rematch). :class:`Hub` wakes the
-streams of a game when a request thread changes it; the stream then reads the stored game, so what
-it sends is always what the database holds.
+streams of a game when a request thread changes it. A stream woken by a move of this server, from
+the version it told last, sends that move's answer on as it is (:class:`Streams`); after any other
+change it reads the stored game, so what it sends is what the database holds.
 """
 
 from __future__ import annotations
@@ -18,8 +19,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import secrets
+import json
 import threading
-from typing import Any
+from typing import Any, AsyncIterator, Callable
+
+import anyio.to_thread
+
+from zilch_web.store import StoreUnavailable
 
 
 def new_token() -> str:
@@ -90,3 +96,95 @@ class Hub:
             if game_id is not None:
                 return len(self._waiters.get(game_id, ()))
             return sum(len(w) for w in self._waiters.values())
+
+
+class Streams:
+    """The games' event streams: the :class:`Hub` that wakes them, and each game's last move's answer
+    (``recent``: game id -> (version, seats version, the version before the move, the answer as JSON
+    text ``{"game": view, "events": [...]}``, the view, the seats document as JSON); at most
+    ``keep`` games, the oldest forgotten first), which a stream woken by that move sends on as it is.
+    Any other change drops the game's entry before waking its streams (:meth:`changed`), so a stream
+    never sends a move's answer over a later change: it reads the database instead."""
+
+    def __init__(self, hub: Hub, keep: int = 512) -> None:
+        self.hub = hub
+        self.keep = keep
+        self.recent: dict[str, tuple[int, int, int, str, dict[str, Any], str]] = {}
+
+    def moved(self, game_id: str, version: int, meta_version: int, before: int, answer: str,
+              shown: dict[str, Any], meta_json: str) -> None:
+        """A move took the game from ``before`` to ``version``; ``answer`` is what its mover was told."""
+        self.recent[game_id] = (version, meta_version, before, answer, shown, meta_json)
+        while len(self.recent) > self.keep:
+            self.recent.pop(next(iter(self.recent)))
+        self.hub.publish(game_id)
+
+    def changed(self, game_id: str) -> None:
+        """A change that is not a move (a seat, a rematch): the streams ask the database."""
+        self.recent.pop(game_id, None)
+        self.hub.publish(game_id)
+
+    def forget(self, game_id: str) -> None:
+        """The game is gone (expired)."""
+        self.recent.pop(game_id, None)
+
+    async def events(self, game_id: str, since: int | None, request: Any, *, stamp: Callable[[str], Any],
+                     read: Callable[[], tuple[Any, dict[str, Any]]],
+                     tell: Callable[[Any, dict[str, Any]], dict[str, Any]], problems: tuple[type, ...],
+                     limiter: Any = None) -> AsyncIterator[str]:
+        """The Server-Sent Events of one stream: ``stamp(game_id)`` the stored (version, seats
+        version), ``read()`` the stored (table, seats document), raising one of ``problems`` (then an
+        ``event: problem`` ends the stream), ``tell(table, meta)`` the game's view; the reads run in
+        worker threads (``limiter``). Ends when the request is gone, the store cannot be read, or the
+        game is over and its rematch was told."""
+        item = self.hub.subscribe(game_id)
+        last_v = since
+        last_stamp = None
+        last_sent = None
+        woken = False
+        try:
+            while True:
+                item[1].clear()
+                hit = self.recent.get(game_id)
+                if woken and hit is not None and last_v == hit[2] and last_sent is not None and last_sent[0] == hit[2]:
+                    # woken by this server's move from the version this stream told last: its answer
+                    # is the news, sent as it is, without asking the database
+                    last_stamp = (hit[0], hit[1])
+                    yield f"event: game\nid: {hit[0]}\ndata: {hit[3]}\n\n"
+                    last_sent, last_v = (hit[0], hit[5]), hit[0]
+                    if hit[4]["status"] == "over" and hit[4]["rematch"]:  # pragma: no cover - a move has no rematch
+                        return
+                else:
+                    try:
+                        now = await anyio.to_thread.run_sync(stamp, game_id, limiter=limiter)
+                    except StoreUnavailable:  # the browser's EventSource reconnects later
+                        return
+                    if now != last_stamp:
+                        last_stamp = now
+                        try:
+                            table, meta = await anyio.to_thread.run_sync(read, limiter=limiter)
+                        except problems as e:  # deleted, unreadable
+                            data = json.dumps({"error": getattr(e, "code", "storage_unavailable"),
+                                               "detail": getattr(e, "detail", str(e))})
+                            yield f"event: problem\ndata: {data}\n\n"
+                            return
+                        # (a move may land between the stamp and the read: then the next stamp shows
+                        # what was already sent, and nothing is sent twice)
+                        key = (table.version, json.dumps(meta, sort_keys=True))
+                        if key != last_sent:
+                            new = [e for e in table.events if last_v is not None and e["v"] > last_v]
+                            data = json.dumps({"game": tell(table, meta), "events": new}, separators=(",", ":"))
+                            yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
+                            last_sent, last_v = key, table.version
+                        if table.done and meta.get("rematch"):
+                            return
+                try:
+                    await asyncio.wait_for(item[1].wait(), 15)
+                    woken = True
+                except asyncio.TimeoutError:
+                    woken = False
+                    yield ": still here\n\n"
+                if await request.is_disconnected():
+                    return
+        finally:
+            self.hub.unsubscribe(game_id, item)
