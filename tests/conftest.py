@@ -23,16 +23,16 @@ if "numba" in sys.modules:  # a plugin imported it first: numba reads its settin
 import pytest  # noqa: E402
 
 import zilch_env  # noqa: E402
+from zilch_env import GameState, keep_action, mask_of  # noqa: E402
 
 # With several xdist workers (one per core), a worker's numba kernels run one thread unless a test
 # asks for more (threads=2): two workers each running two threads on two cores made the solver tests'
-# threads wait on each other (about 15% more time and CPU). Two threads against one are checked in
+# threads wait on each other (about 14% more time, 13% more CPU). Two threads against one are checked in
 # tests/agents/solver/test_threads.py.
 if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1) > 1:
-    import numba  # noqa: E402
+    import numba
 
     numba.set_num_threads(1)
-from zilch_env import GameState, keep_action, mask_of  # noqa: E402
 
 # Every preset as shipped, and each variant switched on (on the preset of the source it comes from),
 # and all of them at once.

@@ -59,7 +59,6 @@ def engine() -> None:
 
 def _multi() -> None:
     """The multi-player solver: three players, and two under overcoming, its table played in every seat."""
-    os.environ["ZILCH_SOLVER_CACHE"] = tempfile.mkdtemp(prefix="zilch-warm-up-")  # tables solved here stay here
     from agents.solver.multi import solve_multi
     from zilch_env import GameState, load_ruleset
 
@@ -73,7 +72,6 @@ def _multi() -> None:
 
 
 def solvers() -> None:
-    os.environ["ZILCH_SOLVER_CACHE"] = tempfile.mkdtemp(prefix="zilch-warm-up-")  # tables solved here stay here
     import gymnasium as gym
 
     import zilch_env  # noqa: F401  (registers the environments)
@@ -107,6 +105,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in parts:
         print(f"usage: python -m tests.warm_up {{{'|'.join(parts)}}}", file=sys.stderr)
         return 2
+    os.environ["ZILCH_SOLVER_CACHE"] = tempfile.mkdtemp(prefix="zilch-warm-up-")  # tables solved here stay here
     t0 = time.perf_counter()
     parts[argv[0]]()
     print(f"warm-up {argv[0]}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)

@@ -44,8 +44,6 @@ and the history's own: their modules.
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
 import math
 import os
@@ -56,7 +54,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.to_thread
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.concurrency import run_in_threadpool
@@ -446,11 +443,8 @@ def create_app(db: str | Path = "zilch-games.sqlite3", cpu_specs: list[str] | No
                 store.forget(game_id)  # nothing is saved: the game stays at the version before this move
                 raise
         shown = view(game_id, table, meta=meta)
-        # the answer and the streams of this game tell the same view, encoded once (as JSONResponse
-        # encodes; its first key is the view, whose first keys are the game's id and version)
-        answer = json.dumps({"game": shown, "events": events}, ensure_ascii=False, allow_nan=False,
-                            separators=(",", ":"))
-        streams.moved(game_id, table.version, meta_version, before, answer, shown, json.dumps(meta, sort_keys=True))
+        answer = Streams.answer(shown, events)  # the answer and this game's streams tell the same text
+        streams.moved(game_id, table.version, meta_version, before, answer, shown, meta)
         out = Response(answer.encode(), media_type="application/json")
         # how long the server worked on the move, for the browser's developer tools and bench/web_load.py
         out.headers["Server-Timing"] = f"app;dur={(time.perf_counter() - t0) * 1000:.2f}"

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import secrets
 import json
+import secrets
 import threading
 from typing import Any, AsyncIterator, Callable
 
@@ -111,10 +111,24 @@ class Streams:
         self.keep = keep
         self.recent: dict[str, tuple[int, int, int, str, dict[str, Any], str]] = {}
 
+    @staticmethod
+    def answer(view: dict[str, Any], events: list[dict[str, Any]]) -> str:
+        """The JSON text of ``{"game": view, "events": events}``, as a move's answer and every stream
+        tell it (encoded as ``JSONResponse`` encodes; the view's first keys are the game's id and
+        version)."""
+        return json.dumps({"game": view, "events": events}, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":"))
+
+    @staticmethod
+    def _told(version: int, meta: dict[str, Any]) -> tuple[int, str]:
+        """What a stream told, to compare with what the game is now: its version and seats."""
+        return version, json.dumps(meta, sort_keys=True)
+
     def moved(self, game_id: str, version: int, meta_version: int, before: int, answer: str,
-              shown: dict[str, Any], meta_json: str) -> None:
-        """A move took the game from ``before`` to ``version``; ``answer`` is what its mover was told."""
-        self.recent[game_id] = (version, meta_version, before, answer, shown, meta_json)
+              shown: dict[str, Any], meta: dict[str, Any]) -> None:
+        """A move took the game from ``before`` to ``version`` (seats document ``meta``, at change
+        count ``meta_version``); ``answer`` (:meth:`answer`) is what its mover was told."""
+        self.recent[game_id] = (version, meta_version, before, answer, shown, self._told(version, meta)[1])
         while len(self.recent) > self.keep:
             self.recent.pop(next(iter(self.recent)))
         self.hub.publish(game_id)
@@ -141,12 +155,11 @@ class Streams:
         last_v = since
         last_stamp = None
         last_sent = None
-        woken = False
         try:
             while True:
                 item[1].clear()
                 hit = self.recent.get(game_id)
-                if woken and hit is not None and last_v == hit[2] and last_sent is not None and last_sent[0] == hit[2]:
+                if hit is not None and last_v == hit[2] and last_sent is not None and last_sent[0] == hit[2]:
                     # woken by this server's move from the version this stream told last: its answer
                     # is the news, sent as it is, without asking the database
                     last_stamp = (hit[0], hit[1])
@@ -170,19 +183,16 @@ class Streams:
                             return
                         # (a move may land between the stamp and the read: then the next stamp shows
                         # what was already sent, and nothing is sent twice)
-                        key = (table.version, json.dumps(meta, sort_keys=True))
+                        key = self._told(table.version, meta)
                         if key != last_sent:
                             new = [e for e in table.events if last_v is not None and e["v"] > last_v]
-                            data = json.dumps({"game": tell(table, meta), "events": new}, separators=(",", ":"))
-                            yield f"event: game\nid: {table.version}\ndata: {data}\n\n"
+                            yield f"event: game\nid: {table.version}\ndata: {self.answer(tell(table, meta), new)}\n\n"
                             last_sent, last_v = key, table.version
                         if table.done and meta.get("rematch"):
                             return
                 try:
                     await asyncio.wait_for(item[1].wait(), 15)
-                    woken = True
                 except asyncio.TimeoutError:
-                    woken = False
                     yield ": still here\n\n"
                 if await request.is_disconnected():
                     return
