@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"zilch serve: error: {e}", file=sys.stderr)
         return 2
     try:
-        app = create_app(args.db, cpu_specs=args.cpu, limits=limits)
+        app = create_app(args.db, cpu_specs=args.cpu, limits=limits, freeze_when_warm=True)
     except StoreError as e:
         print(f"zilch serve: error: {e}", file=sys.stderr)
         return 2

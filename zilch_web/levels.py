@@ -30,6 +30,7 @@ import importlib.util
 import json
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from typing import Any
 
 from zilch_env import PRESETS, Ruleset
@@ -56,11 +57,16 @@ _LOCK = threading.Lock()
 _HARD: "OrderedDict[Ruleset, str | None]" = OrderedDict()
 
 
+@lru_cache(maxsize=1)
+def _onnxruntime_installed() -> bool:
+    return importlib.util.find_spec("onnxruntime") is not None
+
+
 def trained_agent_spec(ruleset: Ruleset) -> str | None:
     """``ppo:checkpoints/<preset>`` of the shipped trained agent that plays exactly these rules, else
     ``ppo:checkpoints/any`` (the agent for any ruleset) when it is shipped, else None (also when
     onnxruntime, the ``agents`` extra that plays them, is not installed)."""
-    if importlib.util.find_spec("onnxruntime") is None:
+    if not _onnxruntime_installed():
         return None
     with _LOCK:
         if ruleset in _HARD:

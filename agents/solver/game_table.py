@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -98,6 +99,7 @@ def lead_cap(rs: Ruleset, rt: RollTables, ip: np.ndarray, limit: int, tail_eps: 
 # The table
 
 
+@lru_cache(maxsize=1024)
 def ruleset_key(rs: Ruleset) -> str:
     """A hash of the rules (not the name) and the solver version: equal rules share a table."""
     d = rs.to_dict()

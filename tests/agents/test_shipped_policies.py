@@ -65,6 +65,6 @@ def test_without_onnxruntime_the_default_computer_player_is_the_heuristic(monkey
 
     zonk = load_ruleset("zonk")
     assert levels.default_cpu(zonk) == "ppo:checkpoints/zonk"
-    monkeypatch.setattr(levels.importlib.util, "find_spec", lambda name: None if name == "onnxruntime" else 1)
+    monkeypatch.setattr(levels, "_onnxruntime_installed", lambda: False)  # (asked once per process)
     assert levels.default_cpu(zonk) == "heuristic"
     assert "Hard" not in [c["label"] for c in levels.cpu_levels(zonk, 2)]

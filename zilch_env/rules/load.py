@@ -16,6 +16,7 @@ import hashlib
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 import tomli_w
@@ -300,6 +301,12 @@ def _apply_overrides(data: dict[str, Any], overrides: Mapping[str, Any]) -> None
         node[last] = value
 
 
+@lru_cache(maxsize=None)
+def _preset(name: str) -> Ruleset:
+    """A preset as it ships (read and checked once: a ruleset never changes, so all share it)."""
+    return ruleset_from_dict(_resolve(name))
+
+
 def load_ruleset(name_or_path: "str | Path | Ruleset", overrides: Mapping[str, Any] | None = None) -> Ruleset:
     """Load a preset by name or a TOML file by path (or take a ruleset), apply dotted-key overrides,
     validate.
@@ -311,6 +318,8 @@ def load_ruleset(name_or_path: "str | Path | Ruleset", overrides: Mapping[str, A
         if not overrides:
             return name_or_path
         data = name_or_path.to_dict()
+    elif not overrides and isinstance(name_or_path, str) and name_or_path in PRESETS:
+        return _preset(name_or_path)
     else:
         data = _resolve(name_or_path)
     if overrides:

@@ -181,8 +181,19 @@ class Ruleset:
     def to_dict(self) -> dict[str, Any]:
         """The ruleset as plain TOML-ready data (the layout of docs/rules.md, "The ruleset file"): every
         field in its order, point maps with text keys, the keys of :data:`OPTIONAL_KEYS` left out at
-        their defaults."""
-        return _plain(self, "")
+        their defaults. Made once per ruleset (a ruleset never changes) and handed out as a fresh copy,
+        which the caller may change."""
+        plain = self.__dict__.get("_plain")
+        if plain is None:
+            plain = _plain(self, "")
+            object.__setattr__(self, "_plain", plain)
+        return _copy_plain(plain)
+
+
+def _copy_plain(data: dict[str, Any]) -> dict[str, Any]:
+    """A copy of plain ruleset data whose dicts and lists are new (the rest is immutable)."""
+    return {k: _copy_plain(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+            for k, v in data.items()}
 
 
 def _plain(obj: Any, where: str) -> dict[str, Any]:

@@ -155,3 +155,22 @@ def test_optional_keys_default_and_round_trip(tmp_path):
     path.write_text('extends = "zonk"\nscore_floor = -500\n[scoring]\npartial_straights = { 12345 = 500, 23456 = 750 }\n')
     assert load_ruleset(path).scoring.partial_straights == rs.scoring.partial_straights
     assert load_ruleset(path).score_floor == -500
+
+
+def test_a_preset_is_read_once_and_its_plain_data_is_the_callers_own():
+    from zilch_env.rules.load import _resolve, ruleset_from_dict
+
+    zonk = load_ruleset("zonk")
+    assert load_ruleset("zonk") is zonk  # read and checked once
+    assert load_ruleset("zonk", {"target": 20000}).target == 20000 and load_ruleset("zonk").target == zonk.target
+    fresh = ruleset_from_dict(_resolve("zonk")).to_dict()
+    mine = zonk.to_dict()
+    assert mine == fresh
+    # a caller changing its copy, down to the nested sections, changes nobody else's
+    mine["target"] = 1
+    for section in ("scoring", "variants"):
+        mine[section]["added by the caller"] = True
+        for value in mine[section].values():
+            if isinstance(value, dict):
+                value["added by the caller"] = True
+    assert zonk.to_dict() == fresh and zonk.to_dict() is not zonk.to_dict()
