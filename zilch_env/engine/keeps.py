@@ -42,16 +42,37 @@ def _pyramid_keep(st, b, rp, tab, r, m):
 
 
 @njit(cache=True, inline=INLINE)
+def _next_canonical(tab, r, m):
+    """The canonical mask of roll ``r`` (each face's dice taken from its lowest sorted positions) that
+    comes next above the canonical mask ``m`` (0 to start), or -1 after the last. In the sorted roll
+    each face holds one block of positions, a lower face a lower block, so the canonical masks ascend
+    as a count whose digits are the dice kept of each face, the lowest face the lowest digit: the
+    masks :func:`_pyramid_keep` can score, in order, without the others."""
+    for f in range(6):
+        c = tab[r, T_FACE_COUNT + f]
+        if c == 0:
+            continue
+        first = tab[r, T_FACE_FIRST + f]
+        block = ((1 << c) - 1) << first
+        k = _popcount(m & block)
+        if k < c:  # this face keeps one die more; every lower face starts again from none
+            return (m & ~((1 << first) - 1) & ~block) | (((1 << (k + 1)) - 1) << first)
+    return -1
+
+
+@njit(cache=True, inline=INLINE)
 def _pyramid_best(st, b, rp, tab, r):
     """The pyramiding keep of the most points, ties to more dice, then the lower mask (the keep of
     ``all_scoring`` and of the greedy mover): (mask, points, dice), mask -1 for none."""
     bm = -1
     bp = 0
     bn = 0
-    for m in range(1, 1 << tab[r, T_ROLL_DICE]):
+    m = _next_canonical(tab, r, 0)
+    while m > 0:
         pts, n = _pyramid_keep(st, b, rp, tab, r, m)
         if pts != NOT_A_KEEP and (bm < 0 or pts > bp or (pts == bp and n > bn)):
             bm, bp, bn = m, pts, n
+        m = _next_canonical(tab, r, m)
     return bm, bp, bn
 
 
@@ -69,12 +90,12 @@ def _keep_next(st, b, rp, tab, r, c):
             if bm < 0:
                 return -1, 0, 0, 0, False
             return top, bm, bp, bn, False
-        m = c + 1  # the cursor is the last mask given
-        while m < top:
+        m = _next_canonical(tab, r, c)  # the cursor is the last mask given
+        while m > 0:
             pts, n = _pyramid_keep(st, b, rp, tab, r, m)
             if pts != NOT_A_KEEP:
                 return m, m, pts, n, False
-            m += 1
+            m = _next_canonical(tab, r, m)
         return -1, 0, 0, 0, False
     if c >= tab[r, T_KEEP_COUNT]:
         if c == 0 and _bonus_roll(st, b, rp, tab, r):
