@@ -82,14 +82,13 @@ def _keep_next(st, b, rp, tab, r, c):
     ``c`` (0 to start) the next keep as (next cursor, mask, points, dice, scored as a straight); the
     next cursor is -1 when there are no more."""
     if _pyramid_on(st, b, rp):
-        top = 1 << tab[r, T_ROLL_DICE]
         if rp[R_ALL_SCORING] != 0:  # the one keep: every scoring die, for the most points
             if c != 0:
                 return -1, 0, 0, 0, False
             bm, bp, bn = _pyramid_best(st, b, rp, tab, r)
             if bm < 0:
                 return -1, 0, 0, 0, False
-            return top, bm, bp, bn, False
+            return 1 << tab[r, T_ROLL_DICE], bm, bp, bn, False  # a cursor past every mask
         m = _next_canonical(tab, r, c)  # the cursor is the last mask given
         while m > 0:
             pts, n = _pyramid_keep(st, b, rp, tab, r, m)
