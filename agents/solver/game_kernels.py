@@ -378,7 +378,7 @@ def build_schedule(ip):
     for sid in range(total):
         if level[sid] >= 0:
             t, tl = zilch_target(sid, ip)
-            if tl == level[sid]:
+            if tl + 2 * ip[IP_FLOOR] == level[sid]:  # the same score sum (levels count from both at the floor)
                 tgt[sid] = t
     color = np.zeros(total, np.int8)
     depth = np.zeros(total, np.int64)

@@ -105,6 +105,8 @@ def ruleset_key(rs: Ruleset) -> str:
     d = rs.to_dict()
     d.pop("name", None)
     text = json.dumps(d, sort_keys=True) + f"|game-solver-{SOLVER_VERSION}"
+    if rs.score_floor < 0 and not rs.variants.zilch_penalty.count:
+        text += "|floor-cycles"  # tables solved before the zilch cycles above a floor were solved are stale
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -218,6 +218,9 @@ BRUTE_CASES = {
     # a reset leaves a score below zero where it is (a penalty never raises a score)
     "floor-reset": ("zonk", {"target": 200, "dice": 2, "entry_threshold": 0, "score_floor": -100,
                              "variants.zilch_penalty": {"count": 2, "points": 100, "mode": "reset"}}),
+    # scores below zero allowed but never reached without a penalty: the floor's rows join the race's
+    # levels, whose zilch cycles are still solved as cycles (they were once guessed, not solved)
+    "floor-no-penalty": ("zonk", {"target": 300, "dice": 2, "entry_threshold": 0, "score_floor": -100}),
     # the instant-win ending (either player's bank at or above the target wins at once), no entry
     "instant-2-dice": ("cardgames", {"target": 300, "dice": 2}),
     # the instant ending with an entry threshold and the six-dice zilch bonus
