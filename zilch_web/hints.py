@@ -125,6 +125,7 @@ HINT_TEXT = {
     "winN": "The chances of winning are the exact solved game's, with perfect play by every player.",
     "expect": "expect {value} points",
     "challengeValue": "fewer of your own points (a zilch costs you extra), but a bank is also taken from them",
+    "challengeWin": "The exact solved game weighs what a challenge takes from your opponent against what its zilch costs you: the chances of winning say which is better.",
 }
 
 
@@ -207,6 +208,12 @@ def add_win_chances(table: Table, hint: dict[str, Any]) -> dict[str, Any]:
         hint["explain_keys"] = [*hint.get("explain_keys", []), said]
         hint["explain"] += " " + _say([said])
         hint["win_chance"] = max(win.values())
+        if table.state.phase == Phase.CHALLENGE:
+            # the solved game values the challenge itself: its chance of winning decides, not the points
+            options = sorted(hint["options"], key=lambda o: -o["win_chance"])
+            keys = [["challengeWin", {}], *hint["explain_keys"][1:]]
+            hint.update(options=options, best=options[0]["action"], best_label=options[0]["label"],
+                        explain_keys=keys, explain=_say(keys))
     return hint
 
 
@@ -214,12 +221,14 @@ def _win_chances(table: Table) -> dict[int, float] | None:
     """The chance of winning after each legal action under optimal play by every player, from the
     solved game that ``optimal-win`` plays (the two-player game table; for three players, and two under
     overcoming, :mod:`agents.solver.multi`'s game), where it is stored (never solved for a hint), at
-    a roll to keep from; None otherwise. The table is the one the Perfect CPU seat plays from: the
+    a roll to keep from or (two players) a challenge decision; None otherwise. The table is the one the Perfect CPU seat plays from: the
     hint asks the same shared agent (:func:`~zilch_web.seats.cpu_agent`), so a server holds one copy."""
     from zilch_web.levels import has_game_table
 
     g, rs = table.state, table.ruleset
-    if g.phase != Phase.KEEP or not has_game_table(rs, g.num_players):  # it knows which counts are solved
+    # at a keep; at a challenge decision where the two-player game with challenges is solved
+    valued = g.phase == Phase.KEEP or (g.phase == Phase.CHALLENGE and g.num_players == 2)
+    if not valued or not has_game_table(rs, g.num_players):  # it knows which counts are solved
         return None
     try:
         agent = cpu_agent("optimal-win", rs)

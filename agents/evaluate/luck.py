@@ -72,7 +72,7 @@ def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random
     prev = w if game.first == 0 else 1.0 - w  # seat 0's chance before the first roll
     luck = 0.0
     p = 0
-    turn, sit, cap = -1, None, 0  # the situation (and its cap) is the same at every decision of a turn
+    turn, sit, cap = None, None, 0  # the situation (and its cap) is the same at every decision of a turn
     try:
         while game.winners is None:
             if game.decisions >= MAX_DECISIONS:
@@ -80,8 +80,8 @@ def _play_luck(game: GameState, pols: Sequence[Policy], rngs: Sequence[np.random
                 raise RuntimeError(f"{text} did not end within {MAX_DECISIONS} decisions (agents {labels})")
             p = game.current
             a = pols[p].act(game, legal_actions(), rngs[p])
-            if len(turns) != turn:
-                turn, sit = len(turns), table.situation(game)
+            if (len(turns), game.challenged) != turn:  # a new turn, or a challenge declared in this one
+                turn, sit = (len(turns), game.challenged), table.situation(game)
                 cap = table.stable_cap(sit)
             values = table.action_values(game, True, cap, sit)
             q = values.get(a)

@@ -17,9 +17,12 @@ from zilch_env.engine.dice import ScriptedDice
 
 from agents.evaluate.review_data import TINY, Choice, Decision, Roll, Valued
 
-#: Why a turn-start decision has no value in either measure.
+#: Why a turn-start decision has no value in a measure: a challenge is valued by win chance where the
+#: solved game covers it (agents.solver.game_table.GameTable.challenge_choice), nothing else.
 TURN_START = ("a turn-start decision ({what}): the turn solver values the play of one turn from its "
               "first roll, and no solved game covers the rules that offer it")
+TURN_START_POINTS = ("a turn-start decision ({what}): the turn solver values the play of one turn from its "
+                     "first roll; the solved game values it by chance of winning")
 
 
 class _HookDice:
@@ -94,8 +97,9 @@ class Walker:
         win = points = None
         if self.table is not None:
             if first:
+                fields = self.table.challenge_fields(g) if hasattr(self.table, "challenge_fields") else {}
                 sit = self.table.situation_of(seat, g.first, g.scores, g.on_board, g.zilch_streak, g.final_queue,
-                                              g.tiebreak_players, g.tiebreak_round)
+                                              g.tiebreak_players, g.tiebreak_round, **fields)
                 win = self.table.start_value(sit)
             else:
                 win = self._q_win
@@ -168,7 +172,11 @@ class Walker:
         if g.phase != Phase.KEEP:
             why = TURN_START.format(what=g.phase.name.lower())
             d.kind = "turn_start"
-            d.not_valued = {"win": why, "points": why}
+            if g.phase == Phase.CHALLENGE and hasattr(self.table, "challenge_choice"):
+                d.win = self._win(g, a)  # the plain turn against the challenge, from the solved game
+                d.not_valued = {"points": TURN_START_POINTS.format(what=g.phase.name.lower())}
+            else:
+                d.not_valued = {"win": why, "points": why}
             if self._pending is not None:  # the previous turn's last roll zilched
                 roll, self._pending = self._pending, None
                 self._close(roll, True, None, self._recorded(roll))
@@ -195,7 +203,7 @@ class Walker:
         """The decision valued by win chance, from the table, in the mover's view (``a`` None: only
         the best move)."""
         table = self.table
-        key = (len(g.turns), g.tiebreak_round, g.current)
+        key = (len(g.turns), g.tiebreak_round, g.current, g.challenged)  # a challenge changes the turn
         if key != self._sit_key:
             self._sit_key, self._sit = key, table.situation(g)
         sit = self._sit

@@ -67,21 +67,29 @@ The table
     and used when the cache has none; a change of the rules or of the solver changes the key, so a
     stale table is never read.
 
+Challenges (``challenge``)
+    Each player's state also holds the challenge brackets they used (below the split and at or above
+    it; only the lower one where no race score reaches the split). A player free to challenge takes
+    the better of a plain turn and a challenge turn: a bank of ``t`` raises them by ``t`` and lowers
+    the opponent by ``t`` (not below the floor), a zilch costs 600 or 2,000 (their first or second
+    challenge). A challenge always leads to states where its player has used one bracket more, so the
+    race is solved in *blocks* of the two players' usages, those of more brackets used first: inside
+    a block each state's challenge value is a constant (:func:`agents.solver.game_challenge.challenge_values`)
+    and the block is solved as above. The last turn of a player free to challenge is the better of a
+    turn against the lead and a challenge of the leader (a bank wins when twice it beats the lead).
+
 Not supported (a clear :class:`zilch_env.UnsupportedRulesError`, :func:`check_supported`): more than two
-players, the variants ``pyramiding``, ``challenge``, ``overcoming`` (:mod:`agents.solver.multi` solves it at
+players, the variants ``pyramiding``, ``overcoming`` (:mod:`agents.solver.multi` solves it at
 two players) and ``piggyback``, the penalty mode ``halve``, and a zilch penalty together with tie-break
 turns. Scores below zero (``score_floor`` < 0) are score indices from the floor up
 (``agents.solver.game_kernels.score_of``).
 
-The three variants not modelled would need, on this solver's grid (:func:`agents.solver.game_support.variant_size`,
+The two variants not modelled would need, on this solver's grid (:func:`agents.solver.game_support.variant_size`,
 whose figures the refusal gives; values at 8 bytes while solving):
 
 * ``piggyback``: the offer (banked total, dice left) in every race state, ``target / unit * dice`` offers
   per state: zonk 48.5 million values (0.36 GB), farkle 873 million (6.5 GB), the turn DPs as many as
   without it. Within this machine's reach (23 GB, about 4e7 and 7e8 rows): not modelled yet, not too large.
-* ``challenge``: 16 layers of challenges used and a challenge turn beside each turn: zonk 646,416 values
-  and about 1.3e9 rows (within :data:`MAX_GAME_ROWS`), zilch15k 8.7e9 rows and farkle 2.3e10 (beyond it:
-  about 4 to 12 hours on two cores).
 * ``pyramiding``: the race unchanged, each turn DP over the pass states (45 to 61 on the presets): about
   6 to 14 times the plain work, zonk 2.4e8 to 5.7e8 rows, farkle 4.4e9 to 1.0e10 (beyond :data:`MAX_GAME_ROWS`).
 
@@ -101,6 +109,7 @@ from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 
+from agents.solver import game_challenge as GC
 from agents.solver import game_kernels as K
 from agents.solver import game_sweep as SW
 from agents.solver.game_table import (PACKAGED_TABLES, ROWLESS_BELOW, SOLVER_VERSION, GameTable, default_cache_mb, _choose_dcap, _params, _stored_table, cache_dir, check_supported, ruleset_key, table_files, table_path)
@@ -197,7 +206,8 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
         TB0 = np.full(R + 2, 0.5)
         if ip[L.R_TIEBREAK]:
             K.tiebreak_tables(R, ip, rtt, rt.p_allonly, G, TB0)
-        F = np.zeros((2, 2, 2, dcap + 1))
+        challenge = bool(ip[L.R_CHALLENGE])
+        F = np.zeros((2, 4 if challenge else 2, 2, dcap + 1))
         nseat, entry = int(ip[K.IP_NSEAT]), bool(ip[L.R_ENTRY_THRESHOLD])
         perm_pen = bool(K.straight_units(ip) and ip[L.R_ZILCH_PENALTY_COUNT])
         for fs in range(nseat):
@@ -205,64 +215,79 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
             for on in ((0, 1) if entry else (1,)):
                 for penf in ((0, 1) if perm_pen else (0,)):
                     K.bar_table(0, dcap, v, bool(on), bool(penf), ip, rtt, rt.p_allonly, F[fs, on, penf])
+            if challenge:  # the last turn of a player free to challenge: the better of the two turns
+                for k in range(2):
+                    for penf in ((0, 1) if perm_pen else (0,)):
+                        GC.challenge_bar_table(0, dcap, v, k, bool(penf), ip, rtt, rt.p_allonly, F[fs, 2 + k, penf])
+                        F[fs, 2 + k, penf] = np.maximum(F[fs, 2 + k, penf], F[fs, 1, penf])
         # fill the combinations that cannot differ (seatless rules, no entry, no permanent+penalty)
         for fs in range(2):
-            for on in range(2):
+            for on in range(F.shape[1]):
                 for penf in range(2):
-                    src = (min(fs, nseat - 1), on if entry else 1, penf if perm_pen else 0)
+                    src = (min(fs, nseat - 1), on if (entry or on > 1) else 1, penf if perm_pen else 0)
                     if (fs, on, penf) != src:
                         F[fs, on, penf] = F[src]
         t_tables = time.perf_counter() - t0
-        level_ptr, stage_ptr, kind, start, length, members = K.build_schedule(ip)
-        kind, start, length, bptr, stage_bptr = _balance(ip, stage_ptr, kind, start, length, members)
         workers = numba.get_num_threads()
         total = int(ip[K.IP_NSEAT] * ip[K.IP_NS] * ip[K.IP_NZ] * ip[K.IP_NS] * ip[K.IP_NZ])
         # unsolved states are NaN: only penalty states of lower levels are read before they are
         # solved (first sweep), and those reads take a guess (agents.solver.game_kernels._guess)
         W = np.full(total, np.nan)
-        old = np.zeros(members.shape[0])
-        nlev = level_ptr.shape[0] - 1
+        CH = np.full(total, -1.0) if challenge else np.zeros(0)
         penalty = bool(ip[L.R_ZILCH_PENALTY_COUNT])
         rows = _row_arrays(ip, total) if penalty else _NO_ROWS
-        sweeps, dps, change, history, linear_passes, rowless = 0, 0, 0.0, [], 0, 0
+        blocks = _blocks(ip)
+        sweeps, dps, change, history, linear_passes, rowless, states = 0, 0, 0.0, [], 0, 0, 0
+        converged = True
         bar = Progress(progress)
-        task = bar.add(f"solve {rs.name}", total=nlev, info="levels")
+        task = bar.add(f"solve {rs.name}", total=1, info="levels")
         try:
-            for sweep in range(max_sweeps if penalty else 1):
-                sweeps += 1
+            for bi, (u1, u2) in enumerate(blocks):
+                level_ptr, stage_ptr, kind, start, length, members = K.build_schedule(ip, u1, u2)
+                kind, start, length, bptr, stage_bptr = _balance(ip, stage_ptr, kind, start, length, members)
+                states += int(members.shape[0])
+                if challenge:  # a challenge leads into blocks solved before: a constant of each state
+                    GC.challenge_values(members, W, F, ip, rtt, rt.p_allonly, CH)
+                old = np.zeros(members.shape[0])
+                nlev = level_ptr.shape[0] - 1
+                where = f" (usages {u1}, {u2}: block {bi + 1} of {len(blocks)})" if challenge else ""
                 change = 0.0
-                bar.update(task, completed=0, total=nlev)
-                last = penalty and sweep >= 2 and history[-1] < ROWLESS_BELOW
-                rows_now = _NO_ROWS if last else rows
-                rowless += int(last)
-                if penalty:
-                    bar.update(task, description=f"solve {rs.name} (sweep {sweep + 1})")
-                for li in range(nlev):
-                    for st in range(level_ptr[li], level_ptr[li + 1]):
-                        j0, j1 = stage_ptr[st], stage_ptr[st + 1]
-                        if j0 == j1:
-                            continue
-                        b0, b1 = stage_bptr[st], stage_bptr[st + 1]
-                        dps += int(SW.solve_stage(kind, start, length, bptr[b0:b1 + 1], members, W, F, ip, rtt,
-                                                  rt.p_allonly, tol, old, rows_now, min(workers, b1 - b0)))
-                        # a stage's members are contiguous (its jobs may be reordered, see _balance)
-                        m0, m1 = int(start[j0:j1].min()), int((start[j0:j1] + length[j0:j1]).max())
-                        if sweep:
-                            change = max(change, float(np.abs(W[members[m0:m1]] - old[m0:m1]).max()))
-                    bar.advance(task)
-                if not penalty:
-                    break
-                history.append(change if sweep else float("nan"))
-                bar.update(task, info=f"levels, change {change:.1e}")
-                if sweep and change < sweep_tol:
-                    break
-                if last:
-                    continue  # no rows were recorded: the next sweep improves on these values
-                # policy evaluation: the recorded rows, solved by cheap Gauss-Seidel passes
-                for _ in range(10000):
-                    linear_passes += 1
-                    if K.linear_sweep(members, W, ip, rows) < 1e-14:
+                for sweep in range(max_sweeps if penalty else 1):
+                    sweeps += 1
+                    change = 0.0
+                    bar.update(task, completed=0, total=nlev)
+                    last = penalty and sweep >= 2 and history[-1] < ROWLESS_BELOW
+                    rows_now = _NO_ROWS if last else rows
+                    rowless += int(last)
+                    bar.update(task, description=f"solve {rs.name}" + (f" (sweep {sweep + 1})" if penalty else "")
+                               + where)
+                    for li in range(nlev):
+                        for st in range(level_ptr[li], level_ptr[li + 1]):
+                            j0, j1 = stage_ptr[st], stage_ptr[st + 1]
+                            if j0 == j1:
+                                continue
+                            b0, b1 = stage_bptr[st], stage_bptr[st + 1]
+                            dps += int(SW.solve_stage(kind, start, length, bptr[b0:b1 + 1], members, W, F, CH, ip,
+                                                      rtt, rt.p_allonly, tol, old, rows_now, min(workers, b1 - b0)))
+                            # a stage's members are contiguous (its jobs may be reordered, see _balance)
+                            m0, m1 = int(start[j0:j1].min()), int((start[j0:j1] + length[j0:j1]).max())
+                            if sweep:
+                                change = max(change, float(np.abs(W[members[m0:m1]] - old[m0:m1]).max()))
+                        bar.advance(task)
+                    if not penalty:
                         break
+                    history.append(change if sweep else float("nan"))
+                    bar.update(task, info=f"levels, change {change:.1e}")
+                    if sweep and change < sweep_tol:
+                        break
+                    if last:
+                        continue  # no rows were recorded: the next sweep improves on these values
+                    # policy evaluation: the recorded rows, solved by cheap Gauss-Seidel passes
+                    for _ in range(10000):
+                        linear_passes += 1
+                        if K.linear_sweep(members, W, ip, rows) < 1e-14:
+                            break
+                converged = converged and ((not penalty) or change < sweep_tol)
         finally:
             bar.close()
         seconds = time.perf_counter() - t0
@@ -273,12 +298,24 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
             "table_seconds": round(t_tables, 2), "peak_rss_mb": round(_peak_rss_mb(), 1),
             "turn_dps": dps, "sweeps": sweeps, "sweep_changes": history, "linear_passes": linear_passes,
             "rowless_sweeps": rowless,
-            "states": int(members.shape[0]),
+            "states": states, "blocks": len(blocks),
             "threads": numba.get_num_threads(), "solver_version": SOLVER_VERSION,
-            "converged": (not penalty) or change < sweep_tol,
+            "converged": converged,
             "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         }
-    return GameTable(ruleset=rs, unit=unit, ip=ip, W=W.astype(np.float32), F=F, G=G, TB0=TB0, meta=meta)
+    return GameTable(ruleset=rs, unit=unit, ip=ip, W=W.astype(np.float32), F=F, G=G, TB0=TB0, meta=meta,
+                     CH=CH.astype(np.float32))
+
+
+def _blocks(ip: np.ndarray) -> list[tuple[int, int]]:
+    """The blocks of the race solve (:func:`agents.solver.game_kernels.build_schedule`): under
+    ``challenge`` every pair of the two players' challenge usages, the pairs of more brackets used
+    first (a challenge leads from a block to one with a bracket more); else one block of every state."""
+    nu = int(ip[K.IP_NU])
+    if not nu:
+        return [(-1, -1)]
+    pairs = [(u1, u2) for u1 in range(nu) for u2 in range(u1, nu)]
+    return sorted(pairs, key=lambda p: (-(bin(p[0]).count("1") + bin(p[1]).count("1")), p))
 
 
 def _balance(ip: np.ndarray, stage_ptr: np.ndarray, kind: np.ndarray, start: np.ndarray, length: np.ndarray,

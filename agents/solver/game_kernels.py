@@ -32,8 +32,10 @@ from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns, nb_penalised, nb_turn_record, nb_zilch_streak
 
 from agents.solver.game_turn import (  # noqa: F401 - the solve's vector names and unit helpers, re-exported
-    IP_DCAP, IP_FLOOR, IP_MAXPTS, IP_NP, IP_NS, IP_NSEAT, IP_NZ, IP_SIZE, IP_TU, IP_UNIT, _dp, _dp_arg, bonus_units, ip_names, stored_ip,
-    entry_units, min_bank_units, penalty_resets, penalty_units, scratch, straight_units, turn_dp, turn_forward)
+    IP_DCAP, IP_FLOOR, IP_MAXPTS, IP_NP, IP_NS, IP_NSEAT, IP_NU, IP_NZ, IP_SIZE, IP_TU, IP_UNIT, _dp, _dp_arg, bank_z,
+    bonus_units, challenge_bit, challenge_cost_units, ip_names, last_turn_index, may_challenge, stored_ip, entry_units,
+    min_bank_units, penalty_resets, penalty_units, scratch, split_units, straight_units, streak_of, streak_values,
+    turn_dp, turn_forward, usage_of)
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,21 +158,23 @@ def decode(sid, ip):
 
 
 @njit(cache=True, nogil=True)
-def after_zilch(ia, za, p, ip):
-    """The mover's (score index, streak, score) after a zilch keeping ``p`` permanent units: the
-    engine's end-of-turn rules (:mod:`zilch_env.rules.primitives`) in units. Without a zilch penalty
-    the state holds no streak (0), nor before the board."""
+def after_zilch(ia, za, p, ip, cost=0):
+    """The mover's (score index, state value, score) after a zilch keeping ``p`` permanent units and
+    costing ``cost`` units (a challenge's): the engine's end-of-turn rules (:mod:`zilch_env.rules.primitives`)
+    in units. The state value keeps the challenges used; without a zilch penalty it holds no streak,
+    nor before the board."""
     on = ia > 0
     f = ip[IP_FLOOR]
     recorded, on_after = nb_turn_record(False, 0, p, on, entry_units(ip))
     if not on_after:
         return 0, 0, 0
     count = ip[L.R_ZILCH_PENALTY_COUNT]
-    streak, penalty = nb_zilch_streak(False, on, za, count)
-    A = (ia - 1 - f if on else 0) + recorded
+    streak, penalty = nb_zilch_streak(False, on, streak_of(za, ip), count)
+    A = (ia - 1 - f if on else 0) + recorded - cost
     if penalty:  # the game solver plays the subtract and reset penalties
         A = max(-f, nb_penalised(A, ip[L.R_ZILCH_PENALTY_MODE], penalty_units(ip), -f))
-    return 1 + f + A, (streak if on and count > 0 else 0), A
+    A = max(A, -f)
+    return 1 + f + A, (streak if on and count > 0 else 0) + bank_z(za, ip), A
 
 
 @njit(cache=True, nogil=True)
@@ -224,9 +228,9 @@ def race_inputs_lane(sid, W, F, ip, rt, B, Zv, tmin, nw, l):
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
     wins_at_target = nb_final_turns(seat, 2, 0, ip[L.R_END])[1] == 0  # no last turn for the other seat
     count = ip[L.R_ZILCH_PENALTY_COUNT]
-    penb = 1 if (count > 0 and on_b and zb == count - 1) else 0
+    penb = 1 if (count > 0 and on_b and streak_of(zb, ip) == count - 1) else 0
     fs = 1 - seat if ip[IP_NSEAT] == 2 else 0  # the last turn is the opponent's
-    Ff = F[fs, 1 if on_b else 0, penb]
+    Ff = F[fs, last_turn_index(on_b, zb, b, ip), penb]
     tend = max(Tu - a, 0)
     # zilch values
     zmax = 0.0
@@ -260,12 +264,13 @@ def race_inputs_lane(sid, W, F, ip, rt, B, Zv, tmin, nw, l):
             d += 1
         tcap = max(min(d - a + b + ip[IP_MAXPTS], Dcap + b - a), start, 1)
     tcap = max(tcap, tmin)
+    zbank = bank_z(za, ip)
     for t in range(tcap + 1):
         A = a + t
         if t < thr:
             B[t * nw + l] = 0.0
         elif A < Tu:
-            B[t * nw + l] = 1.0 - W[encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + A, 0, ip)]
+            B[t * nw + l] = 1.0 - W[encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + A, zbank, ip)]
         elif wins_at_target:
             B[t * nw + l] = 1.0
         else:
@@ -283,8 +288,8 @@ def row_value(sid, W, ip, rows):
     a = score_of(ia, ip)
     opp_seat = 1 - seat if ip[IP_NSEAT] == 2 else 0
     stride = ip[IP_NZ]  # the banker's score index is the fourth component of encode()
-    base = encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + a, 0, ip)
-    v = const[sid] + zc[sid] * W[zt[sid]]
+    base = encode(opp_seat, ib, zb, 1 + ip[IP_FLOOR] + a, bank_z(za, ip), ip)
+    v = const[sid] + (zc[sid] * W[zt[sid]] if zc[sid] != 0.0 else 0.0)
     p0 = row_ptr[sid]
     for t in range(row_ptr[sid + 1] - p0):
         c = coef[p0 + t]
@@ -332,8 +337,18 @@ def valid_state(seat, ia, za, ib, zb, ip):
     return True
 
 
+@njit(cache=True, nogil=True)
+def in_block(za, zb, u1, u2, ip):
+    """Whether a state whose players hold ``za`` and ``zb`` is in the block of challenge usages
+    ``{u1, u2}`` (either player either one; every state when ``u1`` is -1)."""
+    if u1 < 0:
+        return True
+    ua, ub = usage_of(za, ip), usage_of(zb, ip)
+    return (ua == u1 and ub == u2) or (ua == u2 and ub == u1)
+
+
 @njit(cache=True)
-def build_schedule(ip):
+def build_schedule(ip, u1=-1, u2=-1):
     """The order of the race solve: score sums (levels) from the highest down, and inside a level
     the states grouped in stages of independent jobs.
 
@@ -345,6 +360,11 @@ def build_schedule(ip):
     every other state is one turn DP once the state its zilch leads to is solved: stage = distance
     to a cycle or to a state whose zilch leaves the level.
 
+    Under ``challenge`` a challenge leads to a state where its mover has used one more bracket: the
+    race is solved in blocks of the two players' usages (``u1``, ``u2``: only the states where one
+    player has used ``u1`` and the other ``u2``), the blocks of more brackets used first; plain turns
+    stay in their block.
+
     Returns (level_ptr, stage_ptr, job_kind, job_start, job_len, members): level ``i`` owns stages
     ``level_ptr[i]:level_ptr[i+1]``, stage ``j`` owns jobs ``stage_ptr[j]:stage_ptr[j+1]``, job ``k``
     owns ``members[job_start[k]:job_start[k]+job_len[k]]``.
@@ -355,7 +375,7 @@ def build_schedule(ip):
     nvalid = 0
     for sid in range(total):
         seat, ia, za, ib, zb = decode(sid, ip)
-        if valid_state(seat, ia, za, ib, zb, ip):
+        if valid_state(seat, ia, za, ib, zb, ip) and in_block(za, zb, u1, u2, ip):
             # the score sum, counted from the lowest (both at the score floor)
             level[sid] = score_of(ia, ip) + score_of(ib, ip) + 2 * ip[IP_FLOOR]
             nvalid += 1

@@ -1,7 +1,7 @@
 """What the two-player game solver (:mod:`agents.solver.game`) models, and the grid it solves on.
 
 :func:`check_supported` refuses, naming the rule, every ruleset the solver does not model. For the
-three variants it does not model (``piggyback``, ``challenge``, ``pyramiding``) the refusal gives the
+two variants it does not model (``piggyback``, ``pyramiding``) the refusal gives the
 size the game would need on the solver's grid (:func:`variant_size`), so that a user can tell a model
 not written yet from a game this machine could not hold:
 
@@ -9,10 +9,6 @@ not written yet from a game this machine could not hold:
   total and the dice they left (at most ``target / unit`` totals times ``dice`` counts): the table
   grows by that factor, while each turn's DP keeps its size (it reads one bank value per total and
   dice left instead of one per total).
-* ``challenge``: which of the two brackets (below and at or above 5,000) each player has used is part
-  of the state, 4 values per player, 16 layers at two players; a player who may challenge also has a
-  challenge turn to solve (banks move both scores, a zilch costs 600 or 2,000), about twice the turn
-  DPs per layer.
 * ``pyramiding``: the race keeps its states, but a turn's state holds the dice frozen in the pass
   (45 to 61 pass states on the presets, ``agents.solver.turn_pyramid.pass_graph``, against the
   ``dice + 1`` positions per turn total of the plain DP): about 6 to 14 times the work of the plain
@@ -37,9 +33,7 @@ __all__ = ["VariantSize", "check_supported", "variant_size"]
 
 #: What the solver models, said in every refusal.
 SUPPORTED = ("it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
-             "and six_dice_zilch_bonus")
-#: Challenge brackets used per player (none, below, at or above, both) and layers at two players.
-CHALLENGE_LAYERS = 4 * 4
+             "six_dice_zilch_bonus and challenge")
 #: The pyramiding turn's work against the plain turn's, measured on the presets' pass graphs:
 #: (roll entries + keep entries) / (roll classes + options), zonk 5.7 ... zilch 14.
 PYRAMID_WORK = (6, 14)
@@ -62,7 +56,11 @@ def _params(rs: Ruleset, rt: RollTables, dcap: int, players: int = 2) -> np.ndar
     ip[K.IP_TU] = Tu
     ip[K.IP_FLOOR] = f
     ip[K.IP_NS] = Tu + 1 + f
-    ip[K.IP_NZ] = max(int(ip[L.R_ZILCH_PENALTY_COUNT]), 1)
+    # under challenge each player also carries the brackets they used: both (4 usages) when a race
+    # score can reach the split, else the lower one only (2)
+    nu = (4 if ip[L.R_CHALLENGE_SPLIT] < ip[L.R_TARGET] else 2) if ip[L.R_CHALLENGE] else 0
+    ip[K.IP_NU] = nu
+    ip[K.IP_NZ] = max(int(ip[L.R_ZILCH_PENALTY_COUNT]), 1) * max(nu, 1)
     ip[K.IP_NSEAT] = 2 if (ip[L.R_END] == ENDS.index("finish_round") or ip[L.R_TIEBREAK]) else 1
     ip[K.IP_DCAP] = dcap
     S = int(K.straight_units(ip))
@@ -95,8 +93,8 @@ class VariantSize:
 
 
 def variant_size(rs: Ruleset, variant: str) -> VariantSize:
-    """The size of the two-player game of ``rs`` with ``variants.<variant>`` modelled (``piggyback``,
-    ``challenge`` or ``pyramiding``), from the solver's grid of ``rs`` (the module docstring says how)."""
+    """The size of the two-player game of ``rs`` with ``variants.<variant>`` modelled (``piggyback``
+    or ``pyramiding``), from the solver's grid of ``rs`` (the module docstring says how)."""
     ip = _params(rs, roll_tables(rs, game_unit(rs)), 0)
     tu, ns, nz, nseat, dice = (int(ip[i]) for i in (K.IP_TU, K.IP_NS, K.IP_NZ, K.IP_NSEAT, L.R_DICE))
     plain = nseat * (ns * nz) ** 2
@@ -105,25 +103,19 @@ def variant_size(rs: Ruleset, variant: str) -> VariantSize:
         states = plain * (1 + tu * dice)
         return VariantSize(variant, plain, states, states * 8, rows, (rows, rows),
                            f"the offer in the state ({tu} turn totals x {dice} dice counts per race state)")
-    if variant == "challenge":
-        states = plain * CHALLENGE_LAYERS
-        r = rows * CHALLENGE_LAYERS * 2
-        return VariantSize(variant, plain, states, states * 8, rows, (r, r),
-                           f"the challenges used in the state ({CHALLENGE_LAYERS} layers, a challenge turn "
-                           f"beside each plain turn)")
     if variant == "pyramiding":
         lo, hi = PYRAMID_WORK
         return VariantSize(variant, plain, plain, plain * 8, rows, (rows * lo, rows * hi),
                            "the frozen dice in each turn's state (45 to 61 pass states per turn total on "
                            f"the presets, against {dice + 1} positions)")
-    raise ValueError(f"variant {variant!r}: one of 'piggyback', 'challenge', 'pyramiding'")
+    raise ValueError(f"variant {variant!r}: one of 'piggyback', 'pyramiding'")
 
 
 def check_supported(rs: Ruleset) -> None:
     """Raise :class:`zilch_env.UnsupportedRulesError` naming the first rule the game solver does not model
-    (for piggyback, challenge and pyramiding with the size the game would need, :func:`variant_size`)."""
+    (for piggyback and pyramiding with the size the game would need, :func:`variant_size`)."""
     v = rs.variants
-    for name in ("pyramiding", "challenge", "piggyback"):
+    for name in ("pyramiding", "piggyback"):
         if getattr(v, name):
             raise UnsupportedRulesError(
                 f"variants.{name} = true: the game solver does not model the {name} variant ({SUPPORTED}). "

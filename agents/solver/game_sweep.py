@@ -64,7 +64,7 @@ def _dp_lanes(nl, ip, rt, p_allonly, deriv, record, buf):
 
 
 @njit(cache=True, nogil=True)
-def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
+def race_eval_lanes(nl, W, F, CH, ip, rt, p_allonly, rows, deriv, buf):
     """The turns of the race states ``buf``'s ``sids[:nl]``, side by side: their win chances go to
     ``out_v[:nl]`` and, with ``deriv``, the derivatives with respect to their same-level zilch
     values (the chance the turn ends in a plain zilch) to ``out_d[:nl]``. Returns the number of
@@ -77,7 +77,12 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     value at the current race values is the turn's, to :data:`ROW_KEPT_BELOW`) keeps it; the others
     (and states without a row) are solved again recording the options chosen, and played forwards
     to get their row (:func:`agents.solver.turn_lanes.turn_forward_lane`); a batch none of whose
-    states has a row yet records the options in its first turn DPs."""
+    states has a row yet records the options in its first turn DPs.
+
+    Under ``challenge``, ``CH[sid]`` is the value of the state's challenge turn (-1 where its mover may
+    not challenge; ``CH`` empty without the variant): it leads to states of another block, solved
+    before, so it is a constant here. Where it beats the plain turn the state takes it, with
+    derivative 0 and a constant row."""
     row_ptr, coef, zt, zc, const = rows
     B, Zv, Q, C, dQ, dC, arg, bank, zil, Mr, Mp, tcaps, thrs, tends, out_v, out_d, sids = buf
     nw = 1 if nl == 1 else LANES
@@ -89,6 +94,14 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
         if record and const[sids[l]] == const[sids[l]]:
             fresh = False
     _dp_lanes(nl, ip, rt, p_allonly, deriv, fresh, buf)
+    chose = np.zeros(LANES, np.bool_)
+    if CH.shape[0] > 0:
+        for l in range(nl):
+            c = CH[sids[l]]
+            if c > out_v[l]:
+                out_v[l] = c
+                out_d[l] = 0.0
+                chose[l] = True
     if not record:
         return nl
     # the states whose policy changed (or without a row): their rows are recorded again
@@ -104,6 +117,7 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     keep_v = out_v.copy()
     keep_d = out_d.copy()
     keep_s = sids.copy()
+    keep_c = chose.copy()
     if not fresh:
         for q in range(nr):
             sids[q] = keep_s[redo[q]]
@@ -119,6 +133,13 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
     Tu = ip[IP_TU]
     for q in range(nr):
         sid = sids[q]
+        if keep_c[redo[q]]:  # the challenge turn: a constant (its states are solved)
+            for t in range(row_ptr[sid + 1] - row_ptr[sid]):
+                coef[row_ptr[sid] + t] = 0.0
+            zt[sid] = sid
+            zc[sid] = 0.0
+            const[sid] = CH[sid]
+            continue
         tcap = tcaps[q]
         turn_forward_lane(nw, q, tcap, thrs[q], forced, bonus, D, S, NP, B, cls_lo, cls_hi, cls_p, opt_lo, opt_hi,
                           opt_off, pz, p_allonly, pad, Q, C, arg, bank, zil, Mr, Mp)
@@ -152,7 +173,7 @@ def race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, deriv, buf):
 
 
 @njit(cache=True, nogil=True)
-def solve_cycles(kind, start, length, j0, j1, members, W, F, ip, rt, p_allonly, tol, rows, buf):
+def solve_cycles(kind, start, length, j0, j1, members, W, F, CH, ip, rt, p_allonly, tol, rows, buf):
     """Solve the cycles of race states ``j0:j1`` (jobs of one length ``k``) side by side: member ``i``'s
     zilch leads to member ``i + 1``, the last one's to the first. Newton's method on each cycle's first
     member's value ``x``: going round the cycle backwards gives ``G(x)``; ``h(x) = x - G(x)`` is
@@ -187,7 +208,7 @@ def solve_cycles(kind, start, length, j0, j1, members, W, F, ip, rt, p_allonly, 
         for i in range(k - 1, -1, -1):
             for q in range(na):
                 sids[q] = members[start[j0 + act[q]] + i]
-            dps += race_eval_lanes(na, W, F, ip, rt, p_allonly, rows, True, buf)
+            dps += race_eval_lanes(na, W, F, CH, ip, rt, p_allonly, rows, True, buf)
             for q in range(na):
                 slope[act[q]] *= -out_d[q]
                 if i > 0:
@@ -212,7 +233,7 @@ def solve_cycles(kind, start, length, j0, j1, members, W, F, ip, rt, p_allonly, 
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def solve_stage(kind, start, length, bptr, members, W, F, ip, rt, p_allonly, tol, old, rows, workers):
+def solve_stage(kind, start, length, bptr, members, W, F, CH, ip, rt, p_allonly, tol, old, rows, workers):
     """Solve the batches of one stage in parallel: batch ``b`` is the jobs ``bptr[b]:bptr[b + 1]``
     (of one kind and cycle length): kind 0 = states whose zilch leads to a solved state (one turn DP
     each), kind 1 = cycles (:func:`solve_cycles`). Worker ``w`` takes batches ``w, w + workers, ...``
@@ -233,9 +254,10 @@ def solve_stage(kind, start, length, bptr, members, W, F, ip, rt, p_allonly, tol
                 nl = j1 - j0
                 for q in range(nl):
                     sids[q] = members[start[j0 + q]]
-                work[w] += race_eval_lanes(nl, W, F, ip, rt, p_allonly, rows, False, buf)
+                work[w] += race_eval_lanes(nl, W, F, CH, ip, rt, p_allonly, rows, False, buf)
                 for q in range(nl):
                     W[sids[q]] = out_v[q]
             else:
-                work[w] += solve_cycles(kind, start, length, j0, j1, members, W, F, ip, rt, p_allonly, tol, rows, buf)
+                work[w] += solve_cycles(kind, start, length, j0, j1, members, W, F, CH, ip, rt, p_allonly, tol, rows,
+                                        buf)
     return work.sum()

@@ -159,9 +159,12 @@ class GameTable(TurnQueries):
     """The solved game of one ruleset (see the module docstring for the method).
 
     Fields: ``W`` the race values (float32, indexed by ``agents.solver.game_kernels.encode``), ``F`` the
-    last-turn chances ``[position in the round, on the board, penalty due, lead]``, ``G`` and
-    ``TB0`` the tie-break tables, ``ip`` the kernel parameters, ``meta`` how the solve went (seconds,
-    peak memory, sweeps, ...).
+    last-turn chances ``[position in the round, board index, penalty due, lead]`` (the board index:
+    0 off the board, 1 on it, under ``challenge`` 2 and 3 free to challenge, see
+    ``game_turn.last_turn_index``), ``G`` and ``TB0`` the tie-break tables, ``ip`` the kernel
+    parameters, ``meta`` how the solve went (seconds, peak memory, sweeps, ...), and under
+    ``challenge`` ``CH`` the value of each race state's challenge turn (-1 where its mover may not
+    challenge; ``W`` is the better of it and the plain turn).
     """
 
     ruleset: Ruleset
@@ -172,6 +175,7 @@ class GameTable(TurnQueries):
     G: np.ndarray
     TB0: np.ndarray
     meta: dict[str, Any] = field(default_factory=dict)
+    CH: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     _rt: RollTables | None = field(default=None, repr=False)
     _rtt: tuple | None = field(default=None, repr=False)
     _W64: np.ndarray | None = field(default=None, repr=False)
@@ -244,7 +248,9 @@ class GameTable(TurnQueries):
                              bool(opp_on_board) or not entry, opp_streak)
         return float(self.W[sid])
 
-    def _race_sid(self, position, score, on, streak, opp_score, opp_on, opp_streak) -> int:
+    def _race_sid(self, position, score, on, streak, opp_score, opp_on, opp_streak, usage=0, opp_usage=0) -> int:
+        """The race state: ``usage`` and ``opp_usage`` the challenge brackets each player has used
+        (bit 0 below the split, bit 1 at or above it; under ``challenge`` only)."""
         ip, u = self.ip, self.unit
         Tu, f = int(ip[K.IP_TU]), int(ip[K.IP_FLOOR])
         for name, s in (("score", score), ("opponent score", opp_score)):
@@ -253,11 +259,18 @@ class GameTable(TurnQueries):
                                  f"{(Tu - 1) * u} (at the target the game is in its last turns)")
         if (not on and score) or (not opp_on and opp_score):
             raise ValueError("a player off the board has score 0")
-        nz = int(ip[K.IP_NZ])
+        nz = int(K.streak_values(ip))
         za = streak if (ip[L.R_ZILCH_PENALTY_COUNT] and on) else 0
         zb = opp_streak if (ip[L.R_ZILCH_PENALTY_COUNT] and opp_on) else 0
         if not (0 <= za < nz and 0 <= zb < nz):
             raise ValueError(f"zilch streaks {streak}, {opp_streak}: from 0 to {nz - 1} under this penalty")
+        nu = max(int(ip[K.IP_NU]), 1)
+        for used, o in ((usage, on), (opp_usage, opp_on)):
+            if not 0 <= used < nu or (used and not o):
+                raise ValueError(f"challenge usages {usage}, {opp_usage}: from 0 to {nu - 1} under these rules, "
+                                 "0 off the board")
+        za += nz * usage
+        zb += nz * opp_usage
         seat = position if ip[K.IP_NSEAT] == 2 else 0
         ia = 1 + f + score // u if on else 0
         ib = 1 + f + opp_score // u if opp_on else 0
@@ -279,23 +292,37 @@ class GameTable(TurnQueries):
                                    f"two-player games only")
         if state.done:
             raise ValueError("the game is over: there is no move to choose")
-        if state.phase != Phase.KEEP:
+        if state.phase not in (Phase.KEEP, Phase.CHALLENGE):
             raise UnsupportedRulesError(f"phase {state.phase.name}: only the variants the game solver does "
-                                   f"not support have turn-start decisions")
+                                   f"not support have this turn-start decision")
         if state.ruleset is not self._checked_rules:
             if ruleset_key(state.ruleset) != self._key:
                 raise ValueError(f"this table solves {self.ruleset.name!r}, but the game is played "
                                  f"under other rules ({state.ruleset.name!r})")
             self._checked_rules = state.ruleset
         return self.situation_of(state.current, state.first, state.scores, state.on_board, state.zilch_streak,
-                                 state.final_queue, state.tiebreak_players, state.tiebreak_round)
+                                 state.final_queue, state.tiebreak_players, state.tiebreak_round,
+                                 **self.challenge_fields(state))
+
+    def challenge_fields(self, state: GameState) -> dict[str, Any]:
+        """The keywords of :meth:`situation_of` that tell challenges apart, read from ``state``: each
+        seat's brackets used and whether this turn is a challenge (none under rules without challenge)."""
+        if not self.ip[K.IP_NU]:
+            return {}
+        return {"usage": [int(lo) | int(hi) << 1 for lo, hi in state.challenge_brackets],
+                "challenged": state.challenged is not None}
 
     def situation_of(self, me: int, first: int, scores: Sequence[int], on_board: Sequence[bool],
                      zilch_streak: Sequence[int], final_queue: Sequence[int] | None,
-                     tiebreak_players: Sequence[int] | None, tiebreak_round: int) -> tuple:
+                     tiebreak_players: Sequence[int] | None, tiebreak_round: int,
+                     usage: Sequence[int] | None = None, challenged: bool = False) -> tuple:
         """:meth:`situation` from the fields of a game (for states kept elsewhere than in a
         ``GameState``, e.g. the batched engine's rows): the mover, the first player, per seat the
-        scores, board status and zilch streaks, the final queue and the tie-break players and round."""
+        scores, board status and zilch streaks, the final queue and the tie-break players and round;
+        under ``challenge`` per seat the brackets used (bit 0 below the split, bit 1 at or above it,
+        as the state holds them) and whether the mover's turn is a challenge. A challenge turn is
+        ``("challenge", sid)`` (``sid`` the race state it was declared in) or, as a last turn,
+        ``("chbar", d, v, k, penalty_due)`` (``k`` challenges declared before it)."""
         ip, u = self.ip, self.unit
         opp = 1 - me
         pos = (me - first) % 2
@@ -306,12 +333,50 @@ class GameTable(TurnQueries):
             v = 0.5 if r >= MAX_TIEBREAK_ROUNDS else 1.0 - float(self.TB0[r + 1])
             return ("bar", (scores[opp] - scores[me]) // u, v, True, False)
         pc = int(ip[L.R_ZILCH_PENALTY_COUNT])
+        ua, ub = (usage[me], usage[opp]) if usage is not None and ip[K.IP_NU] else (0, 0)
+        if challenged:  # the bracket of this challenge was not used when it was declared
+            ua &= ~int(K.challenge_bit(scores[me] // u, ip))
         if final_queue is not None:
             on = bool(on_board[me])
             penf = bool(pc and on and zilch_streak[me] == pc - 1)
+            if challenged:
+                return ("chbar", (scores[opp] - scores[me]) // u, self.tie_value(pos), bin(ua).count("1"), penf)
             return ("bar", (scores[opp] - scores[me]) // u, self.tie_value(pos), on, penf)
-        return ("race", self._race_sid(pos, scores[me], on_board[me], zilch_streak[me],
-                                       scores[opp], on_board[opp], zilch_streak[opp]))
+        sid = self._race_sid(pos, scores[me], on_board[me], zilch_streak[me], scores[opp], on_board[opp],
+                             zilch_streak[opp], ua, ub)
+        return ("challenge" if challenged else "race", sid)
+
+    def challenge_choice(self, state: GameState) -> tuple[float, float]:
+        """At a challenge decision of ``state`` (phase ``CHALLENGE``): the mover's win chance if they
+        play a plain turn and if they challenge, under optimal play by both from then on."""
+        sit = self.situation(state)
+        D = int(self.ip[L.R_DICE])
+        if sit[0] == "race":
+            ch = ("challenge", sit[1])
+        else:
+            _, d, v, on, penf = sit
+            usage = int(state.challenge_brackets[state.current][0]) | int(state.challenge_brackets[state.current][1]) << 1
+            ch = ("chbar", d, v, bin(usage).count("1"), penf)
+        plain = float(self.turn_values(sit, 0, True).C[D])
+        return plain, float(self.turn_values(ch, 0, True).C[D])
+
+    def action_values(self, state: GameState, cut: bool = False, tmin: int = 0,
+                      situation: tuple | None = None) -> dict[int, float]:
+        if state.phase == Phase.CHALLENGE:
+            from zilch_env.engine.actions import CHALLENGE_BASE, NO_CHALLENGE
+
+            plain, ch = self.challenge_choice(state)
+            return {a: (ch if a == CHALLENGE_BASE else plain) for a in state.legal_actions()
+                    if a in (NO_CHALLENGE, CHALLENGE_BASE)}
+        return super().action_values(state, cut, tmin, situation)
+
+    def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
+        if state.phase == Phase.CHALLENGE:
+            from zilch_env.engine.actions import CHALLENGE_BASE, NO_CHALLENGE
+
+            plain, ch = self.challenge_choice(state)
+            return CHALLENGE_BASE if ch > plain + 1e-12 else NO_CHALLENGE
+        return super().best_action(state, legal)
 
     def final_situation_of(self, me: int, first: int, scores: Sequence[int], on_board: Sequence[bool],
                            zilch_streak: Sequence[int], final_queue: Sequence[int], bar: int = 0,
@@ -417,6 +482,11 @@ class GameTable(TurnQueries):
         kind = situation[0]
         if kind == "race":
             tcap, thr, B, Q, C = SK.race_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut)
+        elif kind == "challenge":
+            tcap, thr, B, Q, C = SK.challenge_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut)
+        elif kind == "chbar":
+            _, d, v, k, penf = situation
+            tcap, thr, B, Q, C = SK.challenge_bar_situation(d, v, k, penf, ip, rtt, pa, tmin, cut)
         elif kind == "bar":
             _, d, v, on, penf = situation
             tcap, thr, B, Q, C = SK.bar_situation(d, v, on, penf, ip, rtt, pa, tmin, cut)
@@ -481,13 +551,19 @@ class GameTable(TurnQueries):
                              "games the solved game does not play; its outcomes are not tabled")
         u, S = self.unit, int(K.straight_units(self.ip))
         args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1])
-        if kind == "race":
+        if kind in ("race", "challenge", "chbar"):
             k, args["sid"] = 0, situation[1]
         elif kind == "bar":
             k = 1
             _, args["d"], args["v"], args["on"], args["penf"] = situation
         else:
             k, args["G"] = 2, self.G[situation[1]]
+        if kind == "challenge":
+            k, args["sid"] = 3, situation[1]
+        elif kind == "chbar":
+            k = 4
+            _, args["d"], args["v"], before, args["penf"] = situation
+            args["on"] = bool(before)  # the challenges declared before this one (0 or 1)
         bank, zil, B, Zv = SK.situation_outcomes(k, args["sid"], args["d"], args["v"], args["on"], args["penf"],
                                                 self._W64, self.F, args["G"], self.ip, self._rtt,
                                                 self._rt.p_allonly)
@@ -499,6 +575,7 @@ class GameTable(TurnQueries):
         """Write the table (atomically) as a compressed ``.npz`` with its ruleset and key inside."""
         return save_npz_whole(
             path, W=self.W.astype(np.float32), F=self.F, G=self.G, TB0=self.TB0, ip=self.ip,
+            CH=np.asarray(self.CH, np.float32),
             ip_names=np.array(K.ip_names()),
             unit=np.int64(self.unit), ruleset=np.array(ruleset_to_toml(self.ruleset)),
             key=np.array(self._key), version=np.int64(SOLVER_VERSION), meta=np.array(json.dumps(self.meta)))
@@ -515,7 +592,8 @@ class GameTable(TurnQueries):
             ip = K.stored_ip(z["ip"].astype(np.int64), z["ip_names"] if "ip_names" in z.files else None,
                              lambda dcap: _params(rs, roll_tables(rs, unit), dcap), str(path))
             t = cls(ruleset=rs, unit=unit, ip=ip, W=z["W"],
-                    F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path))
+                    F=z["F"], G=z["G"], TB0=z["TB0"], meta=json.loads(str(z["meta"])), path=Path(path),
+                    CH=z["CH"] if "CH" in z.files else np.zeros(0, np.float32))
             if str(z["key"]) != t._key or int(z["version"]) != SOLVER_VERSION:
                 raise ValueError(f"{path}: the table was built by another solver version or for other rules")
         return t

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit
 
 from zilch_env.engine import layout as L
+from zilch_env.rules.primitives import nb_challenge_cost, nb_popcount
 from zilch_env.rules.schema import PENALTY_MODES
 
 from agents.solver.turn_lanes import turn_dp_lanes, turn_forward_lane
@@ -83,12 +84,13 @@ IP_UNIT = L.R_SIZE  # points per unit (every score and turn total is a multiple 
 IP_TU = L.R_SIZE + 1  # race score rows: scores below the target, 0 .. IP_TU - 1 units (the target rounded up)
 IP_FLOOR = L.R_SIZE + 2  # score rows below 0 (-score_floor in units): index 1 + IP_FLOOR + a holds score a
 IP_NS = L.R_SIZE + 3  # score indices: 0 = not on the board (score 0), 1 + IP_FLOOR + a = on the board with score a
-IP_NZ = L.R_SIZE + 4  # zilch-streak values tracked (the penalty count, or 1 without a penalty)
+IP_NZ = L.R_SIZE + 4  # per-player values tracked beside the score: zilch streaks times challenge usages (see IP_NU)
 IP_NSEAT = L.R_SIZE + 5  # 2 when the value depends on the mover's position in the round, else 1
 IP_DCAP = L.R_SIZE + 6  # largest lead tracked at the end of the game (units)
 IP_NP = L.R_SIZE + 7  # permanent-straight counts tracked (1 = none)
 IP_MAXPTS = L.R_SIZE + 8  # most units one keep can score (at least 1): the padding rows of a turn DP
-IP_SIZE = L.R_SIZE + 9
+IP_NU = L.R_SIZE + 9  # challenge usages tracked per player under ``challenge`` (the brackets used, a bit each), else 0
+IP_SIZE = L.R_SIZE + 10
 
 
 def ip_names() -> tuple[str, ...]:
@@ -160,6 +162,82 @@ def straight_units(ip):
     """A permanent straight in units (0 when straights are not permanent): the step of the
     permanent-points grid."""
     return ip[L.R_STRAIGHT] // ip[IP_UNIT] if ip[L.R_PERMANENT_STRAIGHT] != 0 else 0
+
+
+@njit(cache=True, nogil=True)
+def streak_values(ip):
+    """The zilch-streak values tracked per player: the penalty count, or 1 without a penalty."""
+    return max(ip[L.R_ZILCH_PENALTY_COUNT], 1)
+
+
+@njit(cache=True, nogil=True)
+def streak_of(z, ip):
+    """The zilch streak held in a player's state value ``z`` (``z = streak + streak_values * usage``)."""
+    return z % streak_values(ip)
+
+
+@njit(cache=True, nogil=True)
+def usage_of(z, ip):
+    """The challenge brackets a player has used (bit 0 below the split, bit 1 at or above it), held
+    in their state value ``z``; 0 without ``challenge``."""
+    return z // streak_values(ip)
+
+
+@njit(cache=True, nogil=True)
+def bank_z(z, ip):
+    """A player's state value after a bank: the streak back to 0, the challenges used kept."""
+    return z - z % streak_values(ip)
+
+
+# --------------------------------------------------------------------------------------------
+# Challenges (source 001): a player on the board, with an opponent on the board, may challenge at the
+# start of a turn, once below the split and once at or above it (judged by their score then). A banked
+# challenge turn also takes its total from the opponent (down to the floor); a zilch costs the
+# challenger the first or the second cost, by how many challenges they declared.
+
+
+@njit(cache=True, nogil=True)
+def split_units(ip):
+    """The score (units) from which a challenge is in the upper bracket."""
+    return -(-ip[L.R_CHALLENGE_SPLIT] // ip[IP_UNIT])
+
+
+@njit(cache=True, nogil=True)
+def challenge_bit(score, ip):
+    """The bracket bit of a challenge declared at ``score`` units (1 below the split, 2 at or above)."""
+    return 2 if score >= split_units(ip) else 1
+
+
+@njit(cache=True, nogil=True)
+def may_challenge(on, z, score, opp_on, ip):
+    """Whether a player with state value ``z`` at ``score`` units may challenge an opponent: -1 if not,
+    else the challenges they declared before (0 or 1: the cost of this one's zilch is the first or
+    the second)."""
+    if ip[L.R_CHALLENGE] == 0 or not on or not opp_on:
+        return -1
+    u = usage_of(z, ip)
+    k = nb_popcount(u)
+    if k >= 2 or (u & challenge_bit(score, ip)) != 0:
+        return -1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def challenge_cost_units(k, ip):
+    """What a zilch costs (units) in a player's challenge declared after ``k`` others."""
+    return nb_challenge_cost(k + 1, ip[L.R_CHALLENGE_COST_FIRST], ip[L.R_CHALLENGE_COST_SECOND]) // ip[IP_UNIT]
+
+
+@njit(cache=True, nogil=True)
+def last_turn_index(on, z, score, ip):
+    """The board index of the last-turn tables (``F[seat, index, penalty due, lead]``) of a player
+    with state value ``z`` at ``score`` units: 0 off the board, 1 on it, 2 or 3 on it and free to
+    challenge the leader (its first or its second challenge): the better of a plain turn and a
+    challenge turn."""
+    if not on:
+        return 0
+    k = may_challenge(True, z, score, True, ip)
+    return 1 if k < 0 else 2 + k
 
 
 #: An empty followed value (turn_dp's ``fB``/``fZ``): the derivative with respect to ``Zv[0]``.

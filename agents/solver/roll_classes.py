@@ -4,11 +4,13 @@ same keep options (:class:`RollTables`, :func:`roll_tables`), and the points uni
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 import numpy as np
 from zilch_env import Ruleset
 from zilch_env.rules.compiled import compile as compile_rules
+from zilch_env.rules.primitives import CHALLENGE_ZILCH_COST
 from zilch_env.rules.scoring import permanent_straight
 
 
@@ -45,8 +47,12 @@ class RollTables:
 
 def game_unit(rs: Ruleset) -> int:
     """The greatest common divisor of every point value the game can add or take (keeps of up to
-    ``dice`` dice, the subtracted penalty, the six-dice bonus): every score is a multiple of it."""
-    return compile_rules(rs).score_unit
+    ``dice`` dice, the subtracted penalty, the six-dice bonus, a challenge's costs): every score is a
+    multiple of it."""
+    unit = compile_rules(rs).score_unit
+    if rs.variants.challenge:  # a challenge's zilch costs the challenger these amounts
+        unit = math.gcd(unit, *CHALLENGE_ZILCH_COST)
+    return unit
 
 
 def roll_tables(rs: Ruleset, unit: int) -> RollTables:

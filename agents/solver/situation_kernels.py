@@ -10,7 +10,8 @@ from zilch_env.engine import layout as L
 
 from agents.solver.game_turn import (IP_DCAP, IP_FLOOR, IP_NP, IP_TU, _dp, _dp_arg, entry_units, min_bank_units,
                                      scratch, turn_forward)
-from agents.solver.game_kernels import (bar_inputs, first_tiebreak_inputs, race_inputs)
+from agents.solver.game_challenge import challenge_bar_inputs, challenge_inputs
+from agents.solver.game_kernels import bar_inputs, first_tiebreak_inputs, race_inputs
 
 
 # --------------------------------------------------------------------------------------------
@@ -24,6 +25,27 @@ def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
     tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, tmin)
     _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True, nogil=True)
+def challenge_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of the challenge turn declared in race state ``sid``: (tcap, thr, B, Q, C)."""
+    tmax = max(ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR], tmin) + 1
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr, tend = challenge_inputs(sid, W, F, ip, rt, B, Zv, tmin)
+    _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
+    return tcap, thr, B, Q, C
+
+
+@njit(cache=True, nogil=True)
+def challenge_bar_situation(d, v, k, penf, ip, rt, p_allonly, tmin, cut):
+    """The turn DP of a last turn played as a challenge of the leader ``d`` units ahead (``k``
+    challenges declared before it)."""
+    tmax = max(d // 2 + 1, min_bank_units(ip), entry_units(ip), 1, tmin)
+    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
+    tcap, thr = challenge_bar_inputs(d, v, k, penf, ip, B, Zv, tmin)
+    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
     return tcap, thr, B, Q, C
 
 
@@ -65,19 +87,26 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
     """How the optimal turn of a situation ends: (bank[t], zil[pi], B, Zv) with ``bank[t]`` the
     chance of banking turn total ``t`` and ``zil[pi]`` of a zilch keeping ``pi`` permanent
     straights. ``kind``: 0 race state ``sid``, 1 a turn against bar ``d`` (tie worth ``v``),
-    2 the first tie-break turn against ``G``."""
-    if kind == 0:
+    2 the first tie-break turn against ``G``, 3 the challenge turn declared in race state ``sid``,
+    4 a last turn played as a challenge (``on``: the challenges declared before it)."""
+    if kind == 0 or kind == 3:
         tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + 1
     elif kind == 1:
         tmax = max(d + 1, min_bank_units(ip), entry_units(ip), 1)
+    elif kind == 4:
+        tmax = max(d // 2 + 1, min_bank_units(ip), entry_units(ip), 1)
     else:
         tmax = G.shape[0] - 1
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
     tend = 0
     if kind == 0:
         tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, 0)
+    elif kind == 3:
+        tcap, thr, tend = challenge_inputs(sid, W, F, ip, rt, B, Zv, 0)
     elif kind == 1:
         tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0)
+    elif kind == 4:
+        tcap, thr = challenge_bar_inputs(d, v, int(on), penf, ip, B, Zv, 0)
     else:
         tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, 0)
     arg = np.empty((tcap + 1) * ip[IP_NP] * rt[1][ip[L.R_DICE]], np.int32)

@@ -164,7 +164,7 @@ class TurnQueries:
 
     def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
         """The win-maximising action (ties: bank before rolling on, then the lowest action)."""
-        key = (id(state), len(state.turns), state.tiebreak_round, state.current)
+        key = (id(state), len(state.turns), state.tiebreak_round, state.current, state.challenged)
         if key != self._sit_key:
             self._sit = self.situation(state)
             self._sit_key = key

@@ -109,7 +109,7 @@ def test_refusals_name_the_problem(capsys):
     code, _, err = run(capsys, "strategy", "--ruleset", "zonk", "--seed", "-1")
     assert code == 2 and "--seed -1" in err
     # rules the game solver does not play: the card says so instead of the edge and the games
-    code, out, err = run(capsys, "strategy", "--ruleset", "zonk", "--set", "variants.challenge=true", "--games", "10")
+    code, out, err = run(capsys, "strategy", "--ruleset", "zonk", "--set", "variants.piggyback=true", "--games", "10")
     assert code == 0, err
     assert "the game solver does not handle these rules" in out and "Rule of thumb" in out
 

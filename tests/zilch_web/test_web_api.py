@@ -228,6 +228,34 @@ def test_challenge_choices_and_result(client):
         assert r.json()["game"]["players"][1]["score"] == max(0, bob - k["total"])
 
 
+def test_the_solved_game_decides_the_challenge_hint(client):
+    """Where the two-player game with challenges ships solved (zilch), the hint at a challenge
+    decision gives both choices their chance of winning, names the better one best and says that the
+    solved game weighed it (the points alone always advise against a challenge)."""
+    from agents.solver.game import load_game_table
+    from zilch_env import GameState, load_ruleset
+
+    created = new(client, players=("Ann", "Bob"), ruleset="zilch", seed=5, **{"variants.challenge": True})
+    gid, game = created["id"], created["game"]
+    table = load_game_table(load_ruleset("zilch", {"variants.challenge": True}))
+    assert table is not None
+    hints = 0
+    for _ in range(400):
+        if game["status"] == "over" or hints >= 3:
+            break
+        if game["phase"] == "challenge":
+            h = client.get(f"/api/games/{gid}/hint").json()
+            chances = {o["action"]: o["win_chance"] for o in h["options"]}
+            assert set(chances) == {130, 131} and all(0 < c < 1 for c in chances.values())
+            assert h["best"] == max(chances, key=chances.get) and h["win_chance"] == max(chances.values())
+            assert h["explain_keys"][0][0] == "challengeWin" and "solved game" in h["explain"]
+            hints += 1
+            game = move(client, gid, game, 130 + hints % 2).json()["game"]
+            continue
+        game = move(client, gid, game, greedy_move(game)).json()["game"]
+    assert hints >= 1, "no challenge decision came up"
+
+
 def test_hint_gives_the_solver_best_move(client):
     created = new(client, seed=9)
     gid, game = created["id"], created["game"]

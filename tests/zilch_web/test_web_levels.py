@@ -99,6 +99,22 @@ def test_perfect_plays_the_six_dice_bonus_from_the_shipped_table(client, preset)
         assert game.done
 
 
+@pytest.mark.parametrize("preset", ["zilch", "zilch5k"])
+def test_perfect_plays_challenges_from_the_shipped_table(client, preset):
+    """The new-game form's challenge toggle keeps Perfect on zilch and zilch5k, whose solved games with
+    challenges ship: a game against it gets to the challenge decision and the computer answers it
+    (the hint values it by chance of winning); other presets' challenge games are not offered it."""
+    challenge = {"variants.challenge": True}
+    r = client.post("/api/cpus", json={"ruleset": preset, "set": challenge})
+    assert ("Perfect", "optimal-win") in [(c["label"], c["spec"]) for c in r.json()["cpus"]]
+    r = client.post("/api/cpus", json={"ruleset": "zonk", "set": challenge})
+    assert "Perfect" not in [c["label"] for c in r.json()["cpus"]]
+    from agents.solver.game import load_game_table
+
+    table = load_game_table(load_ruleset(preset, challenge))
+    assert table is not None and table.CH.size == table.W.size
+
+
 def test_a_level_that_cannot_play_the_rules_is_refused_with_the_reason(client):
     r = client.post("/api/games", json={"ruleset": "zonk", "set": {"target": 2000, "variants.challenge": True},
                                         "players": [{"name": "A"}, {"cpu": "ppo:checkpoints/zonk"}]})

@@ -268,6 +268,7 @@ window.ZILCH_TEXT.en = {
   "hint.explain.keep": "Exact turn solver: the points this turn is expected to record, playing perfectly from here (turn total now {total}).",
   "hint.explain.piggyback": "Exact turn solver: the points this turn is expected to record either way.",
   "hint.explain.challenge": "The turn solver counts your own points: a challenge never adds to them and a zilch costs 600 (then 2000), so for your score it advises no challenge.",
+  "hint.explain.challengeWin": "The exact solved game weighs what a challenge takes from your opponent against what its zilch costs you: the chances of winning say which is better.",
   "hint.explain.streak": "Values count the future cost of the zilch streak penalty.",
   "hint.explain.last": "Last turns: the solver maximises this turn's points and ignores the scores; only winning counts now, so weigh what you need.",
   "hint.explain.win2": "The chances of winning are the exact solved game's, with perfect play by both players.",

@@ -301,6 +301,7 @@ window.ZILCH_TEXT["pt-BR"] = {
   "hint.explain.keep": "Solucionador exato da rodada: os pontos que esta rodada deve render, jogando perfeitamente daqui em diante (total da rodada agora {total}).",
   "hint.explain.piggyback": "Solucionador exato da rodada: os pontos que esta rodada deve render em cada caso.",
   "hint.explain.challenge": "O solucionador da rodada conta os seus próprios pontos: um desafio nunca aumenta esses pontos e um zilch custa 600 (depois 2000); por isso, para a sua pontuação, ele aconselha não desafiar.",
+  "hint.explain.challengeWin": "O jogo resolvido exato pesa o que um desafio tira do adversário contra o que um zilch nele custa a você: as chances de vitória dizem o que é melhor.",
   "hint.explain.streak": "Os valores contam o custo futuro da penalidade por zilches seguidos.",
   "hint.explain.last": "Últimas rodadas: o solucionador maximiza os pontos desta rodada e ignora o placar; agora só vencer importa, então pese o que você precisa.",
   "hint.explain.win2": "As chances de vitória são as da partida resolvida exatamente, com jogo perfeito dos dois jogadores.",

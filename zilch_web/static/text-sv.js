@@ -301,6 +301,7 @@ window.ZILCH_TEXT.sv = {
   "hint.explain.keep": "Exakt omgångslösare: poängen som den här omgången väntas ge om du spelar perfekt härifrån (omgångssumma nu {total}).",
   "hint.explain.piggyback": "Exakt omgångslösare: poängen som den här omgången väntas ge i vart och ett av fallen.",
   "hint.explain.challenge": "Omgångslösaren räknar dina egna poäng: en utmaning ökar dem aldrig och en zilch kostar 600 (sedan 2000), så för din poäng avråder den från att utmana.",
+  "hint.explain.challengeWin": "Det exakt lösta spelet väger det en utmaning tar från motståndaren mot vad en zilch i den kostar dig: vinstchanserna visar vilket som är bäst.",
   "hint.explain.streak": "Värdena räknar med den framtida kostnaden för straffet för zilchar i rad.",
   "hint.explain.last": "Sista omgångarna: lösaren maximerar den här omgångens poäng och bortser från ställningen; nu räknas bara att vinna, så väg in vad du behöver.",
   "hint.explain.win2": "Vinstchanserna kommer från det exakt lösta spelet, där båda spelarna spelar perfekt.",

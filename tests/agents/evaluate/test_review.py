@@ -114,6 +114,29 @@ def test_turn_start_decisions_are_not_valued():
         assert d.points is None and d.win is None and "turn-start decision" in d.not_valued["points"]
 
 
+def test_a_challenge_decision_is_valued_by_the_solved_game(tmp_path, monkeypatch):
+    """Where the two-player game with challenges is solved, whether to challenge is valued by chance
+    of winning (the better of the plain turn and the challenge turn), not in points; a declared
+    challenge's turn starts from the challenge's value."""
+    from agents.solver.game import solve_game
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rs = load_ruleset("zilch", {"target": 1000, "variants.challenge": True})
+    table = solve_game(rs, progress=False)
+    for seed in range(30):
+        review = review_record(_played(rs, ["optimal-win", "greedy"], seed=seed))
+        starts = [d for d in review.decisions if d.kind == "turn_start"]
+        if any(d.action != 130 for d in starts):
+            break
+    assert review.measure == "win" and starts
+    assert any(d.action != 130 for d in starts), "no challenge declared in 30 games"
+    for d in starts:
+        assert d.win is not None and d.points is None and "chance of winning" in d.not_valued["points"]
+        if d.seat == 0:  # optimal-win's own choices lose nothing
+            assert d.win.loss == 0.0
+    assert table.meta["blocks"] == 3
+
+
 def test_a_record_that_does_not_replay_is_refused_naming_the_fault():
     record = _played(load_ruleset("zonk"), ["greedy", "greedy"], seed=2)
     wrong = dict(record, final={"scores": [s + 50 for s in record["final"]["scores"]], "winners": [0]})

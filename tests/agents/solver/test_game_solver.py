@@ -19,6 +19,8 @@ import pytest
 
 from zilch_env import GameState, UnsupportedRulesError, load_ruleset, play_game
 from zilch_env.engine.game import IllegalActionError
+from zilch_env.engine import layout as L
+from zilch_env.rules.compiled import compile as compile_rules
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
 from zilch_env.rules.scoring import scoring_table
 
@@ -41,7 +43,11 @@ class BruteForce:
     Points (not units), the engine's own keep list of every sorted roll, a turn solved backwards over
     every turn total up to ``cap`` (the player banks there), the end of the game and the tie-breaks
     played out literally with the engine's bookkeeping, and value iteration (sweeps until nothing
-    moves) for the zilch cycles. Fewer than six dice only: no permanent straights.
+    moves) for the zilch cycles. Fewer than six dice only: no permanent straights. Under
+    ``challenge`` each player's state holds the brackets they challenged in (below the split, at or
+    above it), and a player free to challenge takes the better of a plain turn and a challenge turn
+    (a bank also takes its total from the opponent, a zilch costs 600 on the first challenge and
+    2,000 on the second).
     """
 
     def __init__(self, rs, cap_extra=1500):
@@ -60,6 +66,16 @@ class BruteForce:
             self.rolls[n] = lst
         self.maxpts = max(pts for lst in self.rolls.values() for _, ks in lst for pts, _ in ks)
         self._tb, self._p1, self._final = {}, {}, {}
+        self.split = int(compile_rules(rs).params(2)[L.R_CHALLENGE_SPLIT])
+
+    def challenge(self, score, used, on, opp_on=True):
+        """``(cost of a zilch, the brackets used after it)`` of a challenge by a player at ``score``
+        who used the brackets ``used`` (bit 0 below the split, bit 1 at or above), or None if they may not."""
+        bit = 2 if score >= self.split else 1
+        n = bin(used).count("1")
+        if not (self.rs.variants.challenge and on and opp_on) or n >= 2 or used & bit:
+            return None
+        return (600 if n == 0 else 2000), used | bit
 
     def turn(self, bank_value, zilch_value, thr, cap):
         rs, D = self.rs, self.D
@@ -93,8 +109,9 @@ class BruteForce:
                 post[t, m] = max(bank, r) if (bank is not None and (m or not forced)) else r
         return roll[0, D]
 
-    def end_score(self, score, on, streak, recorded, banked):
-        """(score, on the board, streak) after a turn, as GameState._end_turn does."""
+    def end_score(self, score, on, streak, recorded, banked, cost=0):
+        """(score, on the board, streak) after a turn, as GameState._end_turn does (``cost``: what a
+        zilch in a challenge costs)."""
         zp = self.rs.variants.zilch_penalty
         floor = self.rs.score_floor
         was_on = on
@@ -103,7 +120,7 @@ class BruteForce:
                 on = True
             else:
                 recorded = 0
-        s = score + recorded
+        s = score + recorded - cost
         if banked:
             streak = 0
         elif was_on:
@@ -119,18 +136,25 @@ class BruteForce:
             return 0.5
         return self.tiebreak(1) if pos == 0 else 1.0 - self.tiebreak(1)
 
-    def final(self, pos, b, on, z, A):
-        key = (pos, b, on, z, A)
+    def final(self, pos, b, on, z, A, used=0):
+        """The last turn of the player at ``b`` against the leader's ``A`` (``used``: their brackets used)."""
+        key = (pos, b, on, z, A, used)
         if key not in self._final:
             tv = self.tie_value(pos)
 
-            def res(score):
-                return 1.0 if score > A else (tv if score == A else 0.0)
+            def res(score, leader=A):
+                return 1.0 if score > leader else (tv if score == leader else 0.0)
 
-            self._final[key] = self.turn(lambda t: res(self.end_score(b, on, z, t, True)[0]),
-                                         lambda: res(self.end_score(b, on, z, 0, False)[0]),
-                                         self.rs.min_bank if on else self.rs.entry_threshold,
-                                         A - b + self.cap_extra)
+            v = self.turn(lambda t: res(self.end_score(b, on, z, t, True)[0]),
+                          lambda: res(self.end_score(b, on, z, 0, False)[0]),
+                          self.rs.min_bank if on else self.rs.entry_threshold, A - b + self.cap_extra)
+            ch = self.challenge(b, used, on)
+            if ch is not None:  # a challenge of the leader
+                floor, cost = self.rs.score_floor, ch[0]
+                v = max(v, self.turn(lambda t: res(self.end_score(b, on, z, t, True)[0], max(A - t, floor)),
+                                     lambda: res(self.end_score(b, on, z, 0, False, cost=cost)[0]),
+                                     self.rs.min_bank, A - b + self.cap_extra))
+            self._final[key] = v
         return self._final[key]
 
     def p1(self, r, x):
@@ -163,21 +187,31 @@ class BruteForce:
                                 continue
                             for za in range(zc if on_a else 1):
                                 for zb in range(zc if on_b else 1):
-                                    yield (pos, a, b, on_a, on_b, za, zb)
+                                    nu = (4 if self.split < self.T else 2) if rs.variants.challenge else 1
+                                    for ua in range(nu if on_a else 1):
+                                        for ub in range(nu if on_b else 1):
+                                            yield (pos, a, b, on_a, on_b, za, zb, ua, ub)
 
     def race_turn(self, V, s):
-        pos, a, b, on_a, on_b, za, zb = s
+        pos, a, b, on_a, on_b, za, zb, ua, ub = s
 
-        def after(score, on, z):
+        def after(score, on, z, used=ua, opp=b):
             if score >= self.T:
                 if self.rs.end == "instant" or (self.rs.end == "finish_round" and pos == 1):
                     return 1.0
-                return 1.0 - self.final(1 - pos, b, on_b, zb, score)
-            return 1.0 - V[(1 - pos, b, score, on_b, on, zb, z)]
+                return 1.0 - self.final(1 - pos, opp, on_b, zb, score, ub)
+            return 1.0 - V[(1 - pos, opp, score, on_b, on, zb, z, ub, used)]
 
-        return self.turn(lambda t: after(*self.end_score(a, on_a, za, t, True)),
-                         lambda: after(*self.end_score(a, on_a, za, 0, False)),
-                         self.rs.min_bank if on_a else self.rs.entry_threshold, self.T + self.cap_extra)
+        v = self.turn(lambda t: after(*self.end_score(a, on_a, za, t, True)),
+                      lambda: after(*self.end_score(a, on_a, za, 0, False)),
+                      self.rs.min_bank if on_a else self.rs.entry_threshold, self.T + self.cap_extra)
+        ch = self.challenge(a, ua, on_a, on_b)
+        if ch is not None:  # a challenge turn
+            floor, (cost, used) = self.rs.score_floor, ch
+            v = max(v, self.turn(lambda t: after(*self.end_score(a, on_a, za, t, True), used, max(b - t, floor)),
+                                 lambda: after(*self.end_score(a, on_a, za, 0, False, cost=cost), used),
+                                 self.rs.min_bank, self.T + self.cap_extra))
+        return v
 
     def solve(self, tol=1e-12):
         S = list(self.states())
@@ -229,6 +263,16 @@ BRUTE_CASES = {
     # the bonus under forced hot dice, all scoring dice kept and tie-break turns (zilch5k's rules)
     "forced-tiebreak-bonus": ("zilch5k", {"target": 300, "dice": 2, "entry_threshold": 0, "min_bank": 100,
                                           "variants.six_dice_zilch_bonus": 50}),
+    # challenges: a bank takes its total from the opponent, a zilch costs 600 (down to the floor)
+    "challenge": ("zonk", {"target": 300, "dice": 2, "entry_threshold": 0, "variants.challenge": True}),
+    # ... with an entry threshold, finish the round, scores below zero and a zilch penalty
+    "challenge-floor-penalty": ("farkle", {"target": 150, "dice": 2, "entry_threshold": 100, "min_bank": 0,
+                                           "score_floor": -100, "variants.challenge": True,
+                                           "variants.zilch_penalty.count": 2,
+                                           "variants.zilch_penalty.points": 100}),
+    # ... with tie-break turns (no challenges in them), forced hot dice and a minimum bank
+    "challenge-tiebreak": ("zilch5k", {"target": 300, "dice": 2, "entry_threshold": 0, "min_bank": 100,
+                                       "variants.challenge": True}),
 }
 
 
@@ -243,14 +287,38 @@ def test_matches_brute_force(case):
     table = _solve(rs, sweep_tol=1e-13)
     assert table.meta["converged"]
     worst = 0.0
-    for (pos, a, b, on_a, on_b, za, zb), v in V.items():
-        w = table.race_value(pos, a, on_a, za, b, on_b, zb)
+    for (pos, a, b, on_a, on_b, za, zb, ua, ub), v in V.items():
+        w = float(table.W[table._race_sid(pos, a, on_a, za, b, on_b, zb, ua, ub)])
         worst = max(worst, abs(w - v))
     # the table is stored as float32 (half a unit in the last place: 3e-8); the brute force
     # truncates turns at its cap (below 1e-7 here)
     assert worst < 1.5e-7, f"{case}: largest difference {worst:.3g}"
     if rs.tie == "tiebreak":
         assert abs(float(table.TB0[1]) - bf.tiebreak(1)) < 1e-9
+
+
+def test_matches_brute_force_with_both_challenge_brackets(monkeypatch):
+    """The upper challenge bracket and the second challenge's cost, with the split (5,000 in the rules,
+    beyond a brute force's reach) moved below the target for this test: every race value equals
+    the brute force's."""
+    import zilch_env.rules.compiled as compiled
+
+    monkeypatch.setattr(compiled, "CHALLENGE_SPLIT", 150)
+    compiled.compile.cache_clear()
+    try:
+        rs = load_ruleset("zonk", {"target": 250, "dice": 2, "entry_threshold": 0, "score_floor": -50,
+                                   "variants.challenge": True})
+        bf = BruteForce(rs)
+        assert bf.split == 150
+        V = bf.solve()
+        table = _solve(rs, sweep_tol=1e-13)
+        assert int(table.ip[K.IP_NU]) == 4  # both brackets tracked
+        worst = max(abs(float(table.W[table._race_sid(pos, a, on_a, za, b, on_b, zb, ua, ub)]) - v)
+                    for (pos, a, b, on_a, on_b, za, zb, ua, ub), v in V.items())
+        assert worst < 1.5e-7, f"largest difference {worst:.3g}"
+        assert any(ua == 3 for (_, _, _, _, _, _, _, ua, _) in V)  # states after two challenges
+    finally:
+        compiled.compile.cache_clear()  # no other test sees the moved split
 
 
 # ============================================================================================
@@ -345,25 +413,60 @@ def test_tiebreak_rounds_add_up(solve_once):
     # the six-dice zilch bonus (the web form's 500): bank it or roll six again, as the table decides
     ("zonk", {"target": 1500, "variants.six_dice_zilch_bonus": 500}, 1500),
     ("zilch5k", {"target": 1000, "variants.six_dice_zilch_bonus": 500}, 1500),  # forced hot dice, tie-breaks
+    # challenges (the agent decides at the turn's start, and plays a challenge turn and a challenged
+    # last turn from the table), with permanent straights
+    ("zilch", {"target": 1000, "variants.challenge": True}, 2000),
 ])
 def test_self_play_wins_what_the_table_says(name, overrides, games, solve_once):
     rs = load_ruleset(name, overrides)
     table = solve_once(rs)
     agent = OptimalWinAgent(rs, table)
     rng = np.random.default_rng(0)
-    score, below, bonuses = 0.0, 0, 0
+    score, below, bonuses, challenges = 0.0, 0, 0, 0
     for g in range(games):
         first = g % 2
         state = play_game(GameState(rs, 2, seed=10_000 + g, first=first), [agent, agent], rng)
         score += state.result()[first]
         below += any(t["score"] < 0 for t in state.turns)
         bonuses += sum(e["kind"] == "bonus" for t in state.turns for e in t["events"])
+        challenges += sum(t["challenged"] is not None for t in state.turns)
     rate = score / games
     p = table.first_player_win
     sigma = math.sqrt(p * (1 - p) / games)
     assert abs(rate - p) < 4 * sigma, f"{name}: first player won {rate:.4f}, the table says {p:.4f}"
     assert (below > 0) == (rs.score_floor < 0)  # the games went below zero where they may
     assert (bonuses > 0) == (rs.variants.six_dice_zilch_bonus > 0)  # the bonus was played where it exists
+    assert (challenges > 0) == rs.variants.challenge  # and challenges where they exist
+
+
+def test_a_challenge_is_declared_where_it_is_worth_more(solve_once):
+    """At every challenge decision the agent compares the plain turn with the challenge turn: in the
+    race the better of the two is the table's value of the state, the challenge's its ``CH``; and
+    the agent challenges exactly where the challenge is worth more (in the race and in last turns)."""
+    from zilch_env import NO_CHALLENGE, Phase
+
+    rs = load_ruleset("zilch", {"target": 1000, "variants.challenge": True})
+    table = solve_once(rs)
+    agent = OptimalWinAgent(rs, table)
+    rng = np.random.default_rng(3)
+    race = last = taken = 0
+    for g in range(60):
+        state = GameState(rs, 2, seed=500 + g, first=g % 2)
+        while not state.done:
+            a = agent.act(state, state.legal_actions(), rng)
+            if state.phase == Phase.CHALLENGE:
+                plain, ch = table.challenge_choice(state)
+                sit = table.situation(state)
+                if sit[0] == "race":
+                    race += 1
+                    assert abs(max(plain, ch) - float(table.W[sit[1]])) < 1e-6
+                    assert abs(ch - float(table.CH[sit[1]])) < 1e-6
+                else:
+                    last += 1
+                assert (a != NO_CHALLENGE) == (ch > plain + 1e-12)
+                taken += a != NO_CHALLENGE
+            state.apply(a)
+    assert race > 50 and last > 0 and 0 < taken < race + last
 
 
 def test_agent_values_are_consistent_with_the_table(solve_once):
@@ -442,7 +545,6 @@ def test_cache_roundtrip_and_registry(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("overrides, word", [
     ({"variants.pyramiding": True}, "pyramiding"),
-    ({"variants.challenge": True}, "challenge"),
     ({"variants.overcoming": True}, "overcoming"),
     ({"variants.piggyback": True}, "piggyback"),
     ({"variants.zilch_penalty.count": 3, "variants.zilch_penalty.mode": "halve"}, "halve"),
@@ -451,7 +553,7 @@ def test_unsupported_rules_are_named(overrides, word):
     rs = load_ruleset("zonk", {"target": 500, **overrides})
     with pytest.raises(UnsupportedRulesError, match=word) as err:
         solve_game(rs, cache=False, progress=False)
-    if word in ("pyramiding", "challenge", "piggyback"):  # with the size the game would need
+    if word in ("pyramiding", "piggyback"):  # with the size the game would need
         assert "GB while solving" in str(err.value) and "turn-DP rows" in str(err.value)
     if word != "overcoming":  # optimal-win plays overcoming from agents.solver.multi (tests/agents/solver/test_multi_solver.py)
         with pytest.raises(UnsupportedRulesError, match=word):
@@ -460,21 +562,21 @@ def test_unsupported_rules_are_named(overrides, word):
 
 def test_variant_sizes_are_on_the_solvers_grid(solve_once):
     """The sizes a refusal gives start from the race table the solver allocates for the plain rules."""
-    from agents.solver.game_support import CHALLENGE_LAYERS, PYRAMID_WORK, variant_size
+    from agents.solver.game_support import PYRAMID_WORK, variant_size
 
     plain = load_ruleset("zonk", {"target": 500})
     table = solve_once(plain)
     tu, dice = int(table.ip[K.IP_TU]), plain.dice
-    for variant in ("piggyback", "challenge", "pyramiding"):
+    for variant in ("piggyback", "pyramiding"):
         size = variant_size(load_ruleset(plain, {f"variants.{variant}": True}), variant)
         assert size.plain_states == table.W.size
         assert size.bytes == 8 * size.states
     assert variant_size(plain, "piggyback").states == table.W.size * (1 + tu * dice)
-    assert variant_size(plain, "challenge").states == table.W.size * CHALLENGE_LAYERS
     py = variant_size(plain, "pyramiding")
     assert py.rows == (py.plain_rows * PYRAMID_WORK[0], py.plain_rows * PYRAMID_WORK[1])
-    with pytest.raises(ValueError, match="'piggyback', 'challenge', 'pyramiding'"):
-        variant_size(plain, "overcoming")
+    for other in ("overcoming", "challenge"):  # challenge is modelled (test_matches_brute_force)
+        with pytest.raises(ValueError, match="'piggyback', 'pyramiding'"):
+            variant_size(plain, other)
 
 
 def test_more_than_three_players_is_refused(solve_once):

@@ -74,7 +74,7 @@ def test_game_solver_equals_a_brute_force_that_adds_the_bonus():
     table = _solve(rs, sweep_tol=1e-13)
     assert table.meta["converged"]
     worst = max(abs(table.race_value(pos, a, on_a, za, b, on_b, zb) - v)
-                for (pos, a, b, on_a, on_b, za, zb), v in V.items())
+                for (pos, a, b, on_a, on_b, za, zb, _, _), v in V.items())
     assert worst < 1.5e-7, worst
     # and the bonus changes the game: the first player's chance differs from the game without it
     plain = _solve(load_ruleset("zonk", {"target": 300, "dice": 2, "entry_threshold": 0}), sweep_tol=1e-13)
