@@ -83,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                 game.apply(best.act(game, legal, rngs[p]))
                 continue
             a = agent.act(game, legal, rngs[p])
-            if len(game.turns) != turn:
-                turn, sit = len(game.turns), table.situation(game)
+            if (len(game.turns), game.challenged) != turn:  # a new turn, or a challenge declared in it
+                turn, sit = (len(game.turns), game.challenged), table.situation(game)
                 cap = table.stable_cap(sit)
             values = table.action_values(game, False, cap, sit)
             top = max(values, key=values.get)

@@ -10,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 from zilch_env import Ruleset
 from train.args import Args, shaping_cache_mb
-from train.report import stored_game_table
+from train.report import shapeable_game_table, stored_game_table
 from train.wrappers import ScaledReward, turn_returns
 
 
@@ -54,7 +54,7 @@ def resolve_auto(args: Args, rs: Ruleset, specs: list[str]) -> Args:
 
         shaping = "regret" if has_shaping(args) else "none"
     elif shaping == "auto":
-        shaping = "regret" if (two_player_win and vec == "batched" and stored_game_table(rs)) else "none"
+        shaping = "regret" if (two_player_win and vec == "batched" and shapeable_game_table(rs)) else "none"
     elif shaping != "none":
         if not two_player_win:
             raise SystemExit(f"--shaping {shaping}: the win objective with 2 players only (the solved game "

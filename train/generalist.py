@@ -64,9 +64,9 @@ def rules_record(args: Args) -> dict[str, Any]:
 
 
 def _stored(rs: Ruleset) -> bool:
-    from train.report import stored_game_table
+    from train.report import shapeable_game_table
 
-    return stored_game_table(rs)
+    return shapeable_game_table(rs)
 
 
 def has_shaping(args: Args) -> bool:

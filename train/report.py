@@ -17,7 +17,8 @@ from zilch_env import Ruleset
 if TYPE_CHECKING:  # the Args dataclass of train/args.py
     from train.args import Args
 
-__all__ = ["evaluate_now", "final_evaluation", "write_readme", "shown", "rate", "stored_game_table"]
+__all__ = ["evaluate_now", "final_evaluation", "write_readme", "shown", "rate", "shapeable_game_table",
+           "stored_game_table"]
 
 
 def rate(x: Any) -> float:
@@ -33,6 +34,19 @@ def stored_game_table(rs: Ruleset) -> bool:
         return load_game_table(rs) is not None
     except ValueError:  # rules the game solver does not cover
         return False
+
+
+def shapeable_game_table(rs: Ruleset) -> bool:
+    """Whether the win shaping and the teacher can read a stored game table of ``rs``: stored, and of
+    rules they read (``agents.solver.game_support.check_teachable``: not under challenge)."""
+    from agents.solver.game_support import check_teachable
+    from zilch_env import UnsupportedRulesError
+
+    try:
+        check_teachable(rs)
+    except UnsupportedRulesError:
+        return False
+    return stored_game_table(rs)
 
 
 def final_evaluation(args: Any, rs: Ruleset, players: int, out: Path) -> dict[str, Any]:

@@ -104,7 +104,7 @@ def solved_draws(count: int, max_rows: float, seed: int, batch: int = 64, batche
     the order drawn (seeded by ``seed``). ``SystemExit`` naming the limit when ``batches`` batches
     of ``batch`` draws hold fewer."""
     from agents.solver.game import solve_size
-    from agents.solver.game_table import check_supported
+    from agents.solver.game_support import check_teachable
     from train.held_out import refuse_held_out
     from zilch_env import UnsupportedRulesError
     from zilch_env.rules.distribution import sample_rules
@@ -115,7 +115,7 @@ def solved_draws(count: int, max_rows: float, seed: int, batch: int = 64, batche
             if d.players != 2 or not d.overrides or d.ruleset in seen:
                 continue
             try:
-                check_supported(d.ruleset)
+                check_teachable(d.ruleset)
             except UnsupportedRulesError:
                 continue
             if solve_size(d.ruleset)[0] > max_rows:

@@ -58,7 +58,7 @@ class WinTeacher:
 
     def __init__(self, ruleset: Ruleset | str, table: Any = None, threads: int = 1, cache_mb: float | None = None,
                  leader: bool = False, piggyback: bool = False, overcoming: bool = False):
-        from agents.solver.game_table import check_supported
+        from agents.solver.game_support import check_teachable
         from agents.solver.multi import MultiTable
         from zilch_env.rules.scoring import scoring_table
 
@@ -66,7 +66,7 @@ class WinTeacher:
         #: The players of a multi-player solved game (``agents.solver.multi``), else None.
         self.players = table.players if isinstance(table, MultiTable) else None
         if self.players is None:
-            check_supported(rs)
+            check_teachable(rs)
         elif leader or piggyback or overcoming:
             raise TeachError("leader, piggyback and overcoming describe how a two-player table labels other "
                              "games; a multi-player solved game labels its own rules only")

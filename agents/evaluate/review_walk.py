@@ -172,14 +172,17 @@ class Walker:
         if g.phase != Phase.KEEP:
             why = TURN_START.format(what=g.phase.name.lower())
             d.kind = "turn_start"
+            after = None
             if g.phase == Phase.CHALLENGE and hasattr(self.table, "challenge_choice"):
                 d.win = self._win(g, a)  # the plain turn against the challenge, from the solved game
                 d.not_valued = {"points": TURN_START_POINTS.format(what=g.phase.name.lower())}
+                after = d.win.best
             else:
                 d.not_valued = {"win": why, "points": why}
-            if self._pending is not None:  # the previous turn's last roll zilched
+            if self._pending is not None:  # the previous turn's last roll zilched: valued where this decision is
                 roll, self._pending = self._pending, None
-                self._close(roll, True, None, self._recorded(roll))
+                win_after = None if after is None else (after if roll.seat == g.current else 1.0 - after)
+                self._close(roll, True, win_after, self._recorded(roll))
             self._rolling_on = False
             self._q_win = self._q_points = None
             return
@@ -210,7 +213,9 @@ class Walker:
         cap = table.stable_cap(sit)
         values = table.action_values(g, True, cap, sit)
         best = max(values.values())
-        best_a = min((b for b, v in values.items() if v >= best - 1e-12), key=lambda b: (not b & 1, b))
+        ties = [b for b, v in values.items() if v >= best - 1e-12]
+        # ties: bank before rolling on; no challenge before a challenge (as optimal-win plays them)
+        best_a = min(ties) if g.phase == Phase.CHALLENGE else min(ties, key=lambda b: (not b & 1, b))
         if a is None:
             return Valued(best, best, 0.0, best_a, g.describe(best_a))
         q = values[a]

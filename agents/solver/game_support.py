@@ -29,7 +29,7 @@ from zilch_env.rules.schema import ENDS
 from agents.solver import game_kernels as K
 from agents.solver.roll_classes import RollTables, game_unit, roll_tables
 
-__all__ = ["VariantSize", "check_supported", "variant_size"]
+__all__ = ["VariantSize", "check_supported", "check_teachable", "variant_size"]
 
 #: What the solver models, said in every refusal.
 SUPPORTED = ("it supports every preset's rules, zilch_penalty with mode 'subtract' or 'reset', "
@@ -132,3 +132,16 @@ def check_supported(rs: Ruleset) -> None:
         raise UnsupportedRulesError("tie = 'tiebreak' with variants.zilch_penalty: the game solver does not "
                                     "model zilch streaks running into tie-break turns (use tie = 'draw' or "
                                     "no zilch penalty)")
+
+
+def check_teachable(rs: Ruleset) -> None:
+    """Raise :class:`zilch_env.UnsupportedRulesError` where a solved game cannot label training games
+    (``train.teacher.WinTeacher``) or shape their rewards (``agents.solver.win_shaping.WinPotential``):
+    rules the solver does not model (:func:`check_supported`), and ``challenge``, whose race values
+    depend on the challenges each player has used, which those readers of the table do not pass (the
+    solved game itself plays them: ``optimal-win``, reviews, hints)."""
+    check_supported(rs)
+    if rs.variants.challenge:
+        raise UnsupportedRulesError("variants.challenge = true: the teacher and the win shaping read the race "
+                                    "values without the challenges each player has used; the solved game "
+                                    "plays challenges as optimal-win")

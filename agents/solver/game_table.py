@@ -346,9 +346,10 @@ class GameTable(TurnQueries):
                              zilch_streak[opp], ua, ub)
         return ("challenge" if challenged else "race", sid)
 
-    def challenge_choice(self, state: GameState) -> tuple[float, float]:
+    def challenge_choice(self, state: GameState, tmin: int = 0) -> tuple[float, float]:
         """At a challenge decision of ``state`` (phase ``CHALLENGE``): the mover's win chance if they
-        play a plain turn and if they challenge, under optimal play by both from then on."""
+        play a plain turn and if they challenge, under optimal play by both from then on (``tmin``: a
+        least turn-total cap for both turns, as :meth:`action_values` takes it)."""
         sit = self.situation(state)
         D = int(self.ip[L.R_DICE])
         if sit[0] == "race":
@@ -357,15 +358,15 @@ class GameTable(TurnQueries):
             _, d, v, on, penf = sit
             usage = int(state.challenge_brackets[state.current][0]) | int(state.challenge_brackets[state.current][1]) << 1
             ch = ("chbar", d, v, bin(usage).count("1"), penf)
-        plain = float(self.turn_values(sit, 0, True).C[D])
-        return plain, float(self.turn_values(ch, 0, True).C[D])
+        plain = float(self.turn_values(sit, tmin, True).C[D])
+        return plain, float(self.turn_values(ch, tmin, True).C[D])
 
     def action_values(self, state: GameState, cut: bool = False, tmin: int = 0,
                       situation: tuple | None = None) -> dict[int, float]:
         if state.phase == Phase.CHALLENGE:
             from zilch_env.engine.actions import CHALLENGE_BASE, NO_CHALLENGE
 
-            plain, ch = self.challenge_choice(state)
+            plain, ch = self.challenge_choice(state, tmin)
             return {a: (ch if a == CHALLENGE_BASE else plain) for a in state.legal_actions()
                     if a in (NO_CHALLENGE, CHALLENGE_BASE)}
         return super().action_values(state, cut, tmin, situation)
@@ -471,8 +472,9 @@ class GameTable(TurnQueries):
     def start_value(self, situation: tuple) -> float:
         """The mover's win chance at the start of the turn of ``situation`` (before its first roll),
         under optimal play by both."""
-        if situation[0] == "race":
+        if situation[0] == "race" and not self.ip[K.IP_NU]:
             return float(self.W[situation[1]])
+        # (under challenge the race value is the better of this turn and a challenge: the turn's own DP)
         tv = self.turn_values(situation, 0, True)
         return float(tv.C[int(self.ip[L.R_DICE])])  # turn total 0, no permanent straight, all dice to roll
 

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from zilch_env import Ruleset, UnsupportedRulesError
+from zilch_env import Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.engine import layout as L
 from zilch_env.engine.game import Phase
 from zilch_env.rules.compiled import compile as compile_rules
@@ -62,7 +62,10 @@ class WinPotential:
         #: Threads that solve the turns a call meets for the first time (:meth:`GameTable.prefetch`).
         self.threads = int(threads)
         from agents.solver.game import solve_game  # agents.solver.game names this class: imported when used
+        from agents.solver.game_support import check_teachable
 
+        check_teachable(table.ruleset if table is not None else
+                        (ruleset if isinstance(ruleset, Ruleset) else load_ruleset(ruleset)))
         self.table = table if table is not None else solve_game(ruleset)
         self.ruleset = self.table.ruleset
         self.per = per

@@ -538,3 +538,20 @@ def test_a_solved_game_of_three_labels_its_own_games(shared_solves):
         for b, a in zip(live.tolist(), acts.tolist()):
             singles[b].apply(int(a))
     assert kinds == {"race", "second", "last"}
+
+
+def test_challenge_tables_are_played_but_not_taught_or_shaped():
+    """The solved game with challenges plays (optimal-win), but the teacher and the win shaping read
+    race values without the challenges each player has used: they refuse such a table, and training's
+    automatic shaping leaves those rules unshaped (as before their game was solved)."""
+    from agents.solver.win_shaping import WinPotential
+    from train.report import shapeable_game_table, stored_game_table
+    from zilch_env import UnsupportedRulesError, load_ruleset
+
+    rs = load_ruleset("zilch", {"variants.challenge": True})
+    assert stored_game_table(rs) and not shapeable_game_table(rs)
+    assert shapeable_game_table(load_ruleset("zilch"))
+    with pytest.raises(UnsupportedRulesError, match="challenge"):
+        WinPotential(rs)
+    with pytest.raises(teacher.TeachError, match="challenge"):
+        teacher.teacher_for(rs)

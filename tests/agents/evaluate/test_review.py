@@ -135,6 +135,14 @@ def test_a_challenge_decision_is_valued_by_the_solved_game(tmp_path, monkeypatch
         if d.seat == 0:  # optimal-win's own choices lose nothing
             assert d.win.loss == 0.0
     assert table.meta["blocks"] == 3
+    # every step is accounted for: a declined challenge's turn starts from the plain turn's value (not
+    # the better of the two), and a zilch before a challenge decision is closed at that decision
+    for seed in (1, 2, 3):
+        for review in (review_record(_played(rs, ["optimal-win", "greedy"], seed=seed)),
+                       review_record(_played(rs, ["optimal-win", "optimal-win"], seed=seed))):
+            for s in review.seats:
+                assert s.start + s.luck + s.play == pytest.approx(s.result, abs=1e-5)
+            assert all(r.win_luck is not None for r in review.rolls if r.win_before is not None)
 
 
 def test_a_record_that_does_not_replay_is_refused_naming_the_fault():
