@@ -16,6 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env import GameState, Ruleset, UnsupportedRulesError, load_ruleset
+from zilch_env.engine.actions import CHALLENGE_BASE, NO_CHALLENGE
 from zilch_env.engine.game import Phase
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import MAX_TIEBREAK_ROUNDS
@@ -364,8 +365,6 @@ class GameTable(TurnQueries):
     def action_values(self, state: GameState, cut: bool = False, tmin: int = 0,
                       situation: tuple | None = None) -> dict[int, float]:
         if state.phase == Phase.CHALLENGE:
-            from zilch_env.engine.actions import CHALLENGE_BASE, NO_CHALLENGE
-
             plain, ch = self.challenge_choice(state, tmin)
             return {a: (ch if a == CHALLENGE_BASE else plain) for a in state.legal_actions()
                     if a in (NO_CHALLENGE, CHALLENGE_BASE)}
@@ -373,8 +372,6 @@ class GameTable(TurnQueries):
 
     def best_action(self, state: GameState, legal: Sequence[int] | None = None) -> int:
         if state.phase == Phase.CHALLENGE:
-            from zilch_env.engine.actions import CHALLENGE_BASE, NO_CHALLENGE
-
             plain, ch = self.challenge_choice(state)
             return CHALLENGE_BASE if ch > plain + 1e-12 else NO_CHALLENGE
         return super().best_action(state, legal)
