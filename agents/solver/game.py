@@ -218,7 +218,7 @@ def _solve(rs: Ruleset, progress: bool, threads: int | None, sweep_tol: float, m
             if challenge:  # the last turn of a player free to challenge: the better of the two turns
                 for k in range(2):
                     for penf in ((0, 1) if perm_pen else (0,)):
-                        GC.challenge_bar_table(0, dcap, v, k, bool(penf), ip, rtt, rt.p_allonly, F[fs, 2 + k, penf])
+                        K.bar_table(0, dcap, v, True, bool(penf), ip, rtt, rt.p_allonly, F[fs, 2 + k, penf], k)
                         F[fs, 2 + k, penf] = np.maximum(F[fs, 2 + k, penf], F[fs, 1, penf])
         # fill the combinations that cannot differ (seatless rules, no entry, no permanent+penalty)
         for fs in range(2):

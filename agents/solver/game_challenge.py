@@ -3,7 +3,8 @@ source 001): a player on the board, with the opponent on the board, may challeng
 turn, once below the split and once at or above it (judged by their score then). A banked challenge
 turn also takes its total from the opponent (down to the floor); a zilch costs the challenger the
 first or the second cost, by how many challenges they declared. The state's usages and the helpers
-that read them are :mod:`agents.solver.game_turn`'s; the race's own kernels :mod:`agents.solver.game_kernels`'s."""
+that read them are :mod:`agents.solver.game_turn`'s; the race's own kernels, and the last turn played as
+a challenge of the leader (``bar_inputs`` with ``k``), :mod:`agents.solver.game_kernels`'s."""
 
 from __future__ import annotations
 
@@ -14,47 +15,8 @@ from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns
 
 from agents.solver.game_kernels import (IP_DCAP, IP_FLOOR, IP_NP, IP_NSEAT, IP_TU, _dp, after_zilch, bank_z,
                                         challenge_bit, challenge_cost_units, decode, encode, entry_units,
-                                        last_turn_index, may_challenge, min_bank_units, penalty_resets,
-                                        penalty_units, scratch, score_of, straight_units, streak_of,
-                                        streak_values)
-
-
-@njit(cache=True, nogil=True)
-def challenge_bar_inputs(d, v, k, penf, ip, B, Zv, tmin=0):
-    """Fill ``B`` and ``Zv`` for a last turn played as a challenge of the leader, ``d`` units ahead
-    (``k`` challenges declared before: the cost of a zilch). A bank of ``t`` raises the mover by
-    ``t`` and lowers the leader by ``t``: above wins when ``2 t > d``, ``2 t = d`` ties (worth ``v``).
-    A zilch records the permanent points less the cost (less the penalty when this zilch completes a
-    streak, ``penf``). Returns ``(tcap, thr)``."""
-    thr = nb_bank_bar(True, entry_units(ip), min_bank_units(ip), False, 0)
-    tcap = max(d // 2 + 1, thr, 1, tmin)
-    for t in range(tcap + 1):
-        B[t] = 1.0 if 2 * t > d else (v if 2 * t == d else 0.0)
-    S, NP = straight_units(ip), ip[IP_NP]
-    cost = challenge_cost_units(k, ip)
-    for pi in range(NP):
-        rec = pi * S - cost - (penalty_units(ip) if penf else 0)
-        if penf and penalty_resets(ip):
-            Zv[pi] = 0.0
-        else:
-            Zv[pi] = 1.0 if rec > d else (v if rec == d else 0.0)
-    return tcap, thr
-
-
-@njit(cache=True, nogil=True)
-def challenge_bar_chance(d, v, k, penf, ip, rt, p_allonly):
-    """The best chance of a last turn played as a challenge (:func:`challenge_bar_inputs`)."""
-    tcap = max(d // 2 + 1, min_bank_units(ip), entry_units(ip), 1)
-    B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
-    tc, thr = challenge_bar_inputs(d, v, k, penf, ip, B, Zv)
-    return _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def challenge_bar_table(d0, d1, v, k, penf, ip, rt, p_allonly, out):
-    """``out[d]`` = :func:`challenge_bar_chance` for d = d0..d1 (in parallel)."""
-    for d in prange(d0, d1 + 1):
-        out[d] = challenge_bar_chance(d, v, k, penf, ip, rt, p_allonly)
+                                        last_turn_index, may_challenge, min_bank_units, scratch, score_of,
+                                        straight_units, streak_of, streak_values)
 
 
 @njit(cache=True, nogil=True)

@@ -43,23 +43,29 @@ from agents.solver.game_turn import (  # noqa: F401 - the solve's vector names a
 
 
 @njit(cache=True, nogil=True)
-def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
+def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0, k=-1):
     """Fill ``B`` and ``Zv`` for a turn that must end above ``d`` units (``d`` itself ties, worth ``v``).
 
     Banking ``t`` records ``t``; a zilch records the permanent straights (when they count: on the
     board, or enough to get on it) less the penalty when this zilch completes a streak (``penf``).
-    Returns ``(tcap, thr)``: above ``max(d + 1, thr)`` every bank wins.
+    With ``k`` 0 or 1 the turn is a challenge of the leader (``k`` challenges declared before it,
+    ``on`` true): a bank of ``t`` also lowers the leader by ``t``, so it wins when ``2 t > d``, and a
+    zilch costs the challenge's cost (:func:`challenge_cost_units`) too.
+    Returns ``(tcap, thr)``: above ``max(d // gain + 1, thr)`` every bank wins (``gain`` 2 for a
+    challenge, else 1).
     """
     entry = entry_units(ip)
     thr = nb_bank_bar(on, entry, min_bank_units(ip), False, 0)  # no overcoming here (agents.solver.multi)
-    tcap = max(d + 1, thr, 1, tmin)
+    gain = 2 if k >= 0 else 1
+    cost = challenge_cost_units(k, ip) if k >= 0 else 0
+    tcap = max(d // gain + 1, thr, 1, tmin)
     for t in range(tcap + 1):
-        B[t] = 1.0 if t > d else (v if t == d else 0.0)
+        B[t] = 1.0 if gain * t > d else (v if gain * t == d else 0.0)
     S, NP = straight_units(ip), ip[IP_NP]
     pen, resets = penalty_units(ip), penalty_resets(ip)
     for pi in range(NP):
         p = pi * S
-        rec = nb_turn_record(False, 0, p, on, entry)[0]
+        rec = nb_turn_record(False, 0, p, on, entry)[0] - cost
         lost = False
         if penf:
             if resets:
@@ -73,19 +79,20 @@ def bar_inputs(d, v, on, penf, ip, B, Zv, tmin=0):
 
 
 @njit(cache=True, nogil=True)
-def bar_chance(d, v, on, penf, ip, rt, p_allonly):
-    """The best chance of ending one turn above ``d`` units, ``d`` itself tying (worth ``v``)."""
-    tcap = max(d + 1, min_bank_units(ip), entry_units(ip), 1)
+def bar_chance(d, v, on, penf, ip, rt, p_allonly, k=-1):
+    """The best chance of ending one turn above ``d`` units, ``d`` itself tying (worth ``v``); with
+    ``k`` 0 or 1, of a challenge of the leader (:func:`bar_inputs`)."""
+    tcap = max(d // (2 if k >= 0 else 1) + 1, min_bank_units(ip), entry_units(ip), 1)
     B, Zv, Q, C, dQ, dC = scratch(tcap, ip)
-    tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv)
+    tc, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0, k)
     return _dp(tc, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, True)[0]
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def bar_table(d0, d1, v, on, penf, ip, rt, p_allonly, out):
+def bar_table(d0, d1, v, on, penf, ip, rt, p_allonly, out, k=-1):
     """``out[d]`` = :func:`bar_chance` for d = d0..d1 (one turn DP each, in parallel)."""
     for d in prange(d0, d1 + 1):
-        out[d] = bar_chance(d, v, on, penf, ip, rt, p_allonly)
+        out[d] = bar_chance(d, v, on, penf, ip, rt, p_allonly, k)
 
 
 @njit(cache=True, nogil=True)

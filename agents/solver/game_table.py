@@ -482,10 +482,10 @@ class GameTable(TurnQueries):
         if kind == "race":
             tcap, thr, B, Q, C = SK.race_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut)
         elif kind == "challenge":
-            tcap, thr, B, Q, C = SK.challenge_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut)
+            tcap, thr, B, Q, C = SK.race_situation(situation[1], self._W64, self.F, ip, rtt, pa, tmin, cut, True)
         elif kind == "chbar":
             _, d, v, k, penf = situation
-            tcap, thr, B, Q, C = SK.challenge_bar_situation(d, v, k, penf, ip, rtt, pa, tmin, cut)
+            tcap, thr, B, Q, C = SK.bar_situation(d, v, True, penf, ip, rtt, pa, tmin, cut, k)
         elif kind == "bar":
             _, d, v, on, penf = situation
             tcap, thr, B, Q, C = SK.bar_situation(d, v, on, penf, ip, rtt, pa, tmin, cut)
@@ -549,23 +549,20 @@ class GameTable(TurnQueries):
             raise ValueError("turn_outcomes: a 'chase' situation (final_situation_of) is a teacher's model of "
                              "games the solved game does not play; its outcomes are not tabled")
         u, S = self.unit, int(K.straight_units(self.ip))
-        args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1])
-        if kind in ("race", "challenge", "chbar"):
-            k, args["sid"] = 0, situation[1]
+        args = dict(sid=0, d=0, v=0.5, on=True, penf=False, G=self.G[1], ch=-1)
+        if kind in ("race", "challenge"):
+            k, args["sid"] = (0 if kind == "race" else 3), situation[1]
         elif kind == "bar":
             k = 1
             _, args["d"], args["v"], args["on"], args["penf"] = situation
+        elif kind == "chbar":  # a last turn against the leader, played as a challenge
+            k = 1
+            _, args["d"], args["v"], args["ch"], args["penf"] = situation
         else:
             k, args["G"] = 2, self.G[situation[1]]
-        if kind == "challenge":
-            k, args["sid"] = 3, situation[1]
-        elif kind == "chbar":
-            k = 4
-            _, args["d"], args["v"], before, args["penf"] = situation
-            args["on"] = bool(before)  # the challenges declared before this one (0 or 1)
         bank, zil, B, Zv = SK.situation_outcomes(k, args["sid"], args["d"], args["v"], args["on"], args["penf"],
                                                 self._W64, self.F, args["G"], self.ip, self._rtt,
-                                                self._rt.p_allonly)
+                                                self._rt.p_allonly, args["ch"])
         return ({t * u: float(p) for t, p in enumerate(bank) if p > 0.0},
                 {pi * S * u: float(p) for pi, p in enumerate(zil) if p > 0.0}, B, Zv)
 

@@ -10,7 +10,7 @@ from zilch_env.engine import layout as L
 
 from agents.solver.game_turn import (IP_DCAP, IP_FLOOR, IP_NP, IP_TU, _dp, _dp_arg, entry_units, min_bank_units,
                                      scratch, turn_forward)
-from agents.solver.game_challenge import challenge_bar_inputs, challenge_inputs
+from agents.solver.game_challenge import challenge_inputs
 from agents.solver.game_kernels import bar_inputs, first_tiebreak_inputs, race_inputs
 
 
@@ -19,42 +19,26 @@ from agents.solver.game_kernels import bar_inputs, first_tiebreak_inputs, race_i
 
 
 @njit(cache=True, nogil=True)
-def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
-    """The turn DP of race state ``sid`` with a cap of at least ``tmin``: (tcap, thr, B, Q, C)."""
+def race_situation(sid, W, F, ip, rt, p_allonly, tmin, cut, challenge=False):
+    """The turn DP of race state ``sid`` with a cap of at least ``tmin`` (with ``challenge``, of the
+    challenge turn declared in it): (tcap, thr, B, Q, C)."""
     tmax = max(ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR], tmin) + 1
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
-    tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, tmin)
+    if challenge:
+        tcap, thr, tend = challenge_inputs(sid, W, F, ip, rt, B, Zv, tmin)
+    else:
+        tcap, thr, tend = race_inputs(sid, W, F, ip, rt, B, Zv, tmin)
     _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
     return tcap, thr, B, Q, C
 
 
 @njit(cache=True, nogil=True)
-def challenge_situation(sid, W, F, ip, rt, p_allonly, tmin, cut):
-    """The turn DP of the challenge turn declared in race state ``sid``: (tcap, thr, B, Q, C)."""
-    tmax = max(ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR], tmin) + 1
-    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
-    tcap, thr, tend = challenge_inputs(sid, W, F, ip, rt, B, Zv, tmin)
-    _dp(tcap, thr, tend, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
-    return tcap, thr, B, Q, C
-
-
-@njit(cache=True, nogil=True)
-def challenge_bar_situation(d, v, k, penf, ip, rt, p_allonly, tmin, cut):
-    """The turn DP of a last turn played as a challenge of the leader ``d`` units ahead (``k``
-    challenges declared before it)."""
-    tmax = max(d // 2 + 1, min_bank_units(ip), entry_units(ip), 1, tmin)
-    B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
-    tcap, thr = challenge_bar_inputs(d, v, k, penf, ip, B, Zv, tmin)
-    _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
-    return tcap, thr, B, Q, C
-
-
-@njit(cache=True, nogil=True)
-def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut):
-    """The turn DP of a last turn (or a second tie-break turn) against bar ``d``."""
+def bar_situation(d, v, on, penf, ip, rt, p_allonly, tmin, cut, k=-1):
+    """The turn DP of a last turn (or a second tie-break turn) against bar ``d``; with ``k`` 0 or 1,
+    a last turn played as a challenge of the leader (``bar_inputs``)."""
     tmax = max(d + 1, min_bank_units(ip), entry_units(ip), 1, tmin)
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
-    tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, tmin)
+    tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, tmin, k)
     _dp(tcap, thr, 0, ip, B, Zv, rt, p_allonly, Q, C, dQ, dC, 0, cut)
     return tcap, thr, B, Q, C
 
@@ -83,18 +67,16 @@ def tiebreak_situation(G, ip, rt, p_allonly, tmin, cut):
 
 
 @njit(cache=True)
-def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
+def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly, k=-1):
     """How the optimal turn of a situation ends: (bank[t], zil[pi], B, Zv) with ``bank[t]`` the
     chance of banking turn total ``t`` and ``zil[pi]`` of a zilch keeping ``pi`` permanent
-    straights. ``kind``: 0 race state ``sid``, 1 a turn against bar ``d`` (tie worth ``v``),
-    2 the first tie-break turn against ``G``, 3 the challenge turn declared in race state ``sid``,
-    4 a last turn played as a challenge (``on``: the challenges declared before it)."""
+    straights. ``kind``: 0 race state ``sid``, 1 a turn against bar ``d`` (tie worth ``v``; with
+    ``k`` 0 or 1 a last turn played as a challenge, as ``bar_inputs``), 2 the first tie-break turn
+    against ``G``, 3 the challenge turn declared in race state ``sid``."""
     if kind == 0 or kind == 3:
         tmax = ip[IP_DCAP] + ip[IP_TU] + ip[IP_FLOOR] + 1
     elif kind == 1:
         tmax = max(d + 1, min_bank_units(ip), entry_units(ip), 1)
-    elif kind == 4:
-        tmax = max(d // 2 + 1, min_bank_units(ip), entry_units(ip), 1)
     else:
         tmax = G.shape[0] - 1
     B, Zv, Q, C, dQ, dC = scratch(tmax, ip)
@@ -104,9 +86,7 @@ def situation_outcomes(kind, sid, d, v, on, penf, W, F, G, ip, rt, p_allonly):
     elif kind == 3:
         tcap, thr, tend = challenge_inputs(sid, W, F, ip, rt, B, Zv, 0)
     elif kind == 1:
-        tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0)
-    elif kind == 4:
-        tcap, thr = challenge_bar_inputs(d, v, int(on), penf, ip, B, Zv, 0)
+        tcap, thr = bar_inputs(d, v, on, penf, ip, B, Zv, 0, k)
     else:
         tcap, thr = first_tiebreak_inputs(G, ip, B, Zv, 0)
     arg = np.empty((tcap + 1) * ip[IP_NP] * rt[1][ip[L.R_DICE]], np.int32)
