@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from zilch_env.engine import layout as L
-from zilch_env.rules.primitives import nb_challenge_cost, nb_popcount
+from zilch_env.rules.primitives import nb_challenge_bracket, nb_challenge_cost, nb_may_challenge, nb_popcount
 from zilch_env.rules.schema import PENALTY_MODES
 
 from agents.solver.turn_lanes import turn_dp_lanes, turn_forward_lane
@@ -205,7 +205,7 @@ def split_units(ip):
 @njit(cache=True, nogil=True)
 def challenge_bit(score, ip):
     """The bracket bit of a challenge declared at ``score`` units (1 below the split, 2 at or above)."""
-    return 2 if score >= split_units(ip) else 1
+    return nb_challenge_bracket(score, split_units(ip))
 
 
 @njit(cache=True, nogil=True)
@@ -213,11 +213,9 @@ def may_challenge(on, z, score, opp_on, ip):
     """Whether a player with state value ``z`` at ``score`` units may challenge an opponent: -1 if not,
     else the challenges they declared before (0 or 1: the cost of this one's zilch is the first or
     the second)."""
-    if ip[L.R_CHALLENGE] == 0 or not on or not opp_on:
-        return -1
     u = usage_of(z, ip)
     k = nb_popcount(u)
-    if k >= 2 or (u & challenge_bit(score, ip)) != 0:
+    if ip[L.R_CHALLENGE] == 0 or not opp_on or not nb_may_challenge(on, k, u, score, split_units(ip)):
         return -1
     return k
 

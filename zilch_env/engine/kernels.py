@@ -34,10 +34,8 @@ from zilch_env.engine.splitmix import (keyed_code, slot_index)
 def _may_challenge(st, b, rp, p):
     """Whether seat ``p`` may challenge at the start of its turn (source 001): two challenge turns at most, one below the split and one
     at or above it, the challenger and some opponent on the board."""
-    if st[b, ON_BOARD + p] == 0 or st[b, CHALLENGES_USED + p] >= 2:
-        return False
-    bracket = 1 if st[b, SCORE + p] >= rp[R_CHALLENGE_SPLIT] else 0
-    if (st[b, CHALLENGE_BRACKETS + p] >> bracket) & 1:
+    if not _may_challenge_at(st[b, ON_BOARD + p] != 0, st[b, CHALLENGES_USED + p], st[b, CHALLENGE_BRACKETS + p],
+                             st[b, SCORE + p], rp[R_CHALLENGE_SPLIT]):
         return False
     for q in range(rp[R_PLAYERS]):
         if q != p and st[b, ON_BOARD + q] != 0:
@@ -70,6 +68,8 @@ _turn_record = primitives.nb_turn_record
 _zilch_streak = primitives.nb_zilch_streak
 _penalised = primitives.nb_penalised
 _challenge_cost = primitives.nb_challenge_cost
+_challenge_bracket = primitives.nb_challenge_bracket
+_may_challenge_at = primitives.nb_may_challenge
 _final_turns = primitives.nb_final_turns
 
 
@@ -323,7 +323,7 @@ def _move(st, b, action, rp, tab):
         if action != A_NO_CHALLENGE:
             p = st[b, CURRENT]
             st[b, CHALLENGED] = (p + action - A_CHALLENGE + 1) % rp[R_PLAYERS]
-            st[b, CHALLENGE_BRACKETS + p] |= 1 << (1 if st[b, SCORE + p] >= rp[R_CHALLENGE_SPLIT] else 0)
+            st[b, CHALLENGE_BRACKETS + p] |= _challenge_bracket(st[b, SCORE + p], rp[R_CHALLENGE_SPLIT])
             st[b, CHALLENGES_USED + p] += 1
         st[b, PHASE] = PIGGYBACK if (rp[R_PIGGYBACK] != 0 and st[b, OFFER_ON] != 0) else PENDING
     elif ph == PIGGYBACK:

@@ -102,6 +102,18 @@ CHALLENGE_ZILCH_COST = (600, 2000)
 MAX_TIEBREAK_ROUNDS = 10
 
 
+def challenge_bracket(score: int, split: int) -> int:
+    """The bracket bit of a challenge declared at ``score``: 1 below ``split``, 2 at or above it."""
+    return 2 if score >= split else 1
+
+
+def may_challenge(on: bool, used: int, brackets: int, score: int, split: int) -> bool:
+    """Whether a player (``on`` the board, ``used`` challenges declared, in the bracket bits
+    ``brackets``) may challenge at ``score`` (source 001): two challenges at most, one per bracket
+    (:func:`challenge_bracket`). Whom they may challenge (an opponent on the board) is the caller's."""
+    return on and used < 2 and (brackets & challenge_bracket(score, split)) == 0
+
+
 def challenge_cost(used: int, first: int, second: int) -> int:
     """What a zilch in a challenge costs the challenger: ``first`` in its first challenge of the
     game, ``second`` in its second (``used`` challenges declared, this one included)."""
@@ -227,6 +239,7 @@ nb_turn_record = _njit(cache=True, inline=INLINE)(turn_record)
 nb_zilch_streak = _njit(cache=True, inline=INLINE)(zilch_streak)
 nb_penalised = _njit(cache=True, inline=INLINE)(penalised)
 nb_challenge_cost = _njit(cache=True, inline=INLINE)(challenge_cost)
+nb_challenge_bracket = _njit(cache=True, inline=INLINE)(challenge_bracket)
 nb_final_turns = _njit(cache=True, inline=INLINE)(final_turns)
 nb_pyramid_gain = _njit(cache=True, inline=INLINE)(pyramid_gain)
 
@@ -244,6 +257,7 @@ def _compiled(func, inline=INLINE, **calls):
 
 
 nb_face_gain = _compiled(face_gain, pyramid_gain=nb_pyramid_gain)
+nb_may_challenge = _compiled(may_challenge, challenge_bracket=nb_challenge_bracket)
 nb_popcount = _njit(cache=True, inline=INLINE)(popcount)
 # inlined into its one caller whatever the setting: a call with its many arguments, made for each of
 # a roll's 63 masks, costs a third of the pyramiding engine's speed (bench/ab.py on bench/batched.py)
