@@ -62,7 +62,7 @@ class _BonusBruteForce(BruteForce):
     """The test_game_solver brute force with its keeps from the ruleset without the bonus, the bonus
     added here."""
 
-    def __init__(self, rs, cap_extra=1500):
+    def __init__(self, rs, cap_extra=1000):
         super().__init__(rs, cap_extra)
         self.rolls = {n: [(float(p), keeps) for p, keeps in lst] for n, lst in _keeps_with_bonus(rs).items()}
         self.maxpts = max(pts for lst in self.rolls.values() for _, ks in lst for pts, _ in ks)
