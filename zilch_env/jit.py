@@ -8,6 +8,13 @@ lets numba inline them into every kernel that calls them: about twice the fused 
 several times the compile time, since each kernel types the helpers' code again
 (``bench/compile_time.py`` measures both). Both give the same games.
 
+The turn flow's helpers, and the batch kernels that allocate nothing, are compiled without numba's
+reference counting (``_nrt=False``): with it, every call that passes arrays increments and
+decrements their counts with atomic instructions, which took about two thirds of the engine's time
+(the fused engine is three to four times faster without; the arrays outlive every kernel call, the
+caller holds them). A kernel that allocates (``np.empty``) keeps it and hands its buffers to such a
+helper.
+
 Numba's cache does not tell the two compilations apart, so each setting has a folder of its own:
 :func:`cache_dir` is ``$NUMBA_CACHE_DIR`` (else ``$XDG_CACHE_HOME/zilch-rl/numba``, else
 ``~/.cache/zilch-rl/numba``) followed by ``inline-always`` or ``inline-never`` and a hash of the

@@ -273,8 +273,8 @@ def test_perfect_where_the_solved_game_of_those_players_is_stored(client):
     from agents.solver.multi import solve_multi
     from zilch_env import GameState, play_game
 
-    over = load_ruleset("zilch", {"target": 1000, "variants.overcoming": True})
-    plain = load_ruleset("zilch", {"target": 1000})
+    over = load_ruleset("zilch", {"target": 500, "dice": 3, "variants.overcoming": True})
+    plain = load_ruleset("zilch", {"target": 500, "dice": 3})
 
     def perfect(rs, n):
         return [c["label"] for c in cpu_levels(rs, n)].count("Perfect") == 1
@@ -289,7 +289,7 @@ def test_perfect_where_the_solved_game_of_those_players_is_stored(client):
     agent = make_agent("optimal-win", plain)
     game = play_game(GameState(plain, num_players=3, seed=4), [agent] * 3, np.random.default_rng(4))
     assert game.done and game.winners
-    r = client.post("/api/games", json={"ruleset": "zilch", "set": {"target": 1000}, "seed": 3,
+    r = client.post("/api/games", json={"ruleset": "zilch", "set": {"target": 500, "dice": 3}, "seed": 3,
                                         "players": [{"name": "A"}, {"name": "B"}, {"cpu": "optimal-win"}]})
     assert r.status_code == 201, r.text
     h = client.get(f"/api/games/{r.json()['id']}/hint").json()

@@ -18,8 +18,14 @@ from zilch_env.engine.decisions import ACTION_ROOM, legal_list
 @njit(cache=True)
 def legal_masks(st, out, rps, tabs):
     """``out[b, a]``: action ``a`` is legal in game ``b`` (all False once over)."""
+    _legal_masks(st, out, rps, tabs, np.empty(ACTION_ROOM, dtype=np.int64))
+
+
+@njit(cache=True, _nrt=False)
+def _legal_masks(st, out, rps, tabs, legal):
+    """:func:`legal_masks` with room for one game's legal actions (``legal``), allocating nothing:
+    compiled without numba's reference counts, as the turn flow's helpers are (zilch_env.jit)."""
     out[:, :] = False
-    legal = np.empty(ACTION_ROOM, dtype=np.int64)
     for b in range(st.shape[0]):
         if st[b, PHASE] > KEEP:
             continue

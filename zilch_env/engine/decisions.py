@@ -27,7 +27,7 @@ ACTION_ROOM = 136
 KEEP_ROOM = 64
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def legal_list(st, b, rp, tab, out):
     """Game ``b``'s legal actions, ascending, into ``out``; returns how many (0 when no decision is due)."""
     ph = st[b, PHASE]
@@ -70,7 +70,7 @@ def legal_list(st, b, rp, tab, out):
             c += 1
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def keep_list(st, b, rp, tab, out):
     """The keeps of game ``b``'s roll, canonical masks ascending, into ``out`` (one row each: mask,
     points, dice, scored as a straight); returns how many (0 outside a keep decision)."""

@@ -19,13 +19,13 @@ _pass_freeze = primitives.nb_pass_freeze
 _face_gain = primitives.nb_face_gain
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _pyramid_on(st, b, rp):
     """Whether the keeps of game ``b`` depend on frozen dice (pyramiding with dice kept this pass)."""
     return rp[R_PYRAMIDING] != 0 and st[b, FROZEN_DICE] > 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _bonus_roll(st, b, rp, tab, r):
     """zilch_env.rules.scoring.pass_keeps's ``bonus``: roll ``r`` took all the dice under the six-dice zilch
     bonus and nothing in it scores, so its one keep is the keep of nothing (scoring.NO_KEEP: mask 0,
@@ -33,7 +33,7 @@ def _bonus_roll(st, b, rp, tab, r):
     return rp[R_SIX_DICE_BONUS] > 0 and st[b, DICE_LEFT] == rp[R_DICE] and tab[r, T_KEEP_COUNT] == 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _pyramid_keep(st, b, rp, tab, r, m):
     """(points, dice) of keeping the dice at the sorted positions in ``m`` of roll ``r`` with game
     ``b``'s frozen dice (:func:`zilch_env.rules.primitives.pass_keep`); points NOT_A_KEEP when ``m``
@@ -42,7 +42,7 @@ def _pyramid_keep(st, b, rp, tab, r, m):
                       FROZEN_POINTS, m, rp[R_HOT_DICE_BONUS], NOT_A_KEEP)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _next_scoring(st, b, rp, tab, r, m):
     """The canonical mask of roll ``r`` (each face's dice taken from its lowest sorted positions)
     after ``m`` (0 to start; -1 after the last) whose dice of each face score with game ``b``'s
@@ -68,7 +68,7 @@ def _next_scoring(st, b, rp, tab, r, m):
     return -1
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _pyramid_best(st, b, rp, tab, r):
     """The pyramiding keep of the most points, ties to more dice, then the lower mask (the keep of
     ``all_scoring`` and of the greedy mover): (mask, points, dice), mask -1 for none."""
@@ -84,7 +84,7 @@ def _pyramid_best(st, b, rp, tab, r):
     return bm, bp, bn
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _keep_next(st, b, rp, tab, r, c):
     """The legal keeps of game ``b``'s roll ``r`` one by one, canonical masks ascending: from cursor
     ``c`` (0 to start) the next keep as (next cursor, mask, points, dice, scored as a straight); the
@@ -109,7 +109,7 @@ def _keep_next(st, b, rp, tab, r, c):
     return c + 1, tab[r, T_KEEP_MASK + c], tab[r, T_KEEP_POINTS + c], tab[r, T_KEEP_DICE + c], tab[r, T_KEEP_STRAIGHT + c] != 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _row_keeps(st, b, rp, tab, r):
     """How many keeps of roll ``r`` the table row holds as they are (columns T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, in
     :func:`_keep_next`'s order): all of them unless pyramiding dice are frozen in this pass; 0 when the
@@ -120,7 +120,7 @@ def _row_keeps(st, b, rp, tab, r):
     return tab[r, T_KEEP_COUNT]
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _keep_of(st, b, rp, tab, r, m):
     """(points, dice, straight) of the legal keep with mask ``m`` of roll ``r``; points NOT_A_KEEP when
     ``m`` is not a legal keep."""
@@ -142,7 +142,7 @@ def _keep_of(st, b, rp, tab, r, m):
     return tab[r, T_KEEP_POINTS + k], tab[r, T_KEEP_DICE + k], tab[r, T_KEEP_STRAIGHT + k] != 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _scores(st, b, rp, tab, r):
     """Whether roll ``r`` has a legal keep in game ``b`` (else it is a zilch)."""
     if tab[r, T_KEEP_COUNT] > 0:
@@ -150,7 +150,7 @@ def _scores(st, b, rp, tab, r):
     return _pyramid_on(st, b, rp) and _keep_next(st, b, rp, tab, r, 0)[0] >= 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _freeze(st, b, rp, tab, r, m):
     """The dice kept by mask ``m`` join game ``b``'s frozen dice of this pass
     (:func:`zilch_env.rules.primitives.pass_freeze`)."""
@@ -158,7 +158,7 @@ def _freeze(st, b, rp, tab, r, m):
                                        FROZEN_POINTS, m)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _unfreeze(st, b):
     for f in range(6):
         st[b, FROZEN + f] = 0
@@ -166,7 +166,7 @@ def _unfreeze(st, b):
     st[b, FROZEN_DICE] = 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _best_keep(st, b, rp, tab, r):
     """The keep of the most points of game ``b``'s roll ``r``, ties to more dice, then the lower mask
     (``all_scoring``'s keep and the greedy mover's choice): (mask, points, dice); the keep of nothing

@@ -30,7 +30,7 @@ from zilch_env.engine.splitmix import (keyed_code, slot_index)
 # The turn: start, roll, keep, end, finish
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _may_challenge(st, b, rp, p):
     """Whether seat ``p`` may challenge at the start of its turn (source 001): two challenge turns at most, one below the split and one
     at or above it, the challenger and some opponent on the board."""
@@ -43,7 +43,7 @@ def _may_challenge(st, b, rp, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start_turn(st, b, rp):
     """The start of a turn: the turn's state reset; a challenge decision, a piggyback decision, or
     a roll of all dice is due."""
@@ -73,7 +73,7 @@ _may_challenge_at = primitives.nb_may_challenge
 _final_turns = primitives.nb_final_turns
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _finish(st, b, contenders, rp):
     """The finish: the best score among ``contenders`` (a seat mask) wins; a tie plays
     tie-break turns (tied seats in playing order) under ``tie = "tiebreak"``, a bounded number of
@@ -112,7 +112,7 @@ def _finish(st, b, contenders, rp):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_turn(st, b, banked, rp):
     """The end of a turn: record it (the turn total when banked, else the permanent points;
     nothing below the entry threshold before the board), settle a challenge, count zilch streaks and
@@ -202,7 +202,7 @@ def _end_turn(st, b, banked, rp):
     return False
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     """The rolls due, resumable: while a roll is due, draw the next dice code of this game and
     look its sorted roll up. A scoring roll waits for the player's keep; a zilch of all dice under
@@ -214,7 +214,7 @@ def _advance(st, b, rp, dbuf, keys, code_roll, tab):
     _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, 0)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_advance`; with ``hold`` 1 it stops where a new turn is due (PENDING before the turn's
     first roll, ``TURN_ROLLS == 0``), with ``hold`` 2 before any roll: :func:`advance_pending` resumes it."""
@@ -237,7 +237,7 @@ def _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold):
         _place_roll(st, b, rp, tab, code_roll[st[b, DICE_LEFT], code])
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _place_roll(st, b, rp, tab, r):
     """A roll: roll ``r`` (of the game's dice left) is the turn's next roll. A scoring roll
     waits for the player's keep (KEEP); a zilch of all dice under ``six_dice_zilch_bonus`` adds the
@@ -263,7 +263,7 @@ _bank_need_of = primitives.nb_bank_need
 _may_bank = primitives.nb_may_bank  # scalars only: helpers taking arrays cost reference counting per call
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _bank_need(st, b, rp):
     """(need, no_bank_n) of game ``b``: zilch_env.rules.primitives.bank_need at the bar of
     primitives.bank_bar for the player to move."""
@@ -272,7 +272,7 @@ def _bank_need(st, b, rp):
     return _bank_need_of(bar, st[b, TURN_TOTAL], st[b, DICE_LEFT], rp[R_FORCED_HOT_DICE] != 0)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _may_challenge_seat(st, b, rp, action):
     """Whether challenge action ``action`` (131 + k - 1: the opponent k seats on) names an opponent on
     the board."""
@@ -281,7 +281,7 @@ def _may_challenge_seat(st, b, rp, action):
     return 1 <= k < n and st[b, ON_BOARD + (st[b, CURRENT] + k) % n] != 0
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _legal(st, b, action, rp, tab):
     """Whether ``action`` is legal for game ``b`` (as zilch_env.engine.decisions.legal_list lists them)."""
     ph = st[b, PHASE]
@@ -300,20 +300,20 @@ def _legal(st, b, action, rp, tab):
     return True
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _apply(st, b, action, rp, dbuf, keys, code_roll, tab):
     """A legal action applied, then the rolls due: a turn-start decision, or a keep and bank or roll."""
     _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, 0)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _apply_impl(st, b, action, rp, dbuf, keys, code_roll, tab, hold):
     """:func:`_apply`; with ``hold`` a turn that ends stops before the next turn's first roll."""
     _move(st, b, action, rp, tab)
     _advance_impl(st, b, rp, dbuf, keys, code_roll, tab, hold)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _move(st, b, action, rp, tab):
     """The move itself, up to the next roll (PENDING) or the next turn's start: a turn-start decision,
     or a keep and a bank or a roll. Returns 1 when the move ended the turn (a bank), else 0."""
@@ -358,7 +358,7 @@ def _move(st, b, action, rp, tab):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_game(st, b, first, rp):
     """A fresh game in row ``b`` (up to its first decision or its first roll); the dice columns stay."""
     for c in range(DICE_READ):
@@ -398,7 +398,7 @@ def advance_pending(st, rps, dbuf, keys, code_roll, tabs):
             _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_KEEP_TABLE]])
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     for b in range(st.shape[0]):
         illegal[b] = False
@@ -414,14 +414,14 @@ def _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
         _apply_impl(st, b, a, rp, dbuf, keys, code_roll, tab, hold)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step(st, actions, illegal, rps, dbuf, keys, code_roll, tabs):
     """Apply ``actions[b]`` to every game waiting for a decision; an illegal action leaves its game
     unchanged and sets ``illegal[b]``. Games that are over (or waiting for dice) are left alone."""
     _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_hold(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     """:func:`step`, but stopping short of some rolls, so that the state there can be read, PENDING;
     :func:`advance_pending` then rolls on. ``hold`` 1: a game whose turn ends (a bank, or a zilch of
@@ -430,7 +430,7 @@ def step_hold(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold):
     _step_impl(st, actions, illegal, rps, dbuf, keys, code_roll, tabs, hold)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_rows(st, rows, actions, illegal, rps, dbuf, keys, code_roll, tabs):
     """:func:`step` for the games ``rows`` only: ``actions[i]`` goes to game ``rows[i]``."""
     for i in range(rows.shape[0]):

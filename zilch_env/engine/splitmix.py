@@ -40,7 +40,7 @@ _S31 = np.uint64(31)
 _S11 = np.uint64(11)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _next_u64(rng, i):
     """SplitMix64: the decision streams of the built-in random agents (one uint64 state each)."""
     z = rng[i] + _GOLDEN
@@ -48,7 +48,7 @@ def _next_u64(rng, i):
     return _mix(z)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _mix(z):
     """The SplitMix64 output function."""
     z = (z ^ (z >> _S30)) * _MIX1
@@ -56,21 +56,21 @@ def _mix(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def keyed_code(key, i):
     """Dice code ``i`` (0, 1, ...) of the keyed stream ``key``: the (i+1)-th SplitMix64 output
     from state ``key``, modulo 6**6 (zilch_env.engine.batched.KeyedDice computes the same in Python)."""
     return np.int64(_mix(key + np.uint64(i + 1) * _GOLDEN) % np.uint64(CODES))
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def slot_index(seat, turn, roll):
     """The counter of a turn slot in the keyed slot dice: seat, the seat's turn (from 0) and the roll
     of that turn (from 0) side by side (zilch_env.engine.batched.KeyedSlotDice uses the same)."""
     return (seat << 40) | (turn << 16) | roll
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _below(rng, i, m):
     """A uniform whole number in ``[0, m)`` from stream ``i`` (53 random bits, scaled)."""
     u = np.float64(_next_u64(rng, i) >> _S11) * (1.0 / 9007199254740992.0)

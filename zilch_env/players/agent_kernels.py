@@ -47,7 +47,7 @@ def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, v
     return waiting
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _greedy_action(st, b, rp, tab, threshold, min_dice):
     """zilch_env.GreedyMover.act: no challenge, no piggyback; keep the most points (ties: more dice,
     then the lower mask); bank when allowed and the turn total reaches ``threshold`` or fewer than
@@ -69,7 +69,7 @@ def _greedy_action(st, b, rp, tab, threshold, min_dice):
     return a
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _random_action(st, b, rp, rng, stream, tab):
     """A legal action drawn uniformly (zilch_env.RandomMover) from decision stream ``stream``, counting
     the legal actions in ascending order."""
@@ -145,7 +145,7 @@ V_STRAIGHT = 4  # points of a permanent straight (0: straights are not permanent
 V_SIZE = 5
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     """The choice of highest value under turn-value table ``t`` (zilch_env.engine.batched.TurnValueTable;
     agents.solver.turn.TurnPolicy.decide and best_action, statement for statement): the table's policy
@@ -218,7 +218,7 @@ def _value_action(st, b, rp, tab, t, vals, vbeyond, vint, vsel):
     return best_a
 
 
-@njit(cache=True, inline=INLINE)
+@njit(cache=True, inline=INLINE, _nrt=False)
 def _agent_action(st, b, rp, tab, kind, rng, stream, threshold, min_dice, vals, vbeyond, vint, vsel):
     """The move of a built-in agent of ``kind`` (0 random from decision stream ``stream``, 1 greedy at
     ``threshold`` and ``min_dice``, 3 the turn-value table ``threshold``) in game ``b``."""
@@ -229,7 +229,7 @@ def _agent_action(st, b, rp, tab, kind, rng, stream, threshold, min_dice, vals, 
     return _value_action(st, b, rp, tab, threshold, vals, vbeyond, vint, vsel)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rps, tabs):
     """The built-in agents' actions for the player to move in every game waiting for a decision:
     per game ``kinds[b]`` 0 random (decision stream ``rng[b]``), 1 greedy with ``thresholds[b]``
@@ -245,7 +245,7 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
         out[b] = _agent_action(st, b, rp, tab, kinds[b], rng, b, thresholds[b], min_dice[b], vals, vbeyond, vint, vsel)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_random(st, sweeps, rng, rps, dbuf, keys, code_roll, tabs, firsts):
     """The benchmark loop: ``sweeps`` times over the batch, one uniformly random legal decision in
     each game; a game that is over starts again (first seat ``firsts[b]``, its dice stream going on).

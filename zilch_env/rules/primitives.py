@@ -232,16 +232,16 @@ from numba import njit as _njit  # noqa: E402
 
 from zilch_env.jit import INLINE  # noqa: E402
 
-nb_bank_bar = _njit(cache=True, inline=INLINE)(bank_bar)
-nb_bank_need = _njit(cache=True, inline=INLINE)(bank_need)
-nb_may_bank = _njit(cache=True, inline=INLINE)(may_bank)
-nb_turn_record = _njit(cache=True, inline=INLINE)(turn_record)
-nb_zilch_streak = _njit(cache=True, inline=INLINE)(zilch_streak)
-nb_penalised = _njit(cache=True, inline=INLINE)(penalised)
-nb_challenge_cost = _njit(cache=True, inline=INLINE)(challenge_cost)
-nb_challenge_bracket = _njit(cache=True, inline=INLINE)(challenge_bracket)
-nb_final_turns = _njit(cache=True, inline=INLINE)(final_turns)
-nb_pyramid_gain = _njit(cache=True, inline=INLINE)(pyramid_gain)
+nb_bank_bar = _njit(cache=True, inline=INLINE, _nrt=False)(bank_bar)
+nb_bank_need = _njit(cache=True, inline=INLINE, _nrt=False)(bank_need)
+nb_may_bank = _njit(cache=True, inline=INLINE, _nrt=False)(may_bank)
+nb_turn_record = _njit(cache=True, inline=INLINE, _nrt=False)(turn_record)
+nb_zilch_streak = _njit(cache=True, inline=INLINE, _nrt=False)(zilch_streak)
+nb_penalised = _njit(cache=True, inline=INLINE, _nrt=False)(penalised)
+nb_challenge_cost = _njit(cache=True, inline=INLINE, _nrt=False)(challenge_cost)
+nb_challenge_bracket = _njit(cache=True, inline=INLINE, _nrt=False)(challenge_bracket)
+nb_final_turns = _njit(cache=True, inline=INLINE, _nrt=False)(final_turns)
+nb_pyramid_gain = _njit(cache=True, inline=INLINE, _nrt=False)(pyramid_gain)
 
 
 def _compiled(func, inline=INLINE, **calls):
@@ -253,19 +253,19 @@ def _compiled(func, inline=INLINE, **calls):
     g.update(calls)
     f = types.FunctionType(func.__code__, g, func.__name__, func.__defaults__, func.__closure__)
     f.__qualname__, f.__module__, f.__doc__ = func.__qualname__, func.__module__, func.__doc__
-    return _njit(cache=True, inline=inline)(f)
+    return _njit(cache=True, inline=inline, _nrt=False)(f)
 
 
 nb_face_gain = _compiled(face_gain, pyramid_gain=nb_pyramid_gain)
 nb_may_challenge = _compiled(may_challenge, challenge_bracket=nb_challenge_bracket)
-nb_popcount = _njit(cache=True, inline=INLINE)(popcount)
+nb_popcount = _njit(cache=True, inline=INLINE, _nrt=False)(popcount)
 # inlined into its one caller whatever the setting: a call with its many arguments, made for each of
 # a roll's 63 masks, costs a third of the pyramiding engine's speed (bench/ab.py on bench/batched.py)
 nb_pass_keep = _compiled(pass_keep, "always", face_gain=nb_face_gain, popcount=nb_popcount)
 nb_pass_freeze = _compiled(pass_freeze, face_gain=nb_face_gain, popcount=nb_popcount)
 
 
-@_njit(cache=True, inline=INLINE)
+@_njit(cache=True, inline=INLINE, _nrt=False)
 def nb_can_bank(total, left_after, bar, forced):
     """:func:`can_bank` over the compiled parts (numba calls compiled functions only)."""
     need, no_bank_n = nb_bank_need(bar, 0, 0, forced)
