@@ -2,7 +2,7 @@
 batched engine and its fused speed, with ``ZILCH_NUMBA_INLINE=always`` and ``never`` (the default,
 :mod:`zilch_env.jit`).
 
-    python bench/compile_time.py [--ruleset zonk] [--players 2] [--seconds 1] [--rounds 3]
+    python bench/compile_time.py [--ruleset zonk] [--players 2] [--seconds 1] [--rounds 3] [--modes always never]
 
 Each mode runs in a fresh subprocess with an empty numba cache of its own (a temporary directory),
 so every kernel is compiled there: the first call of each entry point below is timed (compile plus
@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=2, help="players per game")
     p.add_argument("--seconds", type=float, default=1.0, help="seconds per timed slice")
     p.add_argument("--rounds", type=int, default=3, help="alternating slices per row")
+    p.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES),
+                   help="the settings to compile with (the ratios need both)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.seconds <= 0 or args.rounds < 1:
@@ -107,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(args.ruleset, args.players, args.seconds, args.rounds)))
         return 0
     res = {}
-    for mode in MODES:
+    for mode in args.modes:
         print(f"ZILCH_NUMBA_INLINE={mode}: compiling into an empty cache ...", flush=True)
         res[mode] = run_mode(mode, args)
     print(f"\nCold compile and fused speed, {args.ruleset}, {args.players} players "
@@ -115,12 +117,14 @@ def main(argv: list[str] | None = None) -> int:
     print("| ZILCH_NUMBA_INLINE | " + " | ".join(ENTRIES) + " | compile, total | CPU, total | CPU, batch + make_vec | fused steps/s "
           "| vs single |")
     print("|---|" + "---:|" * (len(ENTRIES) + 5))
-    for mode in MODES:
+    for mode in args.modes:
         c, cpu, rate = res[mode]["compile"], res[mode]["cpu"], res[mode]["rate"]
         print(f"| {mode} | " + " | ".join(f"{c[e]:.1f} s" for e in ENTRIES)
               + f" | {sum(c.values()):.1f} s | {sum(cpu.values()):.1f} s "
               f"| {sum(v for k, v in cpu.items() if k != 'GameState'):.1f} s | {rate['fused']:,.0f} "
               f"| {rate['fused'] / rate['single']:.1f}x |")
+    if len(res) < 2:
+        return 0
     a, n = res["always"], res["never"]
     compile_ratio = sum(a["compile"].values()) / sum(n["compile"].values())
     speed_ratio = (a["rate"]["fused"] / a["rate"]["single"]) / (n["rate"]["fused"] / n["rate"]["single"])

@@ -38,7 +38,7 @@ def _legal_masks(st, out, rps, tabs, legal):
 # Observations (zilch_env.engine.observation.observe)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe(st, seats, out, off, rps, finv, rules_block, roll_blocks, tabs):
     """``out[b]`` = zilch_env.observe(game b, seats[b]), field by field in the same arithmetic
     (float64, stored as float32). ``off`` holds the field offsets; per rules row (``RULES_ROW``),

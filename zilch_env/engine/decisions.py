@@ -90,44 +90,44 @@ def keep_list(st, b, rp, tab, out):
         c += 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_new(st, first, rp):
     """A new game in the one row of ``st``, up to its first decision or its first roll (PENDING)."""
     _new_game(st, 0, first, rp)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_legal(st, rp, tab, out):
     """:func:`legal_list` of the one game."""
     return legal_list(st, 0, rp, tab, out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_keeps(st, rp, tab, out):
     """:func:`keep_list` of the one game."""
     return keep_list(st, 0, rp, tab, out)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_best_keep(st, rp, tab):
     """The one game's best keep (:func:`zilch_env.engine.keeps._best_keep`): (mask, points, dice)."""
     return _best_keep(st, 0, rp, tab, st[0, ROLL])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_move(st, rp, tab, action):
     """A legal ``action`` of the one game, up to the next roll: 1 when it ended the turn (a bank)."""
     return _move(st, 0, action, rp, tab)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_roll(st, rp, tab, r):
     """Roll id ``r`` is the one game's next roll: 0 it scores, 2 it scored the six-dice bonus, 1 it
     ended the turn."""
     return _place_roll(st, 0, rp, tab, r)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def one_step(st, rp, tab, action, codes, pos, code_roll):
     """The one game's move ``action`` (none when negative), then its next roll from the dice codes
     ``codes[pos:]`` if one is due. It stops after a move that ends a turn, so that the view records

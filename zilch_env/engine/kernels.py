@@ -379,7 +379,7 @@ def _new_game(st, b, first, rp):
 # Batch kernels (called from Python)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def new_games(st, rows, firsts, rps, dbuf, keys, code_roll, tabs):
     """Start new games in ``rows`` with first seats ``firsts`` and roll their first dice."""
     for i in range(rows.shape[0]):
@@ -389,7 +389,7 @@ def new_games(st, rows, firsts, rps, dbuf, keys, code_roll, tabs):
         _advance(st, b, rps[rid], dbuf, keys, code_roll, tabs[rps[rid, R_KEEP_TABLE]])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def advance_pending(st, rps, dbuf, keys, code_roll, tabs):
     """Resume every game whose roll is due (after a refill of its dice codes)."""
     for b in range(st.shape[0]):

@@ -35,7 +35,7 @@ def game_rewards(winners: Iterable[int] | None, num_players: int) -> list[float]
 _game_reward = njit(cache=True)(game_reward)  # the same source, compiled
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def vec_outcome(st, seats, own, illegal, turns_limit, score_reward, illegal_reward, scale, rewards, flags,
                 points, agent_turns):
     """What a VecEnv step gave each agent (what :meth:`zilch_env.envs.gym_env.ZilchEnv.step` gives): ``points`` its score change

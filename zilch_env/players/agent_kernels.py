@@ -18,7 +18,7 @@ from zilch_env.engine.layout import MARGIN
 from zilch_env.engine.splitmix import _below
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_opponents(st, seats, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, rps, dbuf, keys,
                    code_roll, tabs):
     """Play the other seats of every game until its agent (seat ``seats[b]``) is to decide, the game
@@ -277,7 +277,7 @@ def play_random(st, sweeps, rng, rps, dbuf, keys, code_roll, tabs, firsts):
     return sweeps, decisions, finished
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def play_agents(st, seat_agent, kinds, thresholds, min_dice, rng, vals, vbeyond, vint, vsel, max_decisions, rps,
                 dbuf, keys, code_roll, tabs):
     """Play every game towards its end with built-in agents: ``seat_agent[b, q]`` is the agent (an
