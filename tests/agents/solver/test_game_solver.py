@@ -368,6 +368,7 @@ def _chain(table):
     # unknowns: x = P(mover wins), y = P(other wins), z = P(draw) for every state
     M = np.eye(3 * n)
     rhs = np.zeros(3 * n)
+    last = {}
     for i, (a, on_a, b, on_b) in enumerate(states):
         sit = ("race", table._race_sid(0, a * u, on_a, 0, b * u, on_b, 0))
         bank, zilch, _, _ = table.turn_outcomes(sit)
@@ -378,7 +379,10 @@ def _chain(table):
             else:
                 a2, on2 = a + t, True
             if a2 >= Tu:  # the other player's last turn against the lead
-                lb, lz, lB, _ = table.turn_outcomes(("bar", a2 - b, table.tie_value(1), on_b, False))
+                key = ("bar", a2 - b, table.tie_value(1), on_b, False)
+                if key not in last:  # the same last turns recur: each solved once
+                    last[key] = table.turn_outcomes(key)
+                lb, lz, lB, _ = last[key]
                 for t2, q in list(lb.items()) + [(None, q) for q in lz.values()]:
                     got = 0 if t2 is None else t2 // u
                     if got > a2 - b:
