@@ -32,7 +32,7 @@ def game_rewards(winners: Iterable[int] | None, num_players: int) -> list[float]
     return [game_reward(q in w, len(w)) for q in range(num_players)]
 
 
-_game_reward = njit(cache=True)(game_reward)  # the same source, compiled
+_game_reward = njit(cache=True, _nrt=False)(game_reward)  # the same source, compiled
 
 
 @njit(cache=True, _nrt=False)

@@ -156,3 +156,27 @@ def test_the_compile_time_bench_times_and_compares(monkeypatch, capsys):
     assert "| always | 10.0 s |" in out and "| 90.0 s | 45.0 s | 40.0 s | 20 | 20.0x |" in out
     assert "| 18.0 s | 9.0 s | 8.0 s | 20 | 10.0x |" in out
     assert "5.0x the compile time, 2.00x the fused speed" in out
+
+
+def test_the_turn_flow_compiles_without_reference_counts():
+    """Every numba function of the engine's turn flow, the batch kernels and the agents' kernels is
+    compiled with ``_nrt=False`` (zilch_env.jit: the reference counts at each call took two thirds of
+    the engine's time), but the kernels that allocate, which hand their buffers to such a helper."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    allocating = {("zilch_env.engine.batch_kernels", "legal_masks")}
+    modules = ("zilch_env.engine.kernels", "zilch_env.engine.keeps", "zilch_env.engine.decisions",
+               "zilch_env.engine.splitmix", "zilch_env.engine.batch_kernels", "zilch_env.players.agent_kernels",
+               "zilch_env.envs.reward")
+    seen, counted = [], 0
+    for name in modules:
+        mod = importlib.import_module(name)
+        for attr, f in vars(mod).items():
+            if isinstance(f, CPUDispatcher) and f.py_func.__module__ == name:
+                counted += 1
+                if f.targetoptions.get("_nrt", True) and (name, attr) not in allocating:
+                    seen.append(f"{name}.{attr}")
+    assert counted > 40
+    assert not seen, f"compiled with numba's reference counts: {seen}"
