@@ -3,7 +3,7 @@
     python -m tests.warm_up engine      # the batched engine, the vector env, the single-game view
                                         # and the multi-player solver
     python -m tests.warm_up solvers     # the turn solver, the two-player game solver, their tables'
-                                        # queries and the evaluation's luck adjustment
+                                        # queries, the evaluation's luck adjustment and a review
 
 ``make test`` runs both parts side by side (one per core; the parts are split so that each takes
 about as long from an empty cache), in the suite's compile setting and cache
@@ -98,6 +98,18 @@ def solvers() -> None:
         solve_game(rs, progress=False, threads=1)  # stored where the evaluation finds it
         for pair in (["greedy", "random"], ["heuristic", "optimal-win"]):
             _play_table_chunk(_Context(rs, pair, seed=2), (0, 1), seat_orders(2), 0, 4, luck=True)
+    # a game's review by chance of winning, with every choice valued (the web game's review; its first
+    # compile otherwise falls inside a browser test's wait)
+    from agents import make_agent
+    from agents.evaluate.review import review_record
+    from zilch_env import GameState
+
+    rs = load_ruleset("zonk")
+    agents = [make_agent("greedy", rs), make_agent("random", rs)]
+    g, rng = GameState(rs, 2, seed=1), np.random.default_rng(1)
+    while not g.done and g.decisions < 40:
+        g.apply(agents[g.current].act(g, g.legal_actions(), rng))
+    review_record(g.to_record(), choices=True)
 
 
 def main(argv: list[str]) -> int:
