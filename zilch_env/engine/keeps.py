@@ -45,40 +45,27 @@ def _pyramid_keep(st, b, rp, tab, r, m):
 @njit(cache=True, inline=INLINE, _nrt=False)
 def _next_scoring(st, b, rp, tab, r, m):
     """The canonical mask of roll ``r`` (each face's dice taken from its lowest sorted positions)
-    after ``m`` (0 to start) whose dice of each face score with game ``b``'s frozen dice of that
-    face, with its (points, dice) as :func:`_pyramid_keep` scores it: (mask, points, dice), mask -1
-    after the last. In the sorted roll each face holds one block of positions, a lower face a lower
-    block, so the canonical masks ascend as a count whose digits are the dice kept of each face, the
-    lowest face the lowest digit; a face's dice score alone or join their frozen dice whatever the
-    other faces keep (:func:`zilch_env.rules.primitives.pass_keep`), and keeping none of a face always
-    does, so the count with the digits that do not score skipped gives exactly the masks
-    :func:`_pyramid_keep` scores, ascending, without the roll's other canonical masks (of six dice up
-    to 63, of which a few score); the points are the faces' gains added as the count goes."""
+    after ``m`` (0 to start; -1 after the last) whose dice of each face score with game ``b``'s
+    frozen dice of that face. In the sorted roll each face holds one block of positions, a lower face
+    a lower block, so the canonical masks ascend as a count whose digits are the dice kept of each
+    face, the lowest face the lowest digit; a face's dice score alone or join their frozen dice
+    whatever the other faces keep (:func:`zilch_env.rules.primitives.pass_keep`), and keeping none of
+    a face always does, so the count with the digits that do not score skipped gives exactly the
+    masks :func:`_pyramid_keep` scores, ascending, without the roll's other canonical masks (of six
+    dice up to 63, of which a few score)."""
     for f in range(6):
         c = tab[r, T_FACE_COUNT + f]
         if c == 0:
             continue
         first = tab[r, T_FACE_FIRST + f]
         block = ((1 << c) - 1) << first
+        have = st[b, FROZEN + f]
+        have_points = st[b, FROZEN_POINTS + f]
         for k in range(_popcount(m & block) + 1, c + 1):
-            pts = _face_gain(rp, R_FACE_POINTS, f, k, st[b, FROZEN + f], st[b, FROZEN_POINTS + f], NOT_A_KEEP)
-            if pts != NOT_A_KEEP:
-                # this face keeps k dice, every lower face none, every higher face what it kept
-                mask = (m & ~((1 << first) - 1) & ~block) | (((1 << k) - 1) << first)
-                n = k
-                for g in range(f + 1, 6):
-                    cg = tab[r, T_FACE_COUNT + g]
-                    if cg == 0:
-                        continue
-                    kg = _popcount((mask >> tab[r, T_FACE_FIRST + g]) & ((1 << cg) - 1))
-                    if kg > 0:
-                        pts += _face_gain(rp, R_FACE_POINTS, g, kg, st[b, FROZEN + g], st[b, FROZEN_POINTS + g],
-                                          NOT_A_KEEP)
-                        n += kg
-                if n == tab[r, T_ROLL_DICE]:  # hot dice: every die rolled is set aside
-                    pts += rp[R_HOT_DICE_BONUS]
-                return mask, pts, n
-    return -1, 0, 0
+            if _face_gain(rp, R_FACE_POINTS, f, k, have, have_points, NOT_A_KEEP) != NOT_A_KEEP:
+                # this face keeps k dice; every lower face starts again from none
+                return (m & ~((1 << first) - 1) & ~block) | (((1 << k) - 1) << first)
+    return -1
 
 
 @njit(cache=True, inline=INLINE, _nrt=False)
@@ -88,11 +75,12 @@ def _pyramid_best(st, b, rp, tab, r):
     bm = -1
     bp = 0
     bn = 0
-    m, pts, n = _next_scoring(st, b, rp, tab, r, 0)
+    m = _next_scoring(st, b, rp, tab, r, 0)
     while m > 0:
+        pts, n = _pyramid_keep(st, b, rp, tab, r, m)
         if pts > bp or (pts == bp and n > bn) or bm < 0:
             bm, bp, bn = m, pts, n
-        m, pts, n = _next_scoring(st, b, rp, tab, r, m)
+        m = _next_scoring(st, b, rp, tab, r, m)
     return bm, bp, bn
 
 
@@ -109,9 +97,10 @@ def _keep_next(st, b, rp, tab, r, c):
             if bm < 0:
                 return -1, 0, 0, 0, False
             return 1 << tab[r, T_ROLL_DICE], bm, bp, bn, False  # a cursor past every mask
-        m, pts, n = _next_scoring(st, b, rp, tab, r, c)  # the cursor is the last mask given
+        m = _next_scoring(st, b, rp, tab, r, c)  # the cursor is the last mask given
         if m < 0:
             return -1, 0, 0, 0, False
+        pts, n = _pyramid_keep(st, b, rp, tab, r, m)
         return m, m, pts, n, False
     if c >= tab[r, T_KEEP_COUNT]:
         if c == 0 and _bonus_roll(st, b, rp, tab, r):

@@ -1,8 +1,8 @@
 """The kernels' walk over the keeps of a roll under pyramiding (``zilch_env.engine.keeps._next_scoring``):
 every mask that keeps each face's dice from its lowest sorted positions and scores with the dice
 frozen in the pass (``zilch_env.rules.primitives.pass_keep``, the rule as the loader and the turn
-solver read it), in ascending order, and no other, each with the points and dice ``pass_keep`` gives it
-(the hot-dice bonus included)."""
+solver read it), in ascending order, and no other (under the hot-dice bonus too); each is then
+scored by ``pass_keep`` itself."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def frozen_states(rp):
                 yield st
 
 
-def test_the_walk_gives_every_scoring_canonical_mask_in_order_with_its_points():
+def test_the_walk_gives_every_scoring_canonical_mask_in_order():
     masks = [[m for m in range(1, 1 << len(roll)) if canonical(list(roll), m)] for roll in ROLLS]
     for name, over in (("zilch15k", {}), ("farkle", {"scoring.hot_dice_bonus": 250})):
         rules = compile_rules(load_ruleset(name, {"variants.pyramiding": True, **over}))
@@ -54,17 +54,15 @@ def test_the_walk_gives_every_scoring_canonical_mask_in_order_with_its_points():
             for r in range(i % 5, len(ROLLS), 5):  # each freeze a fifth of the rolls, every roll often
                 roll, want = ROLLS[r], []
                 for m in masks[r]:
-                    pts, n = primitives.pass_keep(rp, L.R_FACE_POINTS, tab, r, L.T_FACE_COUNT, L.T_FACE_FIRST,
+                    pts, _ = primitives.pass_keep(rp, L.R_FACE_POINTS, tab, r, L.T_FACE_COUNT, L.T_FACE_FIRST,
                                                   len(roll), st, 0, L.FROZEN, L.FROZEN_POINTS, m,
                                                   int(rp[L.R_HOT_DICE_BONUS]), None)
                     if pts is not None:
-                        want.append((m, pts, n))
-                got, m = [], 0
-                while True:
-                    m, pts, n = _next_scoring(st, 0, rp, tab, r, m)
-                    if m < 0:
-                        break
-                    got.append((m, pts, n))
+                        want.append(m)
+                got, m = [], _next_scoring(st, 0, rp, tab, r, 0)
+                while m > 0:
+                    got.append(m)
+                    m = _next_scoring(st, 0, rp, tab, r, m)
                 assert got == want, (name, roll, st[0, L.FROZEN:L.FROZEN + 6])
                 walked += len(got)
         assert walked > 10_000
