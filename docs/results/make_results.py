@@ -185,12 +185,18 @@ PINNED_HEADER = ["env_id", "preset", "agent", "spec", "episodes", "seed", "mean_
 MARK_START, MARK_END = "<!-- zilch-v2-baselines:start -->", "<!-- zilch-v2-baselines:end -->"
 
 
-def _pinned_row(task: tuple[str, str, int, int]) -> list:
-    """One cell of the table, in a worker process: ``(preset, agent, episodes, seed)``."""
+def _one_thread() -> None:
+    """Worker initializer: one thread of linear algebra and numba per process (the processes are the
+    parallelism). Only in spawned workers: numba refuses a new thread count in a process whose
+    threads have started, so the calling process's environment is left alone."""
     import os
 
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ.setdefault(var, "1")
+
+
+def _pinned_row(task: tuple[str, str, int, int]) -> list:
+    """One cell of the table, in a worker process: ``(preset, agent, episodes, seed)``."""
     from agents.evaluate.returns import env_returns, mean_return, shipped_spec
 
     preset, agent, episodes, seed = task
@@ -263,7 +269,8 @@ def zilch_v2(presets: list[str], episodes: int, seed: int, workers: int, out: Pa
         for k, task in enumerate(todo, 1):
             done(k, _pinned_row(task))
     else:
-        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as pool:
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                                    initializer=_one_thread) as pool:
             futures = [pool.submit(_pinned_row, t) for t in todo]
             for k, fut in enumerate(cf.as_completed(futures), 1):
                 done(k, fut.result())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import os
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,7 @@ def test_the_table_command_on_a_tiny_budget(tmp_path):
     mr = make_results()
     doc = tmp_path / "card.md"
     doc.write_text(f"before\n{mr.MARK_START}\nold\n{mr.MARK_END}\nafter\n")
+    env = dict(os.environ)
     path = mr.zilch_v2(["cardgames"], episodes=3, seed=0, workers=1, out=tmp_path, doc=doc)
     rows = list(csv.DictReader(path.open()))
     assert [r["agent"] for r in rows] == list(mr.PINNED_AGENTS) and rows[-1]["spec"] == "ppo:any"
@@ -53,6 +55,9 @@ def test_the_table_command_on_a_tiny_budget(tmp_path):
     # kept rows are not played again
     again = mr.zilch_v2(["cardgames"], episodes=3, seed=0, workers=1, out=tmp_path, doc=doc)
     assert list(csv.DictReader(again.open())) == rows
+    # in this process: the one-thread settings are for spawned workers (numba refuses a new thread
+    # count once its threads have started, at the next compilation in this process)
+    assert dict(os.environ) == env
 
 
 def test_the_environment_card_shows_the_shipped_csv():
