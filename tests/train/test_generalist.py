@@ -25,13 +25,26 @@ def tiny_any(tmp: Path) -> list[str]:
             "--out", str(tmp / "any"), "--runs", str(tmp / "runs"), "--run-name", "t"]
 
 
-def test_any_ruleset_trains_exports_and_plays_every_ruleset(tmp_path):
+@pytest.fixture(scope="module")
+def any_run(tmp_path_factory) -> Path:
+    """``ppo.main(tiny_any(DIR))`` run once for the module (the two tests below read different things
+    from the same seeded run); each test copies its output ``any/`` into its own ``tmp_path``."""
+    base = tmp_path_factory.mktemp("any-run")
+    assert ppo.main(tiny_any(base)) == 0
+    return base
+
+
+def copy_any(run: Path, tmp_path: Path) -> None:
+    shutil.copytree(run / "any", tmp_path / "any")
+
+
+def test_any_ruleset_trains_exports_and_plays_every_ruleset(tmp_path, any_run):
     from agents.base import make_agent
     from agents.evaluate import evaluate
     from agents.learned import PolicyMismatchError
     from zilch_env import load_ruleset
 
-    assert ppo.main(tiny_any(tmp_path)) == 0
+    copy_any(any_run, tmp_path)  # = ppo.main(tiny_any(tmp_path)) == 0
     out = tmp_path / "any"
     state = json.loads((out / "best" / "train.json").read_text())
     assert state["ruleset"] == {"name": "any", "distribution": "any", "pool": 6, "seed": 3}
@@ -65,10 +78,10 @@ def test_any_ruleset_refuses_what_it_cannot_train(capsys):
     assert "--rules-pool 0" in capsys.readouterr().err
 
 
-def test_generalist_eval_reports_on_a_tiny_budget(tmp_path):
+def test_generalist_eval_reports_on_a_tiny_budget(tmp_path, any_run):
     from train import generalist_eval
 
-    assert ppo.main(tiny_any(tmp_path)) == 0
+    copy_any(any_run, tmp_path)  # = ppo.main(tiny_any(tmp_path)) == 0
     md = tmp_path / "table.md"
     md.write_text("# agents\n")
     assert generalist_eval.main(["--agent", f"ppo:{tmp_path / 'any'}", "--parts", "held-out", "--other-games", "24",

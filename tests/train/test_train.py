@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -30,6 +31,20 @@ def tiny(tmp: Path, *extra: str, timesteps: int = 256, seed: int = 0) -> list[st
             "--eval-games", "4", "--final-games", "0", "--final-solo-turns", "0", "--no-export", "--no-progress",
             "--opponents", "greedy,self", "--selfplay-every", "128", "--seed", str(seed),
             "--out", str(tmp / "ck"), "--runs", str(tmp / "runs"), "--run-name", "t", *extra]
+
+
+@pytest.fixture(scope="module")
+def run_128(tmp_path_factory) -> Path:
+    """``tiny(DIR, timesteps=128)`` (seed 0: one rollout, one update, one evaluation) run once for the
+    module; :func:`copy_run` gives a test its own copy, as if the test had run the command itself."""
+    base = tmp_path_factory.mktemp("run-128")
+    assert ppo.main(tiny(base, timesteps=128)) == 0
+    return base
+
+
+def copy_run(src: Path, dst: Path) -> None:
+    """The checkpoints of a finished tiny run (``ck/``) into ``dst`` (``dst / "ck"``)."""
+    shutil.copytree(src / "ck", dst / "ck")
 
 
 def params(zip_path: Path) -> dict[str, np.ndarray]:
@@ -98,8 +113,9 @@ def test_run_logs_checkpoints_and_resumes(tmp_path):
     assert len(list(run.glob("events.out.tfevents.*"))) >= 1 and not (tmp_path / "runs" / "zonk" / "t_1").exists()
 
 
-def test_resume_refuses_other_rules(tmp_path):
-    assert ppo.main(tiny(tmp_path, timesteps=128)) == 0
+def test_resume_refuses_other_rules(tmp_path, run_128):
+    copy_run(run_128, tmp_path)  # = ppo.main(tiny(tmp_path, timesteps=128))
+    assert json.loads((tmp_path / "ck" / "latest" / "train.json").read_text())["timesteps"] == 128
     with pytest.raises(SystemExit, match="other rules"):
         ppo.main(tiny(tmp_path, "--resume", "--set", "target=5000", timesteps=256))
 
@@ -121,6 +137,24 @@ def test_score_objective_runs(tmp_path):
     assert st["evaluations"][-1]["points_per_turn"] > 0
 
 
+def wait_for_stop_handlers(pid: int, timeout: float = 60.0) -> None:
+    """Until the process has set train/ppo.py's stop handlers (catch_stop_signals, just after the run's
+    first line: SIGTERM caught, SigCgt in /proc, whose Python catches SIGINT from the start); then a
+    moment more, so that the signal lands in training. Without /proc: the fixed wait of before (3 s)."""
+    status = Path(f"/proc/{pid}/status")
+    t0 = time.time()
+    while time.time() - t0 < timeout:
+        try:
+            caught = next(int(x.split()[1], 16) for x in status.read_text().splitlines() if x.startswith("SigCgt:"))
+        except (OSError, StopIteration, ValueError):
+            time.sleep(3)
+            return
+        if caught >> (signal.SIGTERM - 1) & 1:
+            time.sleep(0.5)
+            return
+        time.sleep(0.02)
+
+
 def test_ctrl_c_saves(tmp_path):
     cmd = [sys.executable, str(ROOT / "train" / "ppo.py"), *tiny(tmp_path, timesteps=10_000_000)]
     cmd[cmd.index("--eval-every") + 1] = "100000000"  # no evaluation: the save at Ctrl-C is the only one
@@ -129,7 +163,7 @@ def test_ctrl_c_saves(tmp_path):
     try:
         line = proc.stdout.readline()  # the run's first line is printed just before training starts
         assert "objective win" in line, line
-        time.sleep(3)
+        wait_for_stop_handlers(proc.pid)
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=120)
     finally:
@@ -213,9 +247,9 @@ def test_auto_choices():
     assert (a.vec, a.n_envs, a.eval_opponent) == ("dummy", 16, "greedy")
 
 
-def test_init_copies_the_actor_and_critic_warmup_keeps_it(tmp_path):
+def test_init_copies_the_actor_and_critic_warmup_keeps_it(tmp_path, run_128):
     """--init copies the actor (not the critic); during --critic-warmup only the critic learns."""
-    assert ppo.main(tiny(tmp_path / "a", timesteps=128)) == 0
+    copy_run(run_128, tmp_path / "a")  # = ppo.main(tiny(tmp_path / "a", timesteps=128))
     src = params(tmp_path / "a" / "ck" / "best" / "model.zip")  # what --init DIR takes
     actor = [k for k in src if k.startswith(("mlp_extractor.policy_net.", "action_net."))]
     critic = [k for k in src if k.startswith(("mlp_extractor.value_net.", "value_net."))]
@@ -232,8 +266,11 @@ def test_init_copies_the_actor_and_critic_warmup_keeps_it(tmp_path):
 
 def test_final_evaluation_skips_optimal_win_without_a_stored_table(tmp_path, monkeypatch):
     monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path / "cache"))  # nothing cached; nothing shipped for these rules
+    # --eval-workers 1: the final evaluation in this process (its default, a pool of 2 spawned processes
+    # that each import torch and load the agent, took 20-30 s of this test; the results do not depend on
+    # the workers: tests/agents/evaluate/test_evaluate.py)
     argv = tiny(tmp_path, "--set", "target=1000", "--final-games", "4", "--final-opponents", "optimal-win,greedy",
-                timesteps=128)
+                "--eval-workers", "1", timesteps=128)
     assert ppo.main(argv) == 0
     ev = json.loads((tmp_path / "ck" / "eval.json").read_text())
     assert "zilch solve --ruleset zonk --set target=1000 --objective win" in ev["skipped"]["optimal-win"]
@@ -254,7 +291,9 @@ def test_anneal_lr_decays_and_exports_the_final_model(tmp_path):
 def test_final_evaluation_reports_the_luck_adjusted_share(tmp_path):
     """With the game table stored (zonk's is shipped), the final evaluation carries each opponent's
     luck-adjusted share with its interval into eval.json and the checkpoint's README."""
-    argv = tiny(tmp_path, "--final-games", "4", "--final-opponents", "heuristic", timesteps=128)
+    # --eval-workers 1: in this process (see test_final_evaluation_skips_optimal_win_without_a_stored_table)
+    argv = tiny(tmp_path, "--final-games", "4", "--final-opponents", "heuristic", "--eval-workers", "1",
+                timesteps=128)
     assert ppo.main(argv) == 0
     ev = json.loads((tmp_path / "ck" / "eval.json").read_text())
     la = ev["vs"]["heuristic"]["luck_adjusted"]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, settle,  # noqa: F401
-                               start, take_turn)
+from .test_web_browser import (CALM, CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page,  # noqa: F401
+                               settle, start, take_turn)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
 
@@ -42,31 +42,48 @@ def axe_violations(page):
     return result
 
 
-def open_page(browser, viewport=PHONE, dark=False):  # noqa: F811
-    ctx, pg = make_page(browser, viewport, color_scheme="dark" if dark else "light")
+def open_page(browser, viewport=PHONE, dark=False, **ctx_args):  # noqa: F811
+    ctx, pg = make_page(browser, viewport, color_scheme="dark" if dark else "light", **ctx_args)
     pg.add_init_script(NO_TIPS)
     return ctx, pg
 
 
-@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
-def test_axe_first_screen_game_and_rules(browser, base_url, dark):  # noqa: F811
-    ctx, pg = open_page(browser, dark=dark)
+def in_both_themes(pg, found, name):
+    """axe on the page as it is, in the light and in the dark theme (prefers-color-scheme emulated:
+    the theme is CSS alone), the page left light."""
+    for scheme in ("light", "dark"):
+        pg.emulate_media(color_scheme=scheme)
+        found[f"{name} ({scheme})"] = axe_violations(pg)
+    pg.emulate_media(color_scheme="light")
+
+
+def at_sizes(pg, found, name, sizes):
+    """axe on the page as it is at each size in turn (set_viewport_size: the layout is CSS alone)."""
+    for viewport in sizes:
+        pg.set_viewport_size(viewport)
+        found[f"{name} {viewport['width']}x{viewport['height']}"] = axe_violations(pg)
+
+
+def test_axe_first_screen_game_and_rules(browser, base_url):  # noqa: F811
+    """Each screen checked in the light and the dark theme, one after the other in one page."""
+    ctx, pg = open_page(browser)
     try:
         pg.goto(base_url + "/")
         pg.wait_for_selector("#screen-new:not([hidden])")
         pg.wait_for_function("window.zilch.cpus !== null")
-        found = {"first screen": axe_violations(pg)}
+        found = {}
+        in_both_themes(pg, found, "first screen")
         pg.click("#more-rules summary")
-        found["more rules"] = axe_violations(pg)
+        in_both_themes(pg, found, "more rules")
         g = start(pg, base_url, target=1000)
         if g["phase"] == "keep":
-            found["game"] = axe_violations(pg)
+            in_both_themes(pg, found, "game")
             if pg.locator("#hint-btn").is_visible() and pg.is_enabled("#hint-btn"):
                 pg.click("#hint-btn")
-                pg.wait_for_timeout(300)
-                found["hint"] = axe_violations(pg)
+                pg.wait_for_selector("#hint:not([hidden]) strong")  # the hint itself, not "thinking"
+                in_both_themes(pg, found, "hint")
         pg.goto(base_url + "/rules/zonk")
-        found["rules page"] = axe_violations(pg)
+        in_both_themes(pg, found, "rules page")
         assert not pg.errors, pg.errors
     finally:
         ctx.close()
@@ -74,7 +91,7 @@ def test_axe_first_screen_game_and_rules(browser, base_url, dark):  # noqa: F811
 
 
 def test_axe_pass_the_phone(browser, base_url):  # noqa: F811
-    ctx, pg = open_page(browser)
+    ctx, pg = open_page(browser, **CALM)  # (the dice's tumble: nothing to check here, the phone is passed)
     try:
         g = start(pg, base_url, target=300, players=[("Ann", None), ("Bo", None)])
         found = {}
@@ -92,15 +109,17 @@ def test_axe_pass_the_phone(browser, base_url):  # noqa: F811
     assert not any(found.values()), "\n".join(f"{k}: {v}" for k, v in found.items() if v)
 
 
-@pytest.mark.parametrize("viewport", [SMALL, LANDSCAPE], ids=["320x568", "740x360"])
-def test_axe_at_other_sizes(browser, base_url, viewport):  # noqa: F811
-    ctx, pg = open_page(browser, viewport)
+def test_axe_at_other_sizes(browser, base_url):  # noqa: F811
+    """320 x 568 and 740 x 360, each screen checked at both sizes in turn in one page."""
+    ctx, pg = open_page(browser, SMALL)
     try:
         pg.goto(base_url + "/")
         pg.wait_for_selector("#screen-new:not([hidden])")
-        found = {"first screen": axe_violations(pg)}
+        found = {}
+        at_sizes(pg, found, "first screen", [SMALL, LANDSCAPE])
+        pg.set_viewport_size(SMALL)
         start(pg, base_url, target=1000)
-        found["game"] = axe_violations(pg)
+        at_sizes(pg, found, "game", [SMALL, LANDSCAPE])
     finally:
         ctx.close()
     assert not any(found.values()), "\n".join(f"{k}: {v}" for k, v in found.items() if v)

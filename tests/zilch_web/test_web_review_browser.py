@@ -181,9 +181,9 @@ def test_the_history_of_this_device(browser, base_url, games):  # noqa: F811
     ctx, pg = open_device(browser, games)
     try:
         for g in games.values():  # each game's last screen adds it to this device's history
-            pg.goto(f"{base_url}/g/{g['id']}")
-            pg.wait_for_selector("#screen-over:not([hidden])")
-            pg.wait_for_timeout(300)
+            with pg.expect_response(lambda r: r.url == base_url + "/api/history" and r.request.method == "POST"):
+                pg.goto(f"{base_url}/g/{g['id']}")
+                pg.wait_for_selector("#screen-over:not([hidden])")
         pg.goto(base_url + "/")
         pg.click(".home-history a")
         pg.wait_for_selector("#history-body:not([hidden])")
@@ -217,22 +217,34 @@ def test_the_history_of_this_device(browser, base_url, games):  # noqa: F811
         ctx.close()
 
 
-@pytest.mark.parametrize("viewport, dark", [(SMALL, False), (LANDSCAPE, False), (PHONE, True)],
-                         ids=["320x568", "740x360", "360x740-dark"])
-def test_review_and_history_at_other_sizes(browser, base_url, games, viewport, dark):  # noqa: F811
-    ctx, pg = open_device(browser, games, viewport, dark=dark)
+OTHER_LOOKS = [(SMALL, False), (LANDSCAPE, False), (PHONE, True)]  # 320 x 568, 740 x 360, 360 x 740 dark
+
+
+def test_review_and_history_at_other_sizes(browser, base_url, games):  # noqa: F811
+    """Each screen checked at each size and theme in turn, in one page (set_viewport_size and the
+    prefers-color-scheme emulation: the review's and the history's layout and colours are CSS alone)."""
+    ctx, pg = open_device(browser, games, SMALL)
     try:
         open_review(pg, base_url, games["win"]["id"])
         pg.locator(".rv-move").first.click()
-        check_fits(pg, viewport, [".rv-move", ".rv-mistakes button"])
-        found = {"review": axe_violations(pg)}
-        if viewport == LANDSCAPE:
-            pg.evaluate("window.scrollTo(0, 0)")
-            shot(pg, "landscape-review.png")
+        found = {}
+        for viewport, dark in OTHER_LOOKS:
+            pg.set_viewport_size(viewport)
+            pg.emulate_media(color_scheme="dark" if dark else "light")
+            check_fits(pg, viewport, [".rv-move", ".rv-mistakes button"])
+            found[f"review {viewport} dark={dark}"] = axe_violations(pg)
+            if viewport == LANDSCAPE:
+                pg.evaluate("window.scrollTo(0, 0)")
+                shot(pg, "landscape-review.png")
+        pg.set_viewport_size(SMALL)
+        pg.emulate_media(color_scheme="light")
         pg.goto(base_url + "/history")
         pg.wait_for_selector("#history-body:not([hidden])")
-        check_fits(pg, viewport, [".hist-game"])
-        found["history"] = axe_violations(pg)
+        for viewport, dark in OTHER_LOOKS:
+            pg.set_viewport_size(viewport)
+            pg.emulate_media(color_scheme="dark" if dark else "light")
+            check_fits(pg, viewport, [".hist-game"])
+            found[f"history {viewport} dark={dark}"] = axe_violations(pg)
         assert not any(found.values()), found
         assert not pg.errors, pg.errors
     finally:

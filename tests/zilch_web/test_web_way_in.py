@@ -19,20 +19,23 @@ from __future__ import annotations
 
 import pytest
 
-from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, open_more_rules,  # noqa: F401
-                               settle, shot, take_turn, visible)
+from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SHOTS, SMALL, base_url, browser, make_page,  # noqa: F401
+                               open_more_rules, settle, shot, take_turn, visible)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
 
-SIZES = [pytest.param(SMALL, id="320x568"), pytest.param(PHONE, id="360x740"), pytest.param(LANDSCAPE, id="740x360")]
+ALL_SIZES = (SMALL, PHONE, LANDSCAPE)  # checked in one page, one size after the other (set_viewport_size)
 NO_TIPS = "localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))"
+# No test here is about the dice's tumble (a CSS animation playwright waits out before each tap on a
+# die): the pages ask for reduced motion, except when saving the screenshots of the docs.
+CALM = {} if SHOTS else {"reduced_motion": "reduce"}
 
 
 @pytest.fixture
 def phone(browser, request):  # noqa: F811
     """A page at the size of the test's `viewport` parameter (360 x 740 without one)."""
     viewport = getattr(request, "param", None) or PHONE
-    ctx, pg = make_page(browser, viewport)
+    ctx, pg = make_page(browser, viewport, **CALM)
     pg.viewport = viewport  # type: ignore[attr-defined]
     yield pg
     ctx.close()
@@ -65,6 +68,18 @@ def no_overflow(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
 
 
+def at_each_size(page):
+    """The page at 320 x 568, 360 x 740 and 740 x 360 in turn (the layout is CSS alone: app.js reads
+    no viewport size), back at its own size afterwards."""
+    own = page.viewport_size
+    try:
+        for viewport in ALL_SIZES:
+            page.set_viewport_size(viewport)
+            yield viewport
+    finally:
+        page.set_viewport_size(own)
+
+
 def start_game(page, target=None, more=None):
     if target is not None:
         open_more_rules(page)
@@ -78,42 +93,45 @@ def start_game(page, target=None, more=None):
 # ------------------------------------------------------------------------------------ 1. the way in
 
 
-@pytest.mark.parametrize("phone", SIZES, indirect=True)
 def test_first_screen_three_ways_in(phone, base_url):  # noqa: F811
+    """At each size the first screen is loaded afresh (in one page): it opens at its top."""
     page = phone
-    home(page, base_url)
-    no_overflow(page)
-    assert page.evaluate("window.scrollY") == 0
-    # what the game is, in three lines
-    assert page.locator(".howto li").count() == 3
-    assert "keep the ones that score" in page.inner_text(".howto")
-    # three ways to play, the computer chosen
-    modes = page.locator(".mode span").all_inner_texts()
-    assert modes == ["Play the computer", "Pass the phone", "Play a friend online"]
-    assert page.is_checked('#modes input[value="cpu"]')
-    for sel in ('.mode:nth-child(2)', '.mode:nth-child(3)', '.mode:nth-child(4)'):
-        b = page.locator(sel).bounding_box()
-        assert b["height"] >= 44 and b["width"] >= 44
-    # the rules by their plain names, the identifier beside
-    options = page.locator("#preset option").all_inner_texts()
-    assert "Zonk, the classic (to 10,000) · zonk" in options
-    assert "Zilch, long game (to 15,000) · zilch15k" in options
-    assert not any(o.startswith("zilch15k (to") for o in options)
-    # the variants and the target are folded under More rules
-    assert not visible(page, "#toggles") and not visible(page, "#target")
-    assert page.inner_text("#more-rules summary").startswith("More rules")
-    if page.viewport_size in (PHONE, LANDSCAPE):  # Start without scrolling (sideways: in a second column)
-        assert inside(page, "#start"), page.locator("#start").bounding_box()
-    # the keyboard reaches Start in a few steps from the top of the page
-    page.evaluate("document.activeElement && document.activeElement.blur()")
-    tabs = 0
-    while not page.evaluate("document.activeElement && document.activeElement.id === 'start'"):
-        page.keyboard.press("Tab")
-        tabs += 1
-        assert tabs <= 14, page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
+    for viewport in ALL_SIZES:
+        page.set_viewport_size(viewport)
+        home(page, base_url)
+        no_overflow(page)
+        assert page.evaluate("window.scrollY") == 0, viewport
+        # what the game is, in three lines
+        assert page.locator(".howto li").count() == 3
+        assert "keep the ones that score" in page.inner_text(".howto")
+        # three ways to play, the computer chosen
+        modes = page.locator(".mode span").all_inner_texts()
+        assert modes == ["Play the computer", "Pass the phone", "Play a friend online"]
+        assert page.is_checked('#modes input[value="cpu"]')
+        for sel in ('.mode:nth-child(2)', '.mode:nth-child(3)', '.mode:nth-child(4)'):
+            b = page.locator(sel).bounding_box()
+            assert b["height"] >= 44 and b["width"] >= 44, (viewport, b)
+        # the rules by their plain names, the identifier beside
+        options = page.locator("#preset option").all_inner_texts()
+        assert "Zonk, the classic (to 10,000) · zonk" in options
+        assert "Zilch, long game (to 15,000) · zilch15k" in options
+        assert not any(o.startswith("zilch15k (to") for o in options)
+        # the variants and the target are folded under More rules
+        assert not visible(page, "#toggles") and not visible(page, "#target")
+        assert page.inner_text("#more-rules summary").startswith("More rules")
+        if viewport in (PHONE, LANDSCAPE):  # Start without scrolling (sideways: in a second column)
+            assert inside(page, "#start"), (viewport, page.locator("#start").bounding_box())
+        # the keyboard reaches Start in a few steps from the top of the page
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        tabs = 0
+        while not page.evaluate("document.activeElement && document.activeElement.id === 'start'"):
+            page.keyboard.press("Tab")
+            tabs += 1
+            assert tabs <= 14, (viewport, page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
     open_more_rules(page)
-    assert visible(page, '#toggles input[data-key="variants.piggyback"]')
-    no_overflow(page)
+    for viewport in at_each_size(page):
+        assert visible(page, '#toggles input[data-key="variants.piggyback"]'), viewport
+        no_overflow(page)
 
 
 def test_pass_the_phone_from_the_first_screen(phone, base_url):  # noqa: F811
@@ -139,14 +157,13 @@ def test_pass_the_phone_from_the_first_screen(phone, base_url):  # noqa: F811
 # ------------------------------------------------------------------------------------ 2. a friend online
 
 
-@pytest.mark.parametrize("viewport", [pytest.param(v, id=i) for v, i in
-                                      ((SMALL, "320x568"), (PHONE, "360x740"), (LANDSCAPE, "740x360"))])
-def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
+def test_play_a_friend_online(browser, base_url):  # noqa: F811
     """Ann picks "Play a friend online" on the first screen and gets the link at once; Bob opens it
     and is told who invited him, the rules, the seats and the score; the notes written for the
-    player to move show only on that player's phone."""
-    ctx_a, ann = make_page(browser, viewport)
-    ctx_b, bob = make_page(browser, viewport)
+    player to move show only on that player's phone. The phones are 360 x 740; each screen's layout
+    is checked at 320 x 568, 360 x 740 and 740 x 360."""
+    ctx_a, ann = make_page(browser, PHONE, **CALM)
+    ctx_b, bob = make_page(browser, PHONE, **CALM)
     try:
         ctx_a.grant_permissions(["clipboard-read", "clipboard-write"])
         home(ann, base_url)
@@ -163,9 +180,10 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
         assert "Send the link to Bob" in ann.inner_text("#invite-info")
         assert ann.inner_text("#invite-info .share-url").endswith(f"/g/{g['id']}")
         ann.evaluate("navigator.share = undefined")
-        no_overflow(ann)
-        if viewport == PHONE:
-            shot(ann, "phone-invite.png")
+        for viewport in at_each_size(ann):
+            no_overflow(ann)
+            if viewport == PHONE:
+                shot(ann, "phone-invite.png")
         # Bob's phone: the invitation says who, which rules, the seats and the score
         home(bob, base_url)
         bob.goto(f"{base_url}/g/{g['id']}")
@@ -178,9 +196,10 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
         assert "0" in seats[0]
         assert bob.inner_text("#join-state")
         assert bob.evaluate("document.activeElement.textContent") == "Play as Bob"
-        no_overflow(bob)
-        if viewport == PHONE:
-            shot(bob, "phone-join.png")
+        for viewport in at_each_size(bob):
+            no_overflow(bob)
+            if viewport == PHONE:
+                shot(bob, "phone-join.png")
         bob.click("text=Play as Bob")
         settle(bob)
         ann.wait_for_function("window.zilch.game.free_seats.length === 0")
@@ -196,10 +215,12 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
         assert not any("your" in n.lower() for n in notes_other), notes_other
         # the other phone's status line: whole, and "Turn: N" on one line
         assert f"{mover} is playing on another phone" in other.inner_text("#turn-who")
-        h = other.evaluate("(() => { const e = document.querySelector('#turn-total'); return [e.getBoundingClientRect().height,"
-                           " parseFloat(getComputedStyle(e).lineHeight)]; })()")
-        assert h[0] < 1.5 * h[1], h
-        assert other.evaluate("[...document.querySelectorAll('#scores .who')].every((e) => e.scrollWidth <= e.clientWidth)")
+        for viewport in at_each_size(other):
+            h = other.evaluate("(() => { const e = document.querySelector('#turn-total'); return [e.getBoundingClientRect().height,"
+                               " parseFloat(getComputedStyle(e).lineHeight)]; })()")
+            assert h[0] < 1.5 * h[1], (viewport, h)
+            assert other.evaluate("[...document.querySelectorAll('#scores .who')].every((e) => e.scrollWidth <= e.clientWidth)"), \
+                viewport
         take_turn(me, g, bank_from=0)
         g = settle(me, g["version"])
         other.wait_for_function("(v) => window.zilch.game.version >= v && !window.zilch.animating", arg=g["version"])
@@ -212,7 +233,6 @@ def test_play_a_friend_online(browser, base_url, viewport):  # noqa: F811
 # ------------------------------------------------------------------------------------ 3. come back
 
 
-@pytest.mark.parametrize("phone", SIZES, indirect=True)
 def test_continue_your_game_and_back(phone, base_url):  # noqa: F811
     page = phone
     home(page, base_url)
@@ -227,10 +247,12 @@ def test_continue_your_game_and_back(phone, base_url):  # noqa: F811
     item = page.locator("#continue-list li a").first
     assert item.get_attribute("href") == f"/g/{g['id']}"
     assert "You" in item.inner_text() and "Zonk" in item.inner_text()
-    assert inside(page, "#continue-list li a"), "Continue is on the first screen"
-    no_overflow(page)
-    if page.viewport_size == PHONE:
-        shot(page, "phone-continue.png")
+    assert page.evaluate("window.scrollY") == 0  # (the first screen opens at its top: the same at each size)
+    for viewport in at_each_size(page):
+        assert inside(page, "#continue-list li a"), ("Continue is on the first screen", viewport)
+        no_overflow(page)
+        if viewport == PHONE:
+            shot(page, "phone-continue.png")
     # Forward returns to it too; and from the list
     page.go_forward()
     g2 = settle(page)
@@ -291,19 +313,27 @@ def test_a_chosen_level_is_kept_or_its_change_explained(phone, base_url):  # noq
     assert page.inner_text("#players li:nth-child(2) .level-line").startswith("Perfect:")
 
 
-@pytest.mark.parametrize("phone", SIZES, indirect=True)
 def test_errors_are_on_screen_and_go_when_the_server_is_back(phone, base_url):  # noqa: F811
     page = phone
     home(page, base_url)
     g = start_game(page, target=3000)
     page.route("**/moves", lambda route: route.abort())
-    take_turn(page, g, bank_from=10**9)
-    page.wait_for_selector("#play-error:not([hidden])")
-    assert "cannot be reached" in page.inner_text("#play-error")
-    assert inside(page, "#play-error"), page.locator("#play-error").bounding_box()
+    # each time the page writes the error (test-only: counts the writes, changes nothing)
+    page.evaluate("""() => { window.errorsWritten = 0; new MutationObserver(() => { window.errorsWritten += 1; })
+                             .observe(document.querySelector('#play-error'), {childList: true}); }""")
+    for i, viewport in enumerate(ALL_SIZES):  # the move tried at each size: the error is scrolled into view there
+        page.set_viewport_size(viewport)
+        page.evaluate("window.scrollTo(0, 0)")  # where a game opens
+        take_turn(page, g, bank_from=10**9)
+        page.wait_for_function("(n) => window.errorsWritten > n", arg=i)  # this move's error, not the last one's
+        page.wait_for_selector("#play-error:not([hidden])")
+        assert "cannot be reached" in page.inner_text("#play-error")
+        assert inside(page, "#play-error"), (viewport, page.locator("#play-error").bounding_box())
+        g = settle(page)
     page.unroute("**/moves")
     page.wait_for_selector("#play-error", state="hidden", timeout=10000)
-    assert page.errors == ["Failed to load resource: net::ERR_FAILED"]  # the move that did not get through
+    # the moves that did not get through
+    assert page.errors == ["Failed to load resource: net::ERR_FAILED"] * len(ALL_SIZES)
     page.errors.clear()
     g = settle(page)
     take_turn(page, g, bank_from=10**9)
@@ -378,25 +408,26 @@ def test_tips_are_per_player_in_hot_seat(phone, base_url):  # noqa: F811
     assert seen == {"Ann": True, "Bob": True}, seen
 
 
-@pytest.mark.parametrize("phone", SIZES, indirect=True)
 def test_status_line_whole_and_hint_labelled_on_screen(phone, base_url):  # noqa: F811
     page = phone
     home(page, base_url)
     page.select_option("#players li:nth-child(2) select", label="CPU Easy")
     g = start_game(page)  # zonk to 10,000: the solved game gives a win chance
     assert g["players"][1]["name"] == "CPU Easy"
-    for li in page.locator("#scores .who").all():
-        assert li.evaluate("(e) => e.scrollWidth <= e.clientWidth"), li.inner_text()
     assert "Easy computer" not in page.inner_text("#scores"), "the name says the level once"
     assert page.get_attribute("#scores li.current", "aria-current") == "true"
     assert visible(page, "#speed-box"), "a computer plays: its speed is offered"
-    page.click("#hint-btn")
-    page.wait_for_selector("#hint strong")
-    text = page.inner_text("#hint .win")
-    assert "if everyone plays perfectly" in text and "weaker computer" in text, text
-    assert inside(page, "#hint strong") and inside(page, "#hint .win"), page.locator("#hint").bounding_box()
-    hinted = page.locator("#dice .die.hinted").first
-    assert "the hint keeps it" in hinted.get_attribute("aria-label")
+    for viewport in at_each_size(page):  # the hint asked at each size, from the top of the game
+        for li in page.locator("#scores .who").all():
+            assert li.evaluate("(e) => e.scrollWidth <= e.clientWidth"), (viewport, li.inner_text())
+        page.evaluate("window.scrollTo(0, 0)")
+        page.click("#hint-btn")
+        page.wait_for_selector("#hint strong")
+        text = page.inner_text("#hint .win")
+        assert "if everyone plays perfectly" in text and "weaker computer" in text, text
+        assert inside(page, "#hint strong") and inside(page, "#hint .win"), (viewport, page.locator("#hint").bounding_box())
+        hinted = page.locator("#dice .die.hinted").first
+        assert "the hint keeps it" in hinted.get_attribute("aria-label")
 
 
 def test_screen_reader_names(phone, base_url):  # noqa: F811

@@ -28,6 +28,7 @@ from zilch_env.rules.scoring import scoring_table
 from agents import make_agent
 from agents.solver import game_kernels as K
 from agents.solver.game import GameTable, OptimalWinAgent, load_game_table, solve_game, table_path
+from agents.solver.game_table import ROWLESS_BELOW
 
 
 def _solve(rs, **kw):
@@ -95,42 +96,56 @@ class BruteForce:
             out[n] = [(p, list(key)) for key, p in alike.items()]
         return out
 
+    @functools.cached_property
+    def keep_offsets(self):
+        """:attr:`rolls_at` as :meth:`turn` reads it: per number of dice, each roll's chance and the
+        places ``k * dice + m`` of its keeps in the flat ``post`` list (after a keep of ``k`` steps of
+        50 that leaves ``m`` dice), an empty tuple for a zilch."""
+        D = self.D
+        return {n: [(p, tuple(k * D + m for k, m in keeps)) for p, keeps in lst] for n, lst in self.rolls_at.items()}
+
     def turn(self, bank_value, zilch_value, thr, cap):
         """The value of a turn from no points on all the dice: ``bank_value(t)`` of banking ``t``
         (from ``thr`` up; the player banks at ``cap`` and above), ``zilch_value()`` of a zilch.
-        Backwards over the turn totals in steps of 50 (index ``i`` is ``50 * i`` points)."""
+        Backwards over the turn totals in steps of 50 (index ``i`` is ``50 * i`` points).
+        (Written for speed in plain Python, the sums in the same order as ever: every value here is
+        bit for bit that of the nested-list version, where ``post[i][m]`` is ``post[i * dice + m]``.)"""
         D = self.D
         forced = self.rs.hot_dice == "forced"
         bonus = self.rs.variants.six_dice_zilch_bonus
         z = zilch_value()
         top, ci, bi = (cap + max(self.maxpts, bonus)) // 50 + 1, cap // 50, bonus // 50
-        post = [None] * (top + 1)  # post[i][m]: after a keep that leaves m dice (0: hot dice)
-        roll = [None] * (top + 1)  # roll[i][n]: about to roll n dice
+        post = [None] * ((top + 1) * D)  # post[i * D + m]: after a keep that leaves m dice (0: hot dice)
+        roll_all = [None] * (top + 1)  # roll_all[i]: about to roll all the dice
+        plans = [(n, self.keep_offsets[n]) for n in range(1, D + 1)]
         for i in range(top, -1, -1):
             t = 50 * i
+            base = i * D
             bank = bank_value(t) if t >= thr else None
             if i >= ci:
-                post[i] = [bank] * D
-                roll[i] = [bank] * (D + 1)
+                post[base:base + D] = [bank] * D
+                roll_all[i] = bank
                 continue
-            ri = [None] * (D + 1)
-            for n in range(1, D + 1):
+            ri = [None] * (D + 1)  # ri[n]: about to roll n dice
+            for n, plan in plans:
                 v = 0.0
-                for pr, keeps in self.rolls_at[n]:
-                    if not keeps:
+                for pr, offs in plan:
+                    if not offs:
                         if n == D and bonus:  # the bonus, then bank (if allowed) or roll all again
                             b2 = bank_value(t + bonus) if t + bonus >= thr else None
-                            r2 = roll[i + bi][D]
+                            r2 = roll_all[i + bi]
                             v += pr * (max(b2, r2) if b2 is not None else r2)
                         else:
                             v += pr * z
+                    elif len(offs) == 1:
+                        v += pr * post[base + offs[0]]
                     else:
-                        v += pr * max(post[i + k][m] for k, m in keeps)
+                        v += pr * max([post[base + o] for o in offs])
                 ri[n] = v
-            roll[i] = ri
-            post[i] = [max(bank, ri[m if m else D]) if (bank is not None and (m or not forced)) else ri[m if m else D]
-                       for m in range(D)]
-        return roll[0][D]
+            roll_all[i] = ri[D]
+            post[base:base + D] = [max(bank, ri[m if m else D]) if (bank is not None and (m or not forced))
+                                   else ri[m if m else D] for m in range(D)]
+        return roll_all[0]
 
     def end_score(self, score, on, streak, recorded, banked, cost=0):
         """(score, on the board, streak) after a turn, as GameState._end_turn does (``cost``: what a
@@ -290,9 +305,11 @@ BRUTE_CASES = {
                                           "variants.six_dice_zilch_bonus": 50}),
     # challenges: a bank takes its total from the opponent, a zilch costs 600 (down to the floor)
     "challenge": ("zonk", {"target": 300, "dice": 2, "entry_threshold": 0, "variants.challenge": True}),
-    # ... with an entry threshold, finish the round, scores below zero and a zilch penalty
+    # ... with an entry threshold, finish the round, scores below zero and a zilch penalty (the floor
+    # one step below zero: a penalty's 100 and a failed challenge's 600 both stop at it, and the
+    # brute force has a third fewer states to sweep than at -100)
     "challenge-floor-penalty": ("farkle", {"target": 150, "dice": 2, "entry_threshold": 100, "min_bank": 0,
-                                           "score_floor": -100, "variants.challenge": True,
+                                           "score_floor": -50, "variants.challenge": True,
                                            "variants.zilch_penalty.count": 2,
                                            "variants.zilch_penalty.points": 100}),
     # ... with tie-break turns (no challenges in them), forced hot dice and a minimum bank
@@ -328,13 +345,13 @@ def test_matches_brute_force_with_both_challenge_brackets(monkeypatch):
     the brute force's."""
     import zilch_env.rules.compiled as compiled
 
-    monkeypatch.setattr(compiled, "CHALLENGE_SPLIT", 150)
+    monkeypatch.setattr(compiled, "CHALLENGE_SPLIT", 100)  # brackets -50..50 and 100..150
     compiled.compile.cache_clear()
     try:
-        rs = load_ruleset("zonk", {"target": 250, "dice": 2, "entry_threshold": 0, "score_floor": -50,
+        rs = load_ruleset("zonk", {"target": 200, "dice": 2, "entry_threshold": 0, "score_floor": -50,
                                    "variants.challenge": True})
         bf = BruteForce(rs)
-        assert bf.split == 150
+        assert bf.split == 100
         V = bf.solve()
         table = _solve(rs, sweep_tol=1e-13)
         assert int(table.ip[K.IP_NU]) == 4  # both brackets tracked
@@ -431,20 +448,29 @@ def test_tiebreak_rounds_add_up(solve_once):
 # Self-play in the engine
 
 
+#: Farkle's rules to 600 with a two-zilch penalty: four penalty sweeps, the last rowless (what
+#: test_penalty_sweeps_skip_rows_only_where_it_changes_nothing needs), and a self-play case: one solve.
+PENALTY_SWEEPS = {"target": 600, "entry_threshold": 300, "variants.zilch_penalty.count": 2}
+#: Zilch with challenges to 800: self-played, and its challenge decisions checked (one solve).
+CHALLENGE_GAME = {"target": 800, "variants.challenge": True}
+
+
 @pytest.mark.parametrize("name, overrides, games", [
     ("zonk", {"target": 1000}, 3000),
     ("zilch5k", {"target": 1000}, 2000),  # tie-break turns, forced hot dice
     ("zilch", {"target": 1000}, 2000),  # all scoring dice kept, permanent straights (6 = 50)
-    ("farkle", {"target": 600, "entry_threshold": 300}, 1500),  # finish the round, zilch penalty
+    # finish the round, zilch penalty (the table test_penalty_sweeps_skip_rows_only_where_it_changes_nothing reads)
+    ("farkle", PENALTY_SWEEPS, 1500),
     ("cardgames", {"target": 1000}, 2000),  # the instant-win ending
-    ("farkle", {"target": 600, "entry_threshold": 0, "score_floor": -600,  # scores below zero
+    ("farkle", {"target": 600, "entry_threshold": 0, "score_floor": -300,  # scores below zero
                 "variants.zilch_penalty": {"count": 2, "points": 300, "mode": "subtract"}}, 1500),
     # the six-dice zilch bonus (the web form's 500): bank it or roll six again, as the table decides
-    ("zonk", {"target": 1500, "variants.six_dice_zilch_bonus": 500}, 1500),
+    ("zonk", {"target": 1000, "variants.six_dice_zilch_bonus": 500}, 1500),
     ("zilch5k", {"target": 1000, "variants.six_dice_zilch_bonus": 500}, 1500),  # forced hot dice, tie-breaks
     # challenges (the agent decides at the turn's start, and plays a challenge turn and a challenged
-    # last turn from the table), with permanent straights
-    ("zilch", {"target": 1000, "variants.challenge": True}, 2000),
+    # last turn from the table), with permanent straights (test_a_challenge_is_declared_where_it_is_worth_more
+    # reads the same table)
+    ("zilch", CHALLENGE_GAME, 2000),
 ])
 def test_self_play_wins_what_the_table_says(name, overrides, games, solve_once):
     rs = load_ruleset(name, overrides)
@@ -474,7 +500,7 @@ def test_a_challenge_is_declared_where_it_is_worth_more(solve_once):
     the agent challenges exactly where the challenge is worth more (in the race and in last turns)."""
     from zilch_env import NO_CHALLENGE, Phase
 
-    rs = load_ruleset("zilch", {"target": 1000, "variants.challenge": True})
+    rs = load_ruleset("zilch", CHALLENGE_GAME)
     table = solve_once(rs)
     agent = OptimalWinAgent(rs, table)
     rng = np.random.default_rng(3)
@@ -702,14 +728,15 @@ def test_cli_solve_and_advise_win(tmp_path, monkeypatch, capsys):
     assert "piggyback" in capsys.readouterr().err
 
 
-def test_penalty_sweeps_skip_rows_only_where_it_changes_nothing():
+def test_penalty_sweeps_skip_rows_only_where_it_changes_nothing(solve_once):
     """The last sweep of a penalty solve records no rows (the sweep expected to be the last, after one
     that changed no value by more than ROWLESS_BELOW), and it is the last: the solve converged. That
     the values are those of plain policy iteration is what the brute-force cases with a zilch penalty
-    (test_matches_brute_force) and the self-play of farkle (test_self_play_wins_what_the_table_says)
-    prove."""
-    rs = load_ruleset("farkle", {"target": 800, "entry_threshold": 300})  # four sweeps, the last rowless
-    fast = _solve(rs)
+    (test_matches_brute_force) and the self-play of farkle (test_self_play_wins_what_the_table_says,
+    on this very table) prove."""
+    rs = load_ruleset("farkle", PENALTY_SWEEPS)  # four sweeps, the last rowless
+    fast = solve_once(rs)  # solve_game(rs, cache=False, progress=False), as _solve
+    assert len(fast.meta["sweep_changes"]) == 4 and 0 < fast.meta["sweep_changes"][2] < ROWLESS_BELOW
     assert fast.meta["converged"] and fast.meta["rowless_sweeps"] == 1
     assert fast.meta["sweep_changes"][-1] < 1e-8
 
