@@ -13,11 +13,9 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --upgrade pip
 
 # torch==2.13.0 first: that pin takes the CPU wheel on disk. An unpinned torch would pull a CUDA build.
-# --no-compile: Python writes the bytecode of the modules actually imported when they first are,
-# instead of pip compiling every file of every package at install (torch alone: 23 s -> 7 s).
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --no-compile torch==2.13.0
-	$(BIN)/pip install --no-compile -e '.[all,dev]'
+	$(BIN)/pip install torch==2.13.0
+	$(BIN)/pip install -e '.[all,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
