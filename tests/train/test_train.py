@@ -140,7 +140,7 @@ def test_score_objective_runs(tmp_path):
 def wait_for_stop_handlers(pid: int, timeout: float = 60.0) -> None:
     """Until the process has set train/ppo.py's stop handlers (catch_stop_signals, just after the run's
     first line: SIGTERM caught, SigCgt in /proc, whose Python catches SIGINT from the start); then a
-    moment more, so that the signal lands in training. Without /proc: the fixed wait of before (3 s)."""
+    moment more, so that the signal lands in training. Without /proc: a fixed 3 s."""
     status = Path(f"/proc/{pid}/status")
     t0 = time.time()
     while time.time() - t0 < timeout:

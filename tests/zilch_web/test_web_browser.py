@@ -93,9 +93,7 @@ def make_page(browser, viewport=PHONE, delay=0, **ctx_args):
     pg.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     # Nothing may be fetched from another host. (Only the other hosts' requests are routed, by a
     # pattern the browser matches itself: the app's own requests do not wait on this process.)
-    pg.route(NOT_LOCAL, lambda route: route.continue_() if route.request.url.startswith("http://127.0.0.1")
-             or route.request.url.startswith("data:") else (errors.append("fetched " + route.request.url),
-                                                               route.abort()))
+    pg.route(NOT_LOCAL, lambda route: (errors.append("fetched " + route.request.url), route.abort()))
     pg.errors = errors  # type: ignore[attr-defined]
     return ctx, pg
 

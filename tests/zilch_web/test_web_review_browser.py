@@ -65,9 +65,9 @@ def games(base_url):  # noqa: F811
     return {"win": play_out(base_url), "points": play_out(base_url, target=1000, seed=5), "win2": play_out(base_url, seed=12)}
 
 
-def open_device(browser, games, viewport=PHONE, lang="en", dark=False):  # noqa: F811
+def open_device(browser, games, viewport=PHONE, lang="en"):  # noqa: F811
     """A phone that played the games (their seat tokens, as the page keeps them) with its device id."""
-    ctx, pg = make_page(browser, viewport, locale=lang, color_scheme="dark" if dark else "light")
+    ctx, pg = make_page(browser, viewport, locale=lang, color_scheme="light")
     seats = {g["id"]: {"token": g["token"], "seats": [0]} for g in games.values()}
     pg.add_init_script(NO_TIPS + f";localStorage.setItem('zilchSeats', {json.dumps(json.dumps(seats))});"
                        f"localStorage.setItem('zilchDevice', {json.dumps(json.dumps(DEVICE))});"
@@ -220,6 +220,17 @@ def test_the_history_of_this_device(browser, base_url, games):  # noqa: F811
 OTHER_LOOKS = [(SMALL, False), (LANDSCAPE, False), (PHONE, True)]  # 320 x 568, 740 x 360, 360 x 740 dark
 
 
+def in_other_looks(pg):
+    """The page at each of OTHER_LOOKS in turn (set_viewport_size and the prefers-color-scheme
+    emulation), yielding (viewport, dark); back at 320 x 568, light, afterwards."""
+    for viewport, dark in OTHER_LOOKS:
+        pg.set_viewport_size(viewport)
+        pg.emulate_media(color_scheme="dark" if dark else "light")
+        yield viewport, dark
+    pg.set_viewport_size(SMALL)
+    pg.emulate_media(color_scheme="light")
+
+
 def test_review_and_history_at_other_sizes(browser, base_url, games):  # noqa: F811
     """Each screen checked at each size and theme in turn, in one page (set_viewport_size and the
     prefers-color-scheme emulation: the review's and the history's layout and colours are CSS alone)."""
@@ -228,21 +239,15 @@ def test_review_and_history_at_other_sizes(browser, base_url, games):  # noqa: F
         open_review(pg, base_url, games["win"]["id"])
         pg.locator(".rv-move").first.click()
         found = {}
-        for viewport, dark in OTHER_LOOKS:
-            pg.set_viewport_size(viewport)
-            pg.emulate_media(color_scheme="dark" if dark else "light")
+        for viewport, dark in in_other_looks(pg):
             check_fits(pg, viewport, [".rv-move", ".rv-mistakes button"])
             found[f"review {viewport} dark={dark}"] = axe_violations(pg)
             if viewport == LANDSCAPE:
                 pg.evaluate("window.scrollTo(0, 0)")
                 shot(pg, "landscape-review.png")
-        pg.set_viewport_size(SMALL)
-        pg.emulate_media(color_scheme="light")
         pg.goto(base_url + "/history")
         pg.wait_for_selector("#history-body:not([hidden])")
-        for viewport, dark in OTHER_LOOKS:
-            pg.set_viewport_size(viewport)
-            pg.emulate_media(color_scheme="dark" if dark else "light")
+        for viewport, dark in in_other_looks(pg):
             check_fits(pg, viewport, [".hist-game"])
             found[f"history {viewport} dark={dark}"] = axe_violations(pg)
         assert not any(found.values()), found

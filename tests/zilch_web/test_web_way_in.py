@@ -19,24 +19,19 @@ from __future__ import annotations
 
 import pytest
 
-from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SHOTS, SMALL, base_url, browser, make_page,  # noqa: F401
+from .test_web_browser import (CALM, CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page,  # noqa: F401
                                open_more_rules, settle, shot, take_turn, visible)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
 
 ALL_SIZES = (SMALL, PHONE, LANDSCAPE)  # checked in one page, one size after the other (set_viewport_size)
 NO_TIPS = "localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))"
-# No test here is about the dice's tumble (a CSS animation playwright waits out before each tap on a
-# die): the pages ask for reduced motion, except when saving the screenshots of the docs.
-CALM = {} if SHOTS else {"reduced_motion": "reduce"}
 
 
 @pytest.fixture
-def phone(browser, request):  # noqa: F811
-    """A page at the size of the test's `viewport` parameter (360 x 740 without one)."""
-    viewport = getattr(request, "param", None) or PHONE
-    ctx, pg = make_page(browser, viewport, **CALM)
-    pg.viewport = viewport  # type: ignore[attr-defined]
+def phone(browser):  # noqa: F811
+    """A page at 360 x 740, with reduced motion (no test here is about the dice's tumble: CALM)."""
+    ctx, pg = make_page(browser, PHONE, **CALM)
     yield pg
     ctx.close()
     assert not pg.errors, pg.errors
