@@ -59,7 +59,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env import NUM_ACTIONS, GameState, Ruleset
 from zilch_env.engine.observation import OBS_SIZES, OBS_VERSION, observe

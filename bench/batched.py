@@ -11,8 +11,9 @@ no decision (zilches) happen inside the step, as in the engine. Finished games s
 Engine rows (one core; no numba threads)
     ``single``      ``GameState``: ``legal_actions()``, a random pick, ``apply`` (one Python call per step)
     ``batched``     ``BatchedGames`` driven from Python as a training loop drives it: per batch step
-                    ``legal_masks()`` (the (games, 136) bool masks), ``random_actions()`` (a random legal
-                    action per game, in the kernels), ``step(actions)``, ``reset`` of the games that ended
+                    ``legal_masks()`` (the (games, 136) bool masks), ``random_actions(masks)`` (a random
+                    legal action per game drawn from those masks in the kernels, where a training loop's
+                    policy samples from them), ``step(actions)``, ``reset`` of the games that ended
     ``fused``       ``BatchedGames.play_random``: the same decisions in one kernel call (the engine's
                     ceiling, without Python between steps)
     ``fused, mixed`` (``--mixed N``) the same, one batch of the games of N rulesets drawn from the
@@ -110,7 +111,7 @@ class BatchedLoop:
         while time.perf_counter() < end:
             for _ in range(20):
                 bg.legal_masks(masks)
-                actions = bg.random_actions()
+                actions = bg.random_actions(masks)
                 bg.step(actions)
                 steps += int(np.count_nonzero(actions >= 0))
                 done = bg.done

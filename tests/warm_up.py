@@ -82,11 +82,6 @@ def solvers() -> None:
 
     solve_turn("zonk")
     solve_turn(load_ruleset("zilch15k", {"variants.pyramiding": True}))
-    v = gym.make_vec("Zilch-v2", num_envs=2, vectorization_mode="vector_entry_point", ruleset="zonk",
-                     opponents=["optimal-turn"])
-    v.reset(seed=0)
-    v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()]))
-    v.close()
     # the game solver: a race with draws, a zilch penalty's sweeps and finish_round, tie-break turns;
     # each table played by the evaluation with the luck adjustment (its queries of the table)
     for name, overrides in (("zonk", {"target": 300, "dice": 2}),
@@ -110,6 +105,13 @@ def solvers() -> None:
     while not g.done and g.decisions < 40:
         g.apply(agents[g.current].act(g, g.legal_actions(), rng))
     review_record(g.to_record(), choices=True)
+    # last: by now the other part has cached the engine's kernels, which this loads instead of
+    # compiling them a second time beside it
+    v = gym.make_vec("Zilch-v2", num_envs=2, vectorization_mode="vector_entry_point", ruleset="zonk",
+                     opponents=["optimal-turn"])
+    v.reset(seed=0)
+    v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()]))
+    v.close()
 
 
 def main(argv: list[str]) -> int:

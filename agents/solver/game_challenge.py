@@ -8,7 +8,9 @@ a challenge of the leader (``bar_inputs`` with ``k``), :mod:`agents.solver.game_
 
 from __future__ import annotations
 
-from numba import njit, prange
+from numba import prange
+
+from zilch_env.jit import njit
 
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns

@@ -26,7 +26,9 @@ value of every position of the turn:
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from zilch_env.jit import njit
 
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar, nb_final_turns, nb_penalised, nb_turn_record, nb_zilch_streak

@@ -11,7 +11,9 @@ alone gives.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from zilch_env.jit import njit
 
 from zilch_env.engine import layout as L
 

@@ -6,7 +6,7 @@ played forwards (:func:`turn_forward`), and the solve's integer vector ``ip``: t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_challenge_bracket, nb_challenge_cost, nb_may_challenge, nb_popcount

@@ -32,7 +32,9 @@ policy); ``turn_dp`` follows the other player's chance (``fB``/``fZ``) under the
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from zilch_env.jit import njit
 
 from zilch_env.engine import layout as L
 from zilch_env.rules.primitives import nb_bank_bar as bank_bar, nb_turn_record

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env import Ruleset, UnsupportedRulesError
 from zilch_env.engine import layout as L

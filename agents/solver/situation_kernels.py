@@ -5,7 +5,7 @@ describes the model)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 from zilch_env.engine import layout as L
 
 from agents.solver.game_turn import (IP_DCAP, IP_FLOOR, IP_NP, IP_TU, _dp, _dp_arg, entry_units, min_bank_units,

@@ -70,7 +70,7 @@ import time
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env import Ruleset, UnsupportedRulesError, load_ruleset
 from zilch_env.rules.primitives import nb_can_bank

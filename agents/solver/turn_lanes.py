@@ -17,7 +17,7 @@ values, and a position is cut where that lane alone would cut it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env.rules.primitives import nb_can_bank
 

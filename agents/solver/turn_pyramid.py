@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env import Ruleset
 from zilch_env.engine import layout as L

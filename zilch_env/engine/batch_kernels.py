@@ -7,7 +7,7 @@ turn-flow kernels of :mod:`zilch_env.engine.kernels`; the agents' kernels that d
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env.engine.kernels import (_bank_need, _may_bank)
 from zilch_env.engine.keeps import (_keep_next, _popcount)

@@ -13,9 +13,7 @@ to know without reading the row: whether a turn ended, whether a roll scored the
 
 from __future__ import annotations
 
-from numba import njit
-
-from zilch_env.jit import INLINE
+from zilch_env.jit import INLINE, njit
 from zilch_env.engine.kernels import (_bank_need, _may_bank, _may_challenge_seat, _move, _new_game, _place_roll)
 from zilch_env.engine.keeps import (_best_keep, _keep_next, _row_keeps)
 from zilch_env.engine.layout import (A_CHALLENGE, A_FRESH, A_NO_CHALLENGE, A_PIGGYBACK, CHALLENGE, KEEP, DICE_LEFT,

@@ -6,9 +6,7 @@ actions (:mod:`zilch_env.engine.decisions`) and the agents' kernels read a roll'
 
 from __future__ import annotations
 
-from numba import njit
-
-from zilch_env.jit import INLINE
+from zilch_env.jit import INLINE, njit
 from zilch_env.rules import primitives
 from zilch_env.engine.layout import (DICE_LEFT, FROZEN, FROZEN_POINTS, FROZEN_DICE, NOT_A_KEEP, R_DICE, R_SIX_DICE_BONUS, R_HOT_DICE_BONUS, R_PYRAMIDING, R_ALL_SCORING, R_FACE_POINTS, T_KEEP_COUNT, T_KEEP_MASK, T_KEEP_POINTS, T_KEEP_DICE, T_KEEP_STRAIGHT, T_KEEP_OF_MASK, T_ROLL_DICE, T_FACE_COUNT, T_FACE_FIRST, T_BEST_KEEP)
 

@@ -6,9 +6,8 @@ Python (:func:`mix64`), numpy (:func:`mix64_array`) and the numba kernels (:func
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from zilch_env.jit import INLINE
+from zilch_env.jit import INLINE, njit
 from zilch_env.engine.layout import CODES
 
 M64 = (1 << 64) - 1

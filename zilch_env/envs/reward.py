@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from numba import njit
+from zilch_env.jit import njit
 
 from zilch_env.engine.keeps import _popcount
 from zilch_env.engine.layout import OVER, PHASE, SCORE, SEAT_TURNS, WINNER_SEATS

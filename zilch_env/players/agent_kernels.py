@@ -7,9 +7,7 @@ games; these only decide."""
 
 from __future__ import annotations
 
-from numba import njit
-
-from zilch_env.jit import INLINE
+from zilch_env.jit import INLINE, njit
 
 from zilch_env.engine.kernels import (_advance, _apply, _bank_need, _bank_need_of, _may_bank, _may_challenge_seat, _new_game)
 from zilch_env.engine.keeps import (_best_keep, _row_keeps, _keep_next)
@@ -243,6 +241,32 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
         rp = rps[rid]
         tab = tabs[rps[rid, R_KEEP_TABLE]]
         out[b] = _agent_action(st, b, rp, tab, kinds[b], rng, b, thresholds[b], min_dice[b], vals, vbeyond, vint, vsel)
+
+
+@njit(cache=True, _nrt=False)
+def random_actions_from_masks(st, masks, out, rng):
+    """:func:`_random_action` read from the games' legal masks (``masks[b]``, what
+    ``BatchedGames.legal_masks`` wrote for this state): the same draw from decision stream ``rng[b]``
+    over the legal actions in ascending order, without deciding the roll's keeps again. ``out[b]`` is
+    -1 for games not waiting for a decision (or whose mask row is empty)."""
+    for b in range(st.shape[0]):
+        if st[b, PHASE] > KEEP:
+            out[b] = -1
+            continue
+        count = 0
+        for a in range(masks.shape[1]):
+            if masks[b, a]:
+                count += 1
+        if count == 0:
+            out[b] = -1
+            continue
+        j = _below(rng, b, count)
+        for a in range(masks.shape[1]):
+            if masks[b, a]:
+                if j == 0:
+                    out[b] = a
+                    break
+                j -= 1
 
 
 @njit(cache=True, _nrt=False)

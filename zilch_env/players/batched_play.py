@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from zilch_env.engine import layout as L
+from zilch_env.engine.actions import NUM_ACTIONS
 from zilch_env.players import agent_kernels as AK
 from zilch_env.players.kernel_agents import (_NO_VALUES, KernelAgent, TableSet, TurnValueTable, _kernel_agents,
                                              _pack_value_tables, batch_policy_actions, is_batch_policy,
@@ -32,10 +33,23 @@ class AgentPlay:
         md = np.broadcast_to(np.asarray(min_dice, dtype=np.int64), (G,)).copy()
         return self._agent_actions(kinds, thr, md)
 
-    def random_actions(self) -> np.ndarray:
+    def random_actions(self, masks: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal action in every game (from each game's first-seat decision
-        stream); -1 where no decision is due."""
+        stream); -1 where no decision is due.
+
+        ``masks``: this state's :meth:`legal_masks` (a ``(games, 136)`` bool array), as a training
+        loop holds them: the actions are then drawn from them instead of deciding each roll's keeps
+        again: the same actions and the same draws as without them."""
         G = self.num_games
+        if masks is not None:
+            if not isinstance(masks, np.ndarray) or masks.dtype != np.bool_ or masks.shape != (G, NUM_ACTIONS):
+                got = (f"{masks.dtype} array of shape {masks.shape}" if isinstance(masks, np.ndarray)
+                       else type(masks).__name__)
+                raise ValueError(f"masks: expected this batch's legal_masks(), a bool array of shape "
+                                 f"({G}, {NUM_ACTIONS}); got {got}")
+            out = np.empty(G, dtype=np.int64)
+            AK.random_actions_from_masks(self._st, masks, out, self._rng)
+            return out
         z = np.zeros(G, dtype=np.int64)
         return self._agent_actions(z, z, z)
 

@@ -334,6 +334,34 @@ def test_random_actions_are_legal_and_cover_the_legal_set():
     assert counts.min() > 200 / m.sum(axis=1).max() / 3
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_actions_from_masks_draw_the_same(players):
+    """Drawn from the legal masks, the random picks are the same actions from the same draws as when
+    the kernels decide each roll's keeps again (every variant on: piggyback and challenge decisions,
+    pyramiding's keeps)."""
+    from zilch_env.engine import layout as L
+
+    rs = load_ruleset("zonk", {"target": 3000, **_EVERY_VARIANT})
+    a, b = BatchedGames(rs, 32, players, seed=5), BatchedGames(rs, 32, players, seed=5)
+    masks = np.zeros((32, NUM_ACTIONS), dtype=bool)
+    phases = set()
+    for _ in range(400):
+        acts = a.random_actions()
+        b.legal_masks(masks)
+        assert (b.random_actions(masks) == acts).all()
+        phases.update(a._st[:, L.PHASE].tolist())
+        a.step(acts)
+        b.step(acts)
+        a.reset(np.flatnonzero(a.done))
+        b.reset(np.flatnonzero(b.done))
+    assert {L.PIGGYBACK, L.CHALLENGE, L.KEEP} <= phases
+    assert (a.random_actions() == b.random_actions()).all()  # the streams are where they were
+    with pytest.raises(ValueError, match=r"masks: expected .*shape \(32, 136\); got int64 array"):
+        b.random_actions(masks.astype(np.int64))
+    with pytest.raises(ValueError, match=r"got list"):
+        b.random_actions(masks.tolist())
+
+
 def test_batch_agent_specs():
     assert builtin_kernel_agent("greedy") == KernelAgent("greedy", 300, 2)
     assert builtin_kernel_agent("greedy:500").threshold == 500

@@ -180,3 +180,44 @@ def test_the_turn_flow_compiles_without_reference_counts():
                     seen.append(f"{name}.{attr}")
     assert counted > 40
     assert not seen, f"compiled with numba's reference counts: {seen}"
+
+
+def test_constant_arguments_compile_no_specialisation_of_their_own():
+    """A compiled function called with constants (``1``, ``True``) and with variables is compiled
+    once (zilch_env.jit.njit), where numba.njit compiles it again for each constant; every compiled
+    function of the engine, the agents' kernels and the solvers is made by zilch_env.jit.njit."""
+    import importlib
+
+    import numba
+    from numba.core.registry import CPUDispatcher
+
+    def twice(x, flag):
+        return 2 * x if flag else x
+
+    def calls(f):
+        def caller(y, b):
+            return f(1, True) + f(y, b) + f(0, False)
+        return caller
+
+    ours, theirs = jit.njit(cache=False)(twice), numba.njit(cache=False)(twice)
+    assert jit.njit(cache=False)(calls(ours))(5, True) == 2 + 10 + 0
+    assert len(ours.signatures) == 1
+    assert numba.njit(cache=False)(calls(theirs))(5, True) == 12
+    assert len(theirs.signatures) == 3
+
+    modules = ("zilch_env.rules.primitives", "zilch_env.engine.kernels", "zilch_env.engine.keeps",
+               "zilch_env.engine.decisions", "zilch_env.engine.splitmix", "zilch_env.engine.batch_kernels",
+               "zilch_env.players.agent_kernels", "zilch_env.envs.reward", "agents.learned",
+               "agents.solver.turn", "agents.solver.turn_lanes", "agents.solver.turn_pyramid",
+               "agents.solver.rule_value", "agents.solver.game_turn", "agents.solver.game_kernels",
+               "agents.solver.game_sweep", "agents.solver.game_challenge", "agents.solver.multi_kernels",
+               "agents.solver.situation_kernels")
+    plain = numba_made = 0
+    for name in modules:
+        for f in vars(importlib.import_module(name)).values():
+            if isinstance(f, CPUDispatcher) and f.py_func.__module__ == name:
+                if "get_call_template" in vars(f):
+                    plain += 1
+                else:
+                    numba_made += 1
+    assert plain > 150 and numba_made == 0
