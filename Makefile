@@ -46,10 +46,12 @@ $(AXE):
 # The project's bytecode is written first (compileall writes it even under PYTHONDONTWRITEBYTECODE=1,
 # which this machine sets: Python then reads it but never writes it), so the suite's many Python
 # processes (workers, subprocesses, spawned pools) do not each compile the sources again (0.2 s each).
+# pytest runs with PYTHONDONTWRITEBYTECODE unset: it then keeps the test modules with their asserts
+# rewritten, which each worker otherwise redoes at every run (about 9 s a worker).
 # Before pytest, two processes (one per core) compile the numba kernels the suite uses into the cache
-# it reads (tests/warm_up.py: the engine, the vector env and the multi-player solver in one; the turn
-# and game solvers, their tables' queries and the evaluation's luck adjustment in the other, about as
-# long), with the suite's setting (tests/conftest.py: ZILCH_NUMBA_INLINE=never,
+# it reads (tests/warm_up.py: the batched engine, the vector env and the multi-player solver in one;
+# the turn and game solvers, their tables' queries, the evaluation's luck adjustment and the
+# single-game view in the other, about as long), with the suite's setting (tests/conftest.py: ZILCH_NUMBA_INLINE=never,
 # NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the xdist workers then load them
 # instead of each compiling them.
 WARM_ENV := ZILCH_NUMBA_INLINE=$${ZILCH_NUMBA_INLINE:-never} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/.numba-test-cache}
@@ -59,7 +61,7 @@ test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(WARM_ENV) $(BIN)/python -m tests.warm_up engine & e=$$!; \
 		$(WARM_ENV) $(BIN)/python -m tests.warm_up solvers & s=$$!; \
 		wait $$e && wait $$s
-	$(BIN)/python -m pytest -q -n auto --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -1,9 +1,9 @@
 """Compile the numba kernels the suite uses once, before pytest starts its workers.
 
-    python -m tests.warm_up engine      # the batched engine, the vector env, the single-game view
-                                        # and the multi-player solver
+    python -m tests.warm_up engine      # the batched engine, the vector env and the multi-player solver
     python -m tests.warm_up solvers     # the turn solver, the two-player game solver, their tables'
-                                        # queries, the evaluation's luck adjustment and a review
+                                        # queries, the evaluation's luck adjustment, the single-game
+                                        # view, a review and the vector env's solver opponent
 
 ``make test`` runs both parts side by side (one per core; the parts are split so that each takes
 about as long from an empty cache), in the suite's compile setting and cache
@@ -32,12 +32,11 @@ import numpy as np  # noqa: E402
 def engine() -> None:
     import gymnasium as gym
 
-    import zilch_env
     from zilch_env.engine.batched import BatchedGames
-    from zilch_env.players.policy import GreedyMover, RandomMover
 
     b = BatchedGames("zonk", 8, 2, seed=0)
     b.step(b.random_actions())
+    b.random_actions(b.legal_masks())
     b.observe(np.zeros(8, dtype=np.int64))
     b.play_random(1)
     b = BatchedGames("zonk", 4, 2, seed=0)
@@ -48,13 +47,20 @@ def engine() -> None:
         v.reset(seed=0)
         v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()]))
         v.close()
+    _multi()
+
+
+def _single_games() -> None:
+    """The single-game view: whole games of every kind of decision, and their words."""
+    import zilch_env
+    from zilch_env.players.policy import GreedyMover, RandomMover
+
     rng = np.random.default_rng(0)
-    for mover in (RandomMover(), GreedyMover()):  # whole games: every kind of decision and its words
+    for mover in (RandomMover(), GreedyMover()):
         g = zilch_env.GameState("zonk", 2, seed=0)
         while not g.done:
             g.apply(mover.act(g, g.legal_actions(), rng))
         g.describe(g.actions[-1])
-    _multi()
 
 
 def _multi() -> None:
@@ -93,6 +99,9 @@ def solvers() -> None:
         solve_game(rs, progress=False, threads=1)  # stored where the evaluation finds it
         for pair in (["greedy", "random"], ["heuristic", "optimal-win"]):
             _play_table_chunk(_Context(rs, pair, seed=2), (0, 1), seat_orders(2), 0, 4, luck=True)
+    # the single-game view once the other part has cached the turn flow's helpers (before its
+    # multi-player games reach it)
+    _single_games()
     # a game's review by chance of winning, with every choice valued (the web game's review; its first
     # compile otherwise falls inside a browser test's wait)
     from agents import make_agent

@@ -69,7 +69,9 @@ def njit(fn=None, **options):
 
     def plain(f):
         dispatcher = numba.njit(**options)(f)
-        typed = dispatcher.get_call_template
+        typed = getattr(dispatcher, "get_call_template", None)
+        if typed is None:  # NUMBA_DISABLE_JIT=1: numba gives the Python function back
+            return dispatcher
 
         def get_call_template(args, kws):
             return typed(tuple(types.unliteral(a) for a in args), {k: types.unliteral(v) for k, v in kws.items()})
