@@ -1,6 +1,10 @@
 # Two commands do all set-up on a fresh machine:
 #   make run   - create .venv, install, run the main job with a short default budget
 #   make test  - create .venv if needed, install, run the whole test suite
+# The set-up's independent steps run side by side (the venv's packages; chromium with apt; axe-core
+# with npm): on a new machine apt and npm fetch while pip and uv unpack.
+MAKEFLAGS += --jobs=3
+
 PY      ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
