@@ -7,6 +7,8 @@ games; these only decide."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from zilch_env.jit import INLINE, njit
 
 from zilch_env.engine.kernels import (_advance, _apply, _bank_need, _bank_need_of, _may_bank, _may_challenge_seat, _new_game)
@@ -243,30 +245,41 @@ def agent_actions(st, out, kinds, thresholds, min_dice, rng, vals, vbeyond, vint
         out[b] = _agent_action(st, b, rp, tab, kinds[b], rng, b, thresholds[b], min_dice[b], vals, vbeyond, vint, vsel)
 
 
+_BYTES = np.uint64(0x0101010101010101)  # times a word of 0/1 bytes: their sum in the top byte
+_S56 = np.uint64(56)
+_FF = np.uint64(0xFF)
+
+
 @njit(cache=True, _nrt=False)
-def random_actions_from_masks(st, masks, out, rng):
-    """:func:`_random_action` read from the games' legal masks (``masks[b]``, what
-    ``BatchedGames.legal_masks`` wrote for this state): the same draw from decision stream ``rng[b]``
-    over the legal actions in ascending order, without deciding the roll's keeps again. ``out[b]`` is
-    -1 for games not waiting for a decision (or whose mask row is empty)."""
+def random_actions_from_masks(st, words, out, rng):
+    """:func:`_random_action` read from the games' legal masks, what ``BatchedGames.legal_masks``
+    wrote for this state, seen as 8-byte words (``words[b]`` = ``masks[b].view(np.uint64)``, one 0/1
+    byte per action, the lowest action in a word's lowest byte): the same draw from decision stream
+    ``rng[b]`` over the legal actions in ascending order, without deciding the roll's keeps again.
+    ``out[b]`` is -1 for games not waiting for a decision (or whose masks are all False)."""
     for b in range(st.shape[0]):
+        out[b] = -1
         if st[b, PHASE] > KEEP:
-            out[b] = -1
             continue
         count = 0
-        for a in range(masks.shape[1]):
-            if masks[b, a]:
-                count += 1
+        for k in range(words.shape[1]):
+            count += np.int64((words[b, k] * _BYTES) >> _S56)
         if count == 0:
-            out[b] = -1
             continue
         j = _below(rng, b, count)
-        for a in range(masks.shape[1]):
-            if masks[b, a]:
-                if j == 0:
-                    out[b] = a
-                    break
-                j -= 1
+        for k in range(words.shape[1]):
+            w = words[b, k]
+            n = np.int64((w * _BYTES) >> _S56)
+            if j >= n:
+                j -= n
+                continue
+            for i in range(8):
+                if (w >> np.uint64(8 * i)) & _FF:
+                    if j == 0:
+                        out[b] = 8 * k + i
+                        break
+                    j -= 1
+            break
 
 
 @njit(cache=True, _nrt=False)

@@ -48,7 +48,7 @@ class AgentPlay:
                 raise ValueError(f"masks: expected this batch's legal_masks(), a bool array of shape "
                                  f"({G}, {NUM_ACTIONS}); got {got}")
             out = np.empty(G, dtype=np.int64)
-            AK.random_actions_from_masks(self._st, masks, out, self._rng)
+            AK.random_actions_from_masks(self._st, np.ascontiguousarray(masks).view(np.uint64), out, self._rng)
             return out
         z = np.zeros(G, dtype=np.int64)
         return self._agent_actions(z, z, z)
