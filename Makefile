@@ -55,9 +55,9 @@ $(AXE):
 # Before pytest, two processes (one per core) compile the numba kernels the suite uses into the cache
 # it reads (tests/warm_up.py: the batched engine, the vector env and the multi-player solver in one;
 # the turn and game solvers, their tables' queries, the evaluation's luck adjustment and the
-# single-game view in the other, about as long), with the suite's setting (tests/conftest.py: ZILCH_NUMBA_INLINE=never,
-# NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the xdist workers then load them
-# instead of each compiling them.
+# single-game view in the other, about as long), with the suite's setting (tests/conftest.py:
+# ZILCH_NUMBA_INLINE=never, NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the xdist
+# workers then load them instead of each compiling them.
 WARM_ENV := ZILCH_NUMBA_INLINE=$${ZILCH_NUMBA_INLINE:-never} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/.numba-test-cache}
 
 test: $(STAMP) $(CHROMIUM) $(AXE)

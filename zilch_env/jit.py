@@ -59,11 +59,11 @@ def njit(fn=None, **options):
     ``bool``).
 
     Numba compiles a function once per argument types, and a constant argument has a type of its own
-    (``Literal[int](1)``): a helper called with ``0`` in one place, ``1`` in another and a variable in
-    a third was compiled three times. The solvers' turn DPs are several seconds each to compile, and
-    their callers pass constants for the lane count and the flags; with plain types each is compiled
-    once (the two-player game solver's first solve compiles in about half the time). Calls from Python
-    already pass plain types."""
+    (``Literal[int](1)``): under ``numba.njit`` a helper called with ``0`` in one place, ``1`` in
+    another and a variable in a third is compiled three times. The solvers' turn DPs take several
+    seconds each to compile, and their callers pass constants for the lane count and the flags; with
+    plain types each is compiled once (a first two-player game solve compiles in about 60% of the
+    time). Calls from Python already pass plain types."""
     import numba
     from numba.core import types
 

@@ -228,8 +228,7 @@ def pass_freeze(face_points, at: int, rolls, r: int, counts: int, first: int, st
 
 
 # The same functions compiled for numba code (the kernels, the turn solver), inlined where called.
-from zilch_env.jit import INLINE  # noqa: E402
-from zilch_env.jit import njit as _njit  # noqa: E402
+from zilch_env.jit import INLINE, njit as _njit  # noqa: E402
 
 nb_bank_bar = _njit(cache=True, inline=INLINE, _nrt=False)(bank_bar)
 nb_bank_need = _njit(cache=True, inline=INLINE, _nrt=False)(bank_need)
