@@ -53,9 +53,9 @@ $(AXE):
 # pytest runs with PYTHONDONTWRITEBYTECODE unset: it then keeps the test modules with their asserts
 # rewritten, which each worker otherwise redoes at every run (about 9 s a worker).
 # Before pytest, two processes (one per core) compile the numba kernels the suite uses into the cache
-# it reads (tests/warm_up.py: the batched engine, the vector env and the multi-player solver in one;
-# the turn and game solvers, their tables' queries, the evaluation's luck adjustment and the
-# single-game view in the other, about as long), with the suite's setting (tests/conftest.py:
+# it reads (tests/warm_up.py: the batched engine, the vector env, the multi-player solver and the
+# kernels a few tests reach in one; the turn and game solvers, their tables' queries, the
+# evaluation's luck adjustment and the single-game view in the other, about as long), with the suite's setting (tests/conftest.py:
 # ZILCH_NUMBA_INLINE=never, NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the xdist
 # workers then load them instead of each compiling them.
 WARM_ENV := ZILCH_NUMBA_INLINE=$${ZILCH_NUMBA_INLINE:-never} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/.numba-test-cache}

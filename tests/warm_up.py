@@ -1,6 +1,7 @@
 """Compile the numba kernels the suite uses once, before pytest starts its workers.
 
-    python -m tests.warm_up engine      # the batched engine, the vector env and the multi-player solver
+    python -m tests.warm_up engine      # the batched engine, the vector env, the multi-player solver
+                                        # and the kernels a few tests reach
     python -m tests.warm_up solvers     # the turn solver, the two-player game solver, their tables'
                                         # queries, the evaluation's luck adjustment, the single-game
                                         # view, a review and the vector env's solver opponent
@@ -48,6 +49,7 @@ def engine() -> None:
         v.step(np.array([int(np.flatnonzero(m)[0]) for m in v.action_masks()]))
         v.close()
     _multi()
+    _lesser_kernels()
 
 
 def _single_games() -> None:
@@ -77,6 +79,48 @@ def _multi() -> None:
                 g.apply(table.best_action(g, g.legal_actions()))
 
 
+def _situations() -> None:
+    """The solved game's queries of single situations (the review, the teachers and the solver's own
+    tests ask them): a race turn, a last turn against a bar, a chase with a seat after the mover (its
+    curve), a tie-break turn and their outcomes; and a game with challenges, solved and queried."""
+    from agents.solver.game import solve_game
+    from zilch_env import load_ruleset
+
+    t = solve_game(load_ruleset("zilch5k", {"target": 300, "dice": 2}), cache=False, progress=False, threads=1)
+    race = t.situation_of(0, 0, [100, 50], [True, True], [0, 0], None, None, 0)
+    bar = t.situation_of(1, 0, [350, 100], [True, True], [0, 0], [1], None, 0)
+    for sit in (race, bar, ("tiebreak", 1)):
+        t.start_value(sit)
+        t.turn_outcomes(sit)
+    for overcoming, above in ((False, 0), (True, 100)):
+        t.start_value(t.final_situation_of(1, 0, [350, 100, 50], [True] * 3, [0] * 3, [1, 2], bar=above,
+                                           overcoming=overcoming))
+    t = solve_game(load_ruleset("zonk", {"target": 200, "dice": 2, "entry_threshold": 0, "variants.challenge": True}),
+                   cache=False, progress=False, threads=1)
+    for final_queue, scores in ((None, [100, 50]), ([1], [250, 100])):  # a challenge turn, a last one
+        sit = t.situation_of(1, 0, scores, [True, True], [0, 0], final_queue, None, 0, usage=[0, 0], challenged=True)
+        t.start_value(sit)
+        t.turn_outcomes(sit)
+
+
+def _lesser_kernels() -> None:
+    """Kernels a few tests reach: a rule's turn value by plain recursion (the strategy card's), a
+    learned policy's compiled network, and the batched engine stepping chosen rows and refilling its
+    dice mid-step."""
+    from agents import make_agent
+    from agents.solver.rule_value import parse_rule, rule_value
+    from zilch_env import GameState, load_ruleset
+    from zilch_env.engine.batched import BatchedGames
+
+    rule_value(load_ruleset("zonk", {"dice": 3}), parse_rule("bank=300,dice=2"), True)
+    g, rng = GameState("zonk", 2, seed=0), np.random.default_rng(0)
+    g.apply(make_agent("ppo:zonk", "zonk").act(g, g.legal_actions(), rng))
+    b = BatchedGames("zilch15k", 16, 2, dice=[[0, i] for i in range(16)], dice_block=1)
+    b.step_rows([1, 2], [int(np.flatnonzero(m)[0]) for m in b.legal_masks()[[1, 2]]])
+    for _ in range(40):  # one dice code a block: games wait for a refill within a step
+        b.step(b.random_actions())
+
+
 def solvers() -> None:
     import gymnasium as gym
 
@@ -99,6 +143,7 @@ def solvers() -> None:
         solve_game(rs, progress=False, threads=1)  # stored where the evaluation finds it
         for pair in (["greedy", "random"], ["heuristic", "optimal-win"]):
             _play_table_chunk(_Context(rs, pair, seed=2), (0, 1), seat_orders(2), 0, 4, luck=True)
+    _situations()
     # the single-game view once the other part has cached the turn flow's helpers (before its
     # multi-player games reach it)
     _single_games()
