@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from .test_web_browser import CHROMIUM, base_url, browser, make_page, settle, take_turn  # noqa: F401
+from .test_web_browser import CHROMIUM, NO_TUMBLE, base_url, browser, make_page, settle, take_turn  # noqa: F401
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
 
@@ -51,6 +51,7 @@ def open_page(browser, seed=ZILCH_FIRST, init=STAND_INS, **ctx_args):  # noqa: F
     ctx, pg = make_page(browser, **ctx_args)
     pg.add_init_script(NO_TIPS)
     pg.add_init_script(init)
+    pg.add_init_script(NO_TUMBLE)  # (the dice's tumble: not what is tested; reduced motion would change the defaults)
 
     def seeded(route, request):
         if request.method == "POST":

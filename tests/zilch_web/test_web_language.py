@@ -183,18 +183,24 @@ def test_a_refusal_is_shown_by_its_code(browser, base_url, lang):  # noqa: F811
         ctx.close()
 
 
-@pytest.mark.parametrize("viewport", [SMALL, LANDSCAPE], ids=["320x568", "740x360"])
 @pytest.mark.parametrize("lang", ["pt-BR", "sv"])
-def test_spot_checks_at_other_sizes(browser, base_url, lang, viewport):  # noqa: F811
-    ctx, pg = open_home(browser, lang, viewport)
+def test_spot_checks_at_other_sizes(browser, base_url, lang):  # noqa: F811
+    """At 320 x 568 and 740 x 360 in turn, in one page (set_viewport_size: the layout is CSS alone,
+    app.js reads no viewport size): the first screen at each size, then a game at each size."""
+    ctx, pg = open_home(browser, lang, SMALL)
     try:
         home(pg, base_url)
-        assert not english_left(pg, lang)
-        assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        for viewport in (SMALL, LANDSCAPE):
+            pg.set_viewport_size(viewport)
+            assert not english_left(pg, lang), viewport
+            assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"], viewport
+        pg.set_viewport_size(SMALL)
         pg.click("#start")
         settle(pg)
-        assert not english_left(pg, lang)
-        assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        for viewport in (SMALL, LANDSCAPE):
+            pg.set_viewport_size(viewport)
+            assert not english_left(pg, lang), viewport
+            assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"], viewport
         assert not pg.errors, pg.errors
     finally:
         ctx.close()

@@ -23,7 +23,8 @@ import urllib.request
 import pytest
 
 from .test_web_a11y import axe_violations
-from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, shot  # noqa: F401
+from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, shot,  # noqa: F401
+                               visible_boxes)
 from .test_web_language import CAT, english_left
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
@@ -88,10 +89,8 @@ def check_fits(pg, viewport, selectors):
     """Nothing wider than the phone; every control a 44 px tap target."""
     assert pg.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     for sel in selectors:
-        for box in pg.locator(sel).all()[:20]:
-            if box.is_visible():
-                b = box.bounding_box()
-                assert b["height"] >= 44 and b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"] + 0.5, (sel, b)
+        for b in visible_boxes(pg, sel, 20):
+            assert b["height"] >= 44 and b["x"] >= 0 and b["x"] + b["width"] <= viewport["width"] + 0.5, (sel, b)
 
 
 def test_the_review_of_a_game_by_chance_of_winning(browser, base_url, games):  # noqa: F811
@@ -302,6 +301,7 @@ def test_a_long_review_shows_its_progress(browser, base_url, games):  # noqa: F8
                 route.continue_()
 
         pg.route("**/api/games/*/review*", slow)
+        pg.clock.install()  # the page's timers run as usual; the 400 ms below are skipped, not waited out
         pg.goto(f"{base_url}/g/{games['win']['id']}/review")
         pg.wait_for_selector("#review-wait:not([hidden])")
         pg.wait_for_function("document.querySelector('#review-progress').max === 57")
@@ -309,7 +309,7 @@ def test_a_long_review_shows_its_progress(browser, base_url, games):  # noqa: F8
             if len(asked) >= 2:
                 break
             pg.wait_for_timeout(50)
-        pg.wait_for_timeout(400)  # past the page's 300 ms "working…" timer, the second ask still pending
+        pg.clock.fast_forward(400)  # past the page's 300 ms "working…" timer, the second ask still pending
         assert pg.inner_text("#review-wait-text").startswith("Reviewing: move 5")
         assert pg.get_attribute("#review-wait", "role") == "status"
         assert asked[0].endswith("wait=1.5") and asked[1].endswith("wait=1")  # the first ask waits longest

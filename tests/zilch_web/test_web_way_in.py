@@ -310,6 +310,7 @@ def test_a_chosen_level_is_kept_or_its_change_explained(phone, base_url):  # noq
 
 def test_errors_are_on_screen_and_go_when_the_server_is_back(phone, base_url):  # noqa: F811
     page = phone
+    page.clock.install()  # the page's timers run as usual; the retry's 2 s are skipped below, not waited out
     home(page, base_url)
     g = start_game(page, target=3000)
     page.route("**/moves", lambda route: route.abort())
@@ -326,6 +327,10 @@ def test_errors_are_on_screen_and_go_when_the_server_is_back(phone, base_url):  
         assert inside(page, "#play-error"), (viewport, page.locator("#play-error").bounding_box())
         g = settle(page)
     page.unroute("**/moves")
+    # the page asks the server again every 2 s while it cannot be reached (retryWhenBack in app.js):
+    # the clock is moved on by those 2 s, and the error goes once the server answers
+    assert page.is_visible("#play-error")  # (not gone before that ask)
+    page.clock.fast_forward(2000)
     page.wait_for_selector("#play-error", state="hidden", timeout=10000)
     # the moves that did not get through
     assert page.errors == ["Failed to load resource: net::ERR_FAILED"] * len(ALL_SIZES)
@@ -450,6 +455,9 @@ def test_challenge_choices_are_explained(phone, base_url):  # noqa: F811
     page = phone
     home(page, base_url)
     choose(page, "pass")
+    # rules without an entry threshold (cardgames): both players are on the board, and a challenge
+    # can come up, from their first banks
+    page.select_option("#preset", "cardgames")
     open_more_rules(page)
     page.check('#toggles input[data-key="variants.challenge"]')
     page.fill("#players li:nth-child(1) input", "Ann")
