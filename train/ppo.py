@@ -26,7 +26,7 @@ What the objectives train
     losses together, and returns in the tens (points / 1000 over 50 turns) would let the value
     loss take the whole norm and starve the policy's gradient.
     ``--init PATH`` starts the actor from another checkpoint (e.g. the score agent, for the win
-    objective), with a fresh value network.
+    objective), with a fresh value network (a PATH that holds no checkpoint stops the run at once).
 
 Shaping (``--shaping``, the win objective with two players, from the solved game)
     Let ``P`` be the agent's chance of winning under optimal play by both from where it stands,
@@ -377,6 +377,12 @@ def main(argv: list[str] | None = None,
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
     command = shlex.join(["python", "train/ppo.py", *argv])
+    if args.init and not args.resume:
+        # An --init that names no checkpoint fails now (FileNotFoundError), not after torch, the
+        # tables and the envs have loaded (seconds; a Ray Tune trial's whole start-up).
+        from agents.export import resolve_checkpoint
+
+        resolve_checkpoint(args.init)
     seed_everything(args.seed, args.threads)
 
     from stable_baselines3.common.logger import configure

@@ -14,7 +14,10 @@ Trials
     ``policy.json``, the final evaluation ``eval.md`` / ``eval.json``, ``README.md``, the TensorBoard
     logs (``tensorboard/``), ``train.log`` (what the run printed) and ``trial.json`` (written last:
     the trial is done). A trial is named ``<ruleset>-s<seed>`` followed by ``-<key>=<value>`` for
-    every grid key with more than one value, e.g. ``zilch-s2-learning_rate=0.0003``.
+    every grid key with more than one value, e.g. ``zilch-s2-learning_rate=0.0003``. A Ray worker
+    process runs one trial after another (Tune's ``reuse_actors``): the next trial starts without
+    importing torch and loading the tables again (seconds each), and as every run seeds itself, a
+    trial's results are the same whichever worker runs it and whatever ran there before.
 
 Grids
     ``--grid KEY=V1,V2,...`` (repeatable) takes any argument of ``train/ppo.py`` (``learning_rate`` or
@@ -49,8 +52,9 @@ Ray
     A local Ray on this machine's CPUs (``--cpus``) by default; ``--address`` joins a running cluster
     (``docs/cluster.md``: what the workers need, and how the game tables and the solver cache reach
     them). Each trial asks ``--cpus-per-trial`` CPUs (1: the PPO update runs on one thread) and runs its
-    final evaluation on that many processes. Tune's own records go to ``DIR/_tune``. Ray is imported
-    only once the trials are checked (``--help`` and ``--list`` never start it).
+    final evaluation on that many processes. Tune's own records (each trial's results as JSON and CSV)
+    go to ``DIR/_tune``. Ray is imported only once the trials are checked (``--help`` and ``--list``
+    never start it).
 """
 
 from __future__ import annotations
@@ -366,19 +370,31 @@ def run_tune(todo: list[Trial], states: dict[str, str], a: argparse.Namespace, o
     bar = TrialProgress(not a.quiet, total, done, {t.name: 0 for t in todo}, todo[0].argv)
     # Tune imports the trainable's module by name in its workers: train.sweep, not __main__.
     from train.sweep import run_trial as trainable
+    from ray.tune.logger import CSVLoggerCallback, JsonLoggerCallback
 
+    # Tune's records: each trial's results as JSON and CSV, not as a TensorBoard log as well (the trials
+    # write their own, DIR/<trial>/tensorboard); Tune's TensorBoard logger imports torch in this process.
+    auto_loggers = os.environ.get("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS")
+    os.environ["TUNE_DISABLE_AUTO_CALLBACK_LOGGERS"] = "1"
     try:
         tuner = tune.Tuner(
             tune.with_resources(trainable, {"cpu": a.cpus_per_trial}),
             param_space={"trial": tune.grid_search(configs)},
-            tune_config=tune.TuneConfig(max_concurrent_trials=a.max_concurrent or None,
+            # reuse_actors: a worker's next trial skips the start-up (torch, SB3, the tables) of a new
+            # process; train.ppo.main seeds everything itself, so the results are the same.
+            tune_config=tune.TuneConfig(max_concurrent_trials=a.max_concurrent or None, reuse_actors=True,
                                         trial_name_creator=lambda tr: tr.config["trial"]["name"],
                                         trial_dirname_creator=lambda tr: tr.config["trial"]["name"]),
             run_config=tune.RunConfig(storage_path=str(out / "_tune"), name=time.strftime("sweep-%Y%m%d-%H%M%S"),
-                                      verbose=0, callbacks=[bar.callback()]),
+                                      verbose=0,
+                                      callbacks=[bar.callback(), JsonLoggerCallback(), CSVLoggerCallback()]),
         )
         results = tuner.fit()
     finally:
+        if auto_loggers is None:
+            os.environ.pop("TUNE_DISABLE_AUTO_CALLBACK_LOGGERS", None)
+        else:
+            os.environ["TUNE_DISABLE_AUTO_CALLBACK_LOGGERS"] = auto_loggers
         bar.close()
         signal.signal(signal.SIGTERM, on_term)
         if started:

@@ -21,14 +21,14 @@ def tiny_any(tmp: Path) -> list[str]:
     return ["--ruleset", "any", "--rules-pool", "6", "--timesteps", "512", "--n-envs", "8", "--n-steps", "64",
             "--batch-size", "128", "--n-epochs", "1", "--net-arch", "16,16", "--eval-every", "512",
             "--eval-games", "4", "--final-games", "0", "--final-solo-turns", "0", "--no-progress",
-            "--opponents", "optimal-turn,self", "--selfplay-every", "256", "--seed", "3",
+            "--opponents", "optimal-turn,self", "--selfplay-every", "256", "--seed", "15",
             "--out", str(tmp / "any"), "--runs", str(tmp / "runs"), "--run-name", "t"]
 
 
 @pytest.fixture(scope="module")
 def any_run(tmp_path_factory) -> Path:
-    """``ppo.main(tiny_any(DIR))`` run once for the module (the two tests below read different things
-    from the same seeded run); each test copies its output ``any/`` into its own ``tmp_path``."""
+    """``ppo.main(tiny_any(DIR))`` run once for the module (the tests below read different things from
+    the same seeded run, or teach it); each test copies its output ``any/`` into its own ``tmp_path``."""
     base = tmp_path_factory.mktemp("any-run")
     assert ppo.main(tiny_any(base)) == 0
     return base
@@ -47,7 +47,7 @@ def test_any_ruleset_trains_exports_and_plays_every_ruleset(tmp_path, any_run):
     copy_any(any_run, tmp_path)  # = ppo.main(tiny_any(tmp_path)) == 0
     out = tmp_path / "any"
     state = json.loads((out / "best" / "train.json").read_text())
-    assert state["ruleset"] == {"name": "any", "distribution": "any", "pool": 6, "seed": 3}
+    assert state["ruleset"] == {"name": "any", "distribution": "any", "pool": 6, "seed": 15}
     assert state["args"]["shaping"] == "regret"  # the pool's exact presets are shaped
     meta = json.loads((out / "policy.json").read_text())
     assert meta["ruleset"]["distribution"] == "any" and meta["obs_version"] == 4
@@ -112,10 +112,11 @@ def test_generalist_eval_solved_reference_rows_and_column():
         "34.0 [33.0, 35.0] |" in md and md.splitlines()[-3].endswith("| yes | - |")
 
 
-def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path):
+def test_teach_any_teaches_on_the_presets_and_keeps_the_rest(tmp_path, any_run):
     from train import teach_any
 
-    assert ppo.main(tiny_any(tmp_path) + ["--seed", "15"]) == 0  # a pool of six with a piggyback ruleset
+    # = ppo.main(tiny_any(tmp_path)) == 0: seed 15, a pool of six with a piggyback ruleset
+    copy_any(any_run, tmp_path)
     out = tmp_path / "any"
     assert teach_any.main(["--init", str(out), "--presets", "zonk", "--rounds", "1", "--decisions", "300",
                            "--keep-decisions", "300", "--players", "3", "3", "--multi-decisions", "200",

@@ -46,6 +46,21 @@ def zonk_teacher():
     return teacher.teacher_for("zonk")
 
 
+@pytest.fixture(scope="module")
+def zonk2000(tmp_path_factory):
+    """zonk to 2,000's solved game (seconds), solved once for the module into a solver cache of its own
+    (``.table``, ``.cache``): the overcoming teacher's table, and the multiplayer bench's (it finds it
+    there, as it would find one it had solved itself)."""
+    from types import SimpleNamespace
+
+    from agents.solver.game import solve_game
+    from zilch_env import load_ruleset
+
+    cache = tmp_path_factory.mktemp("zonk2000-cache")
+    table = solve_game(load_ruleset("zonk", {"target": 2000}), directory=cache, progress=False)
+    return SimpleNamespace(table=table, cache=cache)
+
+
 @pytest.mark.parametrize("ruleset", ["zonk", "zilch"])
 def test_labels_are_the_solved_games_values_and_choice(ruleset, request):
     """On the decisions of random games (the same dice in both engines), every legal action's label is
@@ -253,9 +268,10 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
 
     t = teacher.WinTeacher("zonk", table=zonk_teacher.table, leader=True)
     for n in (3, 4):
-        bg = BatchedGames("zonk", 16, n, seed=4)
+        # 8 games: 1,455 positions (3 players) and 1,969 (4), 13 and 31 of them in a final round
+        bg = BatchedGames("zonk", 8, n, seed=4)
         with pytest.raises(teacher.TeachError, match="leader=True"):
-            zonk_teacher.action_values(bg, np.arange(16))
+            zonk_teacher.action_values(bg, np.arange(8))
         rng = np.random.default_rng(n)
         checked = finals = 0
         for _ in range(400):
@@ -285,7 +301,7 @@ def test_leader_teacher_labels_games_of_three_and_four_players(zonk_teacher):
         assert checked > 300 and finals > 0
 
 
-def test_overcoming_teacher_labels_last_turns_above_the_previous_result(zonk_teacher):
+def test_overcoming_teacher_labels_last_turns_above_the_previous_result(zonk2000):
     """With overcoming=True the teacher labels games of zonk with overcoming on: before the end a
     keep as zonk's solved game values it, among the legal actions; a last turn as
     ``final_situation_of`` with the bar of the previous turn's result. Without it those games are
@@ -294,9 +310,8 @@ def test_overcoming_teacher_labels_last_turns_above_the_previous_result(zonk_tea
     from zilch_env.engine.batched import BatchedGames, KeyedDice, stream_keys
 
     plain, over = load_ruleset("zonk", {"target": 2000}), load_ruleset("zonk", {"target": 2000, "variants.overcoming": True})
-    from agents.solver.game import solve_game
-
-    tab = solve_game(plain, cache=False, progress=False)
+    tab = zonk2000.table  # = solve_game(plain, cache=False, progress=False)
+    assert tab.ruleset == plain
     with pytest.raises(teacher.TeachError, match=r"variants\.overcoming: table False, games True"):
         teacher.WinTeacher(plain, table=tab, leader=True).action_values(BatchedGames(over, 4, 3, seed=1), np.arange(4))
     t = teacher.WinTeacher(plain, table=tab, leader=True, overcoming=True)
@@ -414,13 +429,14 @@ def _multiplayer_bench():
     return bench
 
 
-def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, monkeypatch, tmp_path):
+def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, zonk2000, capsys, monkeypatch):
     """bench/multiplayer_teacher.py: in a two-player game both of its players are optimal-win (the
     leader is the opponent; the product has one factor), and under piggyback they play as the
     piggyback teacher chooses; a tiny run of 3 players prints every agent."""
     from zilch_env import GameState, Phase, load_ruleset
 
-    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))  # the run's solved table goes here
+    # The runs' two-player table of zonk to 2,000 is in this cache (the module's; else they solve it)
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(zonk2000.cache))
 
     bench = _multiplayer_bench()
     tab = zonk_teacher.table
@@ -451,13 +467,13 @@ def test_the_multiplayer_teacher_bench_plays_the_table(zonk_teacher, capsys, mon
         for b, a in zip(live.tolist(), acts.tolist()):
             singles[b].apply(int(a))
     assert offers > 20
-    assert bench.main(["--ruleset", "zilch", "--set", "target=2000", "--players", "3", "--games", "6",
+    assert bench.main(["--ruleset", "zonk", "--set", "target=2000", "--players", "3", "--games", "6",
                        "--agents", "greedy"]) == 0
     out = capsys.readouterr().out
     assert "fair share 33.3%" in out and all(f"  {a}" in out for a in ("table-leader", "table-product", "greedy"))
     with pytest.raises(SystemExit):
         bench.main(["--players", "5"])
-    assert bench.main(["--ruleset", "zilch", "--set", "target=2000", "--players", "3", "--games", "6",
+    assert bench.main(["--ruleset", "zonk", "--set", "target=2000", "--players", "3", "--games", "6",
                        "--agents", "greedy", "--split"]) == 0
     out = capsys.readouterr().out
     assert "  greedy / heuristic's end" in out and "  heuristic / greedy's end" in out

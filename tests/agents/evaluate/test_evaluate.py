@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from agents.evaluate import stats
+from agents.evaluate.config import CHUNK_DEALS
 from agents.evaluate import (DealCodes, DealDice, _merge_solo, deal_game, deal_key, evaluate, main,
                              seat_orders, seat_rng)
 from zilch_env import GreedyMover, RandomDice, RandomMover
@@ -331,8 +332,15 @@ def test_kernel_agents_and_random_copies_on_the_batched_engine():
 # Workers
 
 
+#: Games of two seat orders that make two chunks of deals of each single-engine table (CHUNK_DEALS deals
+#: and 1), which either worker may play and which are reduced in deal order.
+TWO_CHUNKS = 2 * (CHUNK_DEALS + 1)
+
+
 def test_results_identical_with_one_and_two_workers():
-    kw = dict(agents=["heuristic", "greedy:600", "random"], ruleset="zonk", games=80, seed=11, solo_turns=300)
+    # the heuristic's tables luck-adjusted (zonk's game table is shipped), greedy:600 against random batched
+    kw = dict(agents=["heuristic", "greedy:600", "random"], ruleset="zonk", games=TWO_CHUNKS, seed=11,
+              solo_turns=300)
     one = evaluate(workers=1, **kw)
     two = evaluate(workers=2, **kw)
     assert json.dumps(one.results(), sort_keys=True) == json.dumps(two.results(), sort_keys=True)
@@ -509,7 +517,7 @@ def test_luck_on_refuses_clearly_and_auto_steps_aside(shipped_tables_only, capsy
 
 
 def test_luck_adjusted_results_identical_with_one_and_two_workers(shipped_tables_only):
-    kw = dict(agents=["heuristic", "greedy", "random"], ruleset="zilch5k", games=60, seed=4, solo_turns=0,
+    kw = dict(agents=["heuristic", "greedy", "random"], ruleset="zilch5k", games=TWO_CHUNKS, seed=4, solo_turns=0,
               luck="on")
     one, two = evaluate(workers=1, **kw), evaluate(workers=2, **kw)
     assert one.data["tables"][0]["results"][0]["luck_adjusted"] is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -192,11 +193,25 @@ def test_sweep_interrupted_and_restarted_does_not_rerun_finished_trials(tmp_path
         assert list((d / "tensorboard" / "zonk" / name).glob("events.out.tfevents.*"))
         assert json.loads((d / "latest" / "train.json").read_text())["evaluations"]
     assert summary["best"]["zonk"]["trial"] in rows
-    # Tune got the periodic evaluations (128 and 256 timesteps) and the final report of the trial
-    reported = [json.loads(line) for f in (out / "_tune").glob("sweep-*/zonk-s2/result.json")
-                for line in f.read_text().splitlines()]
-    assert [x["timesteps"] for x in reported if "eval_metric" in x][-2:] == [128, 256]
-    assert reported[-1].get("done") is True
+    # Tune got the periodic evaluations and the final report: zonk-s1's in the first sweep (128 and 256
+    # timesteps), and zonk-s2's from where the restart took it up (afresh: 128 and 256; resumed from
+    # its evaluation at 128, made just before the stop: 256). A trial's reports in a sweep's records:
+    sweeps = sorted((out / "_tune").glob("sweep-*"))  # by the time each started
+    assert len(sweeps) == 1 + (done == 1)
+
+    def reported(sweep: Path, name: str) -> list[dict]:
+        f = sweep / name / "result.json"
+        return [json.loads(line) for line in f.read_text().splitlines()] if f.exists() else []
+
+    evaluations = lambda xs: [x["timesteps"] for x in xs if "eval_metric" in x]  # noqa: E731
+    assert evaluations(reported(sweeps[0], "zonk-s1")) == [128, 256]
+    if done == 1:
+        log = (out / "zonk-s2" / "train.log").read_text()
+        start = int(re.findall(r"\(([\d,]+) done\)", log)[-1].replace(",", ""))  # the restart's first line
+        again = reported(sweeps[1], "zonk-s2")
+        assert evaluations(again) == [t for t in (128, 256) if t > start] and again[-1].get("done") is True
+    else:
+        assert evaluations(reported(sweeps[0], "zonk-s2")) == [128, 256]
     md = (out / "summary.md").read_text()
     assert "| zonk-s1 | zonk | 1 |" in md and "## Best trial per ruleset" in md
 
