@@ -704,9 +704,14 @@ def test_turn_start_choices_piggyback_and_challenge(page, base_url):
     g = start(page, base_url, target=1500, players=[("Ann", None), ("Bob", None)])
     assert g["ruleset"]["variants"]["piggyback"] and g["ruleset"]["variants"]["challenge"]
     assert g["ruleset"]["name"] == "cardgames" and g["ruleset"]["entry_threshold"] == 0
+    # the same rules with seed 1 (a challenge offered on the first turn, a piggyback on the third
+    # decision), so the decisions are on screen in every run
+    open_new_game(page, base_url, {"ruleset": "cardgames", "seed": 1, "players": [{"name": "Ann"}, {"name": "Bob"}],
+                                   "set": {"variants.piggyback": True, "variants.challenge": True, "target": 1500}})
+    g = settle(page)
     seen = set()
-    for _ in range(40):  # until both decisions have been on screen (or the game is over)
-        if g["status"] == "over" or {"piggyback", "challenge"} <= seen:
+    for _ in range(12):  # until both decisions have been on screen
+        if {"piggyback", "challenge"} <= seen:
             break
         if visible(page, "#screen-pass"):
             page.click("#pass-go")
@@ -718,7 +723,7 @@ def test_turn_start_choices_piggyback_and_challenge(page, base_url):
             assert not visible(page, "#actions")
         take_turn(page, g, bank_from=0)
         g = settle(page, g["version"])
-    assert "piggyback" in seen, seen
+    assert seen == {"piggyback", "challenge"}, seen
 
 
 # ------------------------------------------------------------------------------- the six-dice bonus
