@@ -52,10 +52,11 @@ $(AXE):
 # processes (workers, subprocesses, spawned pools) do not each compile the sources again (0.2 s each).
 # pytest runs with PYTHONDONTWRITEBYTECODE unset: it then keeps the test modules with their asserts
 # rewritten, which each worker otherwise redoes at every run (about 9 s a worker).
-# Before pytest, two processes (one per core) compile the numba kernels the suite uses into the cache
-# it reads (tests/warm_up.py: the batched engine, the vector env, the multi-player solver and the
-# kernels a few tests reach in one; the turn and game solvers, their tables' queries, the
-# evaluation's luck adjustment and the single-game view in the other, about as long), with the suite's setting (tests/conftest.py:
+# Before pytest, three processes compile the numba kernels the suite uses into the cache it reads
+# (tests/warm_up.py: the batched engine, the vector env, the multi-player solver and the kernels a
+# few tests reach in one; the turn and game solvers, their tables' queries, the evaluation's luck
+# adjustment and the single-game view in the second, about as long; the single-game view in the
+# other compile setting, which test_jit.py compares with, in a shorter third), with the suite's setting (tests/conftest.py:
 # ZILCH_NUMBA_INLINE=never, NUMBA_CACHE_DIR=.numba-test-cache unless the shell sets them): the xdist
 # workers then load them instead of each compiling them.
 WARM_ENV := ZILCH_NUMBA_INLINE=$${ZILCH_NUMBA_INLINE:-never} NUMBA_CACHE_DIR=$${NUMBA_CACHE_DIR:-$(CURDIR)/.numba-test-cache}
@@ -64,7 +65,8 @@ test: $(STAMP) $(CHROMIUM) $(AXE)
 	$(BIN)/python -m compileall -q zilch_env agents train zilch_cli zilch_web tests > /dev/null
 	$(WARM_ENV) $(BIN)/python -m tests.warm_up engine & e=$$!; \
 		$(WARM_ENV) $(BIN)/python -m tests.warm_up solvers & s=$$!; \
-		wait $$e && wait $$s
+		$(WARM_ENV) $(BIN)/python -m tests.warm_up other-inline & o=$$!; \
+		wait $$e && wait $$s && wait $$o
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n auto --dist loadfile
 
 bench: $(STAMP)

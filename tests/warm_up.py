@@ -5,9 +5,11 @@
     python -m tests.warm_up solvers     # the turn solver, the two-player game solver, their tables'
                                         # queries, the evaluation's luck adjustment, the single-game
                                         # view, a review and the vector env's solver opponent
+    python -m tests.warm_up other-inline  # the single-game view in the other compile setting, the
+                                        # one tests/zilch_env/engine/test_jit.py compares with
 
-``make test`` runs both parts side by side (one per core; the parts are split so that each takes
-about as long from an empty cache), in the suite's compile setting and cache
+``make test`` runs the parts side by side (the first two split so that each takes about as long from
+an empty cache; the third is shorter), in the suite's compile setting and cache
 folder (tests/conftest.py: ``ZILCH_NUMBA_INLINE=never``, ``NUMBA_CACHE_DIR=.numba-test-cache``). Each
 part calls the public entry points the tests call, on tiny inputs, so that numba compiles the same
 signatures; the xdist workers then load the kernels from the cache instead of each compiling them
@@ -168,8 +170,16 @@ def solvers() -> None:
     v.close()
 
 
+def other_inline() -> None:
+    """The subprocess of test_jit.py's comparison of the two compile settings: it compiles the turn
+    flow with the setting the suite does not use, into that setting's own cache folder."""
+    from tests.zilch_env.engine.test_jit import other_compilation
+
+    other_compilation()
+
+
 def main(argv: list[str]) -> int:
-    parts = {"engine": engine, "solvers": solvers}
+    parts = {"engine": engine, "solvers": solvers, "other-inline": other_inline}
     if len(argv) != 1 or argv[0] not in parts:
         print(f"usage: python -m tests.warm_up {{{'|'.join(parts)}}}", file=sys.stderr)
         return 2

@@ -114,15 +114,21 @@ def test_the_default_compiles_without_inlining():
     assert p.returncode == 0 and p.stdout.split() == ["never"], p.stderr[-2000:]
 
 
-def test_both_compilations_play_the_same_games():
-    """The other compilation (numba's inlining, in its own cache folder) against this process's:
-    equal states."""
+def other_compilation() -> dict:
+    """GAMES played in a subprocess compiled with the setting this process does not use (its kernels
+    in that setting's folder of the same cache; tests/warm_up.py compiles them before the suite)."""
     other = "always" if jit.INLINE == "never" else "never"
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    p = _run(dict(env, ZILCH_NUMBA_INLINE=other))
+    p = _run(dict(os.environ, ZILCH_NUMBA_INLINE=other))
     assert p.returncode == 0, p.stderr[-2000:]
     theirs = json.loads(p.stdout.strip().splitlines()[-1])
     assert theirs.pop("inline") == other
+    return theirs
+
+
+def test_both_compilations_play_the_same_games():
+    """The other compilation (numba's inlining, in its own cache folder) against this process's:
+    equal states."""
+    theirs = other_compilation()
     here: dict = {}
     exec(GAMES, here)
     assert theirs == json.loads(json.dumps(here["play"]()))
