@@ -241,3 +241,21 @@ def test_cli_solves_three_players(tmp_path, monkeypatch, capsys):
     assert "loaded from the cache" in text and f"{first['start'][0]:.5f}" in text
     assert main(["solve", *rules, "--players", "3"]) == 2
     assert "only with --objective win" in capsys.readouterr().err
+
+
+def test_cli_rows_are_scores_a_player_can_have(tmp_path, monkeypatch, capsys):
+    """A target below the entry threshold (zilch's 500): the only score a player can have at a turn's
+    start is 0 (on the board means at least 500), so the printed table has that row alone, for three
+    players, two under overcoming and the two-player game solver alike."""
+    import json
+
+    from zilch_cli import main
+
+    monkeypatch.setenv("ZILCH_SOLVER_CACHE", str(tmp_path))
+    rules = ["--ruleset", "zilch", "--set", "target=300", "--set", "dice=2", "--objective", "win", "--json"]
+    for more, key, zero in ((["--players", "3"], "win_chances_at_turn_start", "0 0 0"),
+                            (["--players", "2", "--set", "variants.overcoming=true"], "win_chances_at_turn_start", "0 0"),
+                            ([], "win_chance_at_turn_start", "0")):
+        assert main(["solve", *rules, *more]) == 0, more
+        rows = json.loads(capsys.readouterr().out)[key]
+        assert list(rows) == [zero], (more, rows)
