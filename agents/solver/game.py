@@ -120,7 +120,7 @@ from agents.solver.turn_lanes import LANES
 __all__ = [
     "GameTable", "OptimalWinAgent", "UnsupportedRulesError", "solve_game",
     "load_game_table", "cache_dir", "table_path", "check_supported", "solved_game_stored", "solve_size",
-    "check_solve_size", "MAX_GAME_ROWS",
+    "solve_sweeps", "check_solve_size", "MAX_GAME_ROWS",
 ]
 
 #: The most turn-DP rows :func:`solve_game` starts (:func:`solve_size`): about two hours on two shared
@@ -128,15 +128,24 @@ __all__ = [
 MAX_GAME_ROWS = 4e9
 
 
-def solve_size(rs: Ruleset) -> tuple[float, float]:
+def solve_size(rs: Ruleset, sweeps: int = 10) -> tuple[float, float]:
     """``(rows, bytes)``: an estimate of a two-player solve's work in turn-DP rows (each pair of
-    scores, each turn total below the target, about ten sweeps) and of its table's memory (a float
-    per pair of scores, seat and zilch streak, as ``_solve`` allocates it)."""
+    scores, each turn total below the target, ``sweeps`` times) and of its table's memory (a float
+    per pair of scores, seat and zilch streak, as ``_solve`` allocates it). The default of ten sweeps
+    is a penalty's policy iteration; it is also the size measure that picks the rulesets of
+    ``train/teach_any.py``. :func:`check_solve_size` counts the sweeps the rules take."""
     unit = game_unit(rs)
     ip = _params(rs, roll_tables(rs, unit), 0)  # the grid of the race (no lead tracked: not needed here)
     tu, ns, nz, nseat = (int(ip[i]) for i in (K.IP_TU, K.IP_NS, K.IP_NZ, K.IP_NSEAT))
     states = float(nseat) * (ns * nz) ** 2
-    return states * (10 * tu + 1) / 2, states * 8 * 2
+    return states * (sweeps * tu + 1) / 2, states * 8 * 2
+
+
+def solve_sweeps(rs: Ruleset) -> int:
+    """The turn DPs a race state takes in a solve, as :func:`solve_size` counts sweeps: about ten under
+    a zilch penalty (its policy iteration; farkle's took four to six), else one, and one more for a
+    challenge turn (each state's challenge value is a turn of its own)."""
+    return (10 if rs.variants.zilch_penalty.count else 1) + (1 if rs.variants.challenge else 0)
 
 
 def check_solve_size(rs: Ruleset) -> None:
@@ -144,7 +153,7 @@ def check_solve_size(rs: Ruleset) -> None:
     :data:`MAX_GAME_ROWS` rows of work, or beyond half the memory available now."""
     from zilch_env.engine.checks import available_memory
 
-    rows, need = solve_size(rs)
+    rows, need = solve_size(rs, solve_sweeps(rs))
     have = available_memory()
     if rows > MAX_GAME_ROWS or need > have / 2:
         raise UnsupportedRulesError(

@@ -615,6 +615,22 @@ def test_unsupported_rules_are_named(overrides, word):
             make_agent("optimal-win", rs)
 
 
+def test_the_size_check_counts_the_sweeps_the_rules_take():
+    """check_solve_size counts ten sweeps under a zilch penalty (its policy iteration), one without,
+    and a turn more for a challenge: zilch15k with challenges (no penalty) is solved, farkle with
+    challenges (a penalty, 16 times the plain game's states) is refused with its figures."""
+    from agents.solver.game import MAX_GAME_ROWS, check_solve_size, solve_size, solve_sweeps
+
+    fifteen = load_ruleset("zilch15k", {"variants.challenge": True})
+    assert solve_sweeps(fifteen) == 2 and solve_sweeps(load_ruleset("zilch15k")) == 1
+    assert solve_size(fifteen, 2)[0] < MAX_GAME_ROWS < solve_size(fifteen)[0]
+    check_solve_size(fifteen)  # no refusal
+    farkle = load_ruleset("farkle", {"variants.challenge": True})
+    assert solve_sweeps(farkle) == 11
+    with pytest.raises(UnsupportedRulesError, match="turn-DP rows"):
+        check_solve_size(farkle)
+
+
 def test_variant_sizes_are_on_the_solvers_grid(solve_once):
     """The sizes a refusal gives start from the race table the solver allocates for the plain rules."""
     from agents.solver.game_support import PYRAMID_WORK, variant_size
