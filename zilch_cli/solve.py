@@ -81,17 +81,20 @@ def _solve_win(rs, force: bool, progress: bool) -> dict[str, Any]:
     table = solve_game(rs, force=force, progress=progress)
     path = table.path
     T, u = rs.target, table.unit
-    # scores a player can have at a turn's start: 0, or on the board (at least the entry threshold)
-    # below the target
-    entry = rs.entry_threshold
-    marks = sorted({0} | {m for m in ((T // 4) // u * u, (T // 2) // u * u, (3 * T // 4) // u * u, (T - 1) // u * u)
-                          if entry <= m < T})
-    on = entry == 0
+    marks = _marks(rs, ((T // 4) // u * u, (T // 2) // u * u, (3 * T // 4) // u * u, (T - 1) // u * u))
+    on = rs.entry_threshold == 0
     grid = {str(a): {str(b): table.race_value(0, a, on or a > 0, 0, b, on or b > 0, 0) for b in marks} for a in marks}
     return {"ruleset": rs.name, "objective": "win", "first_player_win": table.first_player_win,
             "loaded_from_cache": cached, "table": str(path),
             "table_mb": round(path.stat().st_size / 1e6, 3) if path is not None and path.exists() else None,
             "solve": table.meta, "win_chance_at_turn_start": grid}
+
+
+def _marks(rs, scores) -> list[int]:
+    """The scores of a printed table: 0, and those of ``scores`` from the entry threshold (the least a
+    first bank reaches) to below the target (the multi-player table refuses a score on the board below
+    the threshold)."""
+    return sorted({0} | {m for m in scores if rs.entry_threshold <= m < rs.target})
 
 
 def _solve_multi(rs, players: int, force: bool, progress: bool) -> dict[str, Any]:
@@ -103,9 +106,7 @@ def _solve_multi(rs, players: int, force: bool, progress: bool) -> dict[str, Any
     path = table.path
     T, u = rs.target, table.unit
     entry = rs.entry_threshold
-    # scores a player can have at a turn's start: 0, or on the board (at least the entry threshold)
-    # below the target
-    marks = sorted({0} | {m for m in (max(entry, (T // 2) // u * u), (T - 1) // u * u) if entry <= m < T})
+    marks = _marks(rs, (max(entry, (T // 2) // u * u), (T - 1) // u * u))
     rows = {}
     for a in marks:
         for b in marks:
