@@ -58,6 +58,12 @@ def roll_probability(dice: Sequence[int]) -> Fraction:
 
 
 @lru_cache(maxsize=1)
+def _roll_probabilities() -> tuple[Fraction, ...]:
+    """:func:`roll_probability` of every roll of :data:`ROLLS`, in order: the same for every ruleset."""
+    return tuple(roll_probability(roll) for roll in ROLLS)
+
+
+@lru_cache(maxsize=1)
 def _code_roll() -> np.ndarray:
     """``code_roll[n, code]``: the roll id of ``sorted_rolls_by_code()[n][code % 6**n]`` (the dice
     of ``RandomDice`` and of the batched engine's keyed streams)."""
@@ -172,9 +178,8 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
     all_scoring = ruleset.keep == "all_scoring"
     probability, keeps, best = [], [], []
     zilch = [Fraction(0)] * 7
-    for roll in ROLLS:
+    for roll, pr in zip(ROLLS, _roll_probabilities()):
         info = st.rolls[roll]
-        pr = roll_probability(roll)
         probability.append(pr)
         ks = pass_keeps(ruleset.scoring, info, _NOTHING, _NOTHING, False, all_scoring)
         keeps.append(ks)
@@ -204,27 +209,42 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
 
 def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None]) -> np.ndarray:
     """The kernels' keep table: one int32 row per roll id (columns ``T_*``)."""
+    table = _roll_columns().copy()
+    counts = np.array([len(ks) for ks in keeps], dtype=np.int64)
+    if counts.max(initial=0) > L.MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
+        r = int(np.argmax(counts))
+        raise ValueError(f"roll {ROLLS[r]} has {counts[r]} keeps; the tables hold {L.MAX_KEEPS}")
+    table[:, L.T_KEEP_COUNT] = counts
+    # every keep of every roll at once: its roll (row) and its place among the roll's keeps
+    flat = [k for ks in keeps for k in ks]
+    rows = np.repeat(np.arange(len(ROLLS)), counts)
+    place = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
+    masks = np.array([k.mask for k in flat], dtype=np.int64)
+    table[rows, L.T_KEEP_MASK + place] = masks
+    table[rows, L.T_KEEP_POINTS + place] = [k.points for k in flat]
+    table[rows, L.T_KEEP_DICE + place] = [k.n for k in flat]
+    table[rows, L.T_KEEP_STRAIGHT + place] = [k.straight for k in flat]
+    table[rows, L.T_KEEP_OF_MASK + masks] = place
+    for r, (ks, b) in enumerate(zip(keeps, best)):
+        if b is not None and b in ks:
+            table[r, L.T_BEST_KEEP] = ks.index(b)
+    return table
+
+
+@lru_cache(maxsize=1)
+def _roll_columns() -> np.ndarray:
+    """The keep table's columns that depend on the roll alone (its dice, each face's count and first
+    sorted position), the keeps' columns empty (-1 where -1 means none)."""
     table = np.zeros((len(ROLLS), L.T_WIDTH), dtype=np.int32)
     table[:, L.T_BEST_KEEP] = -1
     table[:, L.T_KEEP_OF_MASK: L.T_KEEP_OF_MASK + 64] = -1
     for r, roll in enumerate(ROLLS):
-        ks = keeps[r]
-        if len(ks) > L.MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
-            raise ValueError(f"roll {roll} has {len(ks)} keeps; the tables hold {L.MAX_KEEPS}")
-        table[r, L.T_KEEP_COUNT] = len(ks)
-        for k, keep in enumerate(ks):
-            table[r, L.T_KEEP_MASK + k] = keep.mask
-            table[r, L.T_KEEP_POINTS + k] = keep.points
-            table[r, L.T_KEEP_DICE + k] = keep.n
-            table[r, L.T_KEEP_STRAIGHT + k] = keep.straight
-            table[r, L.T_KEEP_OF_MASK + keep.mask] = k
-            if keep == best[r]:
-                table[r, L.T_BEST_KEEP] = k
         table[r, L.T_ROLL_DICE] = len(roll)
         for i, d in enumerate(roll):
             if table[r, L.T_FACE_COUNT + d - 1] == 0:
                 table[r, L.T_FACE_FIRST + d - 1] = i
             table[r, L.T_FACE_COUNT + d - 1] += 1
+    table.flags.writeable = False
     return table
 
 

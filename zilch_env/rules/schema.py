@@ -141,6 +141,23 @@ class Scoring:
     #: aside), on top of its combinations; 0 = off.
     hot_dice_bonus: int = 0
 
+    def __hash__(self) -> int:
+        # The scoring caches (``lru_cache`` on a scoring and a set of dice) hash it at every lookup, a
+        # scoring table's build some 150,000 times: hashed once per object. The hash stays out of
+        # pickles (``__getstate__``): a string's hash differs from one process to the next.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
 
 @dataclass(frozen=True)
 class Variants:

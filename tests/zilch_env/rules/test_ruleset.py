@@ -174,3 +174,26 @@ def test_a_preset_is_read_once_and_its_plain_data_is_the_callers_own():
             if isinstance(value, dict):
                 value["added by the caller"] = True
     assert zonk.to_dict() == fresh and zonk.to_dict() is not zonk.to_dict()
+
+
+def test_a_scoring_hashes_once_and_travels_without_its_hash():
+    """A scoring keeps its hash after the first (the scoring caches hash it at every lookup); a pickle
+    leaves it out, since a string's hash differs between processes: a scoring sent to a process
+    started with another hash seed hashes as that process's own equal scoring does."""
+    import pickle
+    import subprocess
+    import sys
+
+    s = load_ruleset("zonk").scoring
+    h = hash(s)
+    assert s.__dict__["_hash"] == h == hash(s)
+    data = pickle.dumps(load_ruleset("zilch"))
+    assert b"_hash" not in pickle.dumps(s) and b"_hash" not in data
+    back = pickle.loads(data)
+    assert back == load_ruleset("zilch") and hash(back) == hash(load_ruleset("zilch"))
+    code = ("import pickle, sys; from zilch_env import load_ruleset; "
+            "r = pickle.loads(sys.stdin.buffer.read()); print(hash(r.scoring) == hash(load_ruleset('zilch').scoring))")
+    for seed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=True,
+                             env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout
+        assert out.strip() == b"True"
