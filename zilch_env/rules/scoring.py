@@ -172,10 +172,13 @@ def best_of(keeps: Iterable[Keep]) -> Keep | None:
 
 
 @lru_cache(maxsize=1)
-def _roll_subsets() -> tuple[tuple[tuple[int, ...], Counts, tuple[tuple[Counts, int, int], ...]], ...]:
-    """Every sorted roll of 1 to 6 dice with its face counts and every keep it allows, whatever the
-    scoring: each kept set's face counts, its number of dice and its canonical mask (for each face,
-    its leftmost positions), sorted by mask. The same for every scoring rule, so made once."""
+def _roll_subsets() -> tuple[tuple[Counts, ...], tuple[tuple[tuple[int, ...], Counts,
+                                                               tuple[tuple[int, int, int], ...]], ...]]:
+    """Every set of 1 to 6 kept dice as face counts, and every sorted roll of 1 to 6 dice with its
+    face counts and every keep it allows, whatever the scoring: each kept set's index among those
+    counts, its number of dice and its canonical mask (for each face, its leftmost positions), sorted
+    by mask. The same for every scoring rule, so made once."""
+    kept: dict[Counts, int] = {}
     out = []
     for n in range(1, 7):
         for roll in itertools.combinations_with_replacement(range(1, 7), n):
@@ -192,10 +195,10 @@ def _roll_subsets() -> tuple[tuple[tuple[int, ...], Counts, tuple[tuple[Counts, 
                 for f in range(6):
                     for j in range(sub[f]):
                         mask |= 1 << (first[f + 1] + j)
-                subs.append((sub, k, mask))
+                subs.append((kept.setdefault(sub, len(kept)), k, mask))  # type: ignore[arg-type]
             subs.sort(key=lambda t: t[2])
             out.append((roll, counts, tuple(subs)))
-    return tuple(out)
+    return tuple(kept), tuple(out)
 
 
 class ScoringTable:
@@ -204,26 +207,24 @@ class ScoringTable:
     def __init__(self, scoring: Scoring):
         self.scoring = scoring
         self.rolls: dict[tuple[int, ...], RollInfo] = {}
+        kept, rolls = _roll_subsets()
         # the points of a kept set depend on its face counts alone, and each set of counts is a keep of
-        # many rolls: scored once here (924 sets of at most six dice, against some 75,000 keeps)
-        self._scored: dict[tuple[int, ...], tuple[int | None, bool]] = {}
-        for roll, counts, subs in _roll_subsets():
-            self.rolls[roll] = self._roll_info(roll, counts, subs)
+        # many rolls: scored once here (some 900 sets of at most six dice, against some 75,000 keeps)
+        scored = [score_counts(scoring, counts) for counts in kept]
+        for roll, counts, subs in rolls:
+            self.rolls[roll] = self._roll_info(roll, counts, subs, kept, scored)
 
-    def _roll_info(self, roll: tuple[int, ...], counts: Counts,
-                   subs: tuple[tuple[Counts, int, int], ...]) -> RollInfo:
-        scored_of, scoring, bonus, rolled = self._scored, self.scoring, self.scoring.hot_dice_bonus, len(roll)
+    def _roll_info(self, roll: tuple[int, ...], counts: Counts, subs: tuple[tuple[int, int, int], ...],
+                   kept: tuple[Counts, ...], scored: list[tuple[int | None, bool]]) -> RollInfo:
+        bonus, rolled = self.scoring.hot_dice_bonus, len(roll)
         keeps = []
-        for sub, n, mask in subs:  # by mask
-            scored = scored_of.get(sub)
-            if scored is None:
-                scored = scored_of[sub] = score_counts(scoring, sub)
-            points, straight = scored
+        for i, n, mask in subs:  # by mask
+            points, straight = scored[i]
             if points is None:
                 continue
             if n == rolled:  # hot dice: every die rolled is set aside
                 points += bonus
-            keeps.append(Keep(mask, sub, n, points, straight))
+            keeps.append(Keep(mask, kept[i], n, points, straight))
         best = best_of(keeps)
         return RollInfo(roll, counts, tuple(keeps), {k.mask: k for k in keeps}, best)
 
