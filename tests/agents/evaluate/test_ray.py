@@ -79,11 +79,15 @@ def local_ray():
 
 def test_ray_results_equal_local_workers(local_ray):
     """Tables on both engines (a batched greedy/random table, single-engine heuristic tables with the
-    luck adjustment where the table is stored) and the solo measure in waves: the same numbers as one
-    process and as a pool of 2, for the same seed."""
+    luck adjustment where the table is stored, each in two chunks of deals: more tasks than Ray keeps in
+    flight) and the solo measure in waves: the same numbers as one process and as a pool of 2, for the
+    same seed."""
     from agents.evaluate import evaluate
+    from agents.evaluate.config import CHUNK_DEALS
 
-    kw = dict(agents=["heuristic", "greedy", "random"], ruleset="zilch5k", games=120, seed=7, solo_turns=300)
+    # CHUNK_DEALS + 1 deals: two chunks of each single-engine table (a whole one and a last deal alone)
+    kw = dict(agents=["heuristic", "greedy", "random"], ruleset="zilch5k", games=2 * (CHUNK_DEALS + 1), seed=7,
+              solo_turns=300)
     one = evaluate(workers=1, **kw)
     pool = evaluate(workers=2, **kw)
     on_ray = evaluate(workers=2, ray=True, **kw)
