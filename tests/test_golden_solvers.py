@@ -71,7 +71,15 @@ def test_turn_solver_reproduces_its_golden_values(preset):
 
 
 @pytest.mark.parametrize("name", sorted(GAME))
-def test_game_solver_reproduces_its_golden_values(name):
+def test_game_solver_reproduces_its_golden_values(name, solve_once, monkeypatch):
+    """The record's solve, ``solve_game(rs, cache=False, progress=False)``, is made by conftest's
+    ``solve_once``: that very call, once a session (tests/agents/solver/test_game_solver.py's
+    self-play makes it for zonk, zilch, zilch5k and cardgames to 1,000 too)."""
+    def solve_game(rs, **kw):
+        assert kw == {"cache": False, "progress": False}, kw  # solve_once's call
+        return solve_once(rs)
+
+    monkeypatch.setattr(S, "solve_game", solve_game)
     _check("game", name, S.game_record(GAME[name]))
 
 
