@@ -37,6 +37,8 @@ from zilch_env import PRESETS, load_ruleset
 from zilch_web.requests_in import MAX_STRING
 from zilch_web.app import create_app
 
+from .conftest import one_loop
+
 
 
 CPUS = ["heuristic", "greedy", "random"]
@@ -114,7 +116,8 @@ def client(tmp_path_factory):
     app = create_app(str(tmp_path_factory.mktemp("fuzz") / "g.sqlite3"), cpu_specs=CPUS)
     c = TestClient(app, raise_server_exceptions=False)
     app.state.hints.pool.warm()  # the hint worker process starts before the deadlines, as a server's does at start
-    yield c
+    with one_loop(c):
+        yield c
     summary = ", ".join(f"{k}: {n} requests, statuses {sorted(FOUND[k])}" for k, n in sorted(COUNTS.items()))
     print(f"\nweb fuzz: {summary}")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_web_browser import (CALM, CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page,  # noqa: F401
+from .test_web_browser import (CALM, CHROMIUM, LANDSCAPE, PHONE, SMALL, browser, make_page,  # noqa: F401
                                settle, start, take_turn)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")

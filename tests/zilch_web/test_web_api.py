@@ -26,6 +26,7 @@ with warnings.catch_warnings():
 
 from zilch_web.app import create_app
 
+from .conftest import one_loop
 
 
 register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for the web tests")
@@ -39,7 +40,8 @@ def db(tmp_path):
 
 @pytest.fixture
 def client(db):
-    return TestClient(create_app(db, cpu_specs=CPUS))
+    with one_loop(TestClient(create_app(db, cpu_specs=CPUS))) as c:
+        yield c
 
 
 def new(client, players=("Ann", None), ruleset="zonk", seed=None, **overrides):
@@ -450,24 +452,25 @@ def test_random_junk_never_gives_a_500(client):
 def test_restart_in_the_middle_of_a_game(db):
     """A new server on the same SQLite file carries on where the old one stopped, and the game ends
     exactly as the same game played without a restart."""
-    first = TestClient(create_app(db, cpu_specs=CPUS))
-    created = new(first, target=3000, seed=77)
-    gid, game = created["id"], created["game"]
-    for _ in range(6):
-        game = move(first, gid, game, greedy_move(game)).json()["game"]
-    before = first.get(f"/api/games/{gid}?log=all").json()
-    other = new(first, seed=78)
+    with one_loop(TestClient(create_app(db, cpu_specs=CPUS))) as first:
+        created = new(first, target=3000, seed=77)
+        gid, game = created["id"], created["game"]
+        for _ in range(6):
+            game = move(first, gid, game, greedy_move(game)).json()["game"]
+        before = first.get(f"/api/games/{gid}?log=all").json()
+        other = new(first, seed=78)
 
-    second = TestClient(create_app(db, cpu_specs=CPUS))  # a new process would see only the file
-    after = second.get(f"/api/games/{gid}?log=all").json()
-    assert after == before
-    assert second.get(f"/api/games/{other['id']}").json()["version"] == other["game"]["version"]
-    error(move(second, gid, dict(game, version=game["version"] - 1), greedy_move(game)), 409, "stale_version")
-    end, _ = play_out(second, gid, after)
+    # a new server: a new process would see only the file
+    with one_loop(TestClient(create_app(db, cpu_specs=CPUS))) as second:
+        after = second.get(f"/api/games/{gid}?log=all").json()
+        assert after == before
+        assert second.get(f"/api/games/{other['id']}").json()["version"] == other["game"]["version"]
+        error(move(second, gid, dict(game, version=game["version"] - 1), greedy_move(game)), 409, "stale_version")
+        end, _ = play_out(second, gid, after)
 
-    straight = TestClient(create_app(db.replace(".sqlite3", "-2.sqlite3"), cpu_specs=CPUS))
-    c2 = new(straight, target=3000, seed=77)
-    end2, _ = play_out(straight, c2["id"], c2["game"])
+    with one_loop(TestClient(create_app(db.replace(".sqlite3", "-2.sqlite3"), cpu_specs=CPUS))) as straight:
+        c2 = new(straight, target=3000, seed=77)
+        end2, _ = play_out(straight, c2["id"], c2["game"])
     r1 = second.get(f"/api/games/{gid}/record").json()
     r2 = straight.get(f"/api/games/{c2['id']}/record").json()
     assert (r1["rolls"], r1["actions"], end["standings"]) == (r2["rolls"], r2["actions"], end2["standings"])
@@ -489,9 +492,10 @@ def test_concurrent_moves_on_one_game_only_one_wins(db):
 # ------------------------------------------------------------------------------------- zilch serve
 
 
-def test_zilch_serve_command(tmp_path):
+def test_zilch_serve_command(tmp_path, monkeypatch, capsys):
     """The command serves the app on loopback with the SQLite file it is given; a computer player
-    that does not exist is refused before serving."""
+    that does not exist is refused before serving (the command run in this process, its server
+    replaced by one that records being started: the refusal needs no process of its own)."""
     import socket
     import subprocess
     import sys
@@ -500,10 +504,14 @@ def test_zilch_serve_command(tmp_path):
 
     import httpx
 
+    from zilch_cli import main
+
+    with monkeypatch.context() as m:
+        served = []
+        m.setattr("uvicorn.run", lambda *a, **kw: served.append(a))
+        assert main(["serve", "--cpu", "no-such-agent"]) == 2
+        assert "--cpu no-such-agent" in capsys.readouterr().err and not served
     root = Path(__file__).resolve().parents[2]
-    bad = subprocess.run([sys.executable, "-m", "zilch_cli", "serve", "--cpu", "no-such-agent"],
-                         capture_output=True, text=True, cwd=root, timeout=120)
-    assert bad.returncode == 2 and "--cpu no-such-agent" in bad.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from zilch_web.app import create_app
 from zilch_web.assets import cache_control
 
-from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, contrast, make_page, start  # noqa: F401
+from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, browser, contrast, make_page, start  # noqa: F401
 
 
 @pytest.fixture(scope="module")

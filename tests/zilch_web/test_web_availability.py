@@ -222,7 +222,10 @@ def test_zero_keeps_games_for_ever(tmp_path):
 
 
 def test_a_hint_worker_that_dies_is_a_503_and_replaced(tmp_path):
-    client = app(tmp_path, hint_workers=1, hint_queue_seconds=5.0)
+    # the settings of the heavy hint's test above: its pool (one per process and settings,
+    # zilch_web.hint_worker.shared_pool), whose fresh worker, when that test ran first, is the one
+    # killed here; alone, this test's first hint starts it
+    client = app(tmp_path, hint_workers=1, hint_queue_seconds=0.3)
     game = new(client)
     assert client.get(f"/api/games/{game['id']}/hint").status_code == 200
     pool = client.app.state.hints.pool

@@ -2,8 +2,9 @@
 360 x 740 portrait, 740 x 360 landscape).
 
 The app runs under uvicorn in a background thread on 127.0.0.1 and a free port, offering the
-computer levels (the default opponent is the trained agent of the rules). Games are short
-(target 1000 or less) and the computer's steps are shown at once (120 ms a step where the animation
+computer levels (the default opponent is the trained agent of the rules): one server and one
+Chromium per test process, shared with the other browser tests' files (tests/zilch_web/conftest.py).
+Games are short (target 1000 or less) and the computer's steps are shown at once (120 ms a step where the animation
 itself is tested), so the whole file runs in well under a minute. Covered: a game against the computer to the end by tapping dice and Roll / Bank; a
 hot-seat game with the pass-the-phone screen; the layout at the three sizes; the board kept current
 during the computer's animated turn; the keyboard (focus, shortcuts); a reply cut off on the way;
@@ -21,9 +22,7 @@ import json
 import os
 import re
 import shutil
-import socket
-import threading
-import time
+import urllib.request
 
 import pytest
 
@@ -57,28 +56,6 @@ CALM = {} if SHOTS else {"reduced_motion": "reduce"}
 NO_TUMBLE = "" if SHOTS else """document.addEventListener('DOMContentLoaded', () => {
   const s = document.createElement('style'); s.textContent = '.die.rolled { animation: none !important; }';
   document.head.append(s); });"""
-
-
-@pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    import uvicorn
-
-    from zilch_web.app import create_app
-
-    app = create_app(str(tmp_path_factory.mktemp("web") / "games.sqlite3"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 30
-    while not server.started:
-        assert time.time() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
 
 
 @pytest.fixture(scope="module")
@@ -276,19 +253,21 @@ def take_turn(page, g, bank_from=300, try_bad_tap=False):
 
 
 def open_new_game(page, base_url: str, body: dict) -> str:
-    """Create a game with ``POST /api/games`` from the page (its seats remembered as the page does)
-    and open it; returns the game's id."""
-    gid = page.evaluate("""async (body) => {
-      const r = await fetch('/api/games', {method: 'POST', headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify(body)});
-      const d = await r.json();
-      const all = JSON.parse(localStorage.getItem('zilchSeats') || '{}');
-      all[d.id] = {token: d.token, seats: d.seats};
+    """Create a game with ``POST /api/games`` (sent from this process, so the page need not load one
+    of the server's pages first) and open it by its link, its seats remembered as the page remembers
+    them (localStorage ``zilchSeats``, written before the page's own scripts run); returns its id."""
+    req = urllib.request.Request(base_url + "/api/games", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        d = json.loads(r.read())
+    seat = json.dumps({"token": d["token"], "seats": d["seats"]})
+    page.add_init_script(f"""if (location.origin === {json.dumps(base_url)}) {{
+      const all = JSON.parse(localStorage.getItem('zilchSeats') || '{{}}');
+      all[{json.dumps(d["id"])}] = {seat};
       localStorage.setItem('zilchSeats', JSON.stringify(all));
-      return d.id;
-    }""", body)
-    page.goto(f"{base_url}/g/{gid}")
-    return gid
+    }}""")
+    page.goto(f"{base_url}/g/{d['id']}")
+    return d["id"]
 
 
 def test_game_against_the_computer_to_the_end(page, base_url):
@@ -392,24 +371,26 @@ def test_hot_seat_game_with_pass_the_phone(page, base_url):
 # ------------------------------------------------------------------------------------ layout
 
 
-@pytest.mark.parametrize("viewport, name", [(SMALL, "small-game.png"), (LANDSCAPE, "landscape-game.png")])
-def test_layout_opens_at_the_top(browser, base_url, viewport, name):
-    """The form is scrolled to its end; the game then opens at its top with the header,
+def test_layout_opens_at_the_top(browser, base_url):
+    """At 320 x 568, then at 740 x 360 (in one page, its size set before each load: the layout is
+    CSS alone): the form is scrolled to its end; the game then opens at its top with the header,
     the scores and the turn total on screen, nothing wider than the phone."""
-    ctx, page = make_page(browser, viewport, **CALM)
+    ctx, page = make_page(browser, SMALL, **CALM)
     try:
         page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
-        page.goto(base_url + "/")
-        page.wait_for_selector("#screen-new:not([hidden])")
-        page.wait_for_function("window.zilch.cpus !== null")
-        page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")  # the form scrolled down
-        assert page.evaluate("window.scrollY") > 0
-        page.click("#start")
-        settle(page)
-        check_layout(page, viewport)
-        shot(page, name)
-        page.goto(base_url + "/rules/farkle")
-        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        for viewport, name in ((SMALL, "small-game.png"), (LANDSCAPE, "landscape-game.png")):
+            page.set_viewport_size(viewport)
+            page.goto(base_url + "/")
+            page.wait_for_selector("#screen-new:not([hidden])")
+            page.wait_for_function("window.zilch.cpus !== null")
+            page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")  # the form scrolled down
+            assert page.evaluate("window.scrollY") > 0, viewport
+            page.click("#start")
+            settle(page)
+            check_layout(page, viewport)
+            shot(page, name)
+            page.goto(base_url + "/rules/farkle")
+            assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"], viewport
         assert not page.errors, page.errors
     finally:
         ctx.close()
@@ -735,8 +716,6 @@ def test_six_dice_zilch_bonus_choice(page, base_url):
     made with seed 530 (first roll 2 3 3 4 4 6, then 1 1 2 2 3 3) through the API, as the form's
     Start would, and opened by its link."""
     page.add_init_script("localStorage.setItem('zilchTips', JSON.stringify({seen: [], off: true}))")
-    page.goto(base_url + "/")
-    page.wait_for_selector("#screen-new:not([hidden])")
     open_new_game(page, base_url, {"ruleset": "zonk", "seed": 530, "players": [{"name": "You"}],
                                    "set": {"variants.six_dice_zilch_bonus": 500, "entry_threshold": 0}})
     g = settle(page)

@@ -17,6 +17,7 @@ from zilch_web.fair import commitment, commitment_text, verify_record, VerifyErr
 
 from zilch_web.app import create_app
 
+from .conftest import one_loop
 from .test_web_live import TestClient, client  # noqa: F401  (the app with the test-greedy computer)
 
 
@@ -49,8 +50,9 @@ def play_out(client, created):
 def finished(tmp_path_factory):
     """A finished game against the computer and its record."""
     c = TestClient(create_app(str(tmp_path_factory.mktemp("fair") / "g.sqlite3"), cpu_specs=["test-greedy"]))
-    created = new(c)
-    g = play_out(c, created)
+    with one_loop(c):
+        created = new(c)
+        g = play_out(c, created)
     return created, g, c.get(f"/api/games/{created['id']}/record").json()
 
 

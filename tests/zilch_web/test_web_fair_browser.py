@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from .test_web_a11y import axe_violations
-from .test_web_browser import CALM, PHONE, base_url, browser, make_page, open_new_game, settle, start, take_turn  # noqa: F401
+from .test_web_browser import CALM, PHONE, browser, make_page, open_new_game, settle, start, take_turn  # noqa: F401
 
 
 def test_commitment_from_the_start_and_the_seed_verified_at_the_end(browser, base_url):  # noqa: F811

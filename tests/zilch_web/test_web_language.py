@@ -22,7 +22,7 @@ import pytest
 
 from zilch_web.words import rule_texts
 
-from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, settle, shot  # noqa: F401
+from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, browser, make_page, settle, shot  # noqa: F401
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
 

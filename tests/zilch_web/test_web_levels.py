@@ -18,6 +18,8 @@ from zilch_env import PRESETS, load_ruleset
 from zilch_web.app import create_app
 from zilch_web.levels import cpu_levels, default_cpu, level_label, trained_agent_spec
 
+from .conftest import one_loop
+
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +30,8 @@ def empty_solver_cache(tmp_path, monkeypatch):
 
 @pytest.fixture
 def client(tmp_path):
-    return TestClient(create_app(str(tmp_path / "g.sqlite3")), raise_server_exceptions=False)
+    with one_loop(TestClient(create_app(str(tmp_path / "g.sqlite3")), raise_server_exceptions=False)) as c:
+        yield c
 
 
 #: Presets without a shipped trained agent (checkpoints/<preset>) yet: Hard is not offered there.

@@ -22,13 +22,16 @@ with warnings.catch_warnings():
 from zilch_web.requests_in import MAX_BODY, MAX_QUERY, MAX_STRING
 from zilch_web.app import create_app
 
+from .conftest import one_loop
+
 
 
 @pytest.fixture
 def client(tmp_path):
     # raise_server_exceptions=False: a crash is seen as the 500 a browser would get
-    return TestClient(create_app(str(tmp_path / "g.sqlite3"), cpu_specs=["heuristic", "optimal-turn"]),
-                      raise_server_exceptions=False)
+    with one_loop(TestClient(create_app(str(tmp_path / "g.sqlite3"), cpu_specs=["heuristic", "optimal-turn"]),
+                             raise_server_exceptions=False)) as c:
+        yield c
 
 
 def reason(r, *statuses):

@@ -19,6 +19,8 @@ with warnings.catch_warnings():
 
 from zilch_web.app import create_app
 
+from .conftest import one_loop
+
 
 
 register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for the web tests")
@@ -26,7 +28,8 @@ register_agent("test-greedy", lambda rs, arg: GreedyMover(), "GreedyMover, for t
 
 @pytest.fixture
 def client(tmp_path):
-    return TestClient(create_app(str(tmp_path / "g.sqlite3"), cpu_specs=["test-greedy"]))
+    with one_loop(TestClient(create_app(str(tmp_path / "g.sqlite3"), cpu_specs=["test-greedy"]))) as c:
+        yield c
 
 
 def new(client, players, **kw):

@@ -22,8 +22,9 @@ import urllib.request
 
 import pytest
 
+from .conftest import web_server
 from .test_web_a11y import axe_violations
-from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, shot,  # noqa: F401
+from .test_web_browser import (CHROMIUM, LANDSCAPE, PHONE, SMALL, browser, make_page, shot,  # noqa: F401
                                visible_boxes)
 from .test_web_language import CAT, english_left
 
@@ -59,6 +60,15 @@ def play_out(base, target=None, seed=11):
                   {"version": g["version"], "seat": g["current"], "token": token, "action": action})["game"]
     assert g["status"] == "over"
     return {"id": made["id"], "token": token}
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    """This file's own server (not the one the other browser tests share): a server works out one
+    review at a time, and on the shared one the reviews of the games the other files finished (a
+    finished game joins its device's history, which reviews it) would come before these."""
+    with web_server(tmp_path_factory) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -25,12 +25,15 @@ from zilch_web.limits import Limits
 from zilch_web.seats import MAX_NAME
 from zilch_web.table import Seat, Table, TableError, clean_name, name_key
 
+from .conftest import one_loop
+
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     path = tmp_path_factory.mktemp("seats") / "g.sqlite3"
-    return TestClient(create_app(str(path), cpu_specs=["heuristic"], limits=Limits(new_games=0)),
-                      raise_server_exceptions=False)
+    with one_loop(TestClient(create_app(str(path), cpu_specs=["heuristic"], limits=Limits(new_games=0)),
+                             raise_server_exceptions=False)) as c:
+        yield c
 
 
 def game(client, *names):

@@ -32,6 +32,8 @@ from zilch_web.limits import Limits
 from zilch_web.store import GameStore, StoreError
 from zilch_web.table import CorruptGameError, Seat, Table
 
+from .conftest import one_loop
+
 CPUS = ["heuristic"]
 LIMITS = Limits(new_games=0)
 
@@ -351,7 +353,8 @@ class _FailNth:
 
 @pytest.fixture(scope="module")
 def fault_client(tmp_path_factory):
-    return app_on(tmp_path_factory.mktemp("faults") / "g.sqlite3")
+    with one_loop(app_on(tmp_path_factory.mktemp("faults") / "g.sqlite3")) as c:
+        yield c
 
 
 @settings(max_examples=12, deadline=None, derandomize=True, database=None,

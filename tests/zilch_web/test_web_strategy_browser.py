@@ -14,7 +14,7 @@ from zilch_web.strategy_page import percent
 from zilch_web.words import Words
 
 from .test_web_a11y import axe_violations
-from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page, shot  # noqa: F401
+from .test_web_browser import CHROMIUM, LANDSCAPE, PHONE, SMALL, browser, make_page, shot  # noqa: F401
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
 

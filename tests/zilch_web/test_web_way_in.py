@@ -1,6 +1,6 @@
 """The web game's way in, live play you can find, coming back, and the defects of issue 38, in
-Debian's chromium at 320 x 568, 360 x 740 and 740 x 360 (playwright; see test_web_browser.py for
-the server and the browser this file shares).
+Debian's chromium at 320 x 568, 360 x 740 and 740 x 360 (playwright; see test_web_browser.py and
+conftest.py for the server and the browser this file shares).
 
 Covered: the first screen (three ways to play, the rules by their plain names with their
 identifiers beside, how to play in three lines, the variants folded under "More rules", Start on
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_web_browser import (CALM, CHROMIUM, LANDSCAPE, PHONE, SMALL, base_url, browser, make_page,  # noqa: F401
+from .test_web_browser import (CALM, CHROMIUM, LANDSCAPE, PHONE, SMALL, browser, make_page,  # noqa: F401
                                open_more_rules, settle, shot, take_turn, visible)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (/usr/bin/chromium)")
@@ -179,8 +179,8 @@ def test_play_a_friend_online(browser, base_url):  # noqa: F811
             no_overflow(ann)
             if viewport == PHONE:
                 shot(ann, "phone-invite.png")
-        # Bob's phone: the invitation says who, which rules, the seats and the score
-        home(bob, base_url)
+        # Bob's phone opens the link: the invitation says who, which rules, the seats and the score
+        bob.add_init_script(NO_TIPS)
         bob.goto(f"{base_url}/g/{g['id']}")
         bob.wait_for_selector("#screen-join:not([hidden])")
         assert bob.inner_text("#join-title") == "Ann invited you to a game of Zilch"
@@ -355,12 +355,13 @@ def test_the_form_error_is_on_screen(browser, base_url):  # noqa: F811
         ctx.close()
 
 
-@pytest.mark.parametrize("target", [123, 5001])
-def test_play_to_any_whole_number(phone, base_url, target):  # noqa: F811
+def test_play_to_any_whole_number(phone, base_url):  # noqa: F811
+    """Each target from the first screen in turn, in one page."""
     page = phone
-    home(page, base_url)
-    g = start_game(page, target=target)
-    assert g["ruleset"]["target"] == target
+    for target in (123, 5001):
+        home(page, base_url)
+        g = start_game(page, target=target)
+        assert g["ruleset"]["target"] == target
 
 
 def test_focus_after_start_and_play_again(phone, base_url):  # noqa: F811
