@@ -195,38 +195,39 @@ def compile(ruleset: Ruleset) -> CompiledRules:  # noqa: A001 - the verb of this
     score_unit = math.gcd(score_unit, -ruleset.score_floor)  # a penalty may stop at the floor
     n_start = _N_START.copy()
     roll_p = np.array([float(p) for p in probability])
-    table = _pack(keeps, best)
     flat = [k for ks in keeps for k in ks]
     k_start = np.cumsum([0] + [len(ks) for ks in keeps]).astype(np.int64)
+    k_mask = np.array([k.mask for k in flat], dtype=np.int64)
     k_pts = np.array([k.points for k in flat], dtype=np.int64)
     k_n = np.array([k.n for k in flat], dtype=np.int64)
     k_str = np.array([k.straight for k in flat], dtype=np.bool_)
+    table = _pack(keeps, best, k_start, k_mask, k_pts, k_n, k_str)
     for a in (n_start, roll_p, table, k_start, k_pts, k_n, k_str):
         a.flags.writeable = False
     return CompiledRules(ruleset, D, n_start, tuple(probability), roll_p, tuple(keeps), tuple(best),
                          tuple(zilch), unit, score_unit, table, _code_roll(), k_start, k_pts, k_n, k_str)
 
 
-def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None]) -> np.ndarray:
-    """The kernels' keep table: one int32 row per roll id (columns ``T_*``)."""
+def _pack(keeps: Sequence[tuple[Keep, ...]], best: Sequence[Keep | None], k_start: np.ndarray, k_mask: np.ndarray,
+          k_pts: np.ndarray, k_n: np.ndarray, k_str: np.ndarray) -> np.ndarray:
+    """The kernels' keep table: one int32 row per roll id (columns ``T_*``), from the keeps of every
+    roll side by side (``k_*``, roll ``r``'s from ``k_start[r]``, as :class:`CompiledRules` holds them)."""
     table = _roll_columns().copy()
-    counts = np.array([len(ks) for ks in keeps], dtype=np.int64)
+    counts = np.diff(k_start)
     if counts.max(initial=0) > L.MAX_KEEPS:  # pragma: no cover - 2**6 - 1 at most for six dice
         r = int(np.argmax(counts))
         raise ValueError(f"roll {ROLLS[r]} has {counts[r]} keeps; the tables hold {L.MAX_KEEPS}")
     table[:, L.T_KEEP_COUNT] = counts
     # every keep of every roll at once: its roll (row) and its place among the roll's keeps
-    flat = [k for ks in keeps for k in ks]
     rows = np.repeat(np.arange(len(ROLLS)), counts)
-    place = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
-    masks = np.array([k.mask for k in flat], dtype=np.int64)
-    table[rows, L.T_KEEP_MASK + place] = masks
-    table[rows, L.T_KEEP_POINTS + place] = [k.points for k in flat]
-    table[rows, L.T_KEEP_DICE + place] = [k.n for k in flat]
-    table[rows, L.T_KEEP_STRAIGHT + place] = [k.straight for k in flat]
-    table[rows, L.T_KEEP_OF_MASK + masks] = place
+    place = np.arange(len(k_mask)) - np.repeat(k_start[:-1], counts)
+    table[rows, L.T_KEEP_MASK + place] = k_mask
+    table[rows, L.T_KEEP_POINTS + place] = k_pts
+    table[rows, L.T_KEEP_DICE + place] = k_n
+    table[rows, L.T_KEEP_STRAIGHT + place] = k_str
+    table[rows, L.T_KEEP_OF_MASK + k_mask] = place
     for r, (ks, b) in enumerate(zip(keeps, best)):
-        if b is not None and b in ks:
+        if b in ks:  # (under a keep rule that leaves the best keep out, none)
             table[r, L.T_BEST_KEEP] = ks.index(b)
     return table
 
